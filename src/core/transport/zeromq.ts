@@ -1,0 +1,337 @@
+/**
+ * The only file that imports zeromq. It moves bytes and nothing else: no msgpack, no crypto.
+ * Every zeromq error is wrapped in a TransportError at this boundary.
+ */
+import * as zmq from 'zeromq';
+import { randomUUID } from 'node:crypto';
+import { TransportError } from '../errors';
+
+/** Raise the process-wide socket limit before opening many sockets (zeromq's default is 1023). */
+export function raiseSocketLimit(max: number): void {
+  if (zmq.context.maxSockets < max) zmq.context.maxSockets = Math.min(max, zmq.context.maxSocketsLimit);
+}
+
+function wrap(what: string, err: unknown): TransportError {
+  const code = (err as { code?: string })?.code;
+  return new TransportError(code === 'EADDRINUSE' ? 'ADDRESS_IN_USE' : 'TRANSPORT', `${what}: ${(err as Error)?.message ?? err}`, {
+    cause: err,
+    hint: code === 'EADDRINUSE' ? 'another process listens on that port: stop it or choose another port' : undefined,
+  });
+}
+
+/** Serialises sends on one socket: zeromq allows one pending send per socket at a time. */
+class SendQueue {
+  private tail: Promise<void> = Promise.resolve();
+  constructor(private readonly socket: zmq.Writable) {}
+  send(frames: Buffer[]): Promise<void> {
+    const next = this.tail.then(() => this.socket.send(frames));
+    this.tail = next.catch(() => undefined);
+    return next;
+  }
+}
+
+export interface ReconnectOptions {
+  /** First reconnect delay in ms (Salt's recon_default). */
+  reconnectInterval?: number;
+  /** Largest reconnect delay in ms (Salt's recon_max); 0 keeps the first delay. */
+  reconnectMax?: number;
+}
+
+/** The master's publish port: a PUB socket that sends one message to every subscriber. */
+export class PublishServer {
+  private readonly socket: zmq.Publisher;
+  private readonly queue: SendQueue;
+
+  constructor(options: { highWaterMark?: number } = {}) {
+    this.socket = new zmq.Publisher({ linger: 0, sendHighWaterMark: options.highWaterMark ?? 1000 });
+    this.queue = new SendQueue(this.socket);
+  }
+
+  async bind(address: string): Promise<void> {
+    try {
+      await this.socket.bind(address);
+    } catch (err) {
+      throw wrap(`cannot listen for subscribers on ${address}`, err);
+    }
+  }
+
+  publish(frames: Buffer[]): Promise<void> {
+    return this.queue.send(frames);
+  }
+
+  close(): void {
+    this.socket.close();
+  }
+}
+
+/** A minion's view of the publish port: SUB to every topic, reconnecting on its own. */
+export class SubscribeClient {
+  private readonly socket: zmq.Subscriber;
+  private connected = false;
+  private readonly waiters: Array<() => void> = [];
+
+  constructor(options: ReconnectOptions = {}) {
+    this.socket = new zmq.Subscriber({
+      linger: 0,
+      reconnectInterval: options.reconnectInterval ?? 1000,
+      reconnectMaxInterval: options.reconnectMax ?? 0,
+      receiveHighWaterMark: 0,
+    });
+    this.socket.subscribe();
+    void this.watch();
+  }
+
+  connect(address: string): void {
+    try {
+      this.socket.connect(address);
+    } catch (err) {
+      throw wrap(`cannot connect to ${address}`, err);
+    }
+  }
+
+  /** Resolves once the ZMTP handshake with the publisher is done (and so the subscription is sent). */
+  whenConnected(): Promise<void> {
+    if (this.connected) return Promise.resolve();
+    return new Promise((resolve) => this.waiters.push(resolve));
+  }
+
+  async *messages(): AsyncGenerator<Buffer[]> {
+    try {
+      for await (const frames of this.socket) yield frames;
+    } catch (err) {
+      if (!this.socket.closed) throw wrap('subscription failed', err);
+    }
+  }
+
+  close(): void {
+    this.socket.close();
+  }
+
+  private async watch(): Promise<void> {
+    try {
+      for await (const event of this.socket.events) {
+        if (event.type === 'handshake') {
+          this.connected = true;
+          this.waiters.splice(0).forEach((resolve) => resolve());
+        } else if (event.type === 'disconnect') {
+          this.connected = false;
+        }
+      }
+    } catch {
+      // The observer ends when the socket closes.
+    }
+  }
+}
+
+/** Who sent a request: zeromq's routing id, opaque to everyone above. */
+export type Peer = Buffer;
+
+export type RequestHandler = (payload: Buffer, peer: Peer) => Promise<Buffer | null>;
+
+/**
+ * The master's request port: ROUTER. Requests are handled concurrently (a slow RSA operation for
+ * one minion does not hold up the others); replies go back to the peer that asked. Messages that
+ * do not have REQ's shape (routing id, empty delimiter, one payload) are dropped.
+ */
+export class RequestServer {
+  private readonly socket: zmq.Router;
+  private readonly queue: SendQueue;
+  private loop?: Promise<void>;
+
+  constructor() {
+    this.socket = new zmq.Router({ linger: 0, receiveHighWaterMark: 0, sendHighWaterMark: 0 });
+    this.queue = new SendQueue(this.socket);
+  }
+
+  async bind(address: string): Promise<void> {
+    try {
+      await this.socket.bind(address);
+    } catch (err) {
+      throw wrap(`cannot listen for requests on ${address}`, err);
+    }
+  }
+
+  serve(handler: RequestHandler, onError: (err: unknown) => void): void {
+    this.loop = (async () => {
+      try {
+        for await (const frames of this.socket) {
+          if (frames.length !== 3 || frames[1].length !== 0) continue;
+          const [peer, , payload] = frames;
+          handler(payload, peer).then(
+            (reply) => (reply === null ? undefined : this.queue.send([peer, Buffer.alloc(0), reply])),
+            onError,
+          ).catch(onError);
+        }
+      } catch (err) {
+        if (!this.socket.closed) onError(wrap('request port failed', err));
+      }
+    })();
+  }
+
+  async close(): Promise<void> {
+    this.socket.close();
+    await this.loop;
+  }
+}
+
+/**
+ * A REQ client with a queue: one request in flight at a time, as REQ requires. A request that
+ * times out leaves a REQ socket unusable, so the socket is replaced.
+ */
+export class RequestClient {
+  private socket: zmq.Request;
+  private tail: Promise<unknown> = Promise.resolve();
+  private closed = false;
+
+  constructor(private readonly address: string, private readonly options: ReconnectOptions = {}) {
+    this.socket = this.open();
+  }
+
+  /** Sends one payload and resolves with the reply payload, or rejects after timeoutMs. */
+  request(payload: Buffer, timeoutMs: number): Promise<Buffer> {
+    const run = this.tail.then(() => this.exchange(payload, timeoutMs));
+    this.tail = run.catch(() => undefined);
+    return run;
+  }
+
+  close(): void {
+    this.closed = true;
+    this.socket.close();
+  }
+
+  private open(): zmq.Request {
+    const socket = new zmq.Request({
+      linger: 0,
+      reconnectInterval: this.options.reconnectInterval ?? 1000,
+      reconnectMaxInterval: this.options.reconnectMax ?? 0,
+    });
+    socket.connect(this.address);
+    return socket;
+  }
+
+  private async exchange(payload: Buffer, timeoutMs: number): Promise<Buffer> {
+    if (this.closed) throw new TransportError('CLOSED', `the connection to ${this.address} is closed`);
+    const socket = this.socket;
+    socket.sendTimeout = timeoutMs;
+    socket.receiveTimeout = timeoutMs;
+    try {
+      // REQ adds the empty delimiter frame itself and strips it from the reply.
+      await socket.send(payload);
+      const frames = await socket.receive();
+      return frames[frames.length - 1];
+    } catch (err) {
+      socket.close();
+      if (!this.closed) this.socket = this.open();
+      if ((err as { code?: string }).code === 'EAGAIN') {
+        throw new TransportError('TIMEOUT', `no reply from ${this.address} within ${timeoutMs} ms`, { cause: err });
+      }
+      throw wrap(`request to ${this.address} failed`, err);
+    }
+  }
+}
+
+const SYNC_PREFIX = 'brine/sync/';
+
+/**
+ * The master's local event bus: an XPUB socket. Each event is two frames, tag and body. A
+ * subscriber proves its subscriptions are live with a sync topic that the publisher echoes back,
+ * so nobody misses an event published right after subscribing.
+ */
+export class EventPublisher {
+  private readonly socket: zmq.XPublisher;
+  private readonly queue: SendQueue;
+  private loop?: Promise<void>;
+
+  constructor() {
+    this.socket = new zmq.XPublisher({ linger: 0, sendHighWaterMark: 0 });
+    this.queue = new SendQueue(this.socket);
+  }
+
+  async bind(address: string): Promise<void> {
+    try {
+      await this.socket.bind(address);
+    } catch (err) {
+      throw wrap(`cannot open the event bus at ${address}`, err);
+    }
+    this.loop = (async () => {
+      try {
+        for await (const [msg] of this.socket) {
+          const topic = msg.subarray(1).toString('latin1');
+          if (msg[0] === 1 && topic.startsWith(SYNC_PREFIX)) await this.queue.send([Buffer.from(topic), Buffer.alloc(0)]);
+        }
+      } catch {
+        // Ends when the socket closes.
+      }
+    })();
+  }
+
+  publish(tag: string, body: Buffer): Promise<void> {
+    return this.queue.send([Buffer.from(tag), body]);
+  }
+
+  async close(): Promise<void> {
+    this.socket.close();
+    await this.loop;
+  }
+}
+
+/** A listener on the master's event bus. */
+export class EventSubscriber {
+  private readonly socket = new zmq.Subscriber({ linger: 0, receiveHighWaterMark: 0 });
+  /** Events that arrived while sync() waited for its echo. */
+  private readonly early: Buffer[][] = [];
+
+  constructor(address: string, prefixes: string[]) {
+    try {
+      this.socket.connect(address);
+    } catch (err) {
+      throw wrap(`cannot connect to the event bus at ${address}`, err);
+    }
+    this.socket.subscribe(...prefixes);
+  }
+
+  /** Waits until the publisher has seen our subscriptions; rejects after timeoutMs. */
+  async sync(timeoutMs: number): Promise<void> {
+    const topic = SYNC_PREFIX + randomUUID();
+    this.socket.subscribe(topic);
+    const deadline = Date.now() + timeoutMs;
+    this.socket.receiveTimeout = timeoutMs;
+    try {
+      for (;;) {
+        const frames = await this.socket.receive();
+        if (frames[0].toString('latin1') === topic) break;
+        this.early.push(frames);
+        if (Date.now() > deadline) throw Object.assign(new Error('timeout'), { code: 'EAGAIN' });
+      }
+    } catch (err) {
+      if ((err as { code?: string }).code === 'EAGAIN') {
+        throw new TransportError('TIMEOUT', 'the master event bus did not answer', {
+          cause: err,
+          hint: 'is salt-master running with this configuration (-c)?',
+        });
+      }
+      throw err;
+    } finally {
+      this.socket.unsubscribe(topic);
+      this.socket.receiveTimeout = -1;
+    }
+  }
+
+  /** The next event, or null when none arrives within timeoutMs. */
+  async next(timeoutMs: number): Promise<{ tag: string; body: Buffer } | null> {
+    const early = this.early.shift();
+    if (early) return { tag: early[0].toString('utf8'), body: early[1] ?? Buffer.alloc(0) };
+    this.socket.receiveTimeout = Math.max(1, Math.ceil(timeoutMs));
+    try {
+      const frames = await this.socket.receive();
+      return { tag: frames[0].toString('utf8'), body: frames[1] ?? Buffer.alloc(0) };
+    } catch (err) {
+      if ((err as { code?: string }).code === 'EAGAIN') return null;
+      throw wrap('event bus failed', err);
+    }
+  }
+
+  close(): void {
+    this.socket.close();
+  }
+}
