@@ -1,0 +1,260 @@
+/**
+ * msgpack decoder for Salt's raw-string family.
+ *
+ * Hand-written rather than msgpackr: with use_bin_type=False, Salt sends ciphertexts, signatures and
+ * other binary values as raw *strings*; msgpackr always decodes strings as UTF-8 text (invalid
+ * sequences are mangled) and has no option to hand them back as bytes. Here a raw value that is
+ * valid UTF-8 becomes a string and anything else a Buffer, so encode(decode(b)) gives b back.
+ * It is also strict: every length is checked against the input before it is used.
+ */
+import { isUtf8 } from 'node:buffer';
+import { ProtocolError } from '../errors';
+import { MAX_DEPTH } from './msgpack-encode';
+
+const TWO_32 = 0x1_0000_0000;
+
+function truncated(what: string, at: number): ProtocolError {
+  return new ProtocolError('MSGPACK_TRUNCATED', `msgpack decode: data ends inside ${what} at byte ${at}`);
+}
+
+class Decoder {
+  pos = 0;
+  constructor(private readonly buf: Buffer) {}
+
+  private need(n: number, what: string): void {
+    if (this.pos + n > this.buf.length) throw truncated(what, this.pos);
+  }
+
+  /** A declared element count/length that cannot possibly fit in what is left is an attack or garbage. */
+  private checkCount(count: number, minBytesEach: number, what: string): void {
+    if (count * minBytesEach > this.buf.length - this.pos) {
+      throw new ProtocolError(
+        'MSGPACK_LENGTH',
+        `msgpack decode: ${what} declares ${count} elements/bytes at byte ${this.pos} but only ${this.buf.length - this.pos} bytes remain`,
+      );
+    }
+  }
+
+  read(depth: number): unknown {
+    const b = this.buf;
+    if (this.pos >= b.length) throw truncated('a value', this.pos);
+    const t = b[this.pos++];
+    if (t < 0x80) return t;
+    if (t >= 0xe0) return t - 0x100;
+    if (t >= 0xa0 && t <= 0xbf) return this.readRaw(t & 0x1f);
+    if (t >= 0x80 && t <= 0x8f) return this.readMap(t & 0x0f, depth);
+    if (t >= 0x90 && t <= 0x9f) return this.readArray(t & 0x0f, depth);
+    switch (t) {
+      case 0xc0:
+        return null;
+      case 0xc2:
+        return false;
+      case 0xc3:
+        return true;
+      case 0xc4: // bin8/16/32: Salt never sends bin, but other packers do; bytes stay bytes.
+        this.need(1, 'a bin8 header');
+        return Buffer.from(this.readBytes(b[this.pos++]));
+      case 0xc5:
+        this.need(2, 'a bin16 header');
+        this.pos += 2;
+        return Buffer.from(this.readBytes(b.readUInt16BE(this.pos - 2)));
+      case 0xc6:
+        this.need(4, 'a bin32 header');
+        this.pos += 4;
+        return Buffer.from(this.readBytes(b.readUInt32BE(this.pos - 4)));
+      case 0xca:
+        this.need(4, 'a float32');
+        this.pos += 4;
+        return b.readFloatBE(this.pos - 4);
+      case 0xcb:
+        this.need(8, 'a float64');
+        this.pos += 8;
+        return b.readDoubleBE(this.pos - 8);
+      case 0xcc:
+        this.need(1, 'a uint8');
+        return b[this.pos++];
+      case 0xcd:
+        this.need(2, 'a uint16');
+        this.pos += 2;
+        return b.readUInt16BE(this.pos - 2);
+      case 0xce:
+        this.need(4, 'a uint32');
+        this.pos += 4;
+        return b.readUInt32BE(this.pos - 4);
+      case 0xcf: {
+        this.need(8, 'a uint64');
+        const hi = b.readUInt32BE(this.pos);
+        const lo = b.readUInt32BE(this.pos + 4);
+        this.pos += 8;
+        // Beyond 2^53 a number would lose digits: hand back a bigint instead.
+        if (hi < 0x20_0000) return hi * TWO_32 + lo;
+        return (BigInt(hi) << 32n) | BigInt(lo);
+      }
+      case 0xd0:
+        this.need(1, 'an int8');
+        return b.readInt8(this.pos++);
+      case 0xd1:
+        this.need(2, 'an int16');
+        this.pos += 2;
+        return b.readInt16BE(this.pos - 2);
+      case 0xd2:
+        this.need(4, 'an int32');
+        this.pos += 4;
+        return b.readInt32BE(this.pos - 4);
+      case 0xd3: {
+        this.need(8, 'an int64');
+        const v = b.readBigInt64BE(this.pos);
+        this.pos += 8;
+        return v >= BigInt(Number.MIN_SAFE_INTEGER) && v <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(v) : v;
+      }
+      case 0xd9:
+        this.need(1, 'a str8 header');
+        return this.readRaw(b[this.pos++]);
+      case 0xda:
+        this.need(2, 'a str16 header');
+        this.pos += 2;
+        return this.readRaw(b.readUInt16BE(this.pos - 2));
+      case 0xdb:
+        this.need(4, 'a str32 header');
+        this.pos += 4;
+        return this.readRaw(b.readUInt32BE(this.pos - 4));
+      case 0xdc:
+        this.need(2, 'an array16 header');
+        this.pos += 2;
+        return this.readArray(b.readUInt16BE(this.pos - 2), depth);
+      case 0xdd:
+        this.need(4, 'an array32 header');
+        this.pos += 4;
+        return this.readArray(b.readUInt32BE(this.pos - 4), depth);
+      case 0xde:
+        this.need(2, 'a map16 header');
+        this.pos += 2;
+        return this.readMap(b.readUInt16BE(this.pos - 2), depth);
+      case 0xdf:
+        this.need(4, 'a map32 header');
+        this.pos += 4;
+        return this.readMap(b.readUInt32BE(this.pos - 4), depth);
+      default:
+        // 0xc1 (never used), ext/fixext (0xc7-0xc9, 0xd4-0xd8): Salt sends no extension types.
+        throw new ProtocolError(
+          'MSGPACK_TYPE',
+          `msgpack decode: unsupported type byte 0x${t.toString(16).padStart(2, '0')} at byte ${this.pos - 1}`,
+        );
+    }
+  }
+
+  private readBytes(len: number): Buffer {
+    if (this.pos + len > this.buf.length) {
+      throw new ProtocolError(
+        'MSGPACK_LENGTH',
+        `msgpack decode: a value at byte ${this.pos} declares ${len} bytes but only ${this.buf.length - this.pos} remain`,
+      );
+    }
+    const start = this.pos;
+    this.pos += len;
+    return this.buf.subarray(start, this.pos);
+  }
+
+  private readRaw(len: number): string | Buffer {
+    const start = this.pos;
+    const bytes = this.readBytes(len);
+    const b = this.buf;
+    const end = start + len;
+    // Most raw values (keys, ids, function names) are short ASCII: no native call for those.
+    if (len < 24) {
+      let s = '';
+      let i = start;
+      for (; i < end; i++) {
+        const c = b[i];
+        if (c >= 0x80) break;
+        s += String.fromCharCode(c);
+      }
+      if (i === end) return s;
+    }
+    if (isUtf8(bytes)) return b.toString('utf8', start, end);
+    // Copy so the value does not pin (or alias) the caller's whole message buffer.
+    return Buffer.from(bytes);
+  }
+
+  private readArray(count: number, depth: number): unknown[] {
+    if (depth >= MAX_DEPTH) throw depthError(this.pos);
+    this.checkCount(count, 1, 'an array');
+    const out = new Array<unknown>(count);
+    for (let i = 0; i < count; i++) out[i] = this.read(depth + 1);
+    return out;
+  }
+
+  private readMap(count: number, depth: number): Record<string, unknown> | Map<unknown, unknown> {
+    if (depth >= MAX_DEPTH) throw depthError(this.pos);
+    this.checkCount(count, 2, 'a map');
+    const obj: Record<string, unknown> = {};
+    for (let i = 0; i < count; i++) {
+      const keyAt = this.pos;
+      const key = this.read(depth + 1);
+      if (typeof key !== 'string') {
+        // A non-string key (int, bytes, ...) cannot be an object key without changing its type:
+        // switch to a Map for this one map, keeping what was read so far in order.
+        return this.continueAsMap(obj, key, keyAt, i, count, depth);
+      }
+      const value = this.read(depth + 1);
+      if (key === '__proto__') {
+        Object.defineProperty(obj, key, { value, enumerable: true, writable: true, configurable: true });
+      } else {
+        obj[key] = value;
+      }
+    }
+    return obj;
+  }
+
+  private continueAsMap(
+    soFar: Record<string, unknown>,
+    firstKey: unknown,
+    keyAt: number,
+    index: number,
+    count: number,
+    depth: number,
+  ): Map<unknown, unknown> {
+    if (firstKey !== null && typeof firstKey === 'object' && !(firstKey instanceof Uint8Array)) {
+      throw new ProtocolError('MSGPACK_TYPE', `msgpack decode: a map key at byte ${keyAt} is an array or map`);
+    }
+    const map = new Map<unknown, unknown>(Object.entries(soFar));
+    map.set(firstKey, this.read(depth + 1));
+    for (let i = index + 1; i < count; i++) {
+      const at = this.pos;
+      const key = this.read(depth + 1);
+      if (key !== null && typeof key === 'object' && !(key instanceof Uint8Array)) {
+        throw new ProtocolError('MSGPACK_TYPE', `msgpack decode: a map key at byte ${at} is an array or map`);
+      }
+      map.set(key, this.read(depth + 1));
+    }
+    return map;
+  }
+}
+
+function depthError(at: number): ProtocolError {
+  return new ProtocolError('MSGPACK_DEPTH', `msgpack decode: nesting deeper than ${MAX_DEPTH} levels at byte ${at}`);
+}
+
+/** Decode exactly one msgpack value that fills the whole input. */
+export function decode(data: Uint8Array): unknown {
+  if (!(data instanceof Uint8Array)) {
+    throw new ProtocolError('MSGPACK_TYPE', 'msgpack decode: input must be a Buffer or Uint8Array');
+  }
+  const buf = Buffer.isBuffer(data) ? data : Buffer.from(data.buffer, data.byteOffset, data.byteLength);
+  const dec = new Decoder(buf);
+  const value = dec.read(0);
+  if (dec.pos !== buf.length) {
+    throw new ProtocolError(
+      'MSGPACK_TRAILING',
+      `msgpack decode: ${buf.length - dec.pos} unexpected bytes after the value (at byte ${dec.pos})`,
+    );
+  }
+  return value;
+}
+
+/** A raw value as bytes, whichever way it decoded (valid UTF-8 came back as a string). */
+export function toBytes(v: string | Uint8Array): Buffer {
+  if (typeof v === 'string') return Buffer.from(v, 'utf8');
+  if (v instanceof Uint8Array) return Buffer.isBuffer(v) ? v : Buffer.from(v.buffer, v.byteOffset, v.byteLength);
+  throw new ProtocolError('BAD_LOAD', `expected a raw string or bytes, got ${v === null ? 'null' : typeof v}`);
+}
