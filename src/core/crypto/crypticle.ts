@@ -1,0 +1,99 @@
+/**
+ * Salt's Crypticle: authenticated symmetric encryption of every AES-channel payload.
+ *
+ * Key string = base64 of 56 bytes: AES-192 key (first 24) + HMAC-SHA256 key (last 32).
+ * Message = IV (16 random bytes) || AES-192-CBC(PKCS#7, pad 1..16) || HMAC-SHA256(IV || ciphertext).
+ * Bytes only: the `pickle::` prefix, nonces and msgpack belong to the channel.
+ */
+import {
+  createCipheriv,
+  createDecipheriv,
+  createHmac,
+  createSecretKey,
+  KeyObject,
+  randomBytes,
+  timingSafeEqual,
+} from 'node:crypto';
+import { CryptoError } from '../errors';
+
+const AES_KEY_BYTES = 24;
+const HMAC_KEY_BYTES = 32;
+const KEY_BYTES = AES_KEY_BYTES + HMAC_KEY_BYTES;
+const IV_BYTES = 16;
+const BLOCK = 16;
+const MAC_BYTES = 32;
+const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
+
+export class Crypticle {
+  private readonly aesKey: KeyObject;
+  private readonly hmacKey: KeyObject;
+
+  /** A fresh key string: base64 of 56 random bytes (76 characters), as Salt makes them. */
+  static generateKeyString(): string {
+    return randomBytes(KEY_BYTES).toString('base64');
+  }
+
+  constructor(keyString: string) {
+    if (typeof keyString !== 'string' || keyString.length % 4 !== 0 || !BASE64.test(keyString)) {
+      throw new CryptoError('BAD_KEY', 'Crypticle key string is not base64 text');
+    }
+    const raw = Buffer.from(keyString, 'base64');
+    if (raw.length !== KEY_BYTES) {
+      throw new CryptoError('BAD_KEY', `Crypticle key must decode to ${KEY_BYTES} bytes, got ${raw.length}`);
+    }
+    this.aesKey = createSecretKey(raw.subarray(0, AES_KEY_BYTES));
+    this.hmacKey = createSecretKey(raw.subarray(AES_KEY_BYTES));
+    raw.fill(0);
+  }
+
+  /** IV || AES-192-CBC(plain) || HMAC-SHA256, with a fresh random IV. */
+  encrypt(plain: Buffer): Buffer {
+    return this.encryptWithIv(plain, randomBytes(IV_BYTES));
+  }
+
+  /**
+   * Encryption with a given IV, so that tests can reproduce captured messages byte for byte.
+   * @internal Never call this with a fixed or reused IV outside tests.
+   */
+  encryptWithIv(plain: Buffer, iv: Buffer): Buffer {
+    if (iv.length !== IV_BYTES) {
+      throw new CryptoError('BAD_IV', `IV must be ${IV_BYTES} bytes, got ${iv.length}`);
+    }
+    const padded = (Math.floor(plain.length / BLOCK) + 1) * BLOCK;
+    const out = Buffer.allocUnsafe(IV_BYTES + padded + MAC_BYTES);
+    iv.copy(out, 0);
+    const cipher = createCipheriv('aes-192-cbc', this.aesKey, iv);
+    let at = IV_BYTES;
+    at += cipher.update(plain).copy(out, at);
+    at += cipher.final().copy(out, at);
+    const mac = createHmac('sha256', this.hmacKey).update(out.subarray(0, at)).digest();
+    mac.copy(out, at);
+    return out;
+  }
+
+  /** Check the HMAC (constant time) and only then decrypt; returns the plaintext without padding. */
+  decrypt(message: Buffer): Buffer {
+    const bodyLength = message.length - IV_BYTES - MAC_BYTES;
+    if (bodyLength < BLOCK || bodyLength % BLOCK !== 0) {
+      throw new CryptoError('TRUNCATED', `Crypticle message of ${message.length} bytes is not IV + whole blocks + HMAC`);
+    }
+    const macAt = message.length - MAC_BYTES;
+    const expected = createHmac('sha256', this.hmacKey).update(message.subarray(0, macAt)).digest();
+    if (!timingSafeEqual(expected, message.subarray(macAt))) {
+      throw new CryptoError('BAD_HMAC', 'message HMAC does not match (wrong key or tampered message)');
+    }
+    const decipher = createDecipheriv('aes-192-cbc', this.aesKey, message.subarray(0, IV_BYTES));
+    decipher.setAutoPadding(false);
+    const head = decipher.update(message.subarray(IV_BYTES, macAt));
+    const tail = decipher.final();
+    const plain = tail.length === 0 ? head : Buffer.concat([head, tail]);
+    const pad = plain[plain.length - 1];
+    if (pad < 1 || pad > BLOCK) {
+      throw new CryptoError('BAD_PADDING', `PKCS#7 pad length ${pad} is outside 1..16`);
+    }
+    for (let i = plain.length - pad; i < plain.length; i++) {
+      if (plain[i] !== pad) throw new CryptoError('BAD_PADDING', 'PKCS#7 padding bytes are inconsistent');
+    }
+    return plain.subarray(0, plain.length - pad);
+  }
+}

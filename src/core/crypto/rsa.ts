@@ -1,0 +1,201 @@
+/**
+ * RSA as Salt uses it, on node:crypto only.
+ *
+ * - Key files: private PKCS#1 PEM (`BEGIN RSA PRIVATE KEY`), public SubjectPublicKeyInfo PEM
+ *   (`BEGIN PUBLIC KEY`); loading also accepts PKCS#8 private and PKCS#1 public keys.
+ * - OAEP with SHA-1 and MGF1-SHA-1, empty label (tokens, AES keys, session keys).
+ * - PKCS#1 v1.5 signatures with SHA-1 (auth replies, publications, send_private).
+ * - X9.31 "signatures" (OpenSSL's RSA_private_encrypt with RSA_X931_PADDING), which node:crypto
+ *   does not offer: built here on the raw RSA operation (see x931.ts).
+ */
+import {
+  constants,
+  createPrivateKey,
+  createPublicKey,
+  generateKeyPairSync,
+  KeyObject,
+  privateDecrypt,
+  publicEncrypt,
+  sign,
+  verify,
+} from 'node:crypto';
+import { CryptoError } from '../errors';
+import { x931Open as x931OpenRaw, x931Sign as x931SignRaw } from './x931';
+import { publicParams } from './key-params';
+
+export { fingerprint } from './fingerprint';
+
+/** A key given either as a loaded KeyObject or as PEM text (parsed once, then cached). */
+export type RsaKeyInput = KeyObject | string | Buffer;
+
+export interface KeyPairPem {
+  privatePem: string;
+  publicPem: string;
+}
+
+/** Smallest modulus we generate; Salt itself refuses anything below 2048 in salt-key. */
+const MIN_BITS = 1024;
+const MAX_BITS = 16384;
+
+/**
+ * A fresh RSA key pair in Salt's file formats (public exponent 65537).
+ * @example const { privatePem, publicPem } = generateKeyPair(2048);
+ */
+export function generateKeyPair(bits = 2048): KeyPairPem {
+  if (!Number.isInteger(bits) || bits < MIN_BITS || bits > MAX_BITS || bits % 8 !== 0) {
+    throw new CryptoError('BAD_KEYSIZE', `RSA key size ${String(bits)} is not usable`, {
+      hint: `use a multiple of 8 between ${MIN_BITS} and ${MAX_BITS} (Salt's default is 2048)`,
+    });
+  }
+  const { privateKey, publicKey } = generateKeyPairSync('rsa', {
+    modulusLength: bits,
+    publicExponent: 0x10001,
+    privateKeyEncoding: { type: 'pkcs1', format: 'pem' },
+    publicKeyEncoding: { type: 'spki', format: 'pem' },
+  });
+  return { privatePem: privateKey, publicPem: publicKey };
+}
+
+// PEM text -> KeyObject, so the hot path (every request checks a signature or a tok) never
+// re-parses a PEM. Bounded so that a stream of distinct keys cannot grow it without limit.
+const CACHE_LIMIT = 4096;
+const privateCache = new Map<string, KeyObject>();
+const publicCache = new Map<string, KeyObject>();
+
+function remember(cache: Map<string, KeyObject>, pem: string, key: KeyObject): KeyObject {
+  if (cache.size >= CACHE_LIMIT) {
+    const oldest = cache.keys().next().value;
+    if (oldest !== undefined) cache.delete(oldest);
+  }
+  cache.set(pem, key);
+  return key;
+}
+
+function pemText(pem: string | Buffer, what: string): string {
+  const text = typeof pem === 'string' ? pem : pem.toString('utf8');
+  if (!text.includes('-----BEGIN ')) {
+    throw new CryptoError('BAD_KEY', `${what} is not PEM text (no -----BEGIN line)`);
+  }
+  return text;
+}
+
+/** Load an RSA private key from PKCS#1 or PKCS#8 PEM (unencrypted). */
+export function privateKeyFromPem(pem: string | Buffer): KeyObject {
+  const text = pemText(pem, 'private key');
+  const cached = privateCache.get(text);
+  if (cached) return cached;
+  if (!/-----BEGIN (RSA )?PRIVATE KEY-----/.test(text)) {
+    throw new CryptoError('BAD_KEY', 'private key PEM must be "RSA PRIVATE KEY" or "PRIVATE KEY"');
+  }
+  let key: KeyObject;
+  try {
+    key = createPrivateKey({ key: text, format: 'pem' });
+  } catch (cause) {
+    throw new CryptoError('BAD_KEY', 'private key PEM could not be parsed', { cause });
+  }
+  if (key.asymmetricKeyType !== 'rsa') {
+    throw new CryptoError('BAD_KEY', `private key is ${String(key.asymmetricKeyType)}, not RSA`);
+  }
+  return remember(privateCache, text, key);
+}
+
+/** Load an RSA public key from SubjectPublicKeyInfo (`PUBLIC KEY`) or PKCS#1 (`RSA PUBLIC KEY`) PEM. */
+export function publicKeyFromPem(pem: string | Buffer): KeyObject {
+  const text = pemText(pem, 'public key');
+  const cached = publicCache.get(text);
+  if (cached) return cached;
+  // Refuse private PEMs here: createPublicKey would silently derive the public half.
+  if (!/-----BEGIN (RSA )?PUBLIC KEY-----/.test(text)) {
+    throw new CryptoError('BAD_KEY', 'public key PEM must be "PUBLIC KEY" or "RSA PUBLIC KEY"');
+  }
+  let key: KeyObject;
+  try {
+    key = createPublicKey({ key: text, format: 'pem' });
+  } catch (cause) {
+    throw new CryptoError('BAD_KEY', 'public key PEM could not be parsed', { cause });
+  }
+  if (key.asymmetricKeyType !== 'rsa') {
+    throw new CryptoError('BAD_KEY', `public key is ${String(key.asymmetricKeyType)}, not RSA`);
+  }
+  return remember(publicCache, text, key);
+}
+
+/** The SubjectPublicKeyInfo PEM (`BEGIN PUBLIC KEY`, trailing newline) of a private or public key. */
+export function publicPemOf(key: RsaKeyInput): string {
+  const obj = key instanceof KeyObject ? key : loadAny(key);
+  const pub = obj.type === 'private' ? createPublicKey(obj) : obj;
+  return pub.export({ type: 'spki', format: 'pem' }).toString();
+}
+
+function loadAny(pem: string | Buffer): KeyObject {
+  const text = pemText(pem, 'key');
+  return /-----BEGIN (RSA )?PRIVATE KEY-----/.test(text) ? privateKeyFromPem(text) : publicKeyFromPem(text);
+}
+
+function asPrivate(key: RsaKeyInput): KeyObject {
+  const obj = key instanceof KeyObject ? key : privateKeyFromPem(key);
+  if (obj.type !== 'private' || obj.asymmetricKeyType !== 'rsa') {
+    throw new CryptoError('BAD_KEY', 'an RSA private key is needed here');
+  }
+  return obj;
+}
+
+function asPublic(key: RsaKeyInput): KeyObject {
+  // A private key also serves where a public one is needed (node derives it).
+  const obj = key instanceof KeyObject ? key : publicKeyFromPem(key);
+  if (obj.type === 'secret' || obj.asymmetricKeyType !== 'rsa') {
+    throw new CryptoError('BAD_KEY', 'an RSA public key is needed here');
+  }
+  return obj;
+}
+
+/** RSA-OAEP (SHA-1, MGF1-SHA-1, empty label) encryption to `pub`. */
+export function oaepEncrypt(pub: RsaKeyInput, data: Buffer): Buffer {
+  const key = asPublic(pub);
+  const max = publicParams(key).size - 42; // 2 * SHA-1 length + 2
+  if (data.length > max) {
+    throw new CryptoError('DATA_TOO_LONG', `OAEP-SHA1 can carry at most ${max} bytes with this key, got ${data.length}`);
+  }
+  return publicEncrypt({ key, padding: constants.RSA_PKCS1_OAEP_PADDING, oaepHash: 'sha1' }, data);
+}
+
+/** RSA-OAEP (SHA-1) decryption; a ciphertext not made for this key is `DECRYPT_FAILED`. */
+export function oaepDecrypt(priv: RsaKeyInput, data: Buffer): Buffer {
+  const key = asPrivate(priv);
+  const size = publicParams(key).size;
+  if (data.length !== size) {
+    throw new CryptoError('DECRYPT_FAILED', `RSA ciphertext must be ${size} bytes for this key, got ${data.length}`);
+  }
+  try {
+    return privateDecrypt({ key, padding: constants.RSA_PKCS1_OAEP_PADDING, oaepHash: 'sha1' }, data);
+  } catch (cause) {
+    throw new CryptoError('DECRYPT_FAILED', 'RSA-OAEP decryption failed (wrong key or damaged ciphertext)', { cause });
+  }
+}
+
+/** PKCS#1 v1.5 signature with SHA-1 (deterministic). */
+export function signPkcs1v15Sha1(priv: RsaKeyInput, data: Buffer): Buffer {
+  const key = asPrivate(priv);
+  return sign('sha1', data, { key, padding: constants.RSA_PKCS1_PADDING });
+}
+
+/** Check a PKCS#1 v1.5 SHA-1 signature; any malformed signature is simply `false`. */
+export function verifyPkcs1v15Sha1(pub: RsaKeyInput, data: Buffer, signature: Buffer): boolean {
+  const key = asPublic(pub);
+  if (signature.length !== publicParams(key).size) return false;
+  try {
+    return verify('sha1', data, { key, padding: constants.RSA_PKCS1_PADDING }, signature);
+  } catch {
+    return false;
+  }
+}
+
+/** X9.31 signing (OpenSSL RSA_private_encrypt, RSA_X931_PADDING): deterministic, modulus-sized. */
+export function x931Sign(priv: RsaKeyInput, message: Buffer): Buffer {
+  return x931SignRaw(asPrivate(priv), message);
+}
+
+/** Open an X9.31 signature with the public key: the signed message, or `BAD_SIGNATURE`/`BAD_PADDING`. */
+export function x931Open(pub: RsaKeyInput, signature: Buffer): Buffer {
+  return x931OpenRaw(asPublic(pub), signature);
+}
