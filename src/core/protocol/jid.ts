@@ -1,0 +1,78 @@
+/**
+ * Job ids as Salt makes them: 20 digits, UTC `YYYYMMDDhhmmssffffff` (microseconds).
+ *
+ * JavaScript clocks give milliseconds, and a busy master can publish several jobs in the same
+ * microsecond: a factory therefore never hands out the same jid twice, bumping the microseconds past
+ * the last one it issued (as Salt's `gen_jid(unique=True)` does).
+ */
+import { ProtocolError } from '../errors';
+
+const JID_RE = /^(\d{4})(\d{2})(\d{2})(\d{2})(\d{2})(\d{2})(\d{6})$/;
+
+/** Microseconds since the epoch for a Date (millisecond precision, the rest zero). */
+function microsOf(d: Date): number {
+  const ms = d.getTime();
+  if (!Number.isFinite(ms)) throw new ProtocolError('BAD_JID', 'cannot make a jid from an invalid Date');
+  return ms * 1000;
+}
+
+function pad(n: number, width: number): string {
+  return String(n).padStart(width, '0');
+}
+
+/** Format microseconds since the epoch as a 20-digit jid. */
+export function formatJid(micros: number): string {
+  const ms = Math.floor(micros / 1000);
+  const d = new Date(ms);
+  const year = d.getUTCFullYear();
+  if (year < 1000 || year > 9999) {
+    throw new ProtocolError('BAD_JID', `cannot make a jid for year ${year} (4 digits needed)`);
+  }
+  const frac = (ms % 1000) * 1000 + (micros - ms * 1000);
+  return (
+    pad(year, 4) +
+    pad(d.getUTCMonth() + 1, 2) +
+    pad(d.getUTCDate(), 2) +
+    pad(d.getUTCHours(), 2) +
+    pad(d.getUTCMinutes(), 2) +
+    pad(d.getUTCSeconds(), 2) +
+    pad(frac, 6)
+  );
+}
+
+/** True when `s` is a 20-digit jid naming a real UTC moment. */
+export function isJid(s: unknown): s is string {
+  if (typeof s !== 'string') return false;
+  const m = JID_RE.exec(s);
+  if (!m) return false;
+  const [, y, mo, d, h, mi, sec] = m.map(Number);
+  const date = new Date(Date.UTC(y, mo - 1, d, h, mi, sec));
+  return (
+    date.getUTCFullYear() === y &&
+    date.getUTCMonth() === mo - 1 &&
+    date.getUTCDate() === d &&
+    date.getUTCHours() === h &&
+    date.getUTCMinutes() === mi &&
+    date.getUTCSeconds() === sec
+  );
+}
+
+/** The moment a jid names (millisecond precision: JavaScript Dates hold no microseconds). */
+export function jidToDate(jid: string): Date {
+  if (!isJid(jid)) throw new ProtocolError('BAD_JID', `not a jid: ${JSON.stringify(jid)} (expected 20 digits YYYYMMDDhhmmssffffff)`);
+  const m = JID_RE.exec(jid)!;
+  const [, y, mo, d, h, mi, sec, frac] = m.map(Number);
+  return new Date(Date.UTC(y, mo - 1, d, h, mi, sec, Math.floor(frac / 1000)));
+}
+
+/** Hands out strictly increasing jids: unique within one master even inside one microsecond. */
+export class JidFactory {
+  private lastMicros = -Infinity;
+
+  next(now: Date = new Date()): string {
+    let micros = microsOf(now);
+    if (micros <= this.lastMicros) micros = this.lastMicros + 1;
+    this.lastMicros = micros;
+    return formatJid(micros);
+  }
+}
