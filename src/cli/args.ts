@@ -1,0 +1,84 @@
+/**
+ * The salt CLI's positional arguments, turned into the job's `arg` list as Salt does
+ * (salt.utils.args.parse_input, yamlify_arg and condition_input):
+ *
+ *   parseCliArgs(['1', 'two', 'foo=bar'])  ->  [1, 'two', { __kwarg__: true, foo: 'bar' }]
+ *
+ * Values are loaded as YAML 1.1 scalars with Salt's caveats: lists and dicts only when written
+ * with brackets/braces, text with `#` only when it loads as a non-string, `None` is null, digits
+ * with underscores stay text, and a 20-digit integer (a jid) goes back to its text.
+ */
+import { ConfigError } from '../core/errors';
+import { loadYaml, type YamlValue } from '../core/config/yaml11-load';
+
+/** Salt's KWARG_REGEX `^([^\d\W][\w.-]*)=(?!=)(.*)$` (Unicode \w; `$` may precede a final newline). */
+const KWARG_RE = /^([\p{L}\p{Nl}\p{No}_][\p{L}\p{N}_.-]*)=(?!=)([^\n]*)\n?$/u;
+
+/** A keyword-argument map as Salt packs it at the end of `arg`. */
+export interface KwargMap {
+  __kwarg__: true;
+  [key: string]: unknown;
+}
+
+/** Split `key=value` as Salt's parse_kwarg; null when the word is positional. */
+export function parseKwarg(word: string): [string, string] | null {
+  const m = KWARG_RE.exec(word);
+  return m ? [m[1], m[2]] : null;
+}
+
+/** Salt's yamlify_arg: the value a CLI word stands for. */
+export function yamlifyArg(word: string): unknown {
+  if (word.trim() === '') return word;
+  const stripped = word.trim();
+  // `1_000` would load as 1000; Salt keeps such text as typed.
+  if (word.includes('_') && /^[0-9_]*$/.test(stripped)) return word;
+  let parsed: YamlValue;
+  try {
+    if (word.includes('#')) {
+      // `#` starts a YAML comment; only take the parse if it is not (part of) a string.
+      parsed = loadYaml(word, 'argument');
+      return typeof parsed === 'string' || parsed === null ? word : parsed;
+    }
+    parsed = word === 'None' ? null : loadYaml(word, 'argument');
+  } catch (err) {
+    if (err instanceof ConfigError) return word;
+    throw err;
+  }
+  if (Array.isArray(parsed)) return word.startsWith('[') ? parsed : word;
+  if (parsed !== null && typeof parsed === 'object') return word.startsWith('{') ? parsed : word;
+  // YAML loads `|` and `!` as '' and a lone comment or `!` as null; keep those words.
+  if (parsed === '' && (word === '|' || word === '!')) return word;
+  if (parsed === null && (stripped.startsWith('#') || word === '!')) return word;
+  return parsed;
+}
+
+/** Salt's is_jid: 20 digits, optionally followed by `_suffix`. */
+function looksLikeJid(text: string): boolean {
+  if (text.length !== 20 && (text.length <= 21 || text[20] !== '_')) return false;
+  return /^[0-9]{20}/.test(text);
+}
+
+/**
+ * The job's `arg` list from the words after the function name. Keyword arguments keep their
+ * order in one trailing `{ __kwarg__: true, ... }` map, present only when there is one; a later
+ * `key=` overrides an earlier one, as in Salt.
+ */
+export function parseCliArgs(words: readonly string[]): unknown[] {
+  if (!Array.isArray(words)) throw new TypeError('parseCliArgs needs an array of strings');
+  const args: unknown[] = [];
+  const kwargs = new Map<string, unknown>();
+  for (const word of words) {
+    if (typeof word !== 'string') throw new TypeError(`parseCliArgs: every argument must be a string, got ${typeof word}`);
+    const kw = parseKwarg(word);
+    if (kw) kwargs.set(kw[0], yamlifyArg(kw[1]));
+    else args.push(yamlifyArg(word));
+  }
+  // condition_input: an integer that reads as a jid is sent as text.
+  const out = args.map((a) => ((typeof a === 'number' || typeof a === 'bigint') && Number.isInteger(Number(a)) && looksLikeJid(String(a)) ? String(a) : a));
+  if (kwargs.size > 0) {
+    const map: KwargMap = { __kwarg__: true };
+    for (const [k, v] of kwargs) Object.defineProperty(map, k, { value: v, enumerable: true, writable: true, configurable: true });
+    out.push(map);
+  }
+  return out;
+}
