@@ -1,0 +1,51 @@
+/**
+ * Salt's send_private reply (used for `_pillar`): a fresh key K, sent OAEP-encrypted to the minion,
+ * and `pillar` = Crypticle(K) of pickle:: + msgpack({data, sig}) where data = msgpack({key: <the
+ * encrypted K bytes>, pillar, nonce}) and sig = PKCS1v15-SHA1(master, data).
+ */
+import { CryptoError, ProtocolError } from '../errors';
+import { Crypticle } from '../crypto/crypticle';
+import { RsaKeyInput, oaepDecrypt, oaepEncrypt, signPkcs1v15Sha1, verifyPkcs1v15Sha1 } from '../crypto/rsa';
+import { decode, encode } from '../protocol/msgpack';
+import { bytes as bytesField, nonce as nonceField, obj } from '../protocol/fields';
+import { parseSendPrivateReply } from '../protocol/loads';
+import { checkNonce, decodeFrame, isNonce, keyStringFrom, openSealed, sameBytes, sealValue } from './common';
+
+export function buildSendPrivateReply(
+  masterPrivateKey: RsaKeyInput,
+  minionPublicKey: RsaKeyInput,
+  nonce: string,
+  pillar: unknown,
+): Buffer {
+  if (!isNonce(nonce)) throw new ProtocolError('BAD_LOAD', 'send_private reply: nonce must be 32 hex characters');
+  const keyString = Crypticle.generateKeyString();
+  const key = oaepEncrypt(minionPublicKey, Buffer.from(keyString, 'latin1'));
+  const data = encode({ key, pillar, nonce });
+  const sealed = sealValue(keyString, { data, sig: signPkcs1v15Sha1(masterPrivateKey, data) });
+  return encode({ key, pillar: sealed });
+}
+
+/** Open a send_private reply: decrypt K, check the master's signature, the key echo and the nonce. */
+export function openSendPrivateReply(
+  bytes: Buffer,
+  minionPrivateKey: RsaKeyInput,
+  masterPublicKey: RsaKeyInput,
+  nonce: string,
+): unknown {
+  const what = 'send_private reply';
+  const reply = parseSendPrivateReply(decodeFrame(bytes, what));
+  const keyString = keyStringFrom(oaepDecrypt(minionPrivateKey, reply.key), what);
+  const signed = obj(what, decode(openSealed(keyString, reply.pillar, what)));
+  const data = bytesField(what, signed, 'data');
+  const sig = bytesField(what, signed, 'sig');
+  if (!verifyPkcs1v15Sha1(masterPublicKey, data, sig)) {
+    throw new CryptoError('BAD_SIGNATURE', `${what}: the master signature over the data does not verify`);
+  }
+  const inner = obj(`${what} data`, decode(data));
+  if (!sameBytes(bytesField(`${what} data`, inner, 'key'), reply.key)) {
+    throw new CryptoError('BAD_KEY', `${what}: the signed key differs from the one sent`);
+  }
+  checkNonce(nonceField(`${what} data`, inner), nonce, what);
+  if (!('pillar' in inner)) throw new ProtocolError('BAD_LOAD', `${what} data: field 'pillar' is missing`);
+  return inner.pillar;
+}

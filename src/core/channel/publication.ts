@@ -1,0 +1,45 @@
+/**
+ * Job publications on the publish port: `{enc: 'aes', load: Crypticle(AES key) of pickle:: +
+ * msgpack(job), sig_algo: 'PKCS1v15-SHA1', sig: PKCS1v15-SHA1(master, the encrypted load bytes)}`.
+ */
+import { createHash } from 'node:crypto';
+import { CryptoError, ProtocolError } from '../errors';
+import { RsaKeyInput, signPkcs1v15Sha1, verifyPkcs1v15Sha1 } from '../crypto/rsa';
+import { decode, encode } from '../protocol/msgpack';
+import { JobLoad, Obj, isObj, parseJobLoad, parsePublicationEnvelope } from '../protocol/loads';
+import { SIG_ALGO, SymmetricKey, decodeFrame, openSealed, sealValue } from './common';
+
+export function buildPublication(aesKey: SymmetricKey, masterPrivateKey: RsaKeyInput, job: JobLoad | Obj): Buffer {
+  if (!isObj(job)) throw new ProtocolError('BAD_LOAD', 'publication: job must be a map');
+  const load = sealValue(aesKey, job);
+  return encode({ enc: 'aes', load, sig_algo: SIG_ALGO, sig: signPkcs1v15Sha1(masterPrivateKey, load) });
+}
+
+/**
+ * Verify the master's signature first, then decrypt. A wrong AES key (after a rotation) is
+ * `CryptoError BAD_HMAC`: the minion answers it by signing in again.
+ */
+export function openPublication(bytes: Buffer, aesKey: SymmetricKey, masterPublicKey: RsaKeyInput): JobLoad {
+  const env = parsePublicationEnvelope(decodeFrame(bytes, 'publication'));
+  if (env.sig_algo !== SIG_ALGO) {
+    throw new ProtocolError('BAD_LOAD', `publication: unsupported sig_algo ${JSON.stringify(env.sig_algo)}`);
+  }
+  if (!verifyPkcs1v15Sha1(masterPublicKey, env.load, env.sig)) {
+    throw new CryptoError('BAD_SIGNATURE', 'publication: the master signature does not verify');
+  }
+  return parseJobLoad(decode(openSealed(aesKey, env.load, 'publication')));
+}
+
+/** With `zmq_filtering`, Salt sends a topic frame first: sha1 hex of the minion id, or this. */
+export const BROADCAST_TOPIC = Buffer.from('broadcast', 'latin1');
+
+export function publicationTopic(minionId: string): Buffer {
+  return Buffer.from(createHash('sha1').update(minionId, 'utf8').digest('hex'), 'latin1');
+}
+
+/** The payload frame of a publication: one frame, or a topic frame followed by the payload. */
+export function publicationPayload(frames: Buffer[]): Buffer {
+  if (frames.length === 1) return frames[0];
+  if (frames.length === 2) return frames[1];
+  throw new ProtocolError('BAD_LOAD', `publication: expected 1 or 2 frames, got ${frames.length}`);
+}

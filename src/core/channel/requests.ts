@@ -1,0 +1,133 @@
+/**
+ * Request-port messages after sign-in: clear requests, aes requests (session-key Crypticle) and their
+ * replies. Pure functions over the bytes of the last ZeroMQ frame.
+ */
+import { CryptoError, ProtocolError } from '../errors';
+import { RsaKeyInput, x931Sign } from '../crypto/rsa';
+import { decode, encode, toBytes } from '../protocol/msgpack';
+import { AesRequestLoad, Obj, isObj, parseAesRequestLoad, parseRequestEnvelope } from '../protocol/loads';
+import {
+  ENC_ALGO, REQUEST_VERSION, SIG_ALGO, SymmetricKey, checkNonce, decodeFrame, isNonce, newNonce, openSealed, sameBytes,
+  sealValue,
+} from './common';
+
+/** The master's answer to a request it cannot accept: the plain msgpack string "bad load". */
+export const BAD_LOAD_REPLY: Buffer = encode('bad load');
+
+/** `tok`: X9.31 of `salt` with the minion key; deterministic, so compute it once per key. */
+export function makeTok(minionPrivateKey: RsaKeyInput): Buffer {
+  return x931Sign(minionPrivateKey, Buffer.from('salt', 'latin1'));
+}
+
+/** `{enc: 'clear', load, version: 3}` (the CLI's publish, `_auth` has its own builder). */
+export function buildClearRequest(load: Obj): Buffer {
+  if (!isObj(load)) throw new ProtocolError('BAD_LOAD', 'clear request: load must be a map');
+  return encode({ enc: 'clear', load, version: REQUEST_VERSION });
+}
+
+export interface AesRequestOptions {
+  id: string;
+  sessionKey: SymmetricKey;
+  /** The command's load, e.g. `{cmd: '_return', id, ...}`; nonce, ts, tok and id are added. */
+  load: Obj;
+  tok: Buffer;
+  nonce?: string;
+  /** Seconds since the epoch; defaults to now. */
+  ts?: number;
+}
+
+export function buildAesRequest(opts: AesRequestOptions): { bytes: Buffer; nonce: string } {
+  if (!isObj(opts.load)) throw new ProtocolError('BAD_LOAD', 'aes request: load must be a map');
+  if (typeof opts.load.cmd !== 'string') throw new ProtocolError('BAD_LOAD', "aes request: load field 'cmd' must be a string");
+  const nonce = opts.nonce ?? newNonce();
+  if (!isNonce(nonce)) throw new ProtocolError('BAD_LOAD', 'aes request: nonce must be 32 hex characters');
+  // Assignment keeps a field's place when the caller already set it (Salt's loads put `tok` early
+  // for events), and appends it otherwise: nonce, ts, tok as the captures show.
+  const load: Obj = { ...opts.load };
+  if (load.id === undefined) load.id = opts.id;
+  load.nonce = nonce;
+  load.ts = opts.ts ?? Math.floor(Date.now() / 1000);
+  load.tok = opts.tok;
+  const bytes = encode({
+    enc: 'aes',
+    load: sealValue(opts.sessionKey, load),
+    version: REQUEST_VERSION,
+    id: opts.id,
+    enc_algo: ENC_ALGO,
+    sig_algo: SIG_ALGO,
+  });
+  return { bytes, nonce };
+}
+
+/** What the master knows about a minion with a live session. */
+export interface SessionLookupResult {
+  sessionKey: SymmetricKey;
+  /** The minion's expected `tok` (makeTok of its key, computable from its public key via x931Open). */
+  tok: Buffer;
+}
+export type SessionLookup = (id: string) => SessionLookupResult | undefined;
+
+export interface OpenedAesRequest {
+  enc: 'aes';
+  id: string;
+  nonce: string;
+  load: AesRequestLoad;
+}
+export interface OpenedClearRequest {
+  enc: 'clear';
+  load: Obj;
+}
+
+/**
+ * Open an aes request: the outer id must have a session, the load must decrypt (HMAC), its `id` must
+ * equal the outer one and its `tok` the expected one. A failure here is what Salt answers with
+ * `BAD_LOAD_REPLY`.
+ */
+export function openAesRequest(bytes: Buffer, lookup: SessionLookup): OpenedAesRequest {
+  const opened = openRequest(bytes, lookup);
+  if (opened.enc !== 'aes') throw new ProtocolError('BAD_LOAD', "aes request: field 'enc' is \"clear\"");
+  return opened;
+}
+
+/** Open any request frame: clear ones come back as their load, aes ones checked as in openAesRequest. */
+export function openRequest(bytes: Buffer, lookup: SessionLookup): OpenedAesRequest | OpenedClearRequest {
+  const env = parseRequestEnvelope(decodeFrame(bytes, 'request'));
+  if (env.enc === 'clear') return { enc: 'clear', load: env.load };
+  const session = lookup(env.id);
+  if (session === undefined) {
+    throw new CryptoError('NO_SESSION', `aes request from '${env.id}', which has no session`, {
+      hint: 'the minion must sign in (_auth) again',
+    });
+  }
+  const load = parseAesRequestLoad(decode(openSealed(session.sessionKey, env.load, 'aes request')));
+  if (load.id !== env.id) {
+    throw new ProtocolError('BAD_LOAD', `aes request: load id '${load.id}' differs from envelope id '${env.id}'`);
+  }
+  if (!sameBytes(load.tok, session.tok)) {
+    throw new CryptoError('BAD_TOK', `aes request from '${env.id}': tok does not match the minion's key`);
+  }
+  return { enc: 'aes', id: env.id, nonce: load.nonce, load };
+}
+
+/** Crypticle(session key) of `pickle::` + nonce + msgpack(result), as a msgpack raw string. */
+export function buildAesReply(sessionKey: SymmetricKey, nonce: string, result: unknown): Buffer {
+  if (!isNonce(nonce)) throw new ProtocolError('BAD_LOAD', 'aes reply: nonce must be 32 hex characters');
+  return encode(sealValue(sessionKey, result, nonce));
+}
+
+/** Open an aes reply; the master's plain "bad load" answer is `ProtocolError('MASTER_BAD_LOAD')`. */
+export function openAesReply(bytes: Buffer, sessionKey: SymmetricKey, nonce: string): unknown {
+  const raw = decodeFrame(bytes, 'aes reply');
+  if (raw === 'bad load') {
+    throw new ProtocolError('MASTER_BAD_LOAD', 'the master refused the request ("bad load")', {
+      hint: 'the minion key may have been deleted or the session expired: sign in again',
+    });
+  }
+  if (typeof raw !== 'string' && !Buffer.isBuffer(raw)) {
+    throw new ProtocolError('BAD_LOAD', 'aes reply: expected an encrypted raw string');
+  }
+  const body = openSealed(sessionKey, toBytes(raw), 'aes reply');
+  if (body.length < 32) throw new ProtocolError('BAD_LOAD', 'aes reply: too short to hold the nonce');
+  checkNonce(body.subarray(0, 32).toString('latin1'), nonce, 'aes reply');
+  return decode(body.subarray(32));
+}
