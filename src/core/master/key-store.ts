@@ -1,0 +1,309 @@
+/**
+ * The master's key store: Salt's pki_dir layout, shared with `salt-key` in another process.
+ *
+ *   <pki_dir>/master.pem (0600), master.pub
+ *   <pki_dir>/minions/<id>           accepted
+ *   <pki_dir>/minions_pre/<id>       unaccepted (pending)
+ *   <pki_dir>/minions_rejected/<id>  rejected
+ *   <pki_dir>/minions_denied/<id>    denied: a second, different key offered for a known id
+ *
+ * Every file holds the minion's public key PEM. Nothing is kept in memory that another process could
+ * make stale: reads stat the file and re-read it only when it changed (see KeyFileCache).
+ */
+import { mkdirSync, readdirSync, renameSync, unlinkSync } from 'node:fs';
+import type { KeyObject } from 'node:crypto';
+import * as path from 'node:path';
+import { BrineError } from '../errors';
+import { fingerprint, generateKeyPair, privateKeyFromPem, publicKeyFromPem, publicPemOf } from '../crypto/rsa';
+import { fnmatch } from '../targeting/glob';
+import { KeyFileCache, isMissing, statOrUndefined, writeFileAtomic } from './key-files';
+import { assertMinionId } from './minion-id';
+
+export type KeyState = 'accepted' | 'pending' | 'rejected' | 'denied';
+
+/** Salt's order of the state directories (`list_keys`, `--out json`). */
+export const KEY_STATES: readonly KeyState[] = ['accepted', 'pending', 'rejected', 'denied'];
+
+/** The directory under pki_dir that holds each state. */
+export const STATE_DIRS: Readonly<Record<KeyState, string>> = {
+  accepted: 'minions',
+  pending: 'minions_pre',
+  rejected: 'minions_rejected',
+  denied: 'minions_denied',
+};
+
+export type KeyListing = Record<KeyState, string[]>;
+/** Matched ids per state; only states with at least one match are present. */
+export type KeyMatches = Partial<Record<KeyState, string[]>>;
+
+/** What the master answers a minion's `_auth` with, as decided by the key store. */
+export type AuthDecision =
+  | { state: 'accepted' }
+  | { state: 'pending' }
+  | { state: 'rejected' }
+  | { state: 'denied'; knownState: 'accepted' | 'pending'; knownFingerprint: string; offeredFingerprint: string };
+
+export interface MasterKeyFiles {
+  privatePem: string;
+  publicPem: string;
+  privateKey: KeyObject;
+  /** True when this call generated the pair. */
+  created: boolean;
+}
+
+export interface KeyStoreOptions {
+  pkiDir: string;
+  /** Glob matcher for find(); Python fnmatch semantics by default. */
+  matcher?: (pattern: string, name: string) => boolean;
+}
+
+export class KeyStore {
+  readonly pkiDir: string;
+  private readonly matcher: (pattern: string, name: string) => boolean;
+  private readonly files = new KeyFileCache();
+
+  constructor(options: KeyStoreOptions) {
+    if (typeof options?.pkiDir !== 'string' || options.pkiDir === '') {
+      throw new BrineError('BAD_PKI_DIR', 'KeyStore needs a pkiDir');
+    }
+    this.pkiDir = path.resolve(options.pkiDir);
+    this.matcher = options.matcher ?? fnmatch;
+  }
+
+  /** Create pki_dir (0700) and the four state directories if missing. */
+  ensureLayout(): void {
+    mkdirSync(this.pkiDir, { recursive: true, mode: 0o700 });
+    for (const state of KEY_STATES) mkdirSync(this.dir(state), { recursive: true, mode: 0o700 });
+  }
+
+  /** Load master.pem/master.pub, generating them (and the layout) on first start. */
+  ensureMasterKeys(keysize = 2048): MasterKeyFiles {
+    this.ensureLayout();
+    const pemFile = path.join(this.pkiDir, 'master.pem');
+    const pubFile = path.join(this.pkiDir, 'master.pub');
+    const existing = this.files.read(pemFile);
+    if (existing !== undefined) {
+      const privateKey = privateKeyFromPem(existing);
+      let publicPem = this.files.read(pubFile);
+      if (publicPem === undefined) {
+        publicPem = publicPemOf(privateKey);
+        writeFileAtomic(pubFile, publicPem, 0o644);
+      }
+      return { privatePem: existing, publicPem, privateKey, created: false };
+    }
+    const pair = generateKeyPair(keysize);
+    // Public half first: a crash in between leaves no private key, so the next start regenerates.
+    writeFileAtomic(pubFile, pair.publicPem, 0o644);
+    writeFileAtomic(pemFile, pair.privatePem, 0o600);
+    return { ...pair, privateKey: privateKeyFromPem(pair.privatePem), created: true };
+  }
+
+  /** Ids in one state, or in every state; sorted ignoring case as Salt does; dot files skipped. */
+  list(state: KeyState): string[];
+  list(state: 'all'): KeyListing;
+  list(state: KeyState | 'all'): string[] | KeyListing {
+    if (state === 'all') {
+      return { accepted: this.list('accepted'), pending: this.list('pending'), rejected: this.list('rejected'), denied: this.list('denied') };
+    }
+    let names: string[];
+    try {
+      names = readdirSync(this.dir(state));
+    } catch (err) {
+      if (isMissing(err)) return [];
+      throw err;
+    }
+    return sortIgnoreCase(names.filter((n) => !n.startsWith('.')));
+  }
+
+  /** Local key files in pki_dir (`*.pem`, `*.pub`), as `salt-key -F` lists them. */
+  localKeys(): string[] {
+    let names: string[];
+    try {
+      names = readdirSync(this.pkiDir);
+    } catch (err) {
+      if (isMissing(err)) return [];
+      throw err;
+    }
+    return sortIgnoreCase(names.filter((n) => n.endsWith('.pem') || n.endsWith('.pub')));
+  }
+
+  /**
+   * Ids matching a glob (or a comma-separated list of globs) in the given states, like Salt's
+   * `name_match`.
+   */
+  find(pattern: string, states: readonly KeyState[] = KEY_STATES): KeyMatches {
+    const globs = pattern.includes(',') ? pattern.split(',') : [pattern];
+    const found: KeyMatches = {};
+    for (const state of states) {
+      const ids = this.list(state).filter((id) => globs.some((g) => this.matcher(g, id)));
+      if (ids.length > 0) found[state] = ids;
+    }
+    return found;
+  }
+
+  /** The state of a minion's key; when it is in several (denied + another), the non-denied one. */
+  state(id: string): KeyState | undefined {
+    assertMinionId(id);
+    return KEY_STATES.find((s) => this.files.read(this.file(s, id)) !== undefined);
+  }
+
+  /** The key PEM text stored for `id` in `state` (or in its current state). */
+  publicKey(id: string, state?: KeyState): string | undefined {
+    const where = state ?? this.state(id);
+    if (where === undefined) return undefined;
+    assertMinionId(id);
+    return this.files.read(this.file(where, id));
+  }
+
+  /**
+   * The accepted key of `id` as a KeyObject, or undefined when it is not accepted (any more).
+   * Hot path of every AES request: one stat when the file is unchanged, no PEM parsing.
+   */
+  acceptedKey(id: string): KeyObject | undefined {
+    assertMinionId(id);
+    const pem = this.files.read(this.file('accepted', id));
+    return pem === undefined ? undefined : publicKeyFromPem(pem);
+  }
+
+  /** Fingerprint of a minion key (in `state`, or its current state) as `salt-key -f` prints it. */
+  fingerprint(id: string, hash = 'sha256', state?: KeyState): string | undefined {
+    const pem = this.publicKey(id, state);
+    return pem === undefined ? undefined : fingerprint(pem, hash);
+  }
+
+  /** Fingerprint of a local key file such as `master.pem`. */
+  localFingerprint(name: string, hash = 'sha256'): string | undefined {
+    assertMinionId(name);
+    const pem = this.files.read(path.join(this.pkiDir, name));
+    return pem === undefined ? undefined : fingerprint(pem, hash);
+  }
+
+  /**
+   * Accept the keys of `ids` found in the `from` states (pending only, by default). Keys that are not
+   * valid RSA public keys stay where they are and are reported as invalid, like Salt does.
+   */
+  accept(ids: readonly string[], from: readonly KeyState[] = ['pending']): { accepted: string[]; invalid: string[] } {
+    const accepted: string[] = [];
+    const invalid: string[] = [];
+    for (const id of ids) {
+      const source = this.locate(id, from);
+      if (source === undefined) continue;
+      try {
+        publicKeyFromPem(this.files.read(this.file(source, id)) ?? '');
+      } catch {
+        invalid.push(id);
+        continue;
+      }
+      if (this.move(id, source, 'accepted')) accepted.push(id);
+    }
+    return { accepted, invalid };
+  }
+
+  /** Reject the keys of `ids` found in the `from` states (pending only, by default). */
+  reject(ids: readonly string[], from: readonly KeyState[] = ['pending']): string[] {
+    const rejected: string[] = [];
+    for (const id of ids) {
+      const source = this.locate(id, from);
+      if (source !== undefined && this.move(id, source, 'rejected')) rejected.push(id);
+    }
+    return rejected;
+  }
+
+  /** Delete the keys of `ids` in the given states (all, by default); returns what was removed. */
+  delete(ids: readonly string[], states: readonly KeyState[] = KEY_STATES): { id: string; state: KeyState }[] {
+    const removed: { id: string; state: KeyState }[] = [];
+    for (const id of ids) {
+      assertMinionId(id);
+      for (const state of states) {
+        const file = this.file(state, id);
+        try {
+          unlinkSync(file);
+          removed.push({ id, state });
+        } catch (err) {
+          if (!isMissing(err)) throw err;
+        }
+        this.files.forget(file);
+      }
+    }
+    return removed;
+  }
+
+  /** Record a key offered for an id that already has a different one. */
+  deny(id: string, pem: string): void {
+    assertMinionId(id);
+    this.write('denied', id, pem);
+  }
+
+  /**
+   * The key-side decision for a minion's `_auth` (Salt's order): rejected wins; an accepted id with
+   * the same key is accepted; a new id is stored as pending; a known id (accepted or pending) offering
+   * a different key is denied, and the offered key is written to minions_denied.
+   */
+  registerPending(id: string, pem: string): AuthDecision {
+    assertMinionId(id);
+    publicKeyFromPem(pem); // CryptoError BAD_KEY before anything touches the disk
+    if (this.files.read(this.file('rejected', id)) !== undefined) return { state: 'rejected' };
+    for (const known of ['accepted', 'pending'] as const) {
+      const stored = this.files.read(this.file(known, id));
+      if (stored === undefined) continue;
+      if (sameKey(stored, pem)) return { state: known };
+      this.deny(id, pem);
+      return { state: 'denied', knownState: known, knownFingerprint: fingerprint(stored), offeredFingerprint: fingerprint(pem) };
+    }
+    this.write('pending', id, pem);
+    return { state: 'pending' };
+  }
+
+  /** The same as registerPending, under the name the master's auth service uses. */
+  authDecision(id: string, pem: string): AuthDecision {
+    return this.registerPending(id, pem);
+  }
+
+  private dir(state: KeyState): string {
+    return path.join(this.pkiDir, STATE_DIRS[state]);
+  }
+
+  private file(state: KeyState, id: string): string {
+    return path.join(this.dir(state), id);
+  }
+
+  private locate(id: string, states: readonly KeyState[]): KeyState | undefined {
+    assertMinionId(id);
+    return states.find((s) => statOrUndefined(this.file(s, id))?.isFile());
+  }
+
+  private move(id: string, from: KeyState, to: KeyState): boolean {
+    const source = this.file(from, id);
+    mkdirSync(this.dir(to), { recursive: true, mode: 0o700 });
+    try {
+      renameSync(source, this.file(to, id)); // atomic; replaces a stale file of the same id
+    } catch (err) {
+      if (isMissing(err)) return false; // moved away by another process meanwhile
+      throw err;
+    }
+    this.files.forget(source);
+    return true;
+  }
+
+  private write(state: KeyState, id: string, pem: string): void {
+    mkdirSync(this.dir(state), { recursive: true, mode: 0o700 });
+    writeFileAtomic(this.file(state, id), pem, 0o644);
+  }
+}
+
+/** Salt compares keys after `clean_key`: stripped, line endings normalised. */
+function sameKey(a: string, b: string): boolean {
+  return cleanKey(a) === cleanKey(b);
+}
+
+function cleanKey(text: string): string {
+  return text.trim().split(/\r?\n|\r/).join('\n');
+}
+
+/** Python's sorted(key=str.lower): stable sort by the lower-cased name. */
+export function sortIgnoreCase(names: string[]): string[] {
+  return names
+    .map((name, i) => ({ name, low: name.toLowerCase(), i }))
+    .sort((a, b) => (a.low < b.low ? -1 : a.low > b.low ? 1 : a.i - b.i))
+    .map((e) => e.name);
+}
