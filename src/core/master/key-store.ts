@@ -132,13 +132,18 @@ export class KeyStore {
    * `name_match`.
    */
   find(pattern: string, states: readonly KeyState[] = KEY_STATES): KeyMatches {
-    const globs = pattern.includes(',') ? pattern.split(',') : [pattern];
+    const matches = this.globTest(pattern);
     const found: KeyMatches = {};
     for (const state of states) {
-      const ids = this.list(state).filter((id) => globs.some((g) => this.matcher(g, id)));
+      const ids = this.list(state).filter(matches);
       if (ids.length > 0) found[state] = ids;
     }
     return found;
+  }
+
+  /** Local key files (master.pem, ...) matching a glob or comma list of globs. */
+  findLocal(pattern: string): string[] {
+    return this.localKeys().filter(this.globTest(pattern));
   }
 
   /** The state of a minion's key; when it is in several (denied + another), the non-denied one. */
@@ -257,6 +262,11 @@ export class KeyStore {
   /** The same as registerPending, under the name the master's auth service uses. */
   authDecision(id: string, pem: string): AuthDecision {
     return this.registerPending(id, pem);
+  }
+
+  private globTest(pattern: string): (name: string) => boolean {
+    const globs = pattern.includes(',') ? pattern.split(',') : [pattern];
+    return (name) => globs.some((g) => this.matcher(g, name));
   }
 
   private dir(state: KeyState): string {
