@@ -1,0 +1,158 @@
+/**
+ * Python's repr()/str() of decoded Salt data, which the txt, raw and pprint outputters print.
+ * Values are what the msgpack codec yields: null, booleans, numbers (a whole number is a
+ * Python int), bigint, strings, Buffers (Python bytes), arrays, plain objects and Maps.
+ */
+import { BrineError } from '../../core/errors';
+
+/** Data an outputter cannot print (a function, a symbol, a class instance). */
+export function unprintable(value: unknown): BrineError {
+  const kind = value === null ? 'null' : typeof value === 'object' ? (value.constructor?.name ?? 'object') : typeof value;
+  return new BrineError('BAD_OUTPUT_DATA', `cannot print a ${kind} value: outputters take JSON/msgpack-like data`);
+}
+
+export function isBytes(value: unknown): value is Uint8Array {
+  return value instanceof Uint8Array;
+}
+
+/** Plain objects and Maps are Python dicts. */
+export function isMapping(value: unknown): value is Record<string, unknown> | Map<unknown, unknown> {
+  if (value instanceof Map) return true;
+  if (value === null || typeof value !== 'object' || Array.isArray(value) || isBytes(value)) return false;
+  const proto = Object.getPrototypeOf(value);
+  return proto === Object.prototype || proto === null;
+}
+
+/** A dict's items in insertion order, keys as text. */
+export function entriesOf(value: Record<string, unknown> | Map<unknown, unknown>): [string, unknown][] {
+  if (value instanceof Map) return [...value.entries()].map(([k, v]) => [keyText(k), v]);
+  return Object.entries(value);
+}
+
+function keyText(key: unknown): string {
+  if (typeof key === 'string') return key;
+  if (key === null || key === undefined) return 'None';
+  if (typeof key === 'boolean') return key ? 'True' : 'False';
+  if (typeof key === 'number' || typeof key === 'bigint') return pyNumber(key);
+  if (isBytes(key)) return pyRepr(key);
+  throw unprintable(key);
+}
+
+/** Python's sorted() order for str keys: by code point (JS sort compares UTF-16 units). */
+export function compareCodePoints(a: string, b: string): number {
+  const ai = a[Symbol.iterator]();
+  const bi = b[Symbol.iterator]();
+  for (;;) {
+    const x = ai.next();
+    const y = bi.next();
+    if (x.done || y.done) return x.done && y.done ? 0 : x.done ? -1 : 1;
+    const cx = x.value.codePointAt(0)!;
+    const cy = y.value.codePointAt(0)!;
+    if (cx !== cy) return cx - cy;
+  }
+}
+
+/** Python's repr of a float: shortest round-trip digits, exponent form below 1e-4 or from 1e16. */
+export function pyFloat(x: number): string {
+  if (Number.isNaN(x)) return 'nan';
+  if (x === Infinity) return 'inf';
+  if (x === -Infinity) return '-inf';
+  if (x === 0) return Object.is(x, -0) ? '-0.0' : '0.0';
+  const [mant, expText] = x.toExponential().split('e');
+  const exp = Number(expText);
+  const negative = mant.startsWith('-');
+  const digits = mant.replace('-', '').replace('.', '');
+  const sign = negative ? '-' : '';
+  if (exp < -4 || exp >= 16) {
+    const m = digits.length > 1 ? `${digits[0]}.${digits.slice(1)}` : digits;
+    return `${sign}${m}e${exp < 0 ? '-' : '+'}${String(Math.abs(exp)).padStart(2, '0')}`;
+  }
+  if (exp < 0) return `${sign}0.${'0'.repeat(-exp - 1)}${digits}`;
+  if (digits.length <= exp + 1) return `${sign}${digits}${'0'.repeat(exp + 1 - digits.length)}.0`;
+  return `${sign}${digits.slice(0, exp + 1)}.${digits.slice(exp + 1)}`;
+}
+
+/** A JS number as Python prints it: whole numbers within 2^53 are ints, the rest floats. */
+export function pyNumber(x: number | bigint): string {
+  if (typeof x === 'bigint') return x.toString();
+  if (Number.isInteger(x) && Math.abs(x) <= Number.MAX_SAFE_INTEGER && !Object.is(x, -0)) return String(x);
+  return pyFloat(x);
+}
+
+const NON_PRINTABLE = /[\p{Cc}\p{Cf}\p{Cs}\p{Co}\p{Cn}\p{Zl}\p{Zp}\p{Zs}]/u;
+
+function hexEscape(cp: number): string {
+  if (cp <= 0xff) return '\\x' + cp.toString(16).padStart(2, '0');
+  if (cp <= 0xffff) return '\\u' + cp.toString(16).padStart(4, '0');
+  return '\\U' + cp.toString(16).padStart(8, '0');
+}
+
+/** Python's repr of a str. */
+export function pyStrRepr(s: string): string {
+  const quote = s.includes("'") && !s.includes('"') ? '"' : "'";
+  let out = quote;
+  for (const ch of s) {
+    if (ch === quote || ch === '\\') out += '\\' + ch;
+    else if (ch === '\t') out += '\\t';
+    else if (ch === '\n') out += '\\n';
+    else if (ch === '\r') out += '\\r';
+    else if (ch !== ' ' && NON_PRINTABLE.test(ch)) out += hexEscape(ch.codePointAt(0)!);
+    else out += ch;
+  }
+  return out + quote;
+}
+
+/** Python's repr of bytes. */
+export function pyBytesRepr(b: Uint8Array): string {
+  const hasSingle = b.includes(0x27);
+  const quote = hasSingle && !b.includes(0x22) ? '"' : "'";
+  let out = 'b' + quote;
+  for (const byte of b) {
+    const ch = String.fromCharCode(byte);
+    if (ch === quote || ch === '\\') out += '\\' + ch;
+    else if (byte === 9) out += '\\t';
+    else if (byte === 10) out += '\\n';
+    else if (byte === 13) out += '\\r';
+    else if (byte < 0x20 || byte >= 0x7f) out += '\\x' + byte.toString(16).padStart(2, '0');
+    else out += ch;
+  }
+  return out + quote;
+}
+
+/** Python's repr() of decoded data; dict keys in insertion order (as str(dict) prints them). */
+export function pyRepr(value: unknown, sortKeys = false, depth = 0): string {
+  if (depth > 500) throw new BrineError('BAD_OUTPUT_DATA', 'data nested too deeply (or circular) to print');
+  if (value === null || value === undefined) return 'None';
+  if (value === true) return 'True';
+  if (value === false) return 'False';
+  if (typeof value === 'number' || typeof value === 'bigint') return pyNumber(value);
+  if (typeof value === 'string') return pyStrRepr(value);
+  if (isBytes(value)) return pyBytesRepr(value);
+  if (Array.isArray(value)) return '[' + value.map((v) => pyRepr(v, sortKeys, depth + 1)).join(', ') + ']';
+  if (isMapping(value)) {
+    // A Map may hold non-string keys (msgpack allows them); Python shows those unquoted.
+    const items: [unknown, string, unknown][] =
+      value instanceof Map ? [...value.entries()].map(([k, v]) => [k, keyText(k), v]) : Object.entries(value).map(([k, v]) => [k, k, v]);
+    if (sortKeys) items.sort((a, b) => compareCodePoints(a[1], b[1]));
+    return '{' + items.map(([k, , v]) => `${pyRepr(k, sortKeys, depth + 1)}: ${pyRepr(v, sortKeys, depth + 1)}`).join(', ') + '}';
+  }
+  throw unprintable(value);
+}
+
+/** Python's str(): a str as itself, anything else as repr. */
+export function pyStr(value: unknown): string {
+  return typeof value === 'string' ? value : pyRepr(value);
+}
+
+/** Python's str.splitlines() (no line ends kept): \n, \r, \r\n, \v, \f, \x1c-\x1e, \x85, \u2028, \u2029. */
+export function pySplitlines(s: string, keepEnds = false): string[] {
+  const lines: string[] = [];
+  const re = /\r\n|[\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]/g;
+  let start = 0;
+  for (let m = re.exec(s); m; m = re.exec(s)) {
+    lines.push(s.slice(start, keepEnds ? m.index + m[0].length : m.index));
+    start = m.index + m[0].length;
+  }
+  if (start < s.length) lines.push(s.slice(start));
+  return lines;
+}
