@@ -15,6 +15,7 @@ import {
   timingSafeEqual,
 } from 'node:crypto';
 import { CryptoError } from '../errors';
+import { asBytes } from './bytes';
 
 const AES_KEY_BYTES = 24;
 const HMAC_KEY_BYTES = 32;
@@ -48,7 +49,7 @@ export class Crypticle {
 
   /** IV || AES-192-CBC(plain) || HMAC-SHA256, with a fresh random IV. */
   encrypt(plain: Buffer): Buffer {
-    return this.encryptWithIv(plain, randomBytes(IV_BYTES));
+    return this.encryptWithIv(asBytes(plain, 'plaintext'), randomBytes(IV_BYTES));
   }
 
   /**
@@ -56,6 +57,8 @@ export class Crypticle {
    * @internal Never call this with a fixed or reused IV outside tests.
    */
   encryptWithIv(plain: Buffer, iv: Buffer): Buffer {
+    plain = asBytes(plain, 'plaintext');
+    iv = asBytes(iv, 'IV');
     if (iv.length !== IV_BYTES) {
       throw new CryptoError('BAD_IV', `IV must be ${IV_BYTES} bytes, got ${iv.length}`);
     }
@@ -73,6 +76,7 @@ export class Crypticle {
 
   /** Check the HMAC (constant time) and only then decrypt; returns the plaintext without padding. */
   decrypt(message: Buffer): Buffer {
+    message = asBytes(message, 'Crypticle message');
     const bodyLength = message.length - IV_BYTES - MAC_BYTES;
     if (bodyLength < BLOCK || bodyLength % BLOCK !== 0) {
       throw new CryptoError('TRUNCATED', `Crypticle message of ${message.length} bytes is not IV + whole blocks + HMAC`);

@@ -9,9 +9,12 @@ import { CryptoError } from '../errors';
 const knownHashes = new Set(getHashes().map((h) => h.toLowerCase()));
 
 export function fingerprint(pemText: string | Buffer, hash = 'sha256'): string {
-  const algo = hash.toLowerCase();
+  const algo = typeof hash === 'string' ? hash.toLowerCase() : '';
   if (!knownHashes.has(algo)) {
     throw new CryptoError('BAD_HASH', `unknown hash type '${hash}'`, { hint: 'use e.g. sha256, sha512, md5' });
+  }
+  if (typeof pemText !== 'string' && !Buffer.isBuffer(pemText)) {
+    throw new CryptoError('BAD_KEY', 'a fingerprint needs PEM text');
   }
   const text = typeof pemText === 'string' ? pemText : pemText.toString('utf8');
   // Python's readlines() keeps each line's newline; blank lines are dropped before slicing.

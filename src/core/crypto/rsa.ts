@@ -22,6 +22,7 @@ import {
 import { CryptoError } from '../errors';
 import { x931Open as x931OpenRaw, x931Sign as x931SignRaw } from './x931';
 import { publicParams } from './key-params';
+import { asBytes } from './bytes';
 
 export { fingerprint } from './fingerprint';
 
@@ -72,6 +73,9 @@ function remember(cache: Map<string, KeyObject>, pem: string, key: KeyObject): K
 }
 
 function pemText(pem: string | Buffer, what: string): string {
+  if (typeof pem !== 'string' && !Buffer.isBuffer(pem)) {
+    throw new CryptoError('BAD_KEY', `${what} must be PEM text or a KeyObject, got ${pem === null ? 'null' : typeof pem}`);
+  }
   const text = typeof pem === 'string' ? pem : pem.toString('utf8');
   if (!text.includes('-----BEGIN ')) {
     throw new CryptoError('BAD_KEY', `${what} is not PEM text (no -----BEGIN line)`);
@@ -152,6 +156,7 @@ function asPublic(key: RsaKeyInput): KeyObject {
 /** RSA-OAEP (SHA-1, MGF1-SHA-1, empty label) encryption to `pub`. */
 export function oaepEncrypt(pub: RsaKeyInput, data: Buffer): Buffer {
   const key = asPublic(pub);
+  data = asBytes(data, 'OAEP plaintext');
   const max = publicParams(key).size - 42; // 2 * SHA-1 length + 2
   if (data.length > max) {
     throw new CryptoError('DATA_TOO_LONG', `OAEP-SHA1 can carry at most ${max} bytes with this key, got ${data.length}`);
@@ -162,6 +167,7 @@ export function oaepEncrypt(pub: RsaKeyInput, data: Buffer): Buffer {
 /** RSA-OAEP (SHA-1) decryption; a ciphertext not made for this key is `DECRYPT_FAILED`. */
 export function oaepDecrypt(priv: RsaKeyInput, data: Buffer): Buffer {
   const key = asPrivate(priv);
+  data = asBytes(data, 'OAEP ciphertext');
   const size = publicParams(key).size;
   if (data.length !== size) {
     throw new CryptoError('DECRYPT_FAILED', `RSA ciphertext must be ${size} bytes for this key, got ${data.length}`);
@@ -176,12 +182,14 @@ export function oaepDecrypt(priv: RsaKeyInput, data: Buffer): Buffer {
 /** PKCS#1 v1.5 signature with SHA-1 (deterministic). */
 export function signPkcs1v15Sha1(priv: RsaKeyInput, data: Buffer): Buffer {
   const key = asPrivate(priv);
+  data = asBytes(data, 'signed data');
   return sign('sha1', data, { key, padding: constants.RSA_PKCS1_PADDING });
 }
 
 /** Check a PKCS#1 v1.5 SHA-1 signature; any malformed signature is simply `false`. */
 export function verifyPkcs1v15Sha1(pub: RsaKeyInput, data: Buffer, signature: Buffer): boolean {
   const key = asPublic(pub);
+  if (!(data instanceof Uint8Array) || !(signature instanceof Uint8Array)) return false;
   if (signature.length !== publicParams(key).size) return false;
   try {
     return verify('sha1', data, { key, padding: constants.RSA_PKCS1_PADDING }, signature);
@@ -192,10 +200,10 @@ export function verifyPkcs1v15Sha1(pub: RsaKeyInput, data: Buffer, signature: Bu
 
 /** X9.31 signing (OpenSSL RSA_private_encrypt, RSA_X931_PADDING): deterministic, modulus-sized. */
 export function x931Sign(priv: RsaKeyInput, message: Buffer): Buffer {
-  return x931SignRaw(asPrivate(priv), message);
+  return x931SignRaw(asPrivate(priv), asBytes(message, 'X9.31 message'));
 }
 
 /** Open an X9.31 signature with the public key: the signed message, or `BAD_SIGNATURE`/`BAD_PADDING`. */
 export function x931Open(pub: RsaKeyInput, signature: Buffer): Buffer {
-  return x931OpenRaw(asPublic(pub), signature);
+  return x931OpenRaw(asPublic(pub), asBytes(signature, 'X9.31 signature'));
 }

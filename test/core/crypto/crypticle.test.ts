@@ -1,4 +1,4 @@
-import { createHmac } from 'node:crypto';
+import { createHmac, randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { Crypticle } from '../../../src/core/crypto/crypticle';
 import { cryptoVectors } from './vectors';
@@ -98,5 +98,25 @@ describe('Crypticle', () => {
 
   it('rejects an IV of the wrong size with BAD_IV', () => {
     expect(codeOf(() => new Crypticle(v.key_string).encryptWithIv(Buffer.from('x'), Buffer.alloc(8)))).toBe('BAD_IV');
+  });
+});
+
+describe('Crypticle on garbage', () => {
+  it('throws only CryptoError for non-bytes and random bytes', () => {
+    const c = new Crypticle(vectors[0].key_string);
+    for (const g of [undefined, null, 'string', 42, {}, new Uint8Array(64), ...Array.from({ length: 200 }, (_, i) => randomBytes(i))]) {
+      try {
+        c.decrypt(g as Buffer);
+        expect.unreachable('garbage decrypted');
+      } catch (err) {
+        expect((err as Error).name).toBe('CryptoError');
+      }
+    }
+    expect(codeOf(() => c.encrypt('text' as unknown as Buffer))).toBe('BAD_INPUT');
+  });
+
+  it('decrypts a Uint8Array message', () => {
+    const v = vectors[2];
+    expect(Buffer.from(new Crypticle(v.key_string).decrypt(new Uint8Array(hex(v.message_hex)) as Buffer)).toString('hex')).toBe(v.plaintext_hex);
   });
 });

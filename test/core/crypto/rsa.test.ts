@@ -1,4 +1,4 @@
-import { createPrivateKey, createPublicKey } from 'node:crypto';
+import { createPrivateKey, createPublicKey, randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import {
   fingerprint,
@@ -196,5 +196,47 @@ describe('fingerprints (salt-key -F sample)', () => {
     expect(fingerprint(wireFile('keys/web1.pub'), 'md5')).toMatch(/^([0-9a-f]{2}:){15}[0-9a-f]{2}$/);
     expect(codeOf(() => fingerprint(wireFile('keys/web1.pub'), 'nope'))).toBe('BAD_HASH');
     expect(codeOf(() => fingerprint('not a key'))).toBe('BAD_KEY');
+  });
+});
+
+describe('garbage in, typed errors out', () => {
+  const garbage: unknown[] = [undefined, null, 42, 'text', {}, [], Buffer.alloc(0), Buffer.alloc(256, 0xff), new Uint8Array(7)];
+  const pubPem = wireFile('keys/master.pub');
+  const privPem = wireFile('keys/master.pem');
+
+  function onlyCryptoErrors(fn: () => unknown): void {
+    try {
+      fn();
+    } catch (err) {
+      expect((err as Error).name).toBe('CryptoError');
+    }
+  }
+
+  it('never throws anything but CryptoError for bad data or keys', () => {
+    for (const g of garbage) {
+      const bytes = g as Buffer;
+      onlyCryptoErrors(() => x931Open(pubPem, bytes));
+      onlyCryptoErrors(() => x931Sign(privPem, bytes));
+      onlyCryptoErrors(() => oaepDecrypt(privPem, bytes));
+      onlyCryptoErrors(() => oaepEncrypt(pubPem, bytes));
+      onlyCryptoErrors(() => signPkcs1v15Sha1(privPem, bytes));
+      expect(verifyPkcs1v15Sha1(pubPem, bytes, bytes)).toBe(false);
+      onlyCryptoErrors(() => publicKeyFromPem(bytes));
+      onlyCryptoErrors(() => privateKeyFromPem(bytes));
+      onlyCryptoErrors(() => fingerprint(bytes));
+      onlyCryptoErrors(() => x931Open(bytes, Buffer.alloc(256)));
+    }
+  });
+
+  it('rejects random signatures of the right size without crashing', () => {
+    for (let i = 0; i < 200; i++) {
+      onlyCryptoErrors(() => x931Open(pubPem, randomBytes(256)));
+      onlyCryptoErrors(() => oaepDecrypt(privPem, randomBytes(256)));
+    }
+  });
+
+  it('takes a Uint8Array as bytes', () => {
+    const sig = x931Sign(privPem, new Uint8Array(Buffer.from('salt')) as Buffer);
+    expect(x931Open(pubPem, new Uint8Array(sig) as Buffer).toString()).toBe('salt');
   });
 });
