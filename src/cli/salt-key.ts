@@ -8,6 +8,7 @@ import { generateKeyPair } from '../core/crypto/rsa';
 import { writeFileAtomic } from '../core/master/key-files';
 import { KEY_STATES, KeyState, KeyStore, STATE_DIRS } from '../core/master/key-store';
 import { EXIT_USAGE } from './errors';
+import { formatOutput, isOutputter, OUTPUTTERS } from './output';
 
 export type SaltKeyListName =
   | 'acc' | 'accepted' | 'pre' | 'un' | 'unaccepted' | 'rej' | 'rejected' | 'den' | 'denied' | 'all';
@@ -46,7 +47,7 @@ export interface SaltKeyOptions {
   includeRejected?: boolean;
   includeAccepted?: boolean;
   includeDenied?: boolean;
-  /** --out: 'json', or the default key outputter */
+  /** --out: 'key' (the default) or any of brine's outputters (json, yaml, nested, txt, ...) */
   out?: string;
   /** --gen-keys NAME, --gen-keys-dir DIR (default '.'), --keysize BITS (default 2048) */
   genKeys?: string;
@@ -134,8 +135,8 @@ function usageProblem(opts: SaltKeyOptions): string | undefined {
   if (opts.list !== undefined && !(opts.list in LIST_NAMES)) {
     return `'${String(opts.list)}' is not a valid argument to '--list'; use one of ${Object.keys(LIST_NAMES).join(', ')}`;
   }
-  if (opts.out !== undefined && opts.out !== 'json' && opts.out !== 'key') {
-    return `salt-key prints with the key outputter or --out json, not '${opts.out}'`;
+  if (opts.out !== undefined && opts.out !== 'key' && !isOutputter(opts.out)) {
+    return `unknown outputter '${opts.out}'; use key, ${OUTPUTTERS.join(', ')}`;
   }
   if (opts.genKeys !== undefined) {
     const size = opts.keysize ?? MIN_KEYSIZE;
@@ -221,27 +222,29 @@ function genKeys(opts: SaltKeyOptions, io: SaltKeyIo): number {
   }
   const store = new KeyStore({ pkiDir: dir });
   const finger = existsSync(pubFile) ? store.localFingerprint(`${name}.pub`, opts.hashType ?? 'sha256') ?? '' : '';
-  // Salt hands {return: fingerprint} to the key outputter, which falls back to nested for it.
-  if (opts.out === 'json') io.out(`${JSON.stringify({ return: finger }, null, 4)}\n`);
-  else io.out(`return:\n    ${finger}\n`);
+  // Salt hands {return: fingerprint} to the key outputter, which fails on it and falls back to nested.
+  const out = opts.out === undefined || opts.out === 'key' ? 'nested' : opts.out;
+  io.out(formatOutput(isOutputter(out) ? out : 'nested', { return: finger }));
   return 0;
 }
 
-/** Salt's `key` outputter (or json): states in sorted order, ids sorted, whole text right-stripped. */
+/**
+ * Salt's `key` outputter (states in sorted order, ids sorted, whole text right-stripped, nothing
+ * printed when empty), or the outputter named by --out.
+ */
 function display(data: KeyData, out: string | undefined, io: SaltKeyIo): void {
-  let text: string;
-  if (out === 'json') {
-    text = JSON.stringify(data, null, 4);
-  } else {
-    text = '';
-    for (const status of Object.keys(data).sort(byCodePoint)) {
-      text += `${HEADINGS[status]}\n`;
-      const entries = data[status];
-      if (Array.isArray(entries)) {
-        for (const id of [...entries].sort(byCodePoint)) text += `${id}\n`;
-      } else {
-        for (const id of Object.keys(entries).sort(byCodePoint)) text += `${id}:  ${entries[id]}\n`;
-      }
+  if (out !== undefined && out !== 'key' && isOutputter(out)) {
+    io.out(formatOutput(out, data));
+    return;
+  }
+  let text = '';
+  for (const status of Object.keys(data).sort(byCodePoint)) {
+    text += `${HEADINGS[status]}\n`;
+    const entries = data[status];
+    if (Array.isArray(entries)) {
+      for (const id of [...entries].sort(byCodePoint)) text += `${id}\n`;
+    } else {
+      for (const id of Object.keys(entries).sort(byCodePoint)) text += `${id}:  ${entries[id]}\n`;
     }
   }
   text = text.replace(/\s+$/, '');

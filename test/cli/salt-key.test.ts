@@ -193,3 +193,10 @@ describe('salt-key --gen-keys', () => {
     expect((await run({ listAll: true, out: 'xml' })).code).toBe(64);
   });
 });
+
+describe('salt-key with other outputters', () => {
+  it('prints yaml and nested', async () => {
+    expect((await run({ list: 'un', out: 'yaml' })).out).toBe('minions_pre:\n- db1\n- web1\n- web2\n');
+    expect((await run({ list: 'acc', out: 'nested' })).out).toBe('minions:\n');
+  });
+});
