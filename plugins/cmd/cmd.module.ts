@@ -1,0 +1,165 @@
+import { Fn, IGrains, IJobContext, IShell, InvocationError, Module, inject, type ShellRunOptions } from 'brine/plugin';
+
+/** Keyword arguments every cmd function accepts (Salt's names). */
+interface CmdKwargs {
+  cwd?: unknown;
+  stdin?: unknown;
+  runas?: unknown;
+  shell?: unknown;
+  python_shell?: unknown;
+  env?: unknown;
+  clean_env?: unknown;
+  prepend_path?: unknown;
+  rstrip?: unknown;
+  umask?: unknown;
+  timeout?: unknown;
+  ignore_retcode?: unknown;
+  success_retcodes?: unknown;
+  hide_output?: unknown;
+  redirect_stderr?: unknown;
+  __pub_jid?: unknown;
+  [other: string]: unknown;
+}
+
+interface CmdResult {
+  pid: number;
+  retcode: number;
+  stdout: string;
+  stderr: string;
+}
+
+function isTrue(v: unknown): boolean {
+  if (typeof v === 'string') return ['true', 'yes', 'on', '1'].includes(v.toLowerCase());
+  return Boolean(v);
+}
+
+function optionalString(v: unknown, name: string): string | undefined {
+  if (v === undefined || v === null || v === '') return undefined;
+  if (typeof v !== 'string') throw new InvocationError(`${name} must be a string`);
+  return v;
+}
+
+function toEnv(v: unknown): Record<string, string> | undefined {
+  if (v === undefined || v === null) return undefined;
+  if (typeof v !== 'object' || Array.isArray(v)) throw new InvocationError("Invalid input: 'env' must be a dict of variable names to values");
+  return Object.fromEntries(Object.entries(v as Record<string, unknown>).map(([k, x]) => [k, String(x)]));
+}
+
+function toRetcodes(v: unknown): number[] {
+  if (v === undefined || v === null) return [0];
+  const items = Array.isArray(v) ? v : String(v).split(',');
+  const codes = items.map((x) => (typeof x === 'number' ? x : Number(String(x).trim())));
+  if (codes.some((c) => !Number.isInteger(c))) throw new InvocationError('success_retcodes must be a list of integers');
+  return codes;
+}
+
+function toTimeout(v: unknown): number | undefined {
+  if (v === undefined || v === null || v === '') return undefined;
+  const n = Number(v);
+  if (!Number.isFinite(n) || n < 0) throw new InvocationError('timeout must be a number of seconds');
+  return n;
+}
+
+@Module('cmd', { doc: 'A module for shelling out. Keyword arguments follow Salt: cwd, stdin, runas, shell, python_shell, env, clean_env, prepend_path, rstrip, umask, timeout, ignore_retcode, success_retcodes, hide_output.' })
+export class CmdModule {
+  constructor(
+    @inject(IShell) private readonly shellService: IShell,
+    @inject(IJobContext) private readonly job: IJobContext,
+    @inject(IGrains) private readonly grains: IGrains,
+  ) {}
+
+  /**
+   * Salt's `_run`: run the command, apply rstrip and success_retcodes, and make the exit code the
+   * job's retcode (0 with ignore_retcode). A timeout kills the process group and answers
+   * "<cmd> : Timed out after N seconds" with retcode 1, as Salt does.
+   */
+  private async execute(cmd: unknown, kw: CmdKwargs, opts: { mergeStderr: boolean; forceShell?: boolean }): Promise<CmdResult> {
+    if (typeof cmd !== 'string' && !(Array.isArray(cmd) && cmd.length > 0)) {
+      throw new InvocationError('cmd must be a command line or a list of arguments');
+    }
+    const command = typeof cmd === 'string' ? cmd : cmd.map(String);
+    // Salt: python_shell defaults to True for jobs published by a master (they carry a jid), False for cross-calls.
+    const pythonShell = opts.forceShell || (kw.python_shell === undefined || kw.python_shell === null ? Boolean(kw.__pub_jid) : isTrue(kw.python_shell));
+    let env = toEnv(kw.env);
+    const prepend = optionalString(kw.prepend_path, 'prepend_path');
+    if (prepend) env = { ...(env ?? {}), PATH: `${prepend}:${env?.PATH ?? process.env.PATH ?? ''}` };
+    const timeout = toTimeout(kw.timeout);
+    const successRetcodes = toRetcodes(kw.success_retcodes);
+    const options: ShellRunOptions = {
+      cwd: optionalString(kw.cwd, 'cwd'),
+      env,
+      cleanEnv: isTrue(kw.clean_env),
+      stdin: kw.stdin === undefined || kw.stdin === null ? undefined : String(kw.stdin),
+      timeout,
+      umask: kw.umask === undefined || kw.umask === null ? undefined : (kw.umask as string | number),
+      runas: optionalString(kw.runas, 'runas'),
+      pythonShell,
+      shell: optionalString(kw.shell, 'shell') ?? String(this.grains.get('shell', '/bin/sh') || '/bin/sh'),
+      mergeStderr: opts.mergeStderr,
+      signal: this.job.signal,
+    };
+    const res = await this.shellService.run(command, options);
+    let result: CmdResult;
+    if (res.timedOut) {
+      const text = typeof command === 'string' ? command : command.join(' ');
+      result = { pid: res.pid, retcode: 1, stdout: `${text} : Timed out after ${timeout} seconds`, stderr: '' };
+    } else {
+      const strip = kw.rstrip === undefined || isTrue(kw.rstrip);
+      result = {
+        pid: res.pid,
+        retcode: successRetcodes.includes(res.retcode) ? 0 : res.retcode,
+        stdout: strip ? res.stdout.trimEnd() : res.stdout,
+        stderr: strip ? res.stderr.trimEnd() : res.stderr,
+      };
+    }
+    this.job.retcode = isTrue(kw.ignore_retcode) ? 0 : result.retcode;
+    return result;
+  }
+
+  @Fn({ doc: "Execute the passed command and return its output (stdout and stderr together) as a string\n\nCLI Example:\n\n    salt '*' cmd.run \"ls -l | awk '/foo/{print \\$2}'\"" })
+  async run(cmd: unknown, kwargs: CmdKwargs = {}): Promise<string> {
+    const res = await this.execute(cmd, kwargs, { mergeStderr: true });
+    return isTrue(kwargs.hide_output) ? '' : res.stdout;
+  }
+
+  @Fn({ doc: "Execute the passed command through the shell and return its output\n\nCLI Example:\n\n    salt '*' cmd.shell \"ls -l | awk '/foo/{print \\$2}'\"" })
+  async shell(cmd: unknown, kwargs: CmdKwargs = {}): Promise<string> {
+    const res = await this.execute(cmd, kwargs, { mergeStderr: true, forceShell: true });
+    return isTrue(kwargs.hide_output) ? '' : res.stdout;
+  }
+
+  @Fn({ doc: "Execute a command and return only its standard output\n\nCLI Example:\n\n    salt '*' cmd.run_stdout \"ls -l\"" })
+  async run_stdout(cmd: unknown, kwargs: CmdKwargs = {}): Promise<string> {
+    const res = await this.execute(cmd, kwargs, { mergeStderr: false });
+    return isTrue(kwargs.hide_output) ? '' : res.stdout;
+  }
+
+  @Fn({ doc: "Execute a command and return only its standard error\n\nCLI Example:\n\n    salt '*' cmd.run_stderr \"ls -l\"" })
+  async run_stderr(cmd: unknown, kwargs: CmdKwargs = {}): Promise<string> {
+    const res = await this.execute(cmd, kwargs, { mergeStderr: false });
+    return isTrue(kwargs.hide_output) ? '' : res.stderr;
+  }
+
+  @Fn({ doc: "Execute a command and return {pid, retcode, stdout, stderr}\n\nCLI Example:\n\n    salt '*' cmd.run_all \"ls -l\"" })
+  async run_all(cmd: unknown, kwargs: CmdKwargs = {}): Promise<CmdResult> {
+    const res = await this.execute(cmd, kwargs, { mergeStderr: isTrue(kwargs.redirect_stderr) });
+    return isTrue(kwargs.hide_output) ? { ...res, stdout: '', stderr: '' } : res;
+  }
+
+  @Fn({ doc: "Execute a command and return its exit code\n\nCLI Example:\n\n    salt '*' cmd.retcode \"file /bin/bash\"" })
+  async retcode(cmd: unknown, kwargs: CmdKwargs = {}): Promise<number> {
+    return (await this.execute(cmd, kwargs, { mergeStderr: true })).retcode;
+  }
+
+  @Fn({ doc: "Return the path of an executable, or None\n\nCLI Example:\n\n    salt '*' cmd.which cat" })
+  async which(cmd: unknown): Promise<string | null> {
+    if (typeof cmd !== 'string' || cmd === '') throw new InvocationError('cmd must be an executable name');
+    return this.shellService.which(cmd);
+  }
+
+  @Fn({ doc: "Whether an executable is on the PATH\n\nCLI Example:\n\n    salt '*' cmd.has_exec cat" })
+  async has_exec(cmd: unknown): Promise<boolean> {
+    if (typeof cmd !== 'string' || cmd === '') throw new InvocationError('cmd must be an executable name');
+    return (await this.shellService.which(cmd)) !== null;
+  }
+}

@@ -1,0 +1,1 @@
+export { CmdModule } from './cmd.module';

@@ -1,0 +1,120 @@
+import { BRINE_VERSION, GrainsProvider, IConfig, IHost, inject } from 'brine/plugin';
+import { DEB_ARCH, OS_FAMILIES, OS_NAMES, parseOsRelease } from './os-release';
+
+type Grains = Record<string, unknown>;
+
+/**
+ * Salt's core grains for Linux hosts: identity, OS, kernel, CPU, memory, addresses, machine id,
+ * virtualization. Files are read through IHost, so a fixture root stands in for `/` in tests.
+ */
+@GrainsProvider('core')
+export class CoreGrains {
+  constructor(
+    @inject(IHost) private readonly host: IHost,
+    @inject(IConfig) private readonly config: IConfig,
+  ) {}
+
+  async collect(): Promise<Grains> {
+    const fqdn = this.host.hostname();
+    const short = fqdn.split('.')[0];
+    const grains: Grains = {
+      id: this.config.get('id', fqdn),
+      master: this.config.get('master', 'salt'),
+      host: short,
+      localhost: fqdn,
+      nodename: fqdn,
+      fqdn,
+      domain: fqdn.includes('.') ? fqdn.slice(fqdn.indexOf('.') + 1) : '',
+      kernel: this.host.kernel(),
+      kernelrelease: this.host.kernelRelease(),
+      kernelversion: this.host.kernelVersion(),
+      cpuarch: this.host.machine(),
+      shell: this.host.env('SHELL') ?? '/bin/sh',
+      path: this.host.env('PATH') ?? '',
+      saltversion: BRINE_VERSION,
+      saltversioninfo: BRINE_VERSION.split('.').map((p) => Number.parseInt(p, 10)).filter((n) => !Number.isNaN(n)),
+      brineversion: BRINE_VERSION,
+    };
+    Object.assign(grains, await this.osGrains(String(grains.cpuarch)), await this.cpuGrains(), await this.memGrains());
+    Object.assign(grains, this.ipGrains(), { machine_id: await this.machineId(), virtual: await this.virtual() });
+    return grains;
+  }
+
+  private async osGrains(cpuarch: string): Promise<Grains> {
+    const text = (await this.host.readFile('/etc/os-release')) ?? (await this.host.readFile('/usr/lib/os-release'));
+    if (text === null) return { os: this.host.kernel(), os_family: this.host.kernel(), osarch: cpuarch };
+    const rel = parseOsRelease(text);
+    const id = (rel.ID ?? '').toLowerCase();
+    const os = OS_NAMES[id] ?? rel.NAME ?? this.host.kernel();
+    const osrelease = rel.VERSION_ID ?? '';
+    const info = osrelease.split('.').map((p) => Number.parseInt(p, 10)).filter((n) => !Number.isNaN(n));
+    const family = OS_FAMILIES[os] ?? os;
+    const grains: Grains = {
+      os,
+      os_family: family,
+      osfullname: rel.NAME ?? os,
+      osrelease,
+      osrelease_info: info,
+      oscodename: rel.VERSION_CODENAME ?? '',
+      osarch: family === 'Debian' ? (DEB_ARCH[cpuarch] ?? cpuarch) : cpuarch,
+    };
+    if (info.length > 0) {
+      grains.osmajorrelease = info[0];
+      grains.osfinger = `${family === 'Debian' ? os : rel.NAME ?? os}-${info[0]}`;
+    }
+    return grains;
+  }
+
+  private async cpuGrains(): Promise<Grains> {
+    const models = this.host.cpuModels();
+    const cpuinfo = (await this.host.readFile('/proc/cpuinfo')) ?? '';
+    const modelLine = /^model name\s*:\s*(.*)$/m.exec(cpuinfo);
+    const processors = cpuinfo.split('\n').filter((l) => /^processor\s*:/.test(l)).length;
+    return {
+      num_cpus: processors || models.length,
+      cpu_model: modelLine ? modelLine[1].trim() : (models[0] ?? ''),
+    };
+  }
+
+  private async memGrains(): Promise<Grains> {
+    const meminfo = (await this.host.readFile('/proc/meminfo')) ?? '';
+    const kib = (key: string): number => {
+      const m = new RegExp(`^${key}:\\s*(\\d+)`, 'm').exec(meminfo);
+      return m ? Number(m[1]) : 0;
+    };
+    // Salt reports MiB, rounded down.
+    return { mem_total: Math.floor(kib('MemTotal') / 1024), swap_total: Math.floor(kib('SwapTotal') / 1024) };
+  }
+
+  private ipGrains(): Grains {
+    const ipv4 = new Set<string>();
+    const ipv6 = new Set<string>();
+    const ipInterfaces: Record<string, string[]> = {};
+    const hwaddr: Record<string, string> = {};
+    for (const [name, addrs] of Object.entries(this.host.networkInterfaces())) {
+      ipInterfaces[name] = [];
+      for (const a of addrs) {
+        (a.family === 'IPv4' ? ipv4 : ipv6).add(a.address);
+        ipInterfaces[name].push(a.address);
+        if (a.mac) hwaddr[name] = a.mac;
+      }
+    }
+    return { ipv4: [...ipv4].sort(), ipv6: [...ipv6].sort(), ip_interfaces: ipInterfaces, hwaddr_interfaces: hwaddr };
+  }
+
+  private async machineId(): Promise<string> {
+    const id = (await this.host.readFile('/etc/machine-id')) ?? (await this.host.readFile('/var/lib/dbus/machine-id'));
+    return id?.trim() ?? '';
+  }
+
+  private async virtual(): Promise<string> {
+    if ((await this.host.exists('/.dockerenv')) || (await this.host.exists('/run/.containerenv'))) return 'container';
+    const cgroup = (await this.host.readFile('/proc/1/cgroup')) ?? '';
+    if (/docker|lxc|kubepods|containerd/.test(cgroup)) return 'container';
+    const product = ((await this.host.readFile('/sys/class/dmi/id/product_name')) ?? '').trim();
+    if (/KVM|QEMU/i.test(product)) return 'kvm';
+    if (/VirtualBox/i.test(product)) return 'VirtualBox';
+    if (/VMware/i.test(product)) return 'VMware';
+    return 'physical';
+  }
+}

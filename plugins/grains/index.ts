@@ -1,0 +1,2 @@
+export { GrainsModule } from './grains.module';
+export { CoreGrains } from './core-grains';

@@ -1,0 +1,1 @@
+export { TestModule } from './test.module';

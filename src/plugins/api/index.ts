@@ -1,0 +1,43 @@
+/**
+ * The public plugin-author API, imported as `brine/plugin`. Everything a module needs comes from
+ * here; host and plugins share one tsyringe, so `inject` below is the host's own.
+ *
+ * @example
+ * import { Module, Fn, inject, IShell, CommandExecutionError } from 'brine/plugin';
+ *
+ * @Module('hello')
+ * export class Hello {
+ *   constructor(@inject(IShell) private readonly shell: IShell) {}
+ *
+ *   @Fn({ doc: "Say hello. CLI: salt '*' hello.world" })
+ *   async world(): Promise<string> {
+ *     const res = await this.shell.run(['echo', 'hello']);
+ *     if (res.retcode !== 0) throw new CommandExecutionError('echo failed');
+ *     return res.stdout.trim();
+ *   }
+ * }
+ */
+import 'reflect-metadata';
+
+export { inject, injectable } from 'tsyringe';
+export { Module, Fn, GrainsProvider, type ModuleOptions, type FnOptions } from './decorators';
+export {
+  IShell,
+  IGrains,
+  IConfig,
+  ILogger,
+  IJobContext,
+  ISalt,
+  type ShellRunOptions,
+  type ShellResult,
+} from './services';
+export { IHost, type HostAddress } from './host';
+export {
+  CommandExecutionError,
+  InvocationError,
+  ArgumentError,
+  ModuleUnavailableError,
+  FunctionNotFoundError,
+  PluginDefinitionError,
+} from './errors';
+export { BRINE_VERSION } from './version';

@@ -1,0 +1,99 @@
+/**
+ * The one file that reads and writes plugin metadata (tsyringe's lesson: a single owner of all
+ * `Reflect` access). Decorators call the `record*` functions; the loader calls the `read*` ones.
+ */
+import 'reflect-metadata';
+
+/** What `@Module` records. */
+export interface ModuleMetadata {
+  name: string;
+  doc?: string;
+  available?: (grains: Record<string, unknown>) => true | string | false;
+}
+
+/** What `@Fn` records for one method. */
+export interface FnMetadata {
+  /** The method's property name on the prototype. */
+  method: string;
+  /** The public name (`test.true` from method `true_`); defaults to the method name. */
+  name?: string;
+  doc?: string;
+  /** Parameter names, overriding what the loader reads from the method's source. */
+  args?: string[];
+  /** Which parameter is the keyword options object: `true` = the last one, a string = by name. */
+  kwargs?: boolean | string;
+}
+
+/** What `@GrainsProvider` records. */
+export interface GrainsProviderMetadata {
+  name: string;
+}
+
+/** One constructor parameter's service, as tsyringe's `@inject` records it. */
+export interface InjectionToken {
+  index: number;
+  token: unknown;
+  optional: boolean;
+}
+
+type AnyClass = abstract new (...args: never[]) => unknown;
+
+const MODULE_KEY = 'brine:module';
+const FNS_KEY = 'brine:functions';
+const GRAINS_KEY = 'brine:grains-provider';
+// tsyringe's own key (reflection-helpers.ts INJECTION_TOKEN_METADATA_KEY); read-only here.
+const TSYRINGE_TOKENS_KEY = 'injectionTokens';
+
+export function recordModule(target: AnyClass, meta: ModuleMetadata): void {
+  Reflect.defineMetadata(MODULE_KEY, meta, target);
+}
+
+export function readModule(target: unknown): ModuleMetadata | undefined {
+  if (typeof target !== 'function') return undefined;
+  return Reflect.getOwnMetadata(MODULE_KEY, target) as ModuleMetadata | undefined;
+}
+
+export function recordFn(prototype: object, meta: FnMetadata): void {
+  const existing = (Reflect.getOwnMetadata(FNS_KEY, prototype) as FnMetadata[] | undefined) ?? [];
+  Reflect.defineMetadata(FNS_KEY, [...existing.filter((m) => m.method !== meta.method), meta], prototype);
+}
+
+/** The `@Fn` records of a class, own methods and inherited ones (a subclass wins on a clash). */
+export function readFns(target: AnyClass): FnMetadata[] {
+  const byMethod = new Map<string, FnMetadata>();
+  const chain: object[] = [];
+  for (let p = target.prototype as object | null; p && p !== Object.prototype; p = Object.getPrototypeOf(p)) {
+    chain.unshift(p);
+  }
+  for (const proto of chain) {
+    for (const meta of (Reflect.getOwnMetadata(FNS_KEY, proto) as FnMetadata[] | undefined) ?? []) {
+      byMethod.set(meta.method, meta);
+    }
+  }
+  return [...byMethod.values()];
+}
+
+export function recordGrainsProvider(target: AnyClass, meta: GrainsProviderMetadata): void {
+  Reflect.defineMetadata(GRAINS_KEY, meta, target);
+}
+
+export function readGrainsProvider(target: unknown): GrainsProviderMetadata | undefined {
+  if (typeof target !== 'function') return undefined;
+  return Reflect.getOwnMetadata(GRAINS_KEY, target) as GrainsProviderMetadata | undefined;
+}
+
+/** The services named by `@inject(...)` on the constructor's parameters, by index. */
+export function readInjectionTokens(target: AnyClass): InjectionToken[] {
+  const raw = (Reflect.getOwnMetadata(TSYRINGE_TOKENS_KEY, target) ?? {}) as Record<string, unknown>;
+  return Object.entries(raw)
+    .map(([index, entry]) => {
+      const e = entry as { token?: unknown; isOptional?: boolean } | undefined;
+      const isDescriptor = typeof e === 'object' && e !== null && 'token' in e;
+      return {
+        index: Number(index),
+        token: isDescriptor ? e.token : entry,
+        optional: isDescriptor ? e.isOptional === true : false,
+      };
+    })
+    .sort((a, b) => a.index - b.index);
+}

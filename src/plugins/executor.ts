@@ -1,0 +1,154 @@
+import { ArgumentError, CommandExecutionError, FunctionNotFoundError, InvocationError } from './api/errors';
+import { IJobContext, ISalt, type ILogger } from './api/services';
+import { bindArguments, type PubData } from './loader/binder';
+import type { LoadedPlugins } from './loader/loader';
+import { instantiate } from './loader/instantiate';
+import type { ModuleRegistry } from './loader/registry';
+
+/** One job as the minion received it (Salt's publication load). */
+export interface JobRequest {
+  fun: string;
+  arg?: readonly unknown[];
+  jid: string;
+  user?: string;
+  tgt?: unknown;
+  tgtType?: string;
+  ret?: string;
+}
+
+/** What the minion sends back (the `return`, `retcode`, `success`, `out` of Salt's `_return`). */
+export interface JobResult {
+  return: unknown;
+  retcode: number;
+  success: boolean;
+  out?: string;
+}
+
+/** Salt's `salt.defaults.exitcodes.EX_GENERIC`. */
+const EX_GENERIC = 1;
+
+class JobContext {
+  retcode = 0;
+  readonly jid: string;
+  readonly fun: string;
+  readonly args: readonly unknown[];
+  readonly user: string;
+  readonly tgt: unknown;
+  readonly tgtType: string;
+  readonly ret: string;
+  constructor(job: JobRequest, readonly signal: AbortSignal) {
+    this.jid = job.jid;
+    this.fun = job.fun;
+    this.args = job.arg ?? [];
+    this.user = job.user ?? '';
+    this.tgt = job.tgt ?? '';
+    this.tgtType = job.tgtType ?? 'glob';
+    this.ret = job.ret ?? '';
+  }
+}
+
+function errorText(err: unknown): string {
+  if (err instanceof Error) return err.stack ?? `${err.name}: ${err.message}`;
+  return String(err);
+}
+
+/**
+ * Runs jobs against loaded plugins and answers exactly as Salt's minion (`_thread_return`) does:
+ * - unknown function: `'mod.fn' is not available.` (or the module's `__virtual__` reason), or,
+ *   when functions start with that name, their docs plus that line; retcode 1, success false;
+ * - `CommandExecutionError`: `ERROR: <message>`, retcode 1;
+ * - `InvocationError`: `ERROR executing '<fun>': <message>`, retcode 1;
+ * - `ArgumentError`: `Passed invalid arguments to <fun>: <message>\n<doc>`, retcode 1;
+ * - any other error: `The minion function caused an exception: <stack>`, retcode 1;
+ * - otherwise the function's value, retcode = what the function set on `IJobContext.retcode`
+ *   (1 if it left 0 but returned a map with `result` or `success` false), success = retcode 0.
+ * Each job gets a child container holding its `IJobContext` and an `ISalt` for cross-calls.
+ *
+ * @example
+ * const res = await new Executor(plugins).run({ fun: 'test.echo', arg: ['hi'], jid: '20240101000000000000' });
+ * // { return: 'hi', retcode: 0, success: true }
+ */
+export class Executor {
+  private readonly registry: ModuleRegistry;
+
+  constructor(private readonly plugins: LoadedPlugins, private readonly logger?: ILogger) {
+    this.registry = plugins.registry;
+  }
+
+  async run(job: JobRequest, options: { signal?: AbortSignal } = {}): Promise<JobResult> {
+    if (!this.registry.find(job.fun)) return this.missing(job.fun);
+    const ctx = new JobContext(job, options.signal ?? new AbortController().signal);
+    // Salt passes the publication's data, in this order, to functions taking **kwargs.
+    const pub: PubData = {
+      fun: job.fun,
+      arg: job.arg ?? [],
+      tgt: job.tgt ?? '',
+      jid: job.jid,
+      ret: job.ret ?? '',
+      tgt_type: job.tgtType ?? 'glob',
+      user: job.user ?? '',
+    };
+    try {
+      const value = await this.call(ctx, job.fun, job.arg ?? [], pub);
+      let retcode = ctx.retcode;
+      if (retcode === 0 && isFailedResult(value)) retcode = EX_GENERIC;
+      return { return: value, retcode, success: retcode === 0 };
+    } catch (err) {
+      return { return: this.describeError(job.fun, err), retcode: EX_GENERIC, success: false, out: 'nested' };
+    }
+  }
+
+  /** Call `fun` inside the job `ctx`; cross-calls through `ISalt` land here too (without `pub`). */
+  private async call(ctx: JobContext, fun: string, arg: readonly unknown[], pub?: PubData): Promise<unknown> {
+    const found = this.registry.find(fun);
+    if (!found) throw this.registry.missingError(fun);
+    const jobContainer = this.plugins.container.createChildContainer();
+    jobContainer.register(IJobContext, { useValue: ctx });
+    const salt: ISalt = {
+      call: (f, args = [], kwargs) => this.call(ctx, f, kwargs && Object.keys(kwargs).length > 0 ? [...args, { __kwarg__: true, ...kwargs }] : args),
+      functions: () => this.registry.functionNames(),
+      has: (f) => this.registry.find(f) !== undefined,
+    };
+    jobContainer.register(ISalt, { useValue: salt });
+    const { descriptor } = found.module;
+    const values = bindArguments(found.fn, arg, pub);
+    const instance = instantiate(descriptor.cls, descriptor.injections, jobContainer, `Module '${descriptor.name}'`) as Record<string, unknown>;
+    const method = instance[found.fn.method] as (...a: unknown[]) => unknown;
+    return await method.apply(instance, values);
+  }
+
+  private missing(fun: string): JobResult {
+    const error = this.registry.missingError(fun);
+    let message = error.message;
+    const problem = this.registry.problems.find((p) => p.module === fun.split('.')[0]);
+    if (error instanceof FunctionNotFoundError && problem) message += ` Possible reasons: '${problem.error.message}'`;
+    const docs = this.registry.docsStartingWith(fun);
+    if (Object.keys(docs).length > 0) return { return: { ...docs, [fun]: message }, retcode: EX_GENERIC, success: false, out: 'nested' };
+    return { return: message, retcode: EX_GENERIC, success: false, out: 'nested' };
+  }
+
+  private describeError(fun: string, err: unknown): string {
+    if (err instanceof CommandExecutionError) {
+      this.logger?.error("A command in '%s' had a problem: %s", fun, err.message);
+      return `ERROR: ${err.message}`;
+    }
+    if (err instanceof InvocationError) {
+      this.logger?.error("Problem executing '%s': %s", fun, err.message);
+      return `ERROR executing '${fun}': ${err.message}`;
+    }
+    if (err instanceof ArgumentError) {
+      const doc = this.registry.find(fun)?.fn.doc ?? '';
+      const message = `Passed invalid arguments to ${fun}: ${err.message}\n${doc}`;
+      this.logger?.warning('%s', message);
+      return message;
+    }
+    this.logger?.warning('The minion function caused an exception: %s', errorText(err));
+    return `The minion function caused an exception: ${errorText(err)}`;
+  }
+}
+
+function isFailedResult(value: unknown): boolean {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  const v = value as Record<string, unknown>;
+  return ('result' in v && !v.result) || ('success' in v && !v.success);
+}

@@ -1,0 +1,36 @@
+import type { InjectionToken } from '../api/metadata';
+
+/** A plugin class as written: any constructor. */
+export type PluginClass = new (...args: never[]) => object;
+
+/** One parameter of a module function, after applying the argument convention. */
+export interface ParamSpec {
+  name: string;
+  /** `positional`: filled by position or by keyword; `rest`: takes the remaining positional values;
+   *  `kwargs`: the options object that takes the remaining keyword arguments. */
+  kind: 'positional' | 'rest' | 'kwargs';
+  /** Has a default, so it may be left out. */
+  optional: boolean;
+}
+
+/** One callable function of a module. */
+export interface FnDescriptor {
+  /** Public name (`ping`), without the module. */
+  name: string;
+  /** The method's property name on the class. */
+  method: string;
+  doc: string;
+  params: ParamSpec[];
+  /** Keyword names the options object accepts; null = any keyword, plus Salt's `__pub_*` data. */
+  kwargsKeys: string[] | null;
+}
+
+/** A module class turned into data: what `sys.list_functions`/`sys.doc` can show without running it. */
+export interface ModuleDescriptor {
+  name: string;
+  doc: string;
+  available?: (grains: Record<string, unknown>) => true | string | false;
+  cls: PluginClass;
+  functions: Map<string, FnDescriptor>;
+  injections: InjectionToken[];
+}

@@ -1,0 +1,112 @@
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { globSync } from 'glob';
+import { PluginDefinitionError } from '../api/errors';
+import { readGrainsProvider, readModule } from '../api/metadata';
+import { requirePluginFile } from './host-require';
+import type { LoadProblem, PluginOrigin } from './registry';
+
+/** The plugin classes one source exported. */
+export interface DiscoveredPlugins {
+  origin: PluginOrigin;
+  modules: unknown[];
+  grainsProviders: unknown[];
+}
+
+/** Which npm packages to load: a name pattern searched in node_modules dirs, and/or explicit names. */
+export interface NpmPluginOptions {
+  /** node_modules directories to search. */
+  nodeModules: readonly string[];
+  /** A glob on package names. Default `brine-plugin-*` (and `@*\/brine-plugin-*`). */
+  pattern?: string;
+  /** Packages to load by name whatever their name looks like. */
+  packages?: readonly string[];
+}
+
+/** Sort a module file's exports into module classes and grains providers. */
+export function classify(origin: PluginOrigin, exportsObj: Record<string, unknown>): DiscoveredPlugins {
+  const values = new Set<unknown>(Object.values(exportsObj));
+  if (typeof exportsObj === 'function') values.add(exportsObj);
+  const modules = [...values].filter((v) => readModule(v) !== undefined);
+  const grainsProviders = [...values].filter((v) => readGrainsProvider(v) !== undefined);
+  return { origin, modules, grainsProviders };
+}
+
+function loadFile(file: string, found: DiscoveredPlugins[], problems: LoadProblem[], origin = file): void {
+  try {
+    const plugins = classify(origin, requirePluginFile(file));
+    if (plugins.modules.length === 0 && plugins.grainsProviders.length === 0) {
+      throw new PluginDefinitionError(`${file} exports no @Module or @GrainsProvider class`);
+    }
+    found.push(plugins);
+  } catch (err) {
+    problems.push({ origin, error: err instanceof Error ? err : new Error(String(err)) });
+  }
+}
+
+/**
+ * Plugin files directly inside each module_dirs directory: `*.js`, `*.cjs` and `*.ts` (not
+ * `.d.ts`), in name order. A file that throws while loading becomes a problem; the rest still load.
+ *
+ * @example
+ * discoverModuleDirs(['/srv/brine/modules']) // { found: [{ origin: '/srv/brine/modules/pkgx.js', modules: [Pkgx], ... }], problems: [] }
+ */
+export function discoverModuleDirs(dirs: readonly string[]): { found: DiscoveredPlugins[]; problems: LoadProblem[] } {
+  const found: DiscoveredPlugins[] = [];
+  const problems: LoadProblem[] = [];
+  for (const dir of dirs) {
+    const abs = resolve(dir);
+    if (!existsSync(abs) || !statSync(abs).isDirectory()) {
+      problems.push({ origin: abs, error: new PluginDefinitionError(`module_dirs entry ${abs} is not a directory`) });
+      continue;
+    }
+    const files = globSync(['*.js', '*.cjs', '*.ts'], { cwd: abs, absolute: true, nodir: true })
+      .filter((f) => !f.endsWith('.d.ts'))
+      .sort();
+    for (const file of files) loadFile(file, found, problems);
+  }
+  return { found, problems };
+}
+
+/**
+ * Installed npm plugin packages. A package names its entry file in package.json under `brine`
+ * (`"brine": "dist/index.js"`, or `"brine": { "entry": "dist/index.js" }`); it should list brine
+ * as a peer dependency. Its `require('brine/plugin')` gets the host's API.
+ *
+ * @example
+ * discoverNpm({ nodeModules: ['/opt/brine/node_modules'] }) // loads every brine-plugin-* package there
+ */
+export function discoverNpm(options: NpmPluginOptions): { found: DiscoveredPlugins[]; problems: LoadProblem[] } {
+  const found: DiscoveredPlugins[] = [];
+  const problems: LoadProblem[] = [];
+  const pattern = options.pattern ?? 'brine-plugin-*';
+  const dirs = new Map<string, string>(); // package name -> dir
+  for (const nm of options.nodeModules) {
+    const root = resolve(nm);
+    if (!existsSync(root)) continue;
+    const matches = globSync([pattern, `@*/${pattern}`], { cwd: root, nodir: false }).sort();
+    for (const name of matches) if (!dirs.has(name)) dirs.set(name, join(root, name));
+    for (const name of options.packages ?? []) {
+      if (!dirs.has(name) && existsSync(join(root, name, 'package.json'))) dirs.set(name, join(root, name));
+    }
+  }
+  for (const name of options.packages ?? []) {
+    if (!dirs.has(name)) problems.push({ origin: `npm:${name}`, error: new PluginDefinitionError(`npm plugin package '${name}' is not installed`) });
+  }
+  for (const [name, dir] of dirs) {
+    const origin = `npm:${name}`;
+    try {
+      const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { brine?: unknown };
+      const entry = typeof pkg.brine === 'string' ? pkg.brine : (pkg.brine as { entry?: unknown } | undefined)?.entry;
+      if (typeof entry !== 'string') {
+        throw new PluginDefinitionError(`package '${name}' names no plugin entry`, {
+          hint: 'Add "brine": "<entry file>" to its package.json',
+        });
+      }
+      loadFile(resolve(dir, entry), found, problems, origin);
+    } catch (err) {
+      problems.push({ origin, error: err instanceof Error ? err : new Error(String(err)) });
+    }
+  }
+  return { found, problems };
+}

@@ -1,0 +1,97 @@
+import { PluginDefinitionError } from '../api/errors';
+import { readFns, readInjectionTokens, readModule, type FnMetadata } from '../api/metadata';
+import type { FnDescriptor, ModuleDescriptor, ParamSpec, PluginClass } from './descriptors';
+import { readParams, type SourceParam } from './params';
+
+/** Params written as `@Fn({ args: ['text', 'count?', '...rest'] })`. */
+function paramsFromOption(args: string[]): SourceParam[] {
+  return args.map((a) => {
+    const rest = a.startsWith('...');
+    const bare = rest ? a.slice(3) : a;
+    const hasDefault = bare.endsWith('?');
+    return { name: hasDefault ? bare.slice(0, -1) : bare, rest, hasDefault };
+  });
+}
+
+/**
+ * The argument convention, applied to one method's parameters:
+ * - parameters are filled in order by the job's positional values;
+ * - a keyword argument fills the parameter of the same name;
+ * - a rest parameter (`...args`) takes the remaining positional values (Python's `*args`);
+ * - the options object takes the remaining keyword arguments (Python's `**kwargs`). It is the
+ *   parameter named by `@Fn({ kwargs: 'name' })`, the last one with `@Fn({ kwargs: true })`, a
+ *   parameter named `kwargs`, or an object destructuring pattern in last position. A pattern
+ *   without a `...rest` element accepts only its own keys; any other options object accepts every
+ *   keyword and also receives Salt's `__pub_fun`, `__pub_jid`, ... job data;
+ * - a parameter with a default may be left out; the others are required.
+ */
+function toParamSpecs(where: string, meta: FnMetadata, source: SourceParam[]): { params: ParamSpec[]; kwargsKeys: string[] | null } {
+  let bagIndex = -1;
+  if (typeof meta.kwargs === 'string') {
+    bagIndex = source.findIndex((p) => p.name === meta.kwargs);
+    if (bagIndex === -1) throw new PluginDefinitionError(`${where}: @Fn kwargs names '${meta.kwargs}', which is not a parameter`);
+  } else if (meta.kwargs === true) {
+    bagIndex = source.length - 1;
+    if (bagIndex === -1 || source[bagIndex].rest) {
+      throw new PluginDefinitionError(`${where}: @Fn({ kwargs: true }) needs a last parameter that is not a rest parameter`);
+    }
+  } else {
+    bagIndex = source.findIndex((p) => p.name === 'kwargs' && !p.rest);
+    const last = source[source.length - 1];
+    if (bagIndex === -1 && last?.objectPattern && !last.rest) bagIndex = source.length - 1;
+  }
+  const params = source.map((p, i): ParamSpec => {
+    const name = p.name ?? (i === bagIndex ? 'kwargs' : `arg${i}`);
+    if (i === bagIndex) return { name, kind: 'kwargs', optional: true };
+    return { name, kind: p.rest ? 'rest' : 'positional', optional: p.hasDefault || p.rest };
+  });
+  const bag = bagIndex === -1 ? undefined : source[bagIndex];
+  const kwargsKeys = bag?.objectPattern && !bag.objectPattern.rest ? bag.objectPattern.keys : bag ? null : [];
+  return { params, kwargsKeys };
+}
+
+/**
+ * Turns a `@Module` class into a {@link ModuleDescriptor} without instantiating it (NestJS's
+ * metadata explorer): the module name and doc, its `@Fn` methods with their parameters, and the
+ * services its constructor asks for. Throws `PluginDefinitionError` naming what is wrong.
+ *
+ * @example
+ * const d = exploreModule(TestModule);
+ * d.name;                          // 'test'
+ * d.functions.get('echo')?.params; // [{ name: 'text', kind: 'positional', optional: false }]
+ */
+export function exploreModule(cls: unknown): ModuleDescriptor {
+  const meta = readModule(cls);
+  if (!meta) {
+    const what = typeof cls === 'function' ? `class ${cls.name || '(anonymous)'}` : typeof cls;
+    throw new PluginDefinitionError(`${what} is not marked with @Module(name)`);
+  }
+  const klass = cls as PluginClass;
+  const functions = new Map<string, FnDescriptor>();
+  for (const fnMeta of readFns(klass)) {
+    const where = `${meta.name}.${fnMeta.name ?? fnMeta.method} (${klass.name}.${fnMeta.method})`;
+    const method = (klass.prototype as Record<string, unknown>)[fnMeta.method];
+    if (typeof method !== 'function') throw new PluginDefinitionError(`${where}: @Fn marks something that is not a method`);
+    const name = fnMeta.name ?? fnMeta.method;
+    if (name.startsWith('_')) continue; // Salt's rule: leading underscore = private helper
+    if (functions.has(name)) throw new PluginDefinitionError(`${where}: two functions are named '${name}'`);
+    let source: SourceParam[];
+    try {
+      source = fnMeta.args ? paramsFromOption(fnMeta.args) : readParams(method as (...a: never[]) => unknown);
+    } catch (err) {
+      throw new PluginDefinitionError(`${where}: cannot read its parameters; list them with @Fn({ args: [...] })`, { cause: err });
+    }
+    const { params, kwargsKeys } = toParamSpecs(where, fnMeta, source);
+    functions.set(name, { name, method: fnMeta.method, doc: fnMeta.doc ?? '', params, kwargsKeys });
+  }
+  const injections = readInjectionTokens(klass);
+  for (let i = 0; i < klass.length; i++) {
+    if (!injections.some((t) => t.index === i)) {
+      throw new PluginDefinitionError(
+        `Module '${meta.name}' (class ${klass.name}): constructor parameter #${i + 1} names no service`,
+        { hint: 'Mark every constructor parameter with @inject(IShell), @inject(IGrains), ...' },
+      );
+    }
+  }
+  return { name: meta.name, doc: meta.doc ?? '', available: meta.available, cls: klass, functions, injections };
+}

@@ -1,0 +1,157 @@
+import { container as rootContainer, type DependencyContainer } from 'tsyringe';
+import { dirname, join } from 'node:path';
+import * as api from '../api';
+import { readGrainsProvider, readInjectionTokens } from '../api/metadata';
+import { IHost } from '../api/host';
+import { IConfig, IGrains, IJobContext, ILogger, ISalt, IShell } from '../api/services';
+import { PluginDefinitionError } from '../api/errors';
+import { GrainsStore, type GrainsCollector } from '../services/grains-store';
+import { NodeHost } from '../services/host';
+import { NodeShell } from '../services/shell';
+import { StreamLogger } from '../services/logger';
+import { classify, discoverModuleDirs, discoverNpm, type DiscoveredPlugins, type NpmPluginOptions } from './discovery';
+import { exploreModule } from './explorer';
+import { shareHostApi } from './host-require';
+import { instantiate, missingServiceError, unknownServices } from './instantiate';
+import { ModuleRegistry } from './registry';
+
+/** What the host gives the loader. Services left out get the local-machine implementations. */
+export interface PluginLoaderOptions {
+  config: api.IConfig;
+  shell?: api.IShell;
+  logger?: api.ILogger;
+  host?: api.IHost;
+  /** Use these grains as they are instead of running grains providers (tests, salt-call --local). */
+  grains?: api.IGrains;
+  /** Built-in plugin classes, loaded first. */
+  builtins?: readonly unknown[];
+  /** Directories of plugin files. Default: the config's `module_dirs`. */
+  moduleDirs?: readonly string[];
+  /** npm plugin packages. */
+  npm?: NpmPluginOptions;
+}
+
+/** Everything a loaded plugin set offers the executor. */
+export interface LoadedPlugins {
+  registry: ModuleRegistry;
+  /** The container the loader owns; each job gets a child of it. */
+  container: DependencyContainer;
+  grains: api.IGrains;
+  /** Recompute grains (grains providers, static file, config). */
+  refreshGrains(): Promise<void>;
+}
+
+// Services only a job has; modules may ask for them although the root container lacks them.
+const PER_JOB = [IJobContext, ISalt] as const;
+
+/**
+ * Finds plugins (built-ins, module_dirs files, npm packages, in that order), computes grains,
+ * checks each module's availability and services, and registers the rest into a tsyringe child
+ * container it owns (never the global one). A module that fails is reported in
+ * `registry.problems` while the others load; a later source's module replaces an earlier one of
+ * the same name (a custom `test` overrides the built-in), unless it is unavailable.
+ *
+ * @example
+ * const plugins = await new PluginLoader({ config, builtins: BUILTIN_PLUGINS }).load();
+ * plugins.registry.functionNames(); // ['cmd.run', ..., 'test.ping', ...]
+ */
+export class PluginLoader {
+  constructor(private readonly options: PluginLoaderOptions) {}
+
+  async load(): Promise<LoadedPlugins> {
+    const { config } = this.options;
+    const logger = this.options.logger ?? new StreamLogger();
+    const container = rootContainer.createChildContainer();
+    container.register(IConfig, { useValue: config });
+    container.register(ILogger, { useValue: logger });
+    container.register(IShell, { useValue: this.options.shell ?? new NodeShell() });
+    container.register(IHost, { useValue: this.options.host ?? new NodeHost('/') });
+
+    const registry = new ModuleRegistry();
+    const sources: DiscoveredPlugins[] = [classify('builtin', { ...(this.options.builtins ?? []) } as Record<string, unknown>)];
+    const moduleDirs = this.options.moduleDirs ?? asStringList(config.get('module_dirs', []));
+    if (moduleDirs.length > 0 || this.options.npm) shareHostApi(api);
+    if (moduleDirs.length > 0) collect(discoverModuleDirs(moduleDirs), sources, registry);
+    if (this.options.npm) collect(discoverNpm(this.options.npm), sources, registry);
+
+    let grains = this.options.grains;
+    let refreshGrains = async (): Promise<void> => undefined;
+    if (!grains) {
+      const store = new GrainsStore({
+        providers: this.grainsProviders(sources, container, registry),
+        configGrains: asRecord(config.get('grains', {})),
+        grainsFile: grainsFilePath(config),
+        logger,
+      });
+      await store.refresh();
+      grains = store;
+      refreshGrains = () => store.refresh();
+    }
+    container.register(IGrains, { useValue: grains });
+
+    const allGrains = grains.all();
+    for (const source of sources) {
+      for (const cls of source.modules) this.addModule(cls, source.origin, container, registry, allGrains);
+    }
+    return { registry, container, grains, refreshGrains };
+  }
+
+  private grainsProviders(sources: DiscoveredPlugins[], container: DependencyContainer, registry: ModuleRegistry): GrainsCollector[] {
+    const providers: GrainsCollector[] = [];
+    for (const source of sources) {
+      for (const cls of source.grainsProviders) {
+        const name = readGrainsProvider(cls)?.name ?? 'unknown';
+        try {
+          const klass = cls as new (...args: never[]) => { collect?: unknown };
+          const instance = instantiate(klass, readInjectionTokens(klass), container, `Grains provider '${name}'`);
+          if (typeof instance.collect !== 'function') throw new PluginDefinitionError(`Grains provider '${name}' has no collect() method`);
+          providers.push({ name, collect: () => (instance.collect as () => Record<string, unknown>)() });
+        } catch (err) {
+          registry.problems.push({ origin: source.origin, error: toError(err) });
+        }
+      }
+    }
+    return providers;
+  }
+
+  private addModule(cls: unknown, origin: string, container: DependencyContainer, registry: ModuleRegistry, grains: Record<string, unknown>): void {
+    let name: string | undefined;
+    try {
+      const descriptor = exploreModule(cls);
+      name = descriptor.name;
+      const missing = unknownServices(descriptor.injections, container, PER_JOB);
+      if (missing.length > 0) throw missingServiceError(`Module '${name}'`, descriptor.cls.name, missing);
+      const verdict = descriptor.available ? descriptor.available(grains) : true;
+      if (verdict === true) registry.add(descriptor, origin);
+      else registry.markUnavailable(name, typeof verdict === 'string' ? verdict : undefined);
+    } catch (err) {
+      registry.problems.push({ origin, module: name, error: toError(err) });
+    }
+  }
+}
+
+function collect(result: { found: DiscoveredPlugins[]; problems: ModuleRegistry['problems'] }, sources: DiscoveredPlugins[], registry: ModuleRegistry): void {
+  sources.push(...result.found);
+  registry.problems.push(...result.problems);
+}
+
+function toError(err: unknown): Error {
+  return err instanceof Error ? err : new Error(String(err));
+}
+
+function asStringList(v: unknown): string[] {
+  if (typeof v === 'string') return [v];
+  return Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [];
+}
+
+function asRecord(v: unknown): Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
+}
+
+/** Salt keeps static grains in `grains` next to the minion config file. */
+function grainsFilePath(config: api.IConfig): string | undefined {
+  const confFile = config.get<unknown>('conf_file');
+  if (typeof confFile === 'string' && confFile) return join(dirname(confFile), 'grains');
+  const confDir = config.get<unknown>('config_dir');
+  return typeof confDir === 'string' && confDir ? join(confDir, 'grains') : undefined;
+}

@@ -1,0 +1,136 @@
+import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import YAML from 'yaml';
+import { CommandExecutionError } from '../api/errors';
+import type { IGrains, ILogger } from '../api/services';
+
+/** Something with a `collect()` that returns grains: an instantiated `@GrainsProvider` class. */
+export interface GrainsCollector {
+  name: string;
+  collect(): Record<string, unknown> | Promise<Record<string, unknown>>;
+}
+
+type Tree = Record<string, unknown>;
+
+/**
+ * Salt's `traverse_dict_and_list`: walk maps by key and lists by index (or, in a list of maps,
+ * the first map holding the key).
+ *
+ * @example
+ * traverse({ a: { b: [10, 20] } }, 'a:b:1', null, ':') // 20
+ */
+export function traverse(data: unknown, path: string, defaultValue: unknown, delimiter = ':'): unknown {
+  let node = data;
+  for (const part of path.split(delimiter)) {
+    if (Array.isArray(node)) {
+      const index = /^-?\d+$/.test(part) ? Number(part) : NaN;
+      if (Number.isInteger(index) && index < node.length && index >= -node.length) {
+        node = node[index < 0 ? node.length + index : index];
+        continue;
+      }
+      const holder = node.find((e) => typeof e === 'object' && e !== null && !Array.isArray(e) && part in e) as Tree | undefined;
+      if (!holder) return defaultValue;
+      node = holder[part];
+    } else if (typeof node === 'object' && node !== null && Object.prototype.hasOwnProperty.call(node, part)) {
+      node = (node as Tree)[part];
+    } else {
+      return defaultValue;
+    }
+  }
+  return node;
+}
+
+/**
+ * The minion's {@link IGrains}: providers' grains merged in order, then the static grains file
+ * (`<config dir>/grains`, YAML), then the config's `grains:` option, each overriding the one
+ * before. Computed by {@link GrainsStore.refresh} at start and on refresh, never per job.
+ *
+ * @example
+ * const store = new GrainsStore({ providers: [core], configGrains: { role: 'web' }, grainsFile: '/etc/salt/grains' });
+ * await store.refresh();
+ * store.get('role'); // 'web'
+ */
+export class GrainsStore implements IGrains {
+  private grains: Tree = {};
+  private readonly providers: GrainsCollector[];
+  private readonly configGrains: Tree;
+  private readonly grainsFile?: string;
+  private readonly log?: ILogger;
+
+  constructor(options: { providers?: GrainsCollector[]; configGrains?: Tree; grainsFile?: string; logger?: ILogger }) {
+    this.providers = options.providers ?? [];
+    this.configGrains = options.configGrains ?? {};
+    this.grainsFile = options.grainsFile;
+    this.log = options.logger;
+  }
+
+  /** Recompute every grain. A provider that throws is logged and skipped; the others still count. */
+  async refresh(): Promise<void> {
+    const merged: Tree = {};
+    for (const provider of this.providers) {
+      try {
+        Object.assign(merged, await provider.collect());
+      } catch (err) {
+        this.log?.error('grains provider %s failed: %s', provider.name, err instanceof Error ? err.message : String(err));
+      }
+    }
+    Object.assign(merged, await this.readStaticFile(), structuredClone(this.configGrains));
+    this.grains = merged;
+  }
+
+  get(path: string, defaultValue: unknown = '', delimiter = ':'): unknown {
+    return structuredClone(traverse(this.grains, path, defaultValue, delimiter));
+  }
+
+  all(): Record<string, unknown> {
+    return structuredClone(this.grains);
+  }
+
+  async setStatic(values: Record<string, unknown>): Promise<void> {
+    const file = this.requireFile();
+    const current = await this.readStaticFile();
+    Object.assign(current, values);
+    await this.writeStaticFile(file, current);
+    Object.assign(this.grains, structuredClone(values));
+  }
+
+  async deleteStatic(keys: string[]): Promise<void> {
+    const file = this.requireFile();
+    const current = await this.readStaticFile();
+    for (const k of keys) {
+      delete current[k];
+      delete this.grains[k];
+    }
+    await this.writeStaticFile(file, current);
+  }
+
+  private requireFile(): string {
+    if (!this.grainsFile) {
+      throw new CommandExecutionError('No grains file: the minion config gives no conf_file or config_dir');
+    }
+    return this.grainsFile;
+  }
+
+  private async readStaticFile(): Promise<Tree> {
+    if (!this.grainsFile) return {};
+    let text: string;
+    try {
+      text = await readFile(this.grainsFile, 'utf8');
+    } catch {
+      return {};
+    }
+    const parsed: unknown = YAML.parse(text);
+    if (parsed === null || parsed === undefined) return {};
+    if (typeof parsed !== 'object' || Array.isArray(parsed)) {
+      throw new CommandExecutionError(`Grains file ${this.grainsFile} does not hold a YAML mapping`);
+    }
+    return parsed as Tree;
+  }
+
+  private async writeStaticFile(file: string, data: Tree): Promise<void> {
+    await mkdir(dirname(file), { recursive: true });
+    const tmp = `${file}.tmp-${process.pid}`;
+    await writeFile(tmp, Object.keys(data).length === 0 ? '' : YAML.stringify(data), 'utf8');
+    await rename(tmp, file); // atomic: a reader never sees half a file
+  }
+}

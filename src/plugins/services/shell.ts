@@ -1,0 +1,142 @@
+import { spawn } from 'node:child_process';
+import { accessSync, constants, readFileSync, statSync } from 'node:fs';
+import { constants as osConstants, homedir } from 'node:os';
+import { delimiter, isAbsolute, join } from 'node:path';
+import { CommandExecutionError, InvocationError } from '../api/errors';
+import type { IShell, ShellResult, ShellRunOptions } from '../api/services';
+import { shlexSplit } from './shlex';
+
+/** The umask as an octal number; zero and non-octal values are refused, as Salt refuses them. */
+function parseUmask(umask: string | number): number {
+  const text = String(umask).replace(/^0+/, '');
+  if (text === '') throw new CommandExecutionError('Zero umask is not allowed.');
+  if (!/^[0-7]{1,4}$/.test(text)) throw new CommandExecutionError(`Invalid umask: '${umask}'`);
+  return parseInt(text, 8);
+}
+
+/** uid, gid and home of a local user, from /etc/passwd. */
+function lookupUser(name: string): { uid: number; gid: number; home: string } {
+  const line = readFileSync('/etc/passwd', 'utf8').split('\n').find((l) => l.split(':')[0] === name);
+  if (!line) throw new CommandExecutionError(`User '${name}' is not available`);
+  const f = line.split(':');
+  return { uid: Number(f[2]), gid: Number(f[3]), home: f[5] };
+}
+
+/**
+ * {@link IShell} on the local machine with `child_process.spawn`. Every command gets its own
+ * process group so a timeout or an abort kills everything it started (SIGKILL to the group).
+ * Merged output and umask go through a tiny `/bin/sh` wrapper (`exec "$@" 2>&1`) so stdout and
+ * stderr interleave in the order written, as with Salt's `stderr=STDOUT`.
+ *
+ * @example
+ * await new NodeShell().run('echo out; echo err >&2', { pythonShell: true, mergeStderr: true });
+ */
+export class NodeShell implements IShell {
+  async run(command: string | string[], options: ShellRunOptions = {}): Promise<ShellResult> {
+    if (typeof command === 'string' ? command.trim() === '' : command.length === 0) {
+      throw new InvocationError('The command to run is empty');
+    }
+    let argv: string[];
+    if (Array.isArray(command)) argv = command.map(String);
+    else if (options.pythonShell) argv = [options.shell ?? process.env.SHELL ?? '/bin/sh', '-c', command];
+    else argv = shlexSplit(command);
+
+    let user: { uid: number; gid: number; home: string } | undefined;
+    if (options.runas !== undefined && options.runas !== '') {
+      const me = process.getuid?.() ?? -1;
+      user = lookupUser(options.runas);
+      if (me !== 0 && me !== user.uid) {
+        throw new CommandExecutionError(`runas '${options.runas}' needs the minion to run as root`);
+      }
+    }
+    const cwd = options.cwd ?? user?.home ?? homedir();
+    if (!isAbsolute(cwd) || !statSync(cwd, { throwIfNoEntry: false })?.isDirectory()) {
+      throw new CommandExecutionError(`Specified cwd '${cwd}' either not absolute or does not exist`);
+    }
+    const wrapper: string[] = [];
+    if (options.umask !== undefined && options.umask !== null) wrapper.push(`umask ${parseUmask(options.umask).toString(8)}`);
+    if (wrapper.length > 0 || options.mergeStderr) {
+      argv = ['/bin/sh', '-c', `${[...wrapper, `exec "$@"${options.mergeStderr ? ' 2>&1' : ''}`].join('; ')}`, 'sh', ...argv];
+    }
+    const env = { ...(options.cleanEnv ? {} : process.env), ...(options.env ?? {}) };
+    return this.spawnAndWait(argv, { cwd, env, user, stdin: options.stdin, timeout: options.timeout, signal: options.signal });
+  }
+
+  private spawnAndWait(
+    argv: string[],
+    o: { cwd: string; env: NodeJS.ProcessEnv; user?: { uid: number; gid: number }; stdin?: string; timeout?: number; signal?: AbortSignal },
+  ): Promise<ShellResult> {
+    return new Promise((resolvePromise, reject) => {
+      const child = spawn(argv[0], argv.slice(1), {
+        cwd: o.cwd,
+        env: o.env,
+        detached: true, // own process group, so the whole group can be killed
+        stdio: ['pipe', 'pipe', 'pipe'],
+        uid: o.user?.uid,
+        gid: o.user?.gid,
+      });
+      const out: Buffer[] = [];
+      const err: Buffer[] = [];
+      let timedOut = false;
+      let timer: NodeJS.Timeout | undefined;
+      const killGroup = (): void => {
+        try {
+          if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
+        } catch {
+          // the group is already gone
+        }
+      };
+      const onAbort = (): void => killGroup();
+      child.stdout.on('data', (b: Buffer) => out.push(b));
+      child.stderr.on('data', (b: Buffer) => err.push(b));
+      child.stdin.on('error', () => undefined); // the command may exit without reading its stdin
+      child.on('error', (e) => {
+        if (timer) clearTimeout(timer);
+        o.signal?.removeEventListener('abort', onAbort);
+        reject(new CommandExecutionError(`Unable to run command '${argv.join(' ')}': ${e.message}`, { cause: e }));
+      });
+      child.on('close', (code, signal) => {
+        if (timer) clearTimeout(timer);
+        o.signal?.removeEventListener('abort', onAbort);
+        const sigNum = signal ? (osConstants.signals as Record<string, number>)[signal] ?? 0 : 0;
+        resolvePromise({
+          pid: child.pid ?? 0,
+          retcode: code ?? 128 + sigNum,
+          stdout: Buffer.concat(out).toString('utf8'),
+          stderr: Buffer.concat(err).toString('utf8'),
+          timedOut,
+        });
+      });
+      if (o.timeout !== undefined && o.timeout > 0) {
+        timer = setTimeout(() => {
+          timedOut = true;
+          killGroup();
+        }, o.timeout * 1000);
+      }
+      if (o.signal) {
+        if (o.signal.aborted) killGroup();
+        else o.signal.addEventListener('abort', onAbort, { once: true });
+      }
+      child.stdin.end(o.stdin ?? '');
+    });
+  }
+
+  async which(name: string): Promise<string | null> {
+    if (name.includes('/')) return isExecutable(name) ? name : null;
+    for (const dir of (process.env.PATH ?? '').split(delimiter)) {
+      if (!dir) continue;
+      const candidate = join(dir, name);
+      if (isExecutable(candidate)) return candidate;
+    }
+    return null;
+  }
+}
+
+function isExecutable(path: string): boolean {
+  try {
+    accessSync(path, constants.X_OK);
+    return statSync(path).isFile();
+  } catch {
+    return false;
+  }
+}

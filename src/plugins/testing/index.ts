@@ -1,0 +1,115 @@
+/**
+ * A small harness to run module functions against fake services, without a master or a minion.
+ * Imported as `brine/testing`.
+ *
+ * @example
+ * import { createHarness, fakeShell } from 'brine/testing';
+ * const h = await createHarness({ modules: [Pkgx], grains: { kernel: 'Linux' }, shell: fakeShell(() => ({ stdout: 'vim 9.0' })) });
+ * const res = await h.call('pkgx.list');  // { return: ..., retcode: 0, success: true }
+ */
+import type { IGrains, IHost, IShell, ShellResult, ShellRunOptions } from '../api';
+import { BUILTIN_PLUGINS } from '../builtins';
+import { Executor, type JobResult } from '../executor';
+import { PluginLoader, type LoadedPlugins } from '../loader/loader';
+import { StaticConfig } from '../services/config';
+import { traverse } from '../services/grains-store';
+import { StreamLogger } from '../services/logger';
+
+/** In-memory {@link IGrains}: `setStatic`/`deleteStatic` change only the map (no file). */
+export class MemoryGrains implements IGrains {
+  private grains: Record<string, unknown>;
+  constructor(grains: Record<string, unknown> = {}) {
+    this.grains = structuredClone(grains);
+  }
+  get(path: string, defaultValue: unknown = '', delimiter = ':'): unknown {
+    return structuredClone(traverse(this.grains, path, defaultValue, delimiter));
+  }
+  all(): Record<string, unknown> {
+    return structuredClone(this.grains);
+  }
+  async setStatic(values: Record<string, unknown>): Promise<void> {
+    Object.assign(this.grains, structuredClone(values));
+  }
+  async deleteStatic(keys: string[]): Promise<void> {
+    for (const k of keys) delete this.grains[k];
+  }
+}
+
+/** One call a {@link fakeShell} received. */
+export interface ShellCall {
+  command: string | string[];
+  options: ShellRunOptions;
+}
+
+/** A fake {@link IShell} answering with `handler`; `calls` records every run. */
+export interface FakeShell extends IShell {
+  readonly calls: ShellCall[];
+}
+
+/**
+ * A fake shell. The handler returns part of a result (defaults: pid 1, retcode 0, empty output).
+ *
+ * @example
+ * const shell = fakeShell((cmd) => ({ stdout: `ran ${cmd}`, retcode: 0 }), { ls: '/bin/ls' });
+ */
+export function fakeShell(
+  handler: (command: string | string[], options: ShellRunOptions) => Partial<ShellResult> | Promise<Partial<ShellResult>>,
+  executables: Record<string, string> = {},
+): FakeShell {
+  const calls: ShellCall[] = [];
+  return {
+    calls,
+    async run(command, options = {}) {
+      calls.push({ command, options });
+      const r = await handler(command, options);
+      return { pid: r.pid ?? 1, retcode: r.retcode ?? 0, stdout: r.stdout ?? '', stderr: r.stderr ?? '', timedOut: r.timedOut ?? false };
+    },
+    async which(name) {
+      return executables[name] ?? null;
+    },
+  };
+}
+
+export interface HarnessOptions {
+  /** Module classes (and grains providers) to load; default: the built-ins. */
+  modules?: readonly unknown[];
+  /** Grains the modules see (no grains providers run). */
+  grains?: Record<string, unknown>;
+  /** Minion config options. */
+  config?: Record<string, unknown>;
+  shell?: IShell;
+  host?: IHost;
+  /** Receives log lines; default: dropped unless they are errors. */
+  log?: (line: string) => void;
+}
+
+export interface Harness {
+  plugins: LoadedPlugins;
+  /** Run `fun` as a job from a master (jid, user root, glob target), Salt's answer included. */
+  call(fun: string, args?: readonly unknown[], kwargs?: Record<string, unknown>): Promise<JobResult>;
+}
+
+let counter = 0;
+
+/** Load modules against fake services and return a harness to call them. */
+export async function createHarness(options: HarnessOptions = {}): Promise<Harness> {
+  const modules = options.modules ?? BUILTIN_PLUGINS;
+  const plugins = await new PluginLoader({
+    config: new StaticConfig({ id: 'minion', ...(options.config ?? {}) }),
+    shell: options.shell ?? fakeShell(() => ({})),
+    host: options.host,
+    grains: new MemoryGrains(options.grains ?? {}),
+    logger: new StreamLogger('debug', options.log ?? (() => undefined)),
+    builtins: modules,
+    moduleDirs: [],
+  }).load();
+  const executor = new Executor(plugins);
+  return {
+    plugins,
+    call(fun, args = [], kwargs) {
+      const arg = kwargs && Object.keys(kwargs).length > 0 ? [...args, { __kwarg__: true, ...kwargs }] : [...args];
+      const jid = `2024010100000000${String(++counter % 10000).padStart(4, '0')}`;
+      return executor.run({ fun, arg, jid, user: 'root', tgt: 'minion', tgtType: 'glob', ret: '' });
+    },
+  };
+}
