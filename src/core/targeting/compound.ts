@@ -100,7 +100,7 @@ export function compileCompound(tgt: unknown, nodegroups: Nodegroups | undefined
     tree = parse(tokens);
   } catch (err) {
     if (!(err instanceof ParseError)) throw err;
-    problems.unshift(err.message);
+    problems.push(err.message);
     fatal = true;
   }
   const problem = problems[0];
