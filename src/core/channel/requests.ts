@@ -3,7 +3,7 @@
  * replies. Pure functions over the bytes of the last ZeroMQ frame.
  */
 import { CryptoError, ProtocolError } from '../errors';
-import { RsaKeyInput, x931Sign } from '../crypto/rsa';
+import { RsaKeyInput, x931Open, x931Sign } from '../crypto/rsa';
 import { decode, encode, toBytes } from '../protocol/msgpack';
 import { AesRequestLoad, Obj, isObj, parseAesRequestLoad, parseRequestEnvelope } from '../protocol/loads';
 import {
@@ -62,8 +62,12 @@ export function buildAesRequest(opts: AesRequestOptions): { bytes: Buffer; nonce
 /** What the master knows about a minion with a live session. */
 export interface SessionLookupResult {
   sessionKey: SymmetricKey;
-  /** The minion's expected `tok` (makeTok of its key, computable from its public key via x931Open). */
-  tok: Buffer;
+  /**
+   * The minion's `tok` as already verified once: then a byte comparison is enough. Without it,
+   * `publicKey` must be given and the tok is opened with it (X9.31) and must read `salt`.
+   */
+  tok?: Buffer;
+  publicKey?: RsaKeyInput;
 }
 export type SessionLookup = (id: string) => SessionLookupResult | undefined;
 
@@ -89,6 +93,16 @@ export function openAesRequest(bytes: Buffer, lookup: SessionLookup): OpenedAesR
   return opened;
 }
 
+/** Whether `tok` is the X9.31 signature of `salt` by the key's owner. */
+function tokSignedBy(publicKey: RsaKeyInput | undefined, tok: Buffer): boolean {
+  if (publicKey === undefined) return false;
+  try {
+    return x931Open(publicKey, tok).toString('latin1') === 'salt';
+  } catch {
+    return false;
+  }
+}
+
 /** Open any request frame: clear ones come back as their load, aes ones checked as in openAesRequest. */
 export function openRequest(bytes: Buffer, lookup: SessionLookup): OpenedAesRequest | OpenedClearRequest {
   const env = parseRequestEnvelope(decodeFrame(bytes, 'request'));
@@ -103,7 +117,7 @@ export function openRequest(bytes: Buffer, lookup: SessionLookup): OpenedAesRequ
   if (load.id !== env.id) {
     throw new ProtocolError('BAD_LOAD', `aes request: load id '${load.id}' differs from envelope id '${env.id}'`);
   }
-  if (!sameBytes(load.tok, session.tok)) {
+  if (!(session.tok ? sameBytes(load.tok, session.tok) : tokSignedBy(session.publicKey, load.tok))) {
     throw new CryptoError('BAD_TOK', `aes request from '${env.id}': tok does not match the minion's key`);
   }
   return { enc: 'aes', id: env.id, nonce: load.nonce, load };

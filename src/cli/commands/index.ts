@@ -1,0 +1,19 @@
+/**
+ * oclif's explicit command list: no directory scan at start-up. Each command loads what it needs
+ * only when it runs, so `salt-key -L` does not pay for ZeroMQ or the plugin loader.
+ */
+import Salt from './salt';
+import SaltCall from './salt-call';
+import SaltKey from './salt-key';
+import SaltMaster from './salt-master';
+import SaltMinion from './salt-minion';
+import SaltRun from './salt-run';
+
+export const COMMANDS = {
+  salt: Salt,
+  'salt-call': SaltCall,
+  'salt-key': SaltKey,
+  'salt-master': SaltMaster,
+  'salt-minion': SaltMinion,
+  'salt-run': SaltRun,
+};

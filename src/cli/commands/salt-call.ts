@@ -1,0 +1,44 @@
+import { Args, Command, Flags } from '@oclif/core';
+import { configDirFlag, logLevelFlag, outFileFlag, outFlag, outIndentFlag } from '../flags';
+
+export default class SaltCall extends Command {
+  static override summary = 'Run a function on this minion, and send the return to the master unless --local';
+  static override examples = ['salt-call --local test.ping', 'salt-call grains.items', "salt-call cmd.run 'uptime'"];
+  static override strict = false;
+  static override args = {
+    function: Args.string({ description: 'The function to run, e.g. test.ping', required: true }),
+  };
+  static override flags = {
+    'config-dir': configDirFlag,
+    'log-level': logLevelFlag,
+    out: outFlag,
+    'out-file': outFileFlag,
+    'out-indent': outIndentFlag,
+    local: Flags.boolean({ description: 'Run without a master' }),
+    id: Flags.string({ description: 'Run as this minion id' }),
+    'retcode-passthrough': Flags.boolean({ description: "Exit with the function's retcode" }),
+  };
+
+  async run(): Promise<void> {
+    const { args, flags, argv } = await this.parse(SaltCall);
+    const { loadMinionForCli } = await import('../context.js');
+    const { parseCliArgs } = await import('../args.js');
+    const { runSaltCall } = await import('../salt-call.js');
+    const { config } = loadMinionForCli(flags['config-dir'], flags['log-level']);
+    if (flags.id) config.id = flags.id;
+    process.exitCode = await runSaltCall(
+      {
+        config,
+        fun: args.function,
+        arg: parseCliArgs((argv as string[]).slice(1)),
+        local: flags.local,
+        out: (flags.out ?? 'nested') as 'nested',
+        outFile: flags['out-file'],
+        outIndent: flags['out-indent'],
+        retcodePassthrough: flags['retcode-passthrough'],
+        logLevel: flags['log-level'] ?? 'quiet',
+      },
+      { out: (t) => process.stdout.write(t), err: (t) => process.stderr.write(t) },
+    );
+  }
+}

@@ -1,0 +1,20 @@
+import { Command, Flags } from '@oclif/core';
+import { configDirFlag, logLevelFlag } from '../flags';
+
+export default class SaltMinion extends Command {
+  static override summary = 'Start a minion: sign in to the master and run the jobs it publishes';
+  static override examples = ['salt-minion -c ./etc/salt -l info', 'salt-minion -d'];
+  static override flags = {
+    'config-dir': configDirFlag,
+    'log-level': logLevelFlag,
+    'log-file-level': Flags.string({ description: 'Log file logging level' }),
+    daemon: Flags.boolean({ char: 'd', description: 'Run in the background' }),
+  };
+
+  async run(): Promise<void> {
+    const { flags } = await this.parse(SaltMinion);
+    const { startDaemon } = await import('../context.js');
+    const { createMinion } = await import('../minion-runtime.js');
+    await startDaemon('minion', flags, (config, logging) => createMinion(config, logging));
+  }
+}

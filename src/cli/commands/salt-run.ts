@@ -1,0 +1,29 @@
+import { Args, Command, Flags } from '@oclif/core';
+import { configDirFlag, logLevelFlag, outFlag } from '../flags';
+
+export default class SaltRun extends Command {
+  static override summary = 'Run a runner function on the master (manage.up, manage.down, manage.status)';
+  static override examples = ['salt-run manage.status', 'salt-run manage.up'];
+  static override strict = false;
+  static override args = {
+    function: Args.string({ description: 'The runner function, e.g. manage.status', required: true }),
+  };
+  static override flags = {
+    'config-dir': configDirFlag,
+    'log-level': logLevelFlag,
+    out: outFlag,
+    timeout: Flags.integer({ char: 't', description: 'Seconds to wait for the minions' }),
+  };
+
+  async run(): Promise<void> {
+    const { args, flags, argv } = await this.parse(SaltRun);
+    const { loadMasterForCli } = await import('../context.js');
+    const { parseCliArgs } = await import('../args.js');
+    const { runRunner } = await import('../salt-run.js');
+    const { config } = loadMasterForCli(flags['config-dir'], flags['log-level']);
+    process.exitCode = await runRunner(
+      { master: config, fun: args.function, arg: parseCliArgs((argv as string[]).slice(1)), timeoutSec: flags.timeout ?? config.timeout, out: (flags.out ?? 'nested') as 'nested' },
+      { out: (t) => process.stdout.write(t), err: (t) => process.stderr.write(t) },
+    );
+  }
+}

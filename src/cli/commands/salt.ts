@@ -1,0 +1,69 @@
+import { Args, Command, Flags } from '@oclif/core';
+import { configDirFlag, logLevelFlag, outFileFlag, outFlag, outIndentFlag } from '../flags';
+import { CliError, EXIT_USAGE } from '../errors';
+
+export default class Salt extends Command {
+  static override summary = 'Publish a command to the minions that match a target';
+  static override usage = "salt [options] '<target>' <function> [arguments]";
+  static override examples = ["salt '*' test.ping", "salt -G 'os:Debian' cmd.run 'uptime'", 'salt -L web1,db1 test.echo hello'];
+  static override strict = false;
+  static override args = {
+    target: Args.string({ description: 'Minion ids (glob by default) or a target expression', required: true }),
+    function: Args.string({ description: 'The function to run, e.g. test.ping', required: true }),
+  };
+  static override flags = {
+    'config-dir': configDirFlag,
+    'log-level': logLevelFlag,
+    out: outFlag,
+    'out-file': outFileFlag,
+    'out-indent': outIndentFlag,
+    pcre: Flags.boolean({ char: 'E', description: 'Target is a regular expression on minion ids' }),
+    list: Flags.boolean({ char: 'L', description: 'Target is a comma-separated list of minion ids' }),
+    grain: Flags.boolean({ char: 'G', description: "Target is a grain expression 'key:glob'" }),
+    'grain-pcre': Flags.boolean({ char: 'P', description: "Target is a grain expression 'key:regex'" }),
+    pillar: Flags.boolean({ char: 'I', description: "Target is a pillar expression 'key:glob'" }),
+    'pillar-pcre': Flags.boolean({ char: 'J', description: "Target is a pillar expression 'key:regex'" }),
+    ipcidr: Flags.boolean({ char: 'S', description: 'Target is an IP address or a CIDR network' }),
+    compound: Flags.boolean({ char: 'C', description: 'Target is a compound expression' }),
+    nodegroup: Flags.boolean({ char: 'N', description: "Target is a nodegroup from the master's config" }),
+    delimiter: Flags.string({ description: 'Delimiter of grain and pillar paths', default: ':' }),
+    timeout: Flags.integer({ char: 't', description: 'Seconds to wait for the minions to return' }),
+    static: Flags.boolean({ char: 's', description: 'Print all returns together at the end' }),
+    async: Flags.boolean({ description: 'Publish the job and print its jid without waiting' }),
+    'show-jid': Flags.boolean({ description: 'Print the jid of the job' }),
+    verbose: Flags.boolean({ char: 'v', description: 'Say what the command is doing' }),
+    return: Flags.string({ description: 'Returner to send the returns to as well' }),
+  };
+
+  async run(): Promise<void> {
+    const { args, flags, argv } = await this.parse(Salt);
+    const { parseCliArgs } = await import('../args.js');
+    const { loadMasterForCli } = await import('../context.js');
+    const { runSalt } = await import('../salt.js');
+    const types = (['pcre', 'list', 'grain', 'grain-pcre', 'pillar', 'pillar-pcre', 'ipcidr', 'compound', 'nodegroup'] as const).filter((t) => flags[t]);
+    if (types.length > 1) throw new CliError(`choose one target type, not ${types.map((t) => `--${t}`).join(' and ')}`, EXIT_USAGE);
+    const tgtType = (types[0] ?? 'glob').replace('-', '_') as 'glob';
+    const { config } = loadMasterForCli(flags['config-dir'], flags['log-level']);
+    const code = await runSalt(
+      {
+        master: config,
+        tgt: args.target,
+        tgtType,
+        fun: args.function,
+        arg: parseCliArgs((argv as string[]).slice(2)),
+        timeoutSec: flags.timeout ?? config.timeout,
+        out: (flags.out ?? 'nested') as 'nested',
+        outFile: flags['out-file'],
+        outIndent: flags['out-indent'],
+        static: flags.static,
+        async: flags.async,
+        showJid: flags['show-jid'],
+        verbose: flags.verbose,
+        delimiter: flags.delimiter,
+        ret: flags.return,
+      },
+      { out: (t) => process.stdout.write(t), err: (t) => process.stderr.write(t) },
+    );
+    process.exitCode = code;
+  }
+}

@@ -1,0 +1,80 @@
+import { loadMasterConfig, loadMinionConfig, type MasterConfig, type MinionConfig } from '../core/config';
+import { createLogging, type Logging } from '../core/log';
+import { daemonize, onShutdown, removePidFile, writePidFile } from './daemon';
+
+function warn(warnings: string[]): void {
+  for (const w of warnings) process.stderr.write(`[WARNING ] ${w}\n`);
+}
+
+/** The master's configuration for a client command (salt, salt-key, salt-run); warnings to stderr. */
+export function loadMasterForCli(configDir: string, logLevel?: string): { config: MasterConfig } {
+  const { config, warnings } = loadMasterConfig(configDir, logLevel ? { log_level: logLevel } : {});
+  warn(warnings);
+  return { config };
+}
+
+export function loadMinionForCli(configDir: string, logLevel?: string): { config: MinionConfig } {
+  const { config, warnings } = loadMinionConfig(configDir, logLevel ? { log_level: logLevel } : {});
+  warn(warnings);
+  return { config };
+}
+
+export interface DaemonFlags {
+  'config-dir': string;
+  'log-level'?: string;
+  'log-file-level'?: string;
+  daemon?: boolean;
+}
+
+interface Runnable {
+  start(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+type Role = 'master' | 'minion';
+type ConfigOf<R extends Role> = R extends 'master' ? MasterConfig : MinionConfig;
+
+/**
+ * The life of salt-master and salt-minion: configuration, logging, -d, the pid file, and a clean
+ * stop on SIGTERM or SIGINT.
+ */
+export async function startDaemon<R extends Role>(
+  role: R,
+  flags: DaemonFlags,
+  create: (config: ConfigOf<R>, logging: Logging) => Runnable | Promise<Runnable>,
+): Promise<void> {
+  const overrides: Record<string, unknown> = {};
+  if (flags['log-level']) overrides.log_level = flags['log-level'];
+  if (flags['log-file-level']) overrides.log_level_logfile = flags['log-file-level'];
+  const { config, warnings } = (role === 'master' ? loadMasterConfig : loadMinionConfig)(flags['config-dir'], overrides);
+  const settings = config as ConfigOf<R> & { log_file: string; pidfile: string; log_level: string; log_level_logfile?: string };
+  if (flags.daemon) {
+    const pid = daemonize(process.argv.slice(2), settings.log_file);
+    process.stdout.write(`salt-${role} started in the background, pid ${pid}\n`);
+    return;
+  }
+  const logging = createLogging({
+    level: settings.log_level,
+    logFile: settings.log_file,
+    logFileLevel: settings.log_level_logfile ?? settings.log_level,
+    console: true,
+  });
+  const log = logging.getLogger(`salt.${role}`);
+  for (const w of warnings) log.warning(w);
+  const daemon = await create(config as ConfigOf<R>, logging);
+  writePidFile(settings.pidfile);
+  onShutdown(async () => {
+    log.info(`Shutting down the Salt ${role === 'master' ? 'Master' : 'Minion'}`);
+    await daemon.stop();
+    removePidFile(settings.pidfile);
+    await logging.close();
+  });
+  try {
+    await daemon.start();
+  } catch (err) {
+    removePidFile(settings.pidfile);
+    await daemon.stop().catch(() => undefined);
+    await logging.close();
+    throw err;
+  }
+}

@@ -1,0 +1,33 @@
+import { Errors } from '@oclif/core';
+import { BrineError } from '../core/errors';
+
+/** Salt's exit code for a command-line usage error (EX_USAGE). */
+export const EXIT_USAGE = 64;
+
+/** A user mistake or an unusable situation: one line on stderr and an exit code, never a stack. */
+export class CliError extends BrineError {
+  constructor(message: string, readonly exitCode = 1, options: { hint?: string; cause?: unknown } = {}) {
+    super('CLI', message, options);
+  }
+}
+
+/** Prints an error the way Salt's commands do and exits; stack traces only for real bugs. */
+export function reportAndExit(err: unknown): never {
+  const oclifExit = (err as { oclif?: { exit?: number } })?.oclif?.exit;
+  if (err instanceof Errors.ExitError || (oclifExit !== undefined && !(err instanceof BrineError) && (err as Error).message === `EEXIT: ${oclifExit}`)) {
+    process.exit(oclifExit ?? 0);
+  }
+  if (err instanceof BrineError) {
+    process.stderr.write(`ERROR: ${err.message}\n`);
+    if (err.hint) process.stderr.write(`${err.hint}\n`);
+    process.exit(err instanceof CliError ? err.exitCode : 1);
+  }
+  if (err instanceof Errors.CLIError) {
+    // oclif's own parse errors: unknown flag, missing argument.
+    process.stderr.write(`ERROR: ${err.message.split('\n')[0]}\n`);
+    process.stderr.write('See --help for usage.\n');
+    process.exit(EXIT_USAGE);
+  }
+  process.stderr.write(`${(err as Error)?.stack ?? String(err)}\n`);
+  process.exit(1);
+}

@@ -1,0 +1,24 @@
+import { Flags } from '@oclif/core';
+
+/** Flags every brine command shares with Salt's. */
+export const configDirFlag = Flags.string({
+  char: 'c',
+  description: 'Directory holding the master / minion configuration files',
+  default: '/etc/salt',
+  helpValue: 'CONFIG_DIR',
+});
+
+export const logLevelFlag = Flags.string({
+  char: 'l',
+  description: 'Console logging level',
+  options: ['all', 'garbage', 'trace', 'debug', 'profile', 'info', 'warning', 'error', 'critical', 'quiet'],
+});
+
+export const outFlag = Flags.string({
+  description: 'Print the output with this outputter',
+  options: ['nested', 'json', 'yaml', 'txt', 'raw', 'pprint', 'quiet'],
+  aliases: ['output'],
+});
+
+export const outFileFlag = Flags.string({ description: 'Write the output to this file', aliases: ['output-file'] });
+export const outIndentFlag = Flags.integer({ description: 'Indentation of json/yaml output', aliases: ['output-indent'] });

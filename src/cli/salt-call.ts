@@ -1,0 +1,51 @@
+import { writeFileSync } from 'node:fs';
+import type { MinionConfig } from '../core/config';
+import { createLogging } from '../core/log';
+import { Minion } from '../core/minion/minion';
+import { executorFor, loadPlugins, minionSettings } from './minion-runtime';
+import { formatOutput, type Outputter } from './output';
+import type { Io } from './salt';
+
+export interface SaltCallOptions {
+  config: MinionConfig;
+  fun: string;
+  arg: unknown[];
+  local: boolean;
+  out: Outputter;
+  outFile?: string;
+  outIndent?: number;
+  retcodePassthrough: boolean;
+  logLevel: string;
+}
+
+/**
+ * `salt-call FUN ARGS`: runs the function here with the minion's plugins. Without --local the
+ * return also goes to the master with jid "req", as Salt's salt-call does.
+ */
+export async function runSaltCall(opts: SaltCallOptions, io: Io): Promise<number> {
+  const logging = createLogging({ level: opts.logLevel, logFile: opts.config.log_file, logFileLevel: opts.config.log_level_logfile ?? opts.config.log_level, console: true });
+  try {
+    const plugins = await loadPlugins(opts.config, logging);
+    const executor = executorFor(plugins, logging);
+    const job = { fun: opts.fun, arg: opts.arg, tgt: minionSettings(opts.config).id, tgt_type: 'glob', jid: 'req', ret: '', user: 'root' };
+    const result = await executor.run(job);
+    const out = result.out && result.out !== 'nested' ? (result.out as Outputter) : opts.out;
+    const text = formatOutput(out, { local: result.return }, { indent: opts.outIndent });
+    const line = text === '' || text.endsWith('\n') ? text : `${text}\n`;
+    if (opts.outFile) writeFileSync(opts.outFile, line);
+    else io.out(line);
+    if (!opts.local) {
+      const minion = new Minion(minionSettings(opts.config), executor, () => plugins.grains.all(), logging.getLogger('salt.crypt'));
+      try {
+        await minion.connect();
+        await minion.sendReturn(job, result);
+      } finally {
+        await minion.stop();
+      }
+    }
+    if (opts.retcodePassthrough) return result.retcode;
+    return result.retcode === 0 ? 0 : 1;
+  } finally {
+    await logging.close();
+  }
+}

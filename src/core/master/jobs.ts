@@ -1,0 +1,92 @@
+import type { KeyObject } from 'node:crypto';
+import { buildPublication } from '../channel';
+import { JidFactory } from '../protocol/jid';
+import type { PublishRequestLoad, ReturnLoad } from '../protocol/loads';
+import { checkTarget, expectedMinions, type Target, type TargetType } from '../targeting';
+import type { PublishServer } from '../transport/zeromq';
+import type { Logger } from '../log';
+import type { MasterEvents } from './events';
+import type { KeyStore } from './key-store';
+import type { MinionDataCache } from './minion-data-cache';
+import type { PublishKey } from './publish-key';
+
+export type PublishReply =
+  | { jid: string; minions: string[]; missing: string[] }
+  | { jid: null; minions: never[]; error: string };
+
+/**
+ * Turns the CLI's publish requests into signed, encrypted publications, and returns into events.
+ * The expected minions come from the accepted keys and the grains the minions sent, so the CLI
+ * knows whom to wait for.
+ */
+export class JobService {
+  private readonly jids = new JidFactory();
+  private serial = 0;
+
+  constructor(
+    private readonly keys: KeyStore,
+    private readonly dataCache: MinionDataCache,
+    private readonly masterKey: KeyObject,
+    private readonly publishKey: PublishKey,
+    private readonly publisher: PublishServer,
+    private readonly events: MasterEvents,
+    private readonly nodegroups: Record<string, string | string[]>,
+    private readonly log: Logger,
+  ) {}
+
+  async publish(load: PublishRequestLoad): Promise<PublishReply> {
+    const kwargs = (load.kwargs ?? {}) as Record<string, unknown>;
+    const delimiter = typeof kwargs.delimiter === 'string' ? kwargs.delimiter : undefined;
+    const target: Target = { tgt: load.tgt, tgtType: load.tgt_type as TargetType, delimiter };
+    try {
+      checkTarget(target, { nodegroups: this.nodegroups });
+    } catch (err) {
+      return { jid: null, minions: [], error: (err as Error).message };
+    }
+    const accepted = this.keys.list('accepted').map((id) => ({ id, grains: this.dataCache.grains(id) }));
+    const minions = expectedMinions(target, accepted, { nodegroups: this.nodegroups });
+    if (minions.length === 0) {
+      return { jid: null, minions: [], error: `Master could not resolve minions for target ${String(load.tgt)}` };
+    }
+    const jid = typeof load.jid === 'string' && load.jid !== '' ? load.jid : this.jids.next();
+    const job: Record<string, unknown> = {
+      fun: load.fun,
+      arg: load.arg ?? [],
+      tgt: load.tgt,
+      jid,
+      ret: load.ret ?? '',
+      tgt_type: load.tgt_type,
+      user: load.user ?? 'root',
+    };
+    if (delimiter && delimiter !== ':') job.delimiter = delimiter;
+    job.serial = ++this.serial;
+    this.events.fire(`salt/job/${jid}/new`, {
+      jid,
+      tgt: load.tgt,
+      tgt_type: load.tgt_type,
+      fun: load.fun,
+      arg: job.arg,
+      minions,
+      user: job.user,
+    });
+    await this.publisher.publish([buildPublication(this.publishKey.crypticle, this.masterKey, job)]);
+    this.log.info(`User ${job.user} Published command ${load.fun} with jid ${jid}`);
+    return { jid, minions, missing: [] };
+  }
+
+  onReturn(id: string, load: ReturnLoad): void {
+    const jid = String(load.jid);
+    this.log.info(`Got return from ${id} for job ${jid}`);
+    this.events.fire(`salt/job/${jid}/ret/${id}`, {
+      cmd: '_return',
+      id,
+      jid,
+      fun: load.fun,
+      fun_args: load.fun_args ?? [],
+      return: load.return,
+      retcode: load.retcode ?? 0,
+      success: load.success ?? true,
+      ...(load.out === undefined ? {} : { out: load.out }),
+    });
+  }
+}

@@ -1,0 +1,157 @@
+import { userInfo } from 'node:os';
+import { BrineError } from '../errors';
+import { decode, encode } from '../protocol/msgpack';
+import { EventSubscriber, RequestClient } from '../transport/zeromq';
+import { eventBusAddress } from './events';
+import { readRootKey } from './root-key';
+
+/** Where the master is, for a client on the same host (the salt CLI, salt-run). */
+export interface MasterAddress {
+  /** The master's interface; 0.0.0.0 and :: are reached on loopback. */
+  interface: string;
+  ret_port: number;
+  cachedir: string;
+  sock_dir: string;
+}
+
+export interface PublishRequest {
+  tgt: string | string[];
+  tgtType: string;
+  fun: string;
+  arg: unknown[];
+  ret?: string;
+  delimiter?: string;
+  user?: string;
+}
+
+export interface MinionReturn {
+  id: string;
+  jid: string;
+  fun?: string;
+  return: unknown;
+  retcode: number;
+  success: boolean;
+  out?: string;
+}
+
+export interface Publication {
+  jid: string;
+  /** The minions the master expects to answer. */
+  minions: string[];
+}
+
+function loopback(iface: string): string {
+  if (iface === '0.0.0.0' || iface === '') return '127.0.0.1';
+  if (iface === '::') return '[::1]';
+  return iface.includes(':') ? `[${iface}]` : iface;
+}
+
+function asNumber(v: unknown, fallback: number): number {
+  return typeof v === 'number' && Number.isFinite(v) ? v : fallback;
+}
+
+/**
+ * What Salt calls the LocalClient: publishes a job through the master's request port with the
+ * root key and listens on the master's event bus for the returns. It subscribes (and proves the
+ * subscription is live) before publishing, so no return can slip past.
+ */
+export class LocalClient {
+  private readonly events: EventSubscriber;
+  private readonly requests: RequestClient;
+  private readonly key: string;
+
+  private constructor(private readonly master: MasterAddress) {
+    this.key = readRootKey(master.cachedir);
+    this.events = new EventSubscriber(eventBusAddress(master.sock_dir), ['salt/job/']);
+    this.requests = new RequestClient(`tcp://${loopback(master.interface)}:${master.ret_port}`);
+  }
+
+  static async connect(master: MasterAddress): Promise<LocalClient> {
+    const client = new LocalClient(master);
+    try {
+      await client.events.sync(5000);
+    } catch (err) {
+      client.close();
+      throw err;
+    }
+    return client;
+  }
+
+  /** Publishes a job; resolves with its jid and expected minions, or throws when none matched. */
+  async publish(req: PublishRequest): Promise<Publication> {
+    const load = {
+      cmd: 'publish',
+      tgt: req.tgt,
+      fun: req.fun,
+      arg: req.arg,
+      key: this.key,
+      tgt_type: req.tgtType,
+      ret: req.ret ?? '',
+      jid: '',
+      kwargs: { show_timeout: true, show_jid: false, delimiter: req.delimiter ?? ':' },
+      user: req.user ?? safeUser(),
+    };
+    let replyBytes: Buffer;
+    try {
+      replyBytes = await this.requests.request(encode({ enc: 'clear', load, version: 3 }), 10_000);
+    } catch (err) {
+      throw new BrineError('MASTER_UNREACHABLE', `the master did not answer on port ${this.master.ret_port}`, {
+        cause: err,
+        hint: 'is salt-master running with this configuration? (-c CONFIG_DIR)',
+      });
+    }
+    const reply = decode(replyBytes) as { load?: Record<string, unknown> } | string;
+    const out = typeof reply === 'object' && reply !== null ? reply.load : undefined;
+    if (!out || typeof out !== 'object') throw new BrineError('BAD_REPLY', `the master refused the job: ${String(reply)}`);
+    if (typeof out.error === 'string' && (!Array.isArray(out.minions) || out.minions.length === 0) && out.jid == null) {
+      if (out.error.startsWith('Master could not resolve minions')) throw new BrineError('NO_MINIONS', out.error);
+      throw new BrineError('PUBLISH_REFUSED', out.error);
+    }
+    if (typeof out.jid !== 'string' || !Array.isArray(out.minions)) {
+      throw new BrineError('BAD_REPLY', 'the master answered the publish request without a jid');
+    }
+    return { jid: out.jid, minions: out.minions.map(String) };
+  }
+
+  /**
+   * Yields the returns of one job as they arrive, until every expected minion has answered or
+   * timeoutMs passes without all of them.
+   */
+  async *returns(pub: Publication, timeoutMs: number): AsyncGenerator<MinionReturn> {
+    const waiting = new Set(pub.minions);
+    const deadline = Date.now() + timeoutMs;
+    const prefix = `salt/job/${pub.jid}/ret/`;
+    while (waiting.size > 0) {
+      const left = deadline - Date.now();
+      if (left <= 0) return;
+      const event = await this.events.next(left);
+      if (!event) return;
+      if (!event.tag.startsWith(prefix)) continue;
+      const data = decode(event.body) as Record<string, unknown>;
+      const id = String(data.id ?? event.tag.slice(prefix.length));
+      waiting.delete(id);
+      yield {
+        id,
+        jid: pub.jid,
+        fun: typeof data.fun === 'string' ? data.fun : undefined,
+        return: data.return,
+        retcode: asNumber(data.retcode, 0),
+        success: data.success !== false,
+        out: typeof data.out === 'string' ? data.out : undefined,
+      };
+    }
+  }
+
+  close(): void {
+    this.events.close();
+    this.requests.close();
+  }
+}
+
+function safeUser(): string {
+  try {
+    return userInfo().username;
+  } catch {
+    return 'root';
+  }
+}

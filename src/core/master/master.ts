@@ -1,0 +1,123 @@
+import { mkdirSync, watch, type FSWatcher } from 'node:fs';
+import { join } from 'node:path';
+import { privateKeyFromPem } from '../crypto/rsa';
+import type { Logger } from '../log';
+import { PublishServer, RequestServer, raiseSocketLimit } from '../transport/zeromq';
+import { AuthService } from './auth';
+import { MasterEvents } from './events';
+import { JobService } from './jobs';
+import { KeyStore } from './key-store';
+import { MinionDataCache } from './minion-data-cache';
+import { PublishKey } from './publish-key';
+import { RequestHandler } from './request-handler';
+import { writeRootKey } from './root-key';
+import { Sessions } from './sessions';
+
+/** The master options the daemon uses (Salt's names; paths already under root_dir). */
+export interface MasterSettings {
+  interface: string;
+  publish_port: number;
+  ret_port: number;
+  pki_dir: string;
+  cachedir: string;
+  sock_dir: string;
+  keysize: number;
+  auto_accept: boolean;
+  pub_hwm: number;
+  nodegroups: Record<string, string | string[]>;
+}
+
+function tcp(iface: string, port: number): string {
+  return `tcp://${iface.includes(':') ? `[${iface}]` : iface}:${port}`;
+}
+
+/**
+ * salt-master: the publish port (PUB), the request port (ROUTER), the local event bus, and the
+ * key store. Keys changed by salt-key (another process) are noticed through a directory watch;
+ * a deleted or rejected key ends that minion's session and rotates the publish key.
+ */
+export class Master {
+  readonly keys: KeyStore;
+  private readonly publisher: PublishServer;
+  private readonly requests = new RequestServer();
+  private readonly events = new MasterEvents();
+  private readonly sessions = new Sessions();
+  private publishKey!: PublishKey;
+  private rootKey = '';
+  private watcher?: FSWatcher;
+  private accepted = new Set<string>();
+
+  constructor(private readonly settings: MasterSettings, private readonly log: Logger) {
+    this.keys = new KeyStore({ pkiDir: settings.pki_dir });
+    this.publisher = new PublishServer({ highWaterMark: settings.pub_hwm });
+  }
+
+  async start(): Promise<void> {
+    raiseSocketLimit(20_000);
+    const s = this.settings;
+    for (const dir of [s.cachedir, s.sock_dir]) mkdirSync(dir, { recursive: true });
+    const masterKey = privateKeyFromPem(this.keys.ensureMasterKeys(s.keysize).privatePem);
+    this.publishKey = new PublishKey(masterKey);
+    this.rootKey = writeRootKey(s.cachedir);
+    const dataCache = new MinionDataCache(s.cachedir);
+
+    const auth = new AuthService(this.keys, masterKey, this.publishKey, this.sessions, this.events, {
+      autoAccept: s.auto_accept,
+      publishPort: s.publish_port,
+    }, this.log);
+    const jobs = new JobService(this.keys, dataCache, masterKey, this.publishKey, this.publisher, this.events, s.nodegroups, this.log);
+    const handler = new RequestHandler(auth, jobs, this.sessions, dataCache, this.events, masterKey, {
+      rootKey: () => this.rootKey,
+      beforePublish: () => this.reconcileKeys(),
+    }, this.log);
+
+    await this.events.open(s.sock_dir);
+    await this.publisher.bind(tcp(s.interface, s.publish_port));
+    await this.requests.bind(tcp(s.interface, s.ret_port));
+    this.accepted = new Set(this.keys.list('accepted'));
+    this.watchKeys();
+    this.requests.serve(
+      (payload) => handler.handle(payload),
+      (err) => this.log.error(`Request handling failed: ${(err as Error)?.stack ?? err}`),
+    );
+    this.log.info(`Starting the Salt Publisher on ${tcp(s.interface, s.publish_port)}`);
+    this.log.info(`Setting up the master communication server on ${tcp(s.interface, s.ret_port)}`);
+  }
+
+  async stop(): Promise<void> {
+    this.watcher?.close();
+    await this.requests.close();
+    this.publisher.close();
+    await this.events.close();
+  }
+
+  /** salt-key works on the files directly; a watch tells us soon after, without polling. */
+  private watchKeys(): void {
+    const dir = join(this.settings.pki_dir, 'minions');
+    mkdirSync(dir, { recursive: true });
+    this.watcher = watch(dir, () => this.reconcileKeys());
+    this.watcher.on('error', (err) => this.log.warning(`Cannot watch ${dir}: ${err.message}`));
+  }
+
+  /**
+   * Compares the accepted keys with what we last knew. One directory read, done on a watch event
+   * and before publishing a job, so a job published right after `salt-key -d` is already
+   * encrypted with a new key.
+   */
+  private reconcileKeys(): void {
+    const now = new Set(this.keys.list('accepted'));
+    let removed = false;
+    for (const id of this.accepted) {
+      if (!now.has(id)) {
+        removed = true;
+        this.sessions.end(id);
+        this.log.info(`Key for ${id} is no longer accepted: session ended`);
+      }
+    }
+    this.accepted = now;
+    if (removed) {
+      this.publishKey.rotate();
+      this.log.info('Rotating AES key');
+    }
+  }
+}

@@ -1,0 +1,122 @@
+import type { KeyObject } from 'node:crypto';
+import { BAD_LOAD_REPLY, buildAesReply, buildSendPrivateReply, openAesRequest } from '../channel';
+import { BrineError } from '../errors';
+import { decode, encode } from '../protocol/msgpack';
+import {
+  parseAuthRequest,
+  parseMinionEventLoad,
+  parsePillarRequestLoad,
+  parsePublishRequestLoad,
+  parseRequestEnvelope,
+  parseReturnLoad,
+  type MinionEventLoad,
+} from '../protocol/loads';
+import type { Logger } from '../log';
+import type { AuthService } from './auth';
+import type { MasterEvents } from './events';
+import type { JobService } from './jobs';
+import type { MinionDataCache } from './minion-data-cache';
+import type { Sessions } from './sessions';
+
+/**
+ * Every message on the request port comes through here. Nothing a peer sends can stop the master:
+ * undecodable, forged or replayed requests get Salt's "bad load" and a log line, and the master
+ * goes on serving the others.
+ */
+export class RequestHandler {
+  constructor(
+    private readonly auth: AuthService,
+    private readonly jobs: JobService,
+    private readonly sessions: Sessions,
+    private readonly dataCache: MinionDataCache,
+    private readonly events: MasterEvents,
+    private readonly masterKey: KeyObject,
+    private readonly hooks: { rootKey: () => string; beforePublish: () => void },
+    private readonly log: Logger,
+  ) {}
+
+  async handle(payload: Buffer): Promise<Buffer> {
+    let envelope;
+    try {
+      envelope = parseRequestEnvelope(decode(payload));
+    } catch (err) {
+      this.log.warning(`Dropped a request that is not a Salt message: ${(err as Error).message}`);
+      return BAD_LOAD_REPLY;
+    }
+    try {
+      if (envelope.enc === 'clear') return await this.clear(envelope.load);
+      return this.aes(envelope.id, payload);
+    } catch (err) {
+      if (err instanceof BrineError) {
+        this.log.warning(`Bad request: ${err.message}`);
+        return BAD_LOAD_REPLY;
+      }
+      throw err;
+    }
+  }
+
+  private async clear(load: Record<string, unknown>): Promise<Buffer> {
+    switch (load.cmd) {
+      case '_auth':
+        return this.auth.handle(parseAuthRequest(load));
+      case 'publish': {
+        const req = parsePublishRequestLoad(load);
+        if (req.key !== this.hooks.rootKey()) {
+          this.log.warning(`Authentication failure of type "user" occurred for user ${String(req.user)}.`);
+          return encode({ enc: 'clear', load: { error: { name: 'AuthenticationError', message: 'Authentication error occurred.' } } });
+        }
+        this.hooks.beforePublish();
+        return encode({ enc: 'clear', load: await this.jobs.publish(req) });
+      }
+      default:
+        this.log.warning(`Clear request with unknown command ${JSON.stringify(load.cmd)} refused`);
+        return BAD_LOAD_REPLY;
+    }
+  }
+
+  private aes(id: string, payload: Buffer): Buffer {
+    const session = this.sessions.get(id);
+    if (!session) {
+      this.log.warning(
+        `Salt minion claiming to be ${id} attempted to communicate with master, but key could not be read and verification was denied.`,
+      );
+      return BAD_LOAD_REPLY;
+    }
+    // The opener checks the HMAC, that the load's id is the envelope's, and the tok against the
+    // minion's key (verified once with RSA, then compared as bytes).
+    const { load, nonce } = openAesRequest(payload, () => ({
+      sessionKey: session.crypticle,
+      tok: session.tok,
+      publicKey: session.publicKey,
+    }));
+    session.tok ??= load.tok;
+    switch (load.cmd) {
+      case '_return':
+        this.jobs.onReturn(session.id, parseReturnLoad(load));
+        return buildAesReply(session.crypticle, nonce, null);
+      case '_minion_event': {
+        const ev = parseMinionEventLoad(load);
+        this.fireMinionEvent(session.id, ev);
+        return buildAesReply(session.crypticle, nonce, null);
+      }
+      case '_pillar': {
+        const req = parsePillarRequestLoad(load);
+        this.dataCache.update(session.id, { grains: req.grains });
+        return buildSendPrivateReply(this.masterKey, session.publicKey, nonce, {});
+      }
+      default:
+        this.log.warning(`Request from ${id} with unknown command ${JSON.stringify(load.cmd)} refused`);
+        return BAD_LOAD_REPLY;
+    }
+  }
+
+  private fireMinionEvent(id: string, ev: MinionEventLoad): void {
+    const list = ev.events ?? (ev.tag ? [{ tag: ev.tag, data: ev.data }] : []);
+    for (const e of list) {
+      if (!e || typeof e !== 'object' || typeof (e as { tag?: unknown }).tag !== 'string') continue;
+      const { tag, data } = e as { tag: string; data?: unknown };
+      const body = data && typeof data === 'object' && !Buffer.isBuffer(data) ? (data as Record<string, unknown>) : { data };
+      this.events.fire(tag, { ...body, id });
+    }
+  }
+}

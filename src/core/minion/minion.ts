@@ -1,0 +1,311 @@
+import { randomBytes, type KeyObject } from 'node:crypto';
+import {
+  buildAesRequest,
+  buildAuthRequest,
+  makeTok,
+  openAesReply,
+  openAuthReply,
+  openPublication,
+  openSendPrivateReply,
+} from '../channel';
+import { Crypticle } from '../crypto/crypticle';
+import { publicKeyFromPem } from '../crypto/rsa';
+import { BrineError, CryptoError } from '../errors';
+import type { JobLoad } from '../protocol/loads';
+import { decode } from '../protocol/msgpack';
+import type { Logger } from '../log';
+import { matchTarget, type TargetType } from '../targeting';
+import { RequestClient, SubscribeClient, raiseSocketLimit } from '../transport/zeromq';
+import { cacheMasterKey, ensureMinionKeys, readCachedMasterKey, type MinionKeys } from './minion-keys';
+
+/** The minion options the daemon uses (Salt's names; paths already under root_dir). */
+export interface MinionSettings {
+  id: string;
+  master: string;
+  master_port: number;
+  pki_dir: string;
+  keysize: number;
+  acceptance_wait_time: number;
+  auth_timeout: number;
+  recon_default: number;
+  recon_max: number;
+  return_retry_timer: number;
+  return_retry_tries: number;
+}
+
+export interface JobResult {
+  return: unknown;
+  retcode: number;
+  success: boolean;
+  out?: string;
+}
+
+/** Runs jobs in-process; the plugin registry behind it is the minion's own. */
+export interface JobExecutor {
+  run(job: JobLoad): Promise<JobResult>;
+}
+
+/** Salt's exit code when the master rejected this minion's key (EX_NOPERM). */
+export const EXIT_REJECTED = 77;
+
+export class MinionRejectedError extends BrineError {
+  constructor(message: string, hint: string) {
+    super('KEY_REJECTED', message, { hint });
+  }
+}
+
+export interface Session {
+  aes: Crypticle;
+  session: Crypticle;
+  sessionKey: string;
+  publishPort: number;
+}
+
+function hostPort(host: string, port: number): string {
+  return `tcp://${host.includes(':') ? `[${host}]` : host}:${port}`;
+}
+
+/**
+ * salt-minion: signs in over the request port, subscribes to the publish port, checks each job's
+ * target itself, runs it in-process and sends the return. When the master rotates its publish key
+ * the next job cannot be read; the minion signs in again and then runs that job.
+ */
+export class Minion {
+  private keys!: MinionKeys;
+  private masterKey?: KeyObject;
+  private requests!: RequestClient;
+  private subscriber?: SubscribeClient;
+  private session?: Session;
+  private signingIn?: Promise<Session>;
+  private tok!: Buffer;
+  private stopped = false;
+  private wake?: () => void;
+  private readonly running = new Set<Promise<void>>();
+  private rejectedBy?: (err: MinionRejectedError) => void;
+  /** Settles if the master rejects this minion after start (the daemon then exits with 77). */
+  readonly rejected = new Promise<MinionRejectedError>((resolve) => (this.rejectedBy = resolve));
+
+  constructor(
+    private readonly settings: MinionSettings,
+    private readonly executor: JobExecutor,
+    private readonly grains: () => Record<string, unknown>,
+    private readonly log: Logger,
+  ) {}
+
+  get id(): string {
+    return this.settings.id;
+  }
+
+  /** Signs in (waiting while the key is pending), subscribes and announces itself. */
+  async start(): Promise<void> {
+    const s = this.settings;
+    this.log.info(`Setting up the Salt Minion "${s.id}"`);
+    const session = await this.connect();
+    this.subscriber = new SubscribeClient({ reconnectInterval: s.recon_default, reconnectMax: s.recon_max });
+    this.subscriber.connect(hostPort(s.master, session.publishPort));
+    void this.listen(this.subscriber);
+    await this.subscriber.whenConnected();
+    await this.announce();
+    this.log.info(`Minion "${s.id}" is ready: signed in and subscribed to ${s.master}:${session.publishPort}`);
+  }
+
+  /** Keys, the request channel and sign-in, without subscribing: what salt-call needs. */
+  async connect(): Promise<Session> {
+    raiseSocketLimit(20_000);
+    const s = this.settings;
+    this.keys = ensureMinionKeys(s.pki_dir, s.keysize);
+    this.masterKey = readCachedMasterKey(s.pki_dir)?.key;
+    this.tok = makeTok(this.keys.privateKey);
+    this.requests = new RequestClient(hostPort(s.master, s.master_port), { reconnectInterval: s.recon_default, reconnectMax: s.recon_max });
+    return this.signIn();
+  }
+
+  /** Sends a job's return to the master (salt-call sends its local result with jid "req"). */
+  async sendReturn(job: JobLoad, result: JobResult): Promise<void> {
+    await this.deliverReturn(job, result);
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.wake?.();
+    this.subscriber?.close();
+    await Promise.allSettled([...this.running]);
+    this.requests?.close();
+  }
+
+  /** One sign-in at a time: concurrent callers share it. */
+  private signIn(): Promise<Session> {
+    if (!this.signingIn) {
+      this.signingIn = this.authenticate().finally(() => {
+        this.signingIn = undefined;
+      });
+    }
+    return this.signingIn;
+  }
+
+  private async authenticate(): Promise<Session> {
+    const s = this.settings;
+    for (;;) {
+      if (this.stopped) throw new BrineError('STOPPED', 'the minion is stopping');
+      const { bytes, nonce } = buildAuthRequest({
+        id: s.id,
+        publicPem: this.keys.publicPem,
+        masterPublicKey: this.masterKey,
+        token: this.masterKey ? randomBytes(57).toString('base64') : undefined,
+      });
+      let reply: Buffer;
+      try {
+        reply = await this.requests.request(bytes, s.auth_timeout * 1000);
+      } catch (err) {
+        this.log.warning(`Master ${s.master}:${s.master_port} did not answer the sign-in: ${(err as Error).message}`);
+        continue;
+      }
+      const answer = openAuthReply(reply, this.masterKey ?? null, this.keys.privateKey, nonce);
+      if (answer.kind !== 'accepted' && answer.kind === 'rejected') {
+        throw new MinionRejectedError(
+          "The Salt Master has rejected this minion's public key!\n" +
+            'To repair this issue, delete the public key for this minion on the Salt Master and restart this minion.\n' +
+            'Or restart the Salt Master in open mode to clean out the keys. The Salt Minion will now exit.',
+          `Check on the master with 'salt-key -L': a key under Rejected or Denied for '${s.id}' means the master refused it ` +
+            '(a Denied key means another machine already uses this id).',
+        );
+      }
+      if (answer.kind !== 'accepted') {
+        this.log.error(
+          `The Salt Master has cached the public key for this node, this salt minion will wait for ${s.acceptance_wait_time} seconds before attempting to re-authenticate`,
+        );
+        this.log.info(`Waiting ${s.acceptance_wait_time} seconds before retry.`);
+        await this.pause(s.acceptance_wait_time * 1000);
+        continue;
+      }
+      if (!this.masterKey) {
+        cacheMasterKey(s.pki_dir, answer.masterPublicPem);
+        this.masterKey = publicKeyFromPem(answer.masterPublicPem);
+      }
+      this.session = {
+        aes: new Crypticle(answer.aesKey),
+        session: new Crypticle(answer.sessionKey),
+        sessionKey: answer.sessionKey,
+        publishPort: answer.publishPort,
+      };
+      this.log.info('Authentication with master successful');
+      return this.session;
+    }
+  }
+
+  /** A wait that stop() cuts short. */
+  private pause(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(resolve, ms);
+      this.wake = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
+  }
+
+  private async announce(): Promise<void> {
+    const id = this.settings.id;
+    const started = `Minion ${id} started at ${new Date().toString()}`;
+    await this.send({ cmd: '_pillar', id, grains: this.grains(), saltenv: 'base', pillarenv: null, pillar_override: {}, extra_minion_data: {}, ver: '2' });
+    await this.send({ cmd: '_minion_event', id, tag: 'minion_start', data: started, pretag: null });
+    await this.send({ cmd: '_minion_event', id, tag: `salt/minion/${id}/start`, data: started, pretag: null });
+  }
+
+  /** Sends an aes request; a "bad load" means our session ended: sign in again and resend once. */
+  private async send(load: Record<string, unknown>, attempt = 0): Promise<unknown> {
+    const session = this.session ?? (await this.signIn());
+    const { bytes, nonce } = buildAesRequest({ id: this.settings.id, sessionKey: session.session, load, tok: this.tok });
+    const reply = await this.requests.request(bytes, this.settings.auth_timeout * 1000 * 12);
+    try {
+      if (load.cmd === '_pillar') return openSendPrivateReply(reply, this.keys.privateKey, this.masterKey!, nonce);
+      return openAesReply(reply, session.session, nonce);
+    } catch (err) {
+      const refused = err instanceof BrineError && (err.code === 'MASTER_BAD_LOAD' || (decodeOrNull(reply) === 'bad load'));
+      if (!refused || attempt > 0) throw err;
+      this.session = undefined;
+      await this.signIn();
+      return this.send(load, attempt + 1);
+    }
+  }
+
+  private async listen(sub: SubscribeClient): Promise<void> {
+    for await (const frames of sub.messages()) {
+      if (this.stopped) break;
+      const task = this.onPublication(frames[frames.length - 1]).catch((err) => {
+        if (err instanceof MinionRejectedError) this.rejectedBy?.(err);
+        else this.log.error(`Job handling failed: ${(err as Error)?.stack ?? err}`);
+      });
+      this.running.add(task);
+      void task.finally(() => this.running.delete(task));
+    }
+  }
+
+  private async onPublication(payload: Buffer): Promise<void> {
+    let job: JobLoad;
+    try {
+      job = this.open(payload, this.session ?? (await this.signIn()));
+    } catch (err) {
+      if (!(err instanceof CryptoError) || err.code !== 'BAD_HMAC') {
+        this.log.warning(`Dropped a publication that could not be read: ${(err as Error).message}`);
+        return;
+      }
+      // The master rotated its publish key (a key was deleted or the master restarted).
+      this.log.info('Publication could not be decrypted: signing in again for the new key');
+      this.session = undefined;
+      try {
+        job = this.open(payload, await this.signIn());
+      } catch (again) {
+        this.log.warning(`Dropped a publication not meant for this minion: ${(again as Error).message}`);
+        return;
+      }
+    }
+    const target = { tgt: job.tgt, tgtType: (job.tgt_type ?? 'glob') as TargetType, delimiter: job.delimiter as string | undefined };
+    if (!matchTarget(target, { id: this.settings.id, grains: this.grains() })) return;
+    this.log.info(`User ${job.user ?? 'root'} Executing command ${String(job.fun)} with jid ${job.jid}`);
+    const result = await this.executor.run(job);
+    await this.deliverReturn(job, result);
+  }
+
+  private open(payload: Buffer, session: Session): JobLoad {
+    return openPublication(payload, session.aes, this.masterKey!);
+  }
+
+  private async deliverReturn(job: JobLoad, result: JobResult): Promise<void> {
+    const load: Record<string, unknown> = {
+      cmd: '_return',
+      id: this.settings.id,
+      success: result.success,
+      return: result.return,
+      retcode: result.retcode,
+      jid: job.jid,
+      fun: job.fun,
+      fun_args: job.arg,
+      user: job.user ?? 'root',
+    };
+    if (result.out !== undefined) load.out = result.out;
+    load._stamp = new Date().toISOString().replace('Z', '');
+    const { return_retry_tries: tries, return_retry_timer: timer } = this.settings;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await this.send(load);
+        return;
+      } catch (err) {
+        if (attempt >= tries || this.stopped) {
+          this.log.error(`Return of job ${job.jid} could not be delivered: ${(err as Error).message}`);
+          return;
+        }
+        this.log.warning(`Return of job ${job.jid} not acknowledged, retrying in ${timer} s`);
+        await this.pause(timer * 1000);
+      }
+    }
+  }
+}
+
+function decodeOrNull(bytes: Buffer): unknown {
+  try {
+    return decode(bytes);
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,187 @@
+/**
+ * Real binaries on loopback for end-to-end tests: a master and minions, each with its own root
+ * directory under one temporary folder, on free ports. Readiness is read from the daemons' own log
+ * lines (no sleeps); everything started is stopped by process id.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { stringify } from 'yaml';
+import { freePort } from './ports';
+
+export const REPO = resolve(__dirname, '..', '..');
+const BIN = join(REPO, 'bin');
+
+export interface RunResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+export class Daemon {
+  private output = '';
+  private readonly waiters: Array<{ text: string | RegExp; resolve: () => void }> = [];
+  readonly exited: Promise<number>;
+
+  constructor(readonly name: string, readonly child: ChildProcess) {
+    const onData = (chunk: Buffer) => {
+      this.output += chunk.toString();
+      for (const w of [...this.waiters]) {
+        if (this.has(w.text)) {
+          this.waiters.splice(this.waiters.indexOf(w), 1);
+          w.resolve();
+        }
+      }
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', onData);
+    this.exited = new Promise((res) => child.on('exit', (code, signal) => res(code ?? (signal ? 128 : 0))));
+  }
+
+  get log(): string {
+    return this.output;
+  }
+
+  private has(text: string | RegExp): boolean {
+    return typeof text === 'string' ? this.output.includes(text) : text.test(this.output);
+  }
+
+  /** Resolves when the daemon has printed `text`; rejects if it exits first or after timeoutMs. */
+  waitFor(text: string | RegExp, timeoutMs = 20_000): Promise<void> {
+    if (this.has(text)) return Promise.resolve();
+    return new Promise((resolvePromise, reject) => {
+      const timer = setTimeout(() => reject(new Error(`${this.name}: no "${text}" within ${timeoutMs} ms. Output:\n${this.output}`)), timeoutMs);
+      const entry = {
+        text,
+        resolve: () => {
+          clearTimeout(timer);
+          resolvePromise();
+        },
+      };
+      this.waiters.push(entry);
+      void this.exited.then((code) => {
+        if (!this.waiters.includes(entry)) return;
+        clearTimeout(timer);
+        reject(new Error(`${this.name} exited with ${code} before printing "${text}". Output:\n${this.output}`));
+      });
+    });
+  }
+
+  /** Counts how often `text` appears in the output so far. */
+  count(text: string): number {
+    return this.output.split(text).length - 1;
+  }
+
+  async stop(signal: NodeJS.Signals = 'SIGTERM'): Promise<number> {
+    if (this.child.exitCode === null && this.child.signalCode === null) this.child.kill(signal);
+    return this.exited;
+  }
+}
+
+export interface MinionSpec {
+  id: string;
+  grains?: Record<string, unknown>;
+  config?: Record<string, unknown>;
+}
+
+export class Cluster {
+  readonly root: string;
+  readonly masterDir: string;
+  publishPort = 0;
+  retPort = 0;
+  master?: Daemon;
+  readonly minions = new Map<string, Daemon>();
+
+  private constructor(readonly masterConfig: Record<string, unknown>) {
+    this.root = mkdtempSync(join(tmpdir(), 'brine-e2e-'));
+    this.masterDir = join(this.root, 'master', 'etc', 'salt');
+  }
+
+  static async create(masterConfig: Record<string, unknown> = {}): Promise<Cluster> {
+    const cluster = new Cluster(masterConfig);
+    cluster.publishPort = await freePort();
+    cluster.retPort = await freePort();
+    mkdirSync(cluster.masterDir, { recursive: true });
+    writeFileSync(
+      join(cluster.masterDir, 'master'),
+      stringify({
+        root_dir: join(cluster.root, 'master'),
+        interface: '127.0.0.1',
+        publish_port: cluster.publishPort,
+        ret_port: cluster.retPort,
+        keysize: 1024,
+        timeout: 5,
+        ...masterConfig,
+      }),
+    );
+    return cluster;
+  }
+
+  minionDir(id: string): string {
+    return join(this.root, 'minions', id, 'etc', 'salt');
+  }
+
+  async startMaster(): Promise<Daemon> {
+    this.master = new Daemon('master', spawn(process.execPath, [join(BIN, 'salt-master'), '-c', this.masterDir, '-l', 'info'], { stdio: ['ignore', 'pipe', 'pipe'] }));
+    await this.master.waitFor('Setting up the master communication server');
+    return this.master;
+  }
+
+  /** Writes the minion's config and starts it; resolves once it has printed `until`. */
+  async startMinion(spec: MinionSpec, until: string | RegExp = /cached the public key|is ready/): Promise<Daemon> {
+    const dir = this.minionDir(spec.id);
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(
+      join(dir, 'minion'),
+      stringify({
+        root_dir: join(this.root, 'minions', spec.id),
+        id: spec.id,
+        master: '127.0.0.1',
+        master_port: this.retPort,
+        acceptance_wait_time: 1,
+        keysize: 1024,
+        grains: spec.grains ?? {},
+        ...spec.config,
+      }),
+    );
+    const daemon = new Daemon(spec.id, spawn(process.execPath, [join(BIN, 'salt-minion'), '-c', dir, '-l', 'info'], { stdio: ['ignore', 'pipe', 'pipe'] }));
+    this.minions.set(spec.id, daemon);
+    await daemon.waitFor(until);
+    return daemon;
+  }
+
+  /** Runs a CLI command (salt, salt-key, salt-run, salt-call) against this master. */
+  run(bin: string, args: string[], configDir = this.masterDir): Promise<RunResult> {
+    return new Promise((res) => {
+      const child = spawn(process.execPath, [join(BIN, bin), '-c', configDir, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+      child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+      child.on('exit', (code) => res({ code: code ?? 1, stdout, stderr }));
+    });
+  }
+
+  salt(...args: string[]): Promise<RunResult> {
+    return this.run('salt', args);
+  }
+
+  saltKey(...args: string[]): Promise<RunResult> {
+    return this.run('salt-key', args);
+  }
+
+  /** Starts the minions, accepts their keys and waits until each is signed in and subscribed. */
+  async startAccepted(specs: MinionSpec[]): Promise<void> {
+    await Promise.all(specs.map((s) => this.startMinion(s)));
+    const accepted = await this.saltKey('-A', '-y');
+    if (accepted.code !== 0) throw new Error(`salt-key -A failed: ${accepted.stderr}`);
+    await Promise.all(specs.map((s) => this.minions.get(s.id)!.waitFor('is ready')));
+  }
+
+  async stop(): Promise<void> {
+    await Promise.all([...this.minions.values()].map((m) => m.stop()));
+    await this.master?.stop();
+    rmSync(this.root, { recursive: true, force: true });
+  }
+}
