@@ -1,0 +1,112 @@
+import { describe, expect, it } from 'vitest';
+import * as hostApi from 'brine/plugin';
+import { createHarness, MemoryGrains } from 'brine/testing';
+import { BUILTIN_PLUGINS } from '../../../plugins';
+import { Executor } from '../../../src/plugins/executor';
+import { PluginLoader } from '../../../src/plugins/loader/loader';
+import { StaticConfig } from '../../../src/plugins/services/config';
+import { StreamLogger } from '../../../src/plugins/services/logger';
+import { fixture } from '../fixtures';
+
+const quiet = new StreamLogger('error', () => undefined);
+
+function loader(opts: { moduleDirs?: string[]; npm?: { nodeModules: string[]; packages?: string[] }; grains?: Record<string, unknown> } = {}) {
+  return new PluginLoader({
+    config: new StaticConfig({ id: 'web1' }),
+    grains: new MemoryGrains(opts.grains ?? { kernel: 'Linux' }),
+    logger: quiet,
+    builtins: BUILTIN_PLUGINS,
+    moduleDirs: opts.moduleDirs ?? [],
+    npm: opts.npm,
+  });
+}
+
+describe('PluginLoader', () => {
+  it('loads the built-ins', async () => {
+    const { registry } = await loader().load();
+    expect(registry.problems).toEqual([]);
+    expect(registry.moduleNames()).toEqual(['cmd', 'grains', 'test']);
+    expect(registry.functionNames()).toEqual(expect.arrayContaining(['test.ping', 'test.true', 'cmd.run_all', 'grains.get']));
+    expect(registry.functionNames().some((f) => f.includes('._'))).toBe(false);
+  });
+
+  it('loads a module_dirs JavaScript module that gets the host API instance', async () => {
+    const plugins = await loader({ moduleDirs: [fixture('module_dirs')] }).load();
+    expect(plugins.registry.problems).toEqual([]);
+    const hello = plugins.registry.module('hello');
+    expect(hello?.origin).toBe(fixture('module_dirs', 'hello.js'));
+    const mod = require(fixture('module_dirs', 'hello.js')) as { hostApi: unknown };
+    expect(mod.hostApi).toBe(hostApi);
+    const ex = new Executor(plugins);
+    expect(await ex.run({ fun: 'hello.greet', arg: ['world'], jid: '1' })).toEqual({ return: 'hello world!', retcode: 0, success: true });
+    expect((await ex.run({ fun: 'hello._secret', arg: [], jid: '2' })).return).toBe("'hello._secret' is not available.");
+  });
+
+  it('records unavailable modules with their reasons', async () => {
+    const plugins = await loader({ moduleDirs: [fixture('module_dirs')] }).load();
+    expect(plugins.registry.unavailable()).toEqual(new Map([['winonly', 'winonly needs Windows'], ['silent', undefined]]));
+    const ex = new Executor(plugins);
+    expect(await ex.run({ fun: 'winonly.run', arg: [], jid: '1' })).toEqual({
+      return: "'winonly' __virtual__ returned False: winonly needs Windows",
+      retcode: 1,
+      success: false,
+      out: 'nested',
+    });
+    expect((await ex.run({ fun: 'silent.run', arg: [], jid: '1' })).return).toBe("'silent' __virtual__ returned False");
+    const onWindows = await loader({ moduleDirs: [fixture('module_dirs')], grains: { kernel: 'Windows' } }).load();
+    expect(onWindows.registry.moduleNames()).toContain('winonly');
+  });
+
+  it('reports broken modules while the others load', async () => {
+    const { registry } = await loader({ moduleDirs: [fixture('broken_dir'), fixture('no-such-dir')] }).load();
+    expect(registry.moduleNames()).toEqual(['cmd', 'fine', 'grains', 'test']);
+    const byOrigin = Object.fromEntries(registry.problems.map((p) => [p.origin.split('/').pop(), p]));
+    expect(byOrigin['a-broken.js'].error.message).toBe('boom while loading');
+    expect(byOrigin['b-needs-unknown.js'].module).toBe('pkg');
+    expect(byOrigin['b-needs-unknown.js'].error.message).toContain('depends on unknown service IPackages');
+    expect(byOrigin['d-nothing.js'].error.message).toContain('exports no @Module');
+    expect(byOrigin['no-such-dir'].error.message).toContain('is not a directory');
+  });
+
+  it('lets a custom module override a built-in of the same name', async () => {
+    const plugins = await loader({ moduleDirs: [fixture('override_dir')] }).load();
+    expect(plugins.registry.overrides).toEqual([{ module: 'test', replaced: 'builtin', by: fixture('override_dir', 'test.js') }]);
+    const ex = new Executor(plugins);
+    expect((await ex.run({ fun: 'test.ping', arg: [], jid: '1' })).return).toBe('custom pong');
+    expect((await ex.run({ fun: 'test.echo', arg: ['x'], jid: '1' })).return).toBe("'test.echo' is not available.");
+  });
+
+  it('loads a TypeScript module_dirs file through the typescript package', async () => {
+    const plugins = await loader({ moduleDirs: [fixture('ts_dir')] }).load();
+    expect(plugins.registry.problems).toEqual([]);
+    expect((await new Executor(plugins).run({ fun: 'typed.twice', arg: [21], jid: '1' })).return).toBe(42);
+  });
+
+  it('loads npm plugin packages by name pattern; nested files share the host API', async () => {
+    const plugins = await new PluginLoader({
+      config: new StaticConfig({ id: 'web1' }),
+      logger: quiet,
+      builtins: [],
+      moduleDirs: [],
+      npm: { nodeModules: [fixture('packages')], packages: ['not-installed'] },
+      host: undefined,
+    }).load();
+    expect(plugins.registry.moduleNames()).toEqual(['demo']);
+    expect(plugins.registry.module('demo')?.origin).toBe('npm:brine-plugin-demo');
+    expect(plugins.grains.get('demo_grain')).toBe('from-npm');
+    const helper = require(fixture('packages', 'brine-plugin-demo', 'lib', 'helper.js')) as { api: unknown };
+    expect(helper.api).toBe(hostApi);
+    expect((await new Executor(plugins).run({ fun: 'demo.hi', arg: ['bob'], jid: '1' })).return).toBe('HI BOB');
+    const problems = Object.fromEntries(plugins.registry.problems.map((p) => [p.origin, p.error.message]));
+    expect(problems['npm:brine-plugin-noentry']).toContain('names no plugin entry');
+    expect(problems['npm:not-installed']).toContain('is not installed');
+  });
+
+  it('owns its container: two loads do not share registrations', async () => {
+    const a = await createHarness({ grains: { a: 1 } });
+    const b = await createHarness({ grains: { b: 2 } });
+    expect(a.plugins.container).not.toBe(b.plugins.container);
+    expect((await a.call('grains.get', ['a'])).return).toBe(1);
+    expect((await b.call('grains.get', ['a'])).return).toBe('');
+  });
+});
