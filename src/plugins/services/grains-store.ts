@@ -79,7 +79,9 @@ export class GrainsStore implements IGrains {
   }
 
   get(path: string, defaultValue: unknown = '', delimiter = ':'): unknown {
-    return structuredClone(traverse(this.grains, path, defaultValue, delimiter));
+    const found = traverse(this.grains, path, defaultValue, delimiter);
+    // The default is the caller's own value (it may be a symbol); only grain data is copied.
+    return found === defaultValue ? found : structuredClone(found);
   }
 
   all(): Record<string, unknown> {

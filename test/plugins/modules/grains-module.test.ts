@@ -1,0 +1,56 @@
+import { describe, expect, it } from 'vitest';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import YAML from 'yaml';
+import { createHarness } from 'brine/testing';
+import { BUILTIN_PLUGINS } from '../../../plugins';
+import { Executor } from '../../../src/plugins/executor';
+import { PluginLoader } from '../../../src/plugins/loader/loader';
+import { StaticConfig } from '../../../src/plugins/services/config';
+import { StreamLogger } from '../../../src/plugins/services/logger';
+
+const GRAINS = { os: 'Debian', os_family: 'Debian', pkg: { apache: 'httpd' }, ipv4: ['127.0.0.1', '192.0.2.2'], empty: '' };
+
+describe('grains module', () => {
+  it('items, item, get, ls, has_value', async () => {
+    const h = await createHarness({ grains: GRAINS });
+    expect((await h.call('grains.items')).return).toEqual(GRAINS);
+    expect((await h.call('grains.item', ['os', 'pkg:apache', 'nope'])).return).toEqual({ os: 'Debian', 'pkg:apache': 'httpd', nope: '' });
+    expect((await h.call('grains.get', ['pkg:apache'])).return).toBe('httpd');
+    expect((await h.call('grains.get', ['ipv4:1'])).return).toBe('192.0.2.2');
+    expect((await h.call('grains.get', ['nope'])).return).toBe('');
+    expect((await h.call('grains.get', ['nope'], { default: 'dflt' })).return).toBe('dflt');
+    expect((await h.call('grains.get', ['pkg/apache'], { delimiter: '/' })).return).toBe('httpd');
+    expect((await h.call('grains.ls')).return).toEqual(['empty', 'ipv4', 'os', 'os_family', 'pkg']);
+    expect((await h.call('grains.has_value', ['pkg:apache'])).return).toBe(true);
+    expect((await h.call('grains.has_value', ['empty'])).return).toBe(true);
+    expect((await h.call('grains.has_value', ['pkg:nginx'])).return).toBe(false);
+  });
+
+  it('setval/setvals/delval write the grains file next to the config and update grains', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'brine-grains-'));
+    const plugins = await new PluginLoader({
+      config: new StaticConfig({ id: 'web1', conf_file: join(dir, 'minion'), grains: { role: 'db' } }),
+      logger: new StreamLogger('error', () => undefined),
+      builtins: BUILTIN_PLUGINS.filter((p) => (p as { name: string }).name !== 'CoreGrains'),
+      moduleDirs: [],
+    }).load();
+    const ex = new Executor(plugins);
+    const run = (fun: string, arg: unknown[]) => ex.run({ fun, arg, jid: '1' });
+    expect((await run('grains.setval', ['color', 'blue'])).return).toEqual({ color: 'blue' });
+    expect((await run('grains.setvals', [{ a: 1, b: [1, 2] }])).return).toEqual({ a: 1, b: [1, 2] });
+    expect(YAML.parse(readFileSync(join(dir, 'grains'), 'utf8'))).toEqual({ color: 'blue', a: 1, b: [1, 2] });
+    expect((await run('grains.get', ['color'])).return).toBe('blue');
+    expect((await run('grains.delval', ['a'])).return).toEqual({ a: null });
+    expect(YAML.parse(readFileSync(join(dir, 'grains'), 'utf8'))).toMatchObject({ a: null });
+    await run('grains.delval', ['a', { __kwarg__: true, destructive: true }]);
+    expect(YAML.parse(readFileSync(join(dir, 'grains'), 'utf8'))).toEqual({ color: 'blue', b: [1, 2] });
+    expect((await run('grains.has_value', ['a'])).return).toBe(false);
+    // config grains win over the file after a refresh
+    await plugins.refreshGrains();
+    expect(plugins.grains.get('role')).toBe('db');
+    expect(plugins.grains.get('color')).toBe('blue');
+    expect((await run('grains.setvals', ['notadict'])).return).toBe("ERROR executing 'grains.setvals': setvals grains must be a dictionary.");
+  });
+});
