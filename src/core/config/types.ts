@@ -1,0 +1,84 @@
+/** The loaded configuration the daemons read (snake_case keys, as Salt's opts). */
+import type { LogLevelName } from './option-types';
+
+interface CommonConfig {
+  root_dir: string;
+  /** The main config file, and the directory it was read from (minion_id and grains files live here). */
+  conf_file: string;
+  config_dir: string;
+  user: string;
+  transport: 'zeromq';
+  ipv6: boolean;
+  hash_type: string;
+  keysize: number;
+  file_roots: Record<string, string[]>;
+  pillar_roots: Record<string, string[]>;
+  module_dirs: string[];
+  extension_modules: string;
+  pki_dir: string;
+  cachedir: string;
+  sock_dir: string;
+  log_file: string;
+  key_logfile: string;
+  pidfile: string;
+  log_level: LogLevelName;
+  log_level_logfile: LogLevelName;
+  log_fmt_console: string;
+  log_fmt_logfile: string;
+  log_datefmt: string;
+  log_datefmt_logfile: string;
+  log_granular_levels: Record<string, string>;
+  id: string | null;
+  publish_port: number;
+  sign_pub_messages: boolean;
+  /** Every other option, known or not, as written. */
+  [option: string]: unknown;
+}
+
+export interface MasterConfig extends CommonConfig {
+  interface: string;
+  ret_port: number;
+  autosign_file: string;
+  autoreject_file: string;
+  token_dir: string;
+  auto_accept: boolean;
+  open_mode: boolean;
+  timeout: number;
+  gather_job_timeout: number;
+  worker_threads: number;
+  keep_jobs: number;
+  job_cache: boolean;
+  master_job_cache: string;
+  minion_data_cache: boolean;
+  nodegroups: Record<string, string | string[]>;
+  publish_session: number;
+  pub_hwm: number;
+}
+
+export interface MinionConfig extends CommonConfig {
+  master: string | string[];
+  master_port: number;
+  master_finger: string;
+  minion_id_caching: boolean;
+  minion_id_lowercase: boolean;
+  minion_id_remove_domain: boolean | string;
+  append_domain: string | null;
+  grains: Record<string, unknown>;
+  acceptance_wait_time: number;
+  acceptance_wait_time_max: number;
+  auth_tries: number;
+  auth_timeout: number;
+  random_reauth_delay: number;
+  recon_default: number;
+  recon_max: number;
+  recon_randomize: boolean;
+  return_retry_timer: number;
+  return_retry_timer_max: number;
+  return_retry_tries: number;
+  rejected_retry: boolean;
+}
+
+export interface LoadedConfig<C> {
+  config: C;
+  warnings: string[];
+}
