@@ -1,7 +1,7 @@
 import { fnmatch } from './glob';
 import { parseIpTarget, ipTargetMatches } from './ipcidr';
 import { compilePythonRegex } from './python-regex';
-import { subdictMatch } from './subdict';
+import { isDict, subdictMatch } from './subdict';
 import { TargetError } from '../errors';
 
 /** What a matcher needs to know of a minion. */
@@ -40,7 +40,7 @@ export function buildAtom(engine: AtomEngine, pattern: unknown, delimiter: strin
   switch (engine) {
     case 'glob':
       if (typeof pattern !== 'string') return { match: NEVER, needsData: false, problem: 'a glob target must be a string' };
-      return { match: (m) => fnmatch(pattern, m.id), needsData: false };
+      return { match: (m) => typeof m.id === 'string' && fnmatch(pattern, m.id), needsData: false };
     case 'pcre':
       return pcreAtom(pattern);
     case 'list':
@@ -59,7 +59,7 @@ function pcreAtom(pattern: unknown): Atom {
   if (typeof pattern !== 'string') return { match: NEVER, needsData: false, problem: 'a pcre target must be a string' };
   try {
     const re = compilePythonRegex(pattern);
-    return { match: (m) => re.test(m.id), needsData: false };
+    return { match: (m) => typeof m.id === 'string' && re.test(m.id), needsData: false };
   } catch (err) {
     // In Salt the re.error escapes the pcre matcher, failing a whole compound expression.
     return { match: NEVER, needsData: false, problem: (err as TargetError).message, fatal: true };
@@ -131,7 +131,7 @@ function ipcidrAtom(pattern: unknown): Atom {
   const parsed = parseIpTarget(pattern);
   if ('error' in parsed) return { match: NEVER, needsData: false, problem: `invalid IP/CIDR target: ${parsed.error}` };
   return {
-    match: (m) => (m.grains === undefined ? undefined : ipTargetMatches(parsed, m.grains)),
+    match: (m) => (m.grains === undefined ? undefined : isDict(m.grains) && ipTargetMatches(parsed, m.grains as Record<string, unknown>)),
     needsData: true,
   };
 }

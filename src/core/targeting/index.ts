@@ -55,7 +55,8 @@ export const TARGET_TYPES: readonly TargetType[] = [
  * A target needing grains or pillar the minion data lacks does not match.
  */
 export function matchTarget(target: Target, minion: MinionData, opts: TargetOptions = {}): boolean {
-  return compile(target, opts).match(minion) === true;
+  if (!isMinionData(minion)) return false;
+  return compile(target, opts ?? {}).match(minion) === true;
 }
 
 /**
@@ -82,12 +83,19 @@ export function needsData(target: Target, opts: TargetOptions = {}): boolean {
  * and then decides for itself.
  */
 export function expectedMinions(target: Target, minions: readonly MinionData[], opts: TargetOptions = {}): string[] {
-  const { match } = compile(target, opts);
+  const { match } = compile(target, opts ?? {});
   const out: string[] = [];
-  for (const m of minions) {
+  minions.forEach((m, index) => {
+    if (!isMinionData(m)) {
+      throw new TargetError('BAD_MINION_DATA', `minion data at index ${index} has no string 'id'`);
+    }
     if (match(m) !== false) out.push(m.id);
-  }
+  });
   return out;
+}
+
+function isMinionData(m: unknown): m is MinionData {
+  return typeof m === 'object' && m !== null && typeof (m as MinionData).id === 'string';
 }
 
 /**

@@ -185,3 +185,19 @@ describe('expandNodegroups', () => {
     );
   });
 });
+
+describe('garbage minion data', () => {
+  it('matchTarget answers false instead of throwing', () => {
+    const t: Target = { tgt: '10.0.0.0/8', tgtType: 'ipcidr' };
+    expect(matchTarget(t, { id: 'a', grains: null as unknown as Record<string, unknown> })).toBe(false);
+    expect(matchTarget({ tgt: 'os:x', tgtType: 'grain' }, { id: 'a', grains: 'x' as unknown as Record<string, unknown> })).toBe(false);
+    expect(matchTarget({ tgt: '*', tgtType: 'glob' }, { id: 7 } as unknown as MinionData)).toBe(false);
+    expect(matchTarget({ tgt: '*', tgtType: 'glob' }, undefined as unknown as MinionData)).toBe(false);
+  });
+
+  it('expectedMinions names the bad entry', () => {
+    expect(() => expectedMinions({ tgt: '*', tgtType: 'glob' }, [{ id: 'a' }, {} as MinionData])).toThrowError(
+      expect.objectContaining({ code: 'BAD_MINION_DATA', message: expect.stringContaining('index 1') }),
+    );
+  });
+});
