@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import * as C from '../../../src/core/channel';
 import { oaepDecrypt, signPkcs1v15Sha1 } from '../../../src/core/crypto/rsa';
-import { decode } from '../../../src/core/protocol/msgpack';
-import { MINION_KEYS, allMessages, fromJson, jsonBytes, lastFrame } from '../protocol/wire-vectors';
+import { decode, encode } from '../../../src/core/protocol/msgpack';
+import { Json, MINION_KEYS, allMessages, fromJson, jsonBytes, lastFrame, wireJson } from '../protocol/wire-vectors';
 import { minionOf, privateKey, publicPem, requestReplyPairs } from './channel-vectors';
 
 const masterPub = publicPem('master');
@@ -139,5 +139,37 @@ describe('channel openers decrypt every captured message to the recorded plainte
       n++;
     }
     expect(n).toBeGreaterThan(20);
+  });
+});
+
+describe('the keys used are the ones crypto.json recovered', () => {
+  it('every aes_key_used / session_key_used is a recovered key of its session and minion', () => {
+    const rec = wireJson('crypto.json').recovered_symmetric_keys;
+    const sessionName = (s: string) => (s === 's1' ? 'session1' : 'session2');
+    let n = 0;
+    for (const m of messages) {
+      const r = rec[sessionName(m.session)];
+      if (m.aes_key_used) {
+        expect(r.aes_keys, m.source).toContain(m.aes_key_used);
+        n++;
+      }
+      if (m.session_key_used) {
+        const all = Object.values(r.session_keys as Record<string, string[]>).flat();
+        expect(all, m.source).toContain(m.session_key_used);
+        n++;
+      }
+    }
+    expect(n).toBeGreaterThan(150);
+  });
+
+  it("crypto.json's Crypticle messages open through the channel", () => {
+    const byLabel = new Map<string, Json>(wireJson('crypto.json').crypticle.map((v: Json) => [v.label, v]));
+    const reply = byLabel.get('aes reply (session key, 32-char nonce after prefix)');
+    const value = C.openAesReply(encode(Buffer.from(reply.message_hex, 'hex')), reply.key_string, reply.nonce);
+    expect(value).toEqual(fromJson(reply.decoded));
+    const req = byLabel.get('aes request load (minion session key)');
+    const decoded = fromJson(req.decoded) as { id: string; tok: Buffer };
+    const frame = encode({ enc: 'aes', load: Buffer.from(req.message_hex, 'hex'), version: 3, id: decoded.id, enc_algo: 'OAEP-SHA1', sig_algo: 'PKCS1v15-SHA1' });
+    expect(C.openAesRequest(frame, () => ({ sessionKey: req.key_string, tok: C.makeTok(privateKey(decoded.id)) })).load).toEqual(decoded);
   });
 });
