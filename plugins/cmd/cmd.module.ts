@@ -74,7 +74,7 @@ export class CmdModule {
    * "<cmd> : Timed out after N seconds" with retcode 1, as Salt does.
    */
   private async execute(cmd: unknown, kw: CmdKwargs, opts: { mergeStderr: boolean; forceShell?: boolean }): Promise<CmdResult> {
-    if (typeof cmd !== 'string' && !(Array.isArray(cmd) && cmd.length > 0)) {
+    if (!(typeof cmd === 'string' && cmd.trim() !== '') && !(Array.isArray(cmd) && cmd.length > 0)) {
       throw new InvocationError('cmd must be a command line or a list of arguments');
     }
     const command = typeof cmd === 'string' ? cmd : cmd.map(String);

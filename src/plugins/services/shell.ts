@@ -49,7 +49,9 @@ export class NodeShell implements IShell {
         throw new CommandExecutionError(`runas '${options.runas}' needs the minion to run as root`);
       }
     }
-    const cwd = options.cwd ?? user?.home ?? homedir();
+    // Salt's default: the runner's home, or '/' when that home is not usable (nobody's /nonexistent).
+    const home = user?.home ?? homedir();
+    const cwd = options.cwd ?? (isReadableDir(home) ? home : '/');
     if (!isAbsolute(cwd) || !statSync(cwd, { throwIfNoEntry: false })?.isDirectory()) {
       throw new CommandExecutionError(`Specified cwd '${cwd}' either not absolute or does not exist`);
     }
@@ -129,6 +131,15 @@ export class NodeShell implements IShell {
       if (isExecutable(candidate)) return candidate;
     }
     return null;
+  }
+}
+
+function isReadableDir(path: string): boolean {
+  try {
+    accessSync(path, constants.R_OK);
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
   }
 }
 
