@@ -1,0 +1,16 @@
+import { describe, expect, it } from 'vitest';
+import { InvocationError } from 'brine/plugin';
+import { shlexSplit } from '../../../src/plugins/services/shlex';
+
+describe('shlexSplit', () => {
+  it('splits like Python shlex.split (POSIX)', () => {
+    expect(shlexSplit(`echo "a b" 'c d' e\\ f`)).toEqual(['echo', 'a b', 'c d', 'e f']);
+    expect(shlexSplit(`a"b c"d ''`)).toEqual(['ab cd', '']);
+    expect(shlexSplit(`"say \\"hi\\" \\n"`)).toEqual(['say "hi" \\n']);
+    expect(shlexSplit('  ')).toEqual([]);
+  });
+  it('throws a typed error on unbalanced quotes', () => {
+    expect(() => shlexSplit(`echo "oops`)).toThrow(InvocationError);
+    expect(() => shlexSplit(`echo 'oops`)).toThrow(InvocationError);
+  });
+});
