@@ -1,0 +1,69 @@
+/**
+ * The two line layouts Salt writes by default:
+ *   console  '[%(levelname)-8s] %(message)s'
+ *   log file '%(asctime)s,%(msecs)03d [%(name)-17s:%(lineno)-4d][%(levelname)-8s][%(process)d] %(message)s'
+ * Salt widens the name column to its longest logger name (43 in the captured 3007 logs); brine
+ * uses 43 by default so lines line up with Salt's. There are no Python line numbers: each
+ * logger has a fixed one (0 unless given), keeping the layout users grep.
+ */
+
+export interface LogRecord {
+  time: Date;
+  name: string;
+  lineno: number;
+  levelName: string;
+  pid: number;
+  message: string;
+}
+
+export const DEFAULT_NAME_WIDTH = 43;
+
+const pad2 = (n: number) => String(n).padStart(2, '0');
+
+/** Python's asctime: local time `YYYY-MM-DD HH:MM:SS`. */
+export function asctime(d: Date): string {
+  return `${d.getFullYear()}-${pad2(d.getMonth() + 1)}-${pad2(d.getDate())} ${pad2(d.getHours())}:${pad2(d.getMinutes())}:${pad2(d.getSeconds())}`;
+}
+
+export function formatConsoleLine(r: LogRecord): string {
+  return `[${r.levelName.padEnd(8)}] ${r.message}`;
+}
+
+export function formatFileLine(r: LogRecord, nameWidth = DEFAULT_NAME_WIDTH): string {
+  const ms = String(r.time.getMilliseconds()).padStart(3, '0');
+  return `${asctime(r.time)},${ms} [${r.name.padEnd(nameWidth)}:${String(r.lineno).padEnd(4)}][${r.levelName.padEnd(8)}][${r.pid}] ${r.message}`;
+}
+
+function show(arg: unknown, repr: boolean): string {
+  if (typeof arg === 'string') return repr ? `'${arg}'` : arg;
+  if (arg instanceof Error) return arg.message;
+  if (arg === null || arg === undefined) return 'None';
+  if (arg === true) return 'True';
+  if (arg === false) return 'False';
+  if (typeof arg === 'bigint' || typeof arg === 'number') return String(arg);
+  if (Buffer.isBuffer(arg)) return `<${arg.length} bytes>`;
+  try {
+    return JSON.stringify(arg, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v)) ?? String(arg);
+  } catch {
+    return String(arg);
+  }
+}
+
+/**
+ * Python logging's `msg % args`: %s, %r, %d (and %i, %f) take the next argument, %% is a percent.
+ * Arguments left over are appended, so nothing a caller passes is lost.
+ */
+export function formatMessage(msg: string, args: readonly unknown[]): string {
+  if (args.length === 0) return msg;
+  let i = 0;
+  const out = msg.replace(/%([%srdif])/g, (whole, spec: string) => {
+    if (spec === '%') return '%';
+    if (i >= args.length) return whole;
+    const arg = args[i++];
+    if (spec === 'd' || spec === 'i') return typeof arg === 'number' ? String(Math.trunc(arg)) : show(arg, false);
+    if (spec === 'f') return typeof arg === 'number' ? arg.toFixed(6) : show(arg, false);
+    return show(arg, spec === 'r');
+  });
+  const rest = args.slice(i).map((a) => show(a, false));
+  return rest.length ? `${out} ${rest.join(' ')}` : out;
+}

@@ -1,0 +1,110 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createLogging, formatFileLine, formatMessage, levelNumber } from '../../../src/core/log';
+
+const SAMPLES = path.resolve(__dirname, '../../../..', 'shared/salt-wire/cli-output-samples.md');
+
+let dir: string;
+beforeEach(() => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'brine-log-'));
+});
+afterEach(() => {
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+function captureStderr() {
+  const lines: string[] = [];
+  return { lines, stream: { write: (t: string) => lines.push(t) } };
+}
+
+describe('file layout matches Salt 3007 minion logs', () => {
+  // Every log line captured from Salt, rebuilt from its parts.
+  const text = fs.readFileSync(SAMPLES, 'utf8');
+  const re = /^(\d{4})-(\d\d)-(\d\d) (\d\d):(\d\d):(\d\d),(\d{3}) \[(\S+)\s*:(\d+)\s*\]\[(\w+)\s*\]\[(\d+)\] (.*(?:\n(?!\d{4}-|```).*)*)$/gm;
+  const samples = [...text.matchAll(re)];
+
+  it('finds the captured lines', () => {
+    expect(samples.length).toBeGreaterThanOrEqual(3);
+  });
+
+  it.each(samples.map((m) => [m[0].split('\n')[0].slice(0, 60), m] as const))('%s', (_title, m) => {
+    const time = new Date(+m[1], +m[2] - 1, +m[3], +m[4], +m[5], +m[6], +m[7]);
+    const line = formatFileLine({ time, name: m[8], lineno: +m[9], levelName: m[10], pid: +m[11], message: m[12] });
+    expect(line).toBe(m[0]);
+  });
+});
+
+describe('createLogging', () => {
+  it('writes console lines at log_level and file lines at log_level_logfile', async () => {
+    const err = captureStderr();
+    const file = path.join(dir, 'var/log/salt/minion');
+    const logging = createLogging({ level: 'warning', logFile: file, logFileLevel: 'debug', console: true, stderr: err.stream });
+    const log = logging.getLogger('salt.crypt', 861);
+    log.info('Waiting %s seconds before retry.', 10);
+    log.error('The Salt Master has rejected this minion\'s public key!\nTo repair this issue, restart.');
+    log.trace('not shown anywhere');
+    await logging.close();
+    expect(err.lines).toEqual(["[ERROR   ] The Salt Master has rejected this minion's public key!\nTo repair this issue, restart.\n"]);
+    const lines = fs.readFileSync(file, 'utf8');
+    expect(lines).toMatch(
+      new RegExp(
+        `^\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d,\\d{3} \\[salt\\.crypt {33}:861 \\]\\[INFO    \\]\\[${process.pid}\\] Waiting 10 seconds before retry\\.\\n` +
+          `\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d,\\d{3} \\[salt\\.crypt {33}:861 \\]\\[ERROR   \\]\\[${process.pid}\\] The Salt Master has rejected this minion's public key!\\nTo repair this issue, restart\\.\\n$`,
+      ),
+    );
+  });
+
+  it('appends to an existing file and keeps every line written before close', async () => {
+    const file = path.join(dir, 'master.log');
+    fs.writeFileSync(file, 'old line\n');
+    const logging = createLogging({ level: 'quiet', logFile: file, logFileLevel: 'info', console: false });
+    const log = logging.getLogger('salt.master');
+    for (let i = 0; i < 100; i++) log.info('line %d', i);
+    await logging.close();
+    const lines = fs.readFileSync(file, 'utf8').trimEnd().split('\n');
+    expect(lines[0]).toBe('old line');
+    expect(lines).toHaveLength(101);
+    expect(lines[100]).toMatch(/\] line 99$/);
+  });
+
+  it('answers isEnabled from the lower of the two levels, and names children', () => {
+    const logging = createLogging({ level: 'info', console: true, stderr: captureStderr().stream });
+    const log = logging.getLogger('salt');
+    expect(log.isEnabled('info')).toBe(true);
+    expect(log.isEnabled('debug')).toBe(false);
+    expect(log.child('minion').name).toBe('salt.minion');
+  });
+
+  it('quiet silences the console', () => {
+    const err = captureStderr();
+    const logging = createLogging({ level: 'quiet', console: true, stderr: err.stream });
+    logging.getLogger('salt').critical('boom');
+    expect(err.lines).toEqual([]);
+  });
+
+  it('refuses an unknown level, a syslog address and an unwritable file with typed errors', () => {
+    expect(() => createLogging({ level: 'loud', console: true })).toThrow(expect.objectContaining({ code: 'BAD_LOG_LEVEL' }));
+    expect(() => createLogging({ level: 'info', console: false, logFile: 'udp://host:514' })).toThrow(
+      expect.objectContaining({ code: 'BAD_LOG_FILE' }),
+    );
+    fs.writeFileSync(path.join(dir, 'file'), '');
+    expect(() => createLogging({ level: 'info', console: false, logFile: path.join(dir, 'file/sub/log') })).toThrow(
+      expect.objectContaining({ code: 'BAD_LOG_FILE' }),
+    );
+  });
+});
+
+describe('formatMessage and levels', () => {
+  it('substitutes like Python %-formatting and keeps extra arguments', () => {
+    expect(formatMessage('%s has %d keys, %r %%', ['web1', 3.7, 'x'])).toBe("web1 has 3 keys, 'x' %");
+    expect(formatMessage('no placeholders', [new Error('boom'), { a: 1 }])).toBe('no placeholders boom {"a":1}');
+    expect(formatMessage('100%', [])).toBe('100%');
+  });
+
+  it('accepts level names in any case', () => {
+    expect(levelNumber('DEBUG')).toBe(10);
+    expect(levelNumber('garbage')).toBe(1);
+  });
+});
