@@ -1,4 +1,4 @@
-import { fnmatch } from './glob';
+import { compileGlob } from './glob';
 import { parseIpTarget, ipTargetMatches } from './ipcidr';
 import { compilePythonRegex } from './python-regex';
 import { isDict, subdictMatch } from './subdict';
@@ -38,9 +38,11 @@ const NEVER: Matcher = () => false;
 /** Build the matcher for one engine; never throws. */
 export function buildAtom(engine: AtomEngine, pattern: unknown, delimiter: string): Atom {
   switch (engine) {
-    case 'glob':
+    case 'glob': {
       if (typeof pattern !== 'string') return { match: NEVER, needsData: false, problem: 'a glob target must be a string' };
-      return { match: (m) => typeof m.id === 'string' && fnmatch(pattern, m.id), needsData: false };
+      const re = compileGlob(pattern);
+      return { match: (m) => typeof m.id === 'string' && re.test(m.id), needsData: false };
+    }
     case 'pcre':
       return pcreAtom(pattern);
     case 'list':
