@@ -1,17 +1,40 @@
 /**
- * Real binaries on loopback for end-to-end tests: a master and minions, each with its own root
+ * Real binaries on loopback, for the demo and the end-to-end tests: a master and minions, each with its own root
  * directory under one temporary folder, on free ports. Readiness is read from the daemons' own log
  * lines (no sleeps); everything started is stopped by process id.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join } from 'node:path';
 import { stringify } from 'yaml';
-import { freePort } from './ports';
 
-export const REPO = resolve(__dirname, '..', '..');
+/** The repository root, from the TypeScript source (vitest) or the compiled dist/ tree. */
+function findRepo(from: string): string {
+  let dir = from;
+  while (!existsSync(join(dir, 'package.json'))) {
+    const up = dirname(dir);
+    if (up === dir) throw new Error(`no package.json above ${from}`);
+    dir = up;
+  }
+  return dir;
+}
+
+export const REPO = findRepo(__dirname);
 const BIN = join(REPO, 'bin');
+
+/** A TCP port on 127.0.0.1 that was free a moment ago (the OS picks it). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+    });
+  });
+}
 
 export interface RunResult {
   code: number;

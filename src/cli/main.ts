@@ -1,3 +1,4 @@
+import 'reflect-metadata';
 import { flush, run } from '@oclif/core';
 import { resolve } from 'node:path';
 import { reportAndExit } from './errors';
