@@ -175,6 +175,8 @@ export async function resolveMinionId(
     }
   }
 
+  // The cache holds the id before append_domain, so staleness is judged before it too.
+  const beforeAppend = ctx;
   if (!usingIpForId && opts.appendDomain !== null) {
     const before = id;
     id = appendDomain(id, opts.appendDomain);
@@ -186,7 +188,7 @@ export async function resolveMinionId(
   }
 
   emit(log, warnings, sharedIdWarning(ctx));
-  emit(log, warnings, staleCacheWarning(ctx));
+  emit(log, warnings, staleCacheWarning(beforeAppend));
   return { id, rule, detail, warnings };
 }
 
