@@ -55,6 +55,8 @@ export interface WarningContext {
   rule: 'config' | 'cache' | CandidateSource | 'fallback';
   configDir: string;
   cachePath: string;
+  /** Whether the id now sits in the cache file (read from it, or a guess just written to it). */
+  inCache: boolean;
   /** What a fresh guess found (absent when the id came from the config: no lookups then). */
   report?: CandidateReport;
   /** The id a fresh guess gives now (after lowercase / remove_domain), and where it came from. */
@@ -65,8 +67,8 @@ function usable(name: string | undefined): name is string {
   return !!name && sharedIdKind(name) === null;
 }
 
-function restartSteps(ctx: WarningContext, deleteCache: boolean): string {
-  return deleteCache ? `delete ${ctx.cachePath}, then restart salt-minion` : 'then restart salt-minion';
+function restartSteps(ctx: WarningContext): string {
+  return ctx.inCache ? `delete ${ctx.cachePath}, then restart salt-minion` : 'then restart salt-minion';
 }
 
 /** The warning for a loopback-like or generic id, or null when the id looks like this host's own. */
@@ -86,28 +88,32 @@ export function sharedIdWarning(ctx: WarningContext): string | null {
   if (ctx.rule === 'config') {
     fixes.push(`set ${suggestion} in ${minionFile} (the id comes from the id: option there), then restart salt-minion`);
   } else {
-    const fromCache = ctx.rule === 'cache';
     fixes.push(`set ${suggestion} in ${minionFile}, then restart salt-minion`);
     const line = ctx.report ? offendingHostsLine(ctx.report) : null;
     if (line !== null) {
       fixes.push(
         `or fix /etc/hosts: the line "${line}" maps this host's name to a loopback address, so ` +
           `getfqdn() answers "${ctx.report?.fqdn}"; give the name its real address (or 127.0.1.1), ` +
-          restartSteps(ctx, fromCache),
+          restartSteps(ctx),
       );
     } else if (kind === 'generic' || ctx.rule === 'fallback') {
-      fixes.push(`or give the host a unique name (hostnamectl set-hostname <name>), ${restartSteps(ctx, fromCache)}`);
-    } else if (fromCache) {
-      fixes.push(`or ${restartSteps(ctx, true)} so the id is guessed again`);
+      fixes.push(`or give the host a unique name (hostnamectl set-hostname <name>), ${restartSteps(ctx)}`);
+    } else if (ctx.rule === 'cache') {
+      fixes.push(`or ${restartSteps(ctx)} so the id is guessed again`);
     }
   }
-  const source = ctx.rule === 'cache' ? ` (read from ${ctx.cachePath})` : ctx.rule === 'config' ? ` (set in ${minionFile})` : '';
+  const freshNews =
+    ctx.rule === 'cache' && usable(ctx.fresh?.id) && ctx.fresh.id !== ctx.id ? `; a fresh guess now gives "${ctx.fresh.id}"` : '';
+  const source =
+    ctx.rule === 'cache' ? ` (read from ${ctx.cachePath}${freshNews})` : ctx.rule === 'config' ? ` (set in ${minionFile})` : '';
   return `The minion id "${ctx.id}"${source} ${what}: ${consequence}. Fix: ${fixes.join('; ')}.`;
 }
 
 /** The warning for a cached id that differs from what the host is called now, or null. */
 export function staleCacheWarning(ctx: WarningContext): string | null {
   if (ctx.rule !== 'cache' || !ctx.fresh || ctx.fresh.source === 'fallback' || ctx.fresh.id === ctx.id) return null;
+  // A loopback or generic cached id already gets sharedIdWarning, which carries the fresh guess.
+  if (sharedIdKind(ctx.id) !== null) return null;
   const minionFile = `${ctx.configDir}/minion`;
   return (
     `The cached minion id "${ctx.id}" in ${ctx.cachePath} no longer matches this host: a fresh guess ` +

@@ -148,7 +148,7 @@ export async function resolveMinionId(
     rule = 'config';
     detail = `set by "id: ${id}" in ${minionFile}`;
     log.debug(`Using minion id from the id option in ${minionFile}: ${id}`);
-    ctx = { id, rule, configDir, cachePath };
+    ctx = { id, rule, configDir, cachePath, inCache: false };
   } else {
     const cached = opts.caching ? await readCache(cachePath, sources, log, warnings) : null;
     if (cached !== null) {
@@ -158,7 +158,7 @@ export async function resolveMinionId(
       log.debug(`Using cached minion ID from ${cachePath}: ${id}`);
       // Guess afresh only to tell whether the cache went stale; Salt itself trusts the cache.
       const fresh = await guess(opts, sources, log);
-      ctx = { id, rule, configDir, cachePath, report: fresh.report, fresh: { id: fresh.id, source: fresh.source } };
+      ctx = { id, rule, configDir, cachePath, inCache: true, report: fresh.report, fresh: { id: fresh.id, source: fresh.source } };
     } else {
       log.debug(`Guessing ID. The id can be explicitly set in ${minionFile}`);
       const g = await guess(opts, sources, log);
@@ -169,9 +169,9 @@ export async function resolveMinionId(
       rule = g.source;
       detail = guessDetail(g);
       log.debug(`Found minion id from generate_minion_id(): ${id}`);
-      if (opts.caching && options.writeCache !== false) await writeCache(cachePath, id, sources, log, warnings);
+      const written = opts.caching && options.writeCache !== false && (await writeCache(cachePath, id, sources, log, warnings));
       usingIpForId = isIPv4(id);
-      ctx = { id, rule, configDir, cachePath, report: g.report, fresh: { id, source: g.source } };
+      ctx = { id, rule, configDir, cachePath, inCache: written, report: g.report, fresh: { id, source: g.source } };
     }
   }
 
@@ -210,12 +210,15 @@ async function readCache(file: string, sources: IdentitySources, log: IdentityLo
   return name;
 }
 
-async function writeCache(file: string, id: string, sources: IdentitySources, log: IdentityLog, warnings: string[]): Promise<void> {
+/** Writes the guess to the cache; false (with a warning) when that failed. */
+async function writeCache(file: string, id: string, sources: IdentitySources, log: IdentityLog, warnings: string[]): Promise<boolean> {
   try {
     await sources.writeCacheFile(file, id);
     log.debug(`Cached minion ID in ${file}: ${id}`);
+    return true;
   } catch (err) {
     emit(log, warnings, `Could not cache minion ID: ${errText(err)} (writing ${file}); the id is guessed again at every start, so a host rename changes it.`);
+    return false;
   }
 }
 

@@ -19,7 +19,7 @@ describe('describeIdChoice', () => {
     expect(lines[0]).toBe('localhost.localdomain');
     expect(lines[1]).toBe(`chosen by: cache: ${result.detail}`);
     expect(lines.slice(2)).toEqual(result.warnings.map((w) => `warning: ${w}`));
-    expect(lines).toHaveLength(4);
+    expect(lines).toHaveLength(3);
   });
 
   it('has no warning lines for a clean id', () => {
