@@ -1,0 +1,157 @@
+/**
+ * brine at scale: a real salt-master (bin/salt-master, a child process, auto_accept) and N real
+ * `Minion` instances in this process, each with its own RSA key and pki_dir, the real channel and
+ * the real plugin executor (built-in plugins loaded once and shared). Times `test.ping` to '*'
+ * through the LocalClient, from the publish request until all N returns came off the event bus.
+ */
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { loadMasterConfig, loadMinionConfig } from '../src/core/config';
+import { BrineError } from '../src/core/errors';
+import { createLogging } from '../src/core/log';
+import { LocalClient } from '../src/core/master/local-client';
+import { Minion, type JobExecutor, type MinionSettings } from '../src/core/minion/minion';
+import { Cluster } from '../scripts/cluster';
+import { installMinionKey } from './keys';
+import { cpuSeconds, ownCpuSeconds, peakRssMiB, rssMiB } from './procfs';
+import { summarize, type Summary } from './report';
+
+/** What every simulated minion shares: the executor and grains of one plugin load. */
+export interface SharedMinionRuntime {
+  executor: JobExecutor;
+  grains: () => Record<string, unknown>;
+}
+
+export interface JobTiming {
+  /** Publish request sent until the master answered with the jid. */
+  publishMs: number;
+  /** Publish request sent until the first return arrived. */
+  firstReturnMs: number;
+  /** Publish request sent until the last of the N returns arrived. */
+  allReturnsMs: number;
+}
+
+export interface BrineScaleResult {
+  minions: number;
+  keyInstallMs: number;
+  masterStartMs: number;
+  /** All N minions signed in, subscribed and announced (Promise.all of Minion.start()). */
+  signInMs: number;
+  masterCpuSignInS: number;
+  benchCpuSignInS: number;
+  warmup: JobTiming;
+  jobs: JobTiming[];
+  jobsMs: Summary;
+  masterCpuJobsS: number;
+  benchCpuJobsS: number;
+  masterRssAfterSignInMiB: number;
+  masterRssMiB: number;
+  masterPeakRssMiB: number;
+  benchRssMiB: number;
+  minionSettings: Omit<MinionSettings, 'id' | 'pki_dir' | 'master_port'>;
+}
+
+const JOB_TIMEOUT_MS = 120_000;
+
+function minionIdOf(index: number): string {
+  return `bench-${String(index).padStart(5, '0')}`;
+}
+
+async function timeJob(client: LocalClient, expected: number): Promise<JobTiming> {
+  const t0 = performance.now();
+  const pub = await client.publish({ tgt: '*', tgtType: 'glob', fun: 'test.ping', arg: [] });
+  const publishMs = performance.now() - t0;
+  if (pub.minions.length !== expected) {
+    throw new BrineError('BENCH_SCALE', `the master expects ${pub.minions.length} minions for '*', not ${expected}`);
+  }
+  let firstReturnMs = 0;
+  let count = 0;
+  for await (const ret of client.returns(pub, JOB_TIMEOUT_MS)) {
+    if (count === 0) firstReturnMs = performance.now() - t0;
+    if (ret.return !== true) throw new BrineError('BENCH_SCALE', `${ret.id} answered test.ping with ${JSON.stringify(ret.return)}`);
+    count++;
+  }
+  const allReturnsMs = performance.now() - t0;
+  if (count !== expected) {
+    throw new BrineError('BENCH_SCALE', `job ${pub.jid}: ${count} of ${expected} returns within ${JOB_TIMEOUT_MS / 1000} s`);
+  }
+  return { publishMs, firstReturnMs, allReturnsMs };
+}
+
+/** Runs one scale measurement for `count` minions with keys from `keyCache`, then stops everything. */
+export async function runBrineScale(count: number, rounds: number, keyCache: string, runtime: SharedMinionRuntime): Promise<BrineScaleResult> {
+  const cluster = await Cluster.create({ auto_accept: true, keysize: 2048, log_level_logfile: 'warning' });
+  const minions: Minion[] = [];
+  let client: LocalClient | undefined;
+  try {
+    const masterStart = performance.now();
+    const master = await cluster.startMaster();
+    const masterStartMs = performance.now() - masterStart;
+    const masterPid = master.child.pid!;
+
+    // The minion defaults (auth_timeout, retries, ...) come from the real config loader.
+    const templateDir = join(cluster.root, 'minion-template');
+    mkdirSync(templateDir, { recursive: true });
+    const { config } = loadMinionConfig(templateDir, { root_dir: join(cluster.root, 'minions'), master: '127.0.0.1', master_port: cluster.retPort });
+    const base: Omit<MinionSettings, 'id' | 'pki_dir' | 'master_port'> = {
+      master: '127.0.0.1',
+      keysize: 2048,
+      acceptance_wait_time: config.acceptance_wait_time,
+      auth_timeout: config.auth_timeout,
+      recon_default: config.recon_default,
+      recon_max: config.recon_max,
+      return_retry_timer: config.return_retry_timer,
+      return_retry_tries: config.return_retry_tries,
+    };
+    const logging = createLogging({ level: 'warning', console: true });
+    const logger = logging.getLogger('salt.minion');
+
+    const keysStart = performance.now();
+    for (let i = 0; i < count; i++) {
+      const id = minionIdOf(i);
+      const pkiDir = join(cluster.root, 'minions', id, 'pki');
+      installMinionKey(keyCache, i, pkiDir);
+      minions.push(new Minion({ ...base, id, pki_dir: pkiDir, master_port: cluster.retPort }, runtime.executor, runtime.grains, logger));
+    }
+    const keyInstallMs = performance.now() - keysStart;
+
+    const masterCpu0 = cpuSeconds(masterPid);
+    const benchCpu0 = ownCpuSeconds();
+    const signInStart = performance.now();
+    await Promise.all(minions.map((m) => m.start()));
+    const signInMs = performance.now() - signInStart;
+    const masterCpuSignInS = cpuSeconds(masterPid) - masterCpu0;
+    const benchCpuSignInS = ownCpuSeconds() - benchCpu0;
+    const masterRssAfterSignInMiB = rssMiB(masterPid);
+
+    const { config: masterConfig } = loadMasterConfig(cluster.masterDir);
+    client = await LocalClient.connect(masterConfig);
+    const warmup = await timeJob(client, count);
+    const masterCpu1 = cpuSeconds(masterPid);
+    const benchCpu1 = ownCpuSeconds();
+    const jobs: JobTiming[] = [];
+    for (let r = 0; r < rounds; r++) jobs.push(await timeJob(client, count));
+    return {
+      minions: count,
+      keyInstallMs,
+      masterStartMs,
+      signInMs,
+      masterCpuSignInS,
+      benchCpuSignInS,
+      warmup,
+      jobs,
+      jobsMs: summarize(jobs.map((j) => j.allReturnsMs)),
+      masterCpuJobsS: cpuSeconds(masterPid) - masterCpu1,
+      benchCpuJobsS: ownCpuSeconds() - benchCpu1,
+      masterRssAfterSignInMiB,
+      masterRssMiB: rssMiB(masterPid),
+      masterPeakRssMiB: peakRssMiB(masterPid),
+      benchRssMiB: process.memoryUsage().rss / 1024 / 1024,
+      minionSettings: base,
+    };
+  } finally {
+    client?.close();
+    await Promise.allSettled(minions.map((m) => m.stop()));
+    await cluster.stop();
+  }
+}

@@ -1,0 +1,49 @@
+/**
+ * Memory and CPU time of another process, read from Linux's /proc (the master runs as a child
+ * process so that its figures are its own, not the benchmark's).
+ */
+import { readFileSync } from 'node:fs';
+import { BrineError } from '../src/core/errors';
+
+function readProc(pid: number, file: string): string {
+  try {
+    return readFileSync(`/proc/${pid}/${file}`, 'utf8');
+  } catch (err) {
+    throw new BrineError('BENCH_PROCFS', `bench: cannot read /proc/${pid}/${file}`, {
+      cause: err,
+      hint: 'the scale benchmark reads /proc and needs Linux, and the process must still be running',
+    });
+  }
+}
+
+/** Resident set size in MiB (VmRSS from /proc/<pid>/status). */
+export function rssMiB(pid: number): number {
+  const match = /^VmRSS:\s+(\d+)\s+kB/m.exec(readProc(pid, 'status'));
+  if (!match) throw new BrineError('BENCH_PROCFS', `bench: no VmRSS line in /proc/${pid}/status`);
+  return Number(match[1]) / 1024;
+}
+
+/** Peak resident set size in MiB (VmHWM). */
+export function peakRssMiB(pid: number): number {
+  const match = /^VmHWM:\s+(\d+)\s+kB/m.exec(readProc(pid, 'status'));
+  if (!match) throw new BrineError('BENCH_PROCFS', `bench: no VmHWM line in /proc/${pid}/status`);
+  return Number(match[1]) / 1024;
+}
+
+/** User + system CPU seconds the process has used so far (/proc/<pid>/stat, fields 14 and 15). */
+export function cpuSeconds(pid: number): number {
+  const stat = readProc(pid, 'stat');
+  // The command name (field 2) is in parentheses and may hold spaces: split after the last ')'.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const utime = Number(fields[11]);
+  const stime = Number(fields[12]);
+  if (!Number.isFinite(utime) || !Number.isFinite(stime)) throw new BrineError('BENCH_PROCFS', `bench: unreadable /proc/${pid}/stat`);
+  // USER_HZ is 100 on every Linux that Node supports.
+  return (utime + stime) / 100;
+}
+
+/** CPU seconds of this process (user + system). */
+export function ownCpuSeconds(): number {
+  const { user, system } = process.cpuUsage();
+  return (user + system) / 1e6;
+}

@@ -1,0 +1,231 @@
+/**
+ * `npm run bench [-- --minions 100,1000,3000] [--jobs 5] [--skip-micro]`
+ *
+ * 1. Micro: ops/s of the protocol's hot paths (bench/micro.ts).
+ * 2. Scale: N in-process minions against a real salt-master child process answering test.ping,
+ *    and a raw-ZeroMQ baseline of the same traffic shape for the same N.
+ *
+ * Prints tables and writes bench/results.json (machine, date, every figure).
+ */
+import 'reflect-metadata';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import * as os from 'node:os';
+import { join } from 'node:path';
+import { loadMinionConfig } from '../src/core/config';
+import { BrineError } from '../src/core/errors';
+import { createLogging } from '../src/core/log';
+import { executorFor, loadPlugins } from '../src/cli/minion-runtime';
+import { REPO } from '../scripts/cluster';
+import { runBaseline, type BaselineResult } from './baseline';
+import { runBrineScale, type BrineScaleResult, type SharedMinionRuntime } from './brine-scale';
+import { ensureKeyCache, type KeyCacheResult } from './keys';
+import { runMicroBench, type MicroResult } from './micro';
+import { fmtInt, fmtMs, table } from './report';
+
+interface Options {
+  minions: number[];
+  jobs: number;
+  micro: boolean;
+}
+
+const USAGE = 'usage: npm run bench -- [--minions 100,1000] [--jobs 5] [--skip-micro]';
+
+function badFlag(message: string): BrineError {
+  return new BrineError('BAD_BENCH_FLAG', message, { hint: USAGE });
+}
+
+export function parseArgs(argv: string[]): Options {
+  const options: Options = { minions: [100, 1000], jobs: 5, micro: true };
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    const [name, inline] = arg.includes('=') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg, undefined];
+    const value = () => {
+      const v = inline ?? argv[++i];
+      if (v === undefined || v === '') throw badFlag(`${name} needs a value`);
+      return v;
+    };
+    switch (name) {
+      case '--minions': {
+        const list = value().split(',').map((s) => s.trim());
+        if (list.some((s) => !/^\d+$/.test(s) || Number(s) < 1 || Number(s) > 9000)) {
+          throw badFlag(`--minions takes a comma list of counts between 1 and 9000, not '${list.join(',')}'`);
+        }
+        options.minions = list.map(Number);
+        break;
+      }
+      case '--jobs': {
+        const v = value();
+        if (!/^\d+$/.test(v) || Number(v) < 1 || Number(v) > 100) throw badFlag(`--jobs takes a count between 1 and 100, not '${v}'`);
+        options.jobs = Number(v);
+        break;
+      }
+      case '--skip-micro':
+        options.micro = false;
+        break;
+      case '--help':
+      case '-h':
+        process.stdout.write(`${USAGE}\n`);
+        process.exit(0);
+        break;
+      default:
+        throw badFlag(`unknown option '${arg}'`);
+    }
+  }
+  return options;
+}
+
+function progress(text: string): void {
+  process.stderr.write(`[bench] ${text}\n`);
+}
+
+function machine() {
+  const cpus = os.cpus();
+  return {
+    cpuModel: cpus[0]?.model ?? 'unknown',
+    cpus: cpus.length,
+    totalMemMiB: Math.round(os.totalmem() / 1024 / 1024),
+    platform: `${os.platform()} ${os.release()}`,
+    node: process.version,
+    loadAvgAtStart: os.loadavg().map((l) => Number(l.toFixed(2))),
+  };
+}
+
+/** The built-in plugins loaded once, with the real Executor, shared by every simulated minion. */
+async function sharedRuntime(): Promise<SharedMinionRuntime & { loadMs: number; cleanup: () => void }> {
+  const started = performance.now();
+  const root = mkdtempSync(join(os.tmpdir(), 'brine-bench-plugins-'));
+  const { config } = loadMinionConfig(root, { id: 'bench-executor', root_dir: root });
+  const logging = createLogging({ level: 'warning', console: true });
+  const plugins = await loadPlugins(config, logging);
+  return {
+    executor: executorFor(plugins, logging),
+    grains: () => plugins.grains.all(),
+    loadMs: performance.now() - started,
+    cleanup: () => rmSync(root, { recursive: true, force: true }),
+  };
+}
+
+interface ScaleRow {
+  minions: number;
+  brine: BrineScaleResult;
+  baseline: BaselineResult;
+  ratio: number;
+}
+
+function printMicro(results: MicroResult[]): void {
+  process.stdout.write('\nMicro-benchmarks (one core, 2048-bit keys)\n\n');
+  process.stdout.write(table(['operation', 'ops/s'], results.map((r) => [r.name, fmtInt(r.opsPerSec)])));
+}
+
+function printScale(rows: ScaleRow[], keys: KeyCacheResult, pluginsMs: number, jobs: number): void {
+  process.stdout.write(`\nScale: test.ping to '*', ${jobs} timed jobs after one warm-up (times in ms)\n\n`);
+  process.stdout.write(
+    table(
+      ['minions', 'brine median', 'min', 'max', 'raw zmq median', 'min', 'max', 'brine / raw'],
+      rows.map((r) => [
+        String(r.minions),
+        fmtMs(r.brine.jobsMs.median), fmtMs(r.brine.jobsMs.min), fmtMs(r.brine.jobsMs.max),
+        fmtMs(r.baseline.jobsMs.median), fmtMs(r.baseline.jobsMs.min), fmtMs(r.baseline.jobsMs.max),
+        `${r.ratio.toFixed(1)}x`,
+      ]),
+    ),
+  );
+  process.stdout.write('\nbrine job breakdown (medians, ms) and the master process\n\n');
+  const med = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+  process.stdout.write(
+    table(
+      ['minions', 'publish ack', 'first return', 'all returns', 'master CPU/job s', 'master RSS MiB', 'peak RSS MiB', 'raw server RSS MiB'],
+      rows.map((r) => [
+        String(r.minions),
+        fmtMs(med(r.brine.jobs.map((j) => j.publishMs))),
+        fmtMs(med(r.brine.jobs.map((j) => j.firstReturnMs))),
+        fmtMs(r.brine.jobsMs.median),
+        (r.brine.masterCpuJobsS / r.brine.jobs.length).toFixed(3),
+        r.brine.masterRssMiB.toFixed(1),
+        r.brine.masterPeakRssMiB.toFixed(1),
+        r.baseline.serverRssMiB.toFixed(1),
+      ]),
+    ),
+  );
+  process.stdout.write('\nSetup (ms; CPU in seconds)\n\n');
+  process.stdout.write(
+    table(
+      ['minions', 'master start', 'key install', 'sign-in all', 'master CPU', 'bench CPU', 'warm-up job', 'raw setup', 'bench RSS MiB'],
+      rows.map((r) => [
+        String(r.minions),
+        fmtMs(r.brine.masterStartMs),
+        fmtMs(r.brine.keyInstallMs),
+        fmtMs(r.brine.signInMs),
+        r.brine.masterCpuSignInS.toFixed(2),
+        r.brine.benchCpuSignInS.toFixed(2),
+        fmtMs(r.brine.warmup.allReturnsMs),
+        fmtMs(r.baseline.setupMs),
+        r.brine.benchRssMiB.toFixed(0),
+      ]),
+    ),
+  );
+  process.stdout.write(
+    `\nMinion keys: ${keys.reused} reused, ${keys.generated} generated in ${(keys.ms / 1000).toFixed(1)} s (cache ${keys.dir}); ` +
+      `built-in plugins loaded once in ${fmtMs(pluginsMs)} ms and shared (real Executor).\n`,
+  );
+}
+
+async function main(): Promise<void> {
+  const options = parseArgs(process.argv.slice(2));
+  const started = new Date();
+  const info = machine();
+  progress(`${info.cpus} x ${info.cpuModel}, ${info.node}, load ${info.loadAvgAtStart.join(' ')}`);
+
+  let micro: MicroResult[] = [];
+  if (options.micro) {
+    progress('micro-benchmarks');
+    micro = await runMicroBench();
+    printMicro(micro);
+  }
+
+  const most = Math.max(...options.minions);
+  progress(`minion keys: making sure ${most} cached 2048-bit keys exist`);
+  const keys = await ensureKeyCache(most, 2048);
+  const runtime = await sharedRuntime();
+  const rows: ScaleRow[] = [];
+  try {
+    for (const n of options.minions) {
+      progress(`brine: ${n} minions`);
+      const brine = await runBrineScale(n, options.jobs, keys.dir, runtime);
+      progress(`brine: ${n} minions signed in in ${fmtMs(brine.signInMs)} ms, median job ${fmtMs(brine.jobsMs.median)} ms`);
+      progress(`raw zeromq: ${n} subscribers`);
+      const baseline = await runBaseline(n, options.jobs);
+      progress(`raw zeromq: median ${fmtMs(baseline.jobsMs.median)} ms`);
+      rows.push({ minions: n, brine, baseline, ratio: brine.jobsMs.median / baseline.jobsMs.median });
+    }
+  } finally {
+    runtime.cleanup();
+  }
+  printScale(rows, keys, runtime.loadMs, options.jobs);
+
+  const results = {
+    date: started.toISOString(),
+    durationS: Number(((Date.now() - started.getTime()) / 1000).toFixed(1)),
+    machine: { ...info, loadAvgAtEnd: os.loadavg().map((l) => Number(l.toFixed(2))) },
+    options,
+    micro,
+    scale: {
+      executor: 'real Executor, built-in plugins loaded once and shared by all minions',
+      keys,
+      pluginsLoadMs: runtime.loadMs,
+      rows,
+    },
+  };
+  const file = join(REPO, 'bench', 'results.json');
+  writeFileSync(file, `${JSON.stringify(results, null, 2)}\n`);
+  process.stdout.write(`\nresults written to ${file} (${results.durationS} s in all)\n`);
+}
+
+main().catch((err) => {
+  if (err instanceof BrineError && err.code === 'BAD_BENCH_FLAG') {
+    process.stderr.write(`bench: ${err.message}\n${err.hint}\n`);
+    process.exit(2);
+  }
+  process.stderr.write(`bench failed: ${(err as Error)?.stack ?? err}\n`);
+  process.exit(1);
+});
