@@ -1,5 +1,7 @@
 import { ArgumentError, CommandExecutionError, FunctionNotFoundError, InvocationError } from './api/errors';
 import { IJobContext, ISalt, type ILogger } from './api/services';
+import { IModules } from './api/control';
+import { ModuleCatalog } from './loader/catalog';
 import { bindArguments, type PubData } from './loader/binder';
 import type { LoadedPlugins } from './loader/loader';
 import { instantiate } from './loader/instantiate';
@@ -69,14 +71,28 @@ function errorText(err: unknown): string {
  * // { return: 'hi', retcode: 0, success: true }
  */
 export class Executor {
-  private readonly registry: ModuleRegistry;
+  private plugins: LoadedPlugins;
 
-  constructor(private readonly plugins: LoadedPlugins, private readonly logger?: ILogger) {
-    this.registry = plugins.registry;
+  constructor(plugins: LoadedPlugins, private readonly logger?: ILogger) {
+    this.plugins = plugins;
+  }
+
+  /** The plugins new jobs run against. */
+  get current(): LoadedPlugins {
+    return this.plugins;
+  }
+
+  /**
+   * Run the next jobs against freshly loaded plugins (module reload). Jobs already running keep
+   * the plugins they started with, cross-calls included.
+   */
+  replacePlugins(plugins: LoadedPlugins): void {
+    this.plugins = plugins;
   }
 
   async run(job: JobRequest, options: { signal?: AbortSignal } = {}): Promise<JobResult> {
-    if (!this.registry.find(job.fun)) return this.missing(job.fun);
+    const plugins = this.plugins;
+    if (!plugins.registry.find(job.fun)) return this.missing(plugins.registry, job.fun);
     const ctx = new JobContext(job, options.signal ?? new AbortController().signal);
     // Salt passes the publication's data, in this order, to functions taking **kwargs.
     const pub: PubData = {
@@ -89,27 +105,37 @@ export class Executor {
       user: job.user ?? '',
     };
     try {
-      const value = await this.call(ctx, job.fun, job.arg ?? [], pub);
+      const value = await this.call(plugins, new ModuleCatalog(plugins.registry), ctx, job.fun, job.arg ?? [], pub);
       let retcode = ctx.retcode;
       if (retcode === 0 && isFailedResult(value)) retcode = EX_GENERIC;
       return { return: value, retcode, success: retcode === 0 };
     } catch (err) {
-      return { return: this.describeError(job.fun, err), retcode: EX_GENERIC, success: false, out: 'nested' };
+      return { return: this.describeError(plugins.registry, job.fun, err), retcode: EX_GENERIC, success: false, out: 'nested' };
     }
   }
 
   /** Call `fun` inside the job `ctx`; cross-calls through `ISalt` land here too (without `pub`). */
-  private async call(ctx: JobContext, fun: string, arg: readonly unknown[], pub?: PubData): Promise<unknown> {
-    const found = this.registry.find(fun);
-    if (!found) throw this.registry.missingError(fun);
-    const jobContainer = this.plugins.container.createChildContainer();
+  private async call(
+    plugins: LoadedPlugins,
+    catalog: ModuleCatalog,
+    ctx: JobContext,
+    fun: string,
+    arg: readonly unknown[],
+    pub?: PubData,
+  ): Promise<unknown> {
+    const { registry } = plugins;
+    const found = registry.find(fun);
+    if (!found) throw registry.missingError(fun);
+    const jobContainer = plugins.container.createChildContainer();
     jobContainer.register(IJobContext, { useValue: ctx });
     const salt: ISalt = {
-      call: (f, args = [], kwargs) => this.call(ctx, f, kwargs && Object.keys(kwargs).length > 0 ? [...args, { __kwarg__: true, ...kwargs }] : args),
-      functions: () => this.registry.functionNames(),
-      has: (f) => this.registry.find(f) !== undefined,
+      call: (f, args = [], kwargs) =>
+        this.call(plugins, catalog, ctx, f, kwargs && Object.keys(kwargs).length > 0 ? [...args, { __kwarg__: true, ...kwargs }] : args),
+      functions: () => registry.functionNames(),
+      has: (f) => registry.find(f) !== undefined,
     };
     jobContainer.register(ISalt, { useValue: salt });
+    jobContainer.register(IModules, { useValue: catalog });
     const { descriptor } = found.module;
     const values = bindArguments(found.fn, arg, pub);
     const instance = instantiate(descriptor.cls, descriptor.injections, jobContainer, `Module '${descriptor.name}'`) as Record<string, unknown>;
@@ -117,17 +143,17 @@ export class Executor {
     return await method.apply(instance, values);
   }
 
-  private missing(fun: string): JobResult {
-    const error = this.registry.missingError(fun);
+  private missing(registry: ModuleRegistry, fun: string): JobResult {
+    const error = registry.missingError(fun);
     let message = error.message;
-    const problem = this.registry.problems.find((p) => p.module === fun.split('.')[0]);
+    const problem = registry.problems.find((p) => p.module === fun.split('.')[0]);
     if (error instanceof FunctionNotFoundError && problem) message += ` Possible reasons: '${problem.error.message}'`;
-    const docs = this.registry.docsStartingWith(fun);
+    const docs = registry.docsStartingWith(fun);
     if (Object.keys(docs).length > 0) return { return: { ...docs, [fun]: message }, retcode: EX_GENERIC, success: false, out: 'nested' };
     return { return: message, retcode: EX_GENERIC, success: false, out: 'nested' };
   }
 
-  private describeError(fun: string, err: unknown): string {
+  private describeError(registry: ModuleRegistry, fun: string, err: unknown): string {
     if (err instanceof CommandExecutionError) {
       this.logger?.error("A command in '%s' had a problem: %s", fun, err.message);
       return `ERROR: ${err.message}`;
@@ -137,7 +163,7 @@ export class Executor {
       return `ERROR executing '${fun}': ${err.message}`;
     }
     if (err instanceof ArgumentError) {
-      const doc = this.registry.find(fun)?.fn.doc ?? '';
+      const doc = registry.find(fun)?.fn.doc ?? '';
       const message = `Passed invalid arguments to ${fun}: ${err.message}\n${doc}`;
       this.logger?.warning('%s', message);
       return message;

@@ -76,7 +76,7 @@ describe('exploreModule', () => {
     expect(d.functions.get('true')?.method).toBe('true_');
     expect(d.functions.get('many')?.params).toEqual([
       { name: 'a', kind: 'positional', optional: false },
-      { name: 'b', kind: 'positional', optional: true },
+      { name: 'b', kind: 'positional', optional: true, defaultText: '2' },
       { name: 'rest', kind: 'rest', optional: true },
     ]);
     expect(d.functions.get('many')?.kwargsKeys).toEqual([]);

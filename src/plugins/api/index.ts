@@ -33,6 +33,16 @@ export {
 } from './services';
 export { IHost, type HostAddress } from './host';
 export {
+  IModules,
+  IMinionControl,
+  type ArgSpec,
+  type ModuleProblem,
+  type RunningJob,
+  type ExtensionForm,
+  type SyncOptions,
+} from './control';
+export { fnmatch } from '../../core/targeting/glob';
+export {
   CommandExecutionError,
   InvocationError,
   ArgumentError,

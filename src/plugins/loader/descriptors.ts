@@ -11,6 +11,8 @@ export interface ParamSpec {
   kind: 'positional' | 'rest' | 'kwargs';
   /** Has a default, so it may be left out. */
   optional: boolean;
+  /** The default's source text, when the loader could read it (for `sys.argspec`). */
+  defaultText?: string;
 }
 
 /** One callable function of a module. */

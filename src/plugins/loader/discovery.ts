@@ -51,9 +51,10 @@ function loadFile(file: string, found: DiscoveredPlugins[], problems: LoadProble
  * @example
  * discoverModuleDirs(['/srv/brine/modules']) // { found: [{ origin: '/srv/brine/modules/pkgx.js', modules: [Pkgx], ... }], problems: [] }
  */
-export function discoverModuleDirs(dirs: readonly string[]): { found: DiscoveredPlugins[]; problems: LoadProblem[] } {
+export function discoverModuleDirs(dirs: readonly string[]): { found: DiscoveredPlugins[]; problems: LoadProblem[]; files: string[] } {
   const found: DiscoveredPlugins[] = [];
   const problems: LoadProblem[] = [];
+  const seen: string[] = [];
   for (const dir of dirs) {
     const abs = resolve(dir);
     if (!existsSync(abs) || !statSync(abs).isDirectory()) {
@@ -64,8 +65,9 @@ export function discoverModuleDirs(dirs: readonly string[]): { found: Discovered
       .filter((f) => !f.endsWith('.d.ts'))
       .sort();
     for (const file of files) loadFile(file, found, problems);
+    seen.push(...files);
   }
-  return { found, problems };
+  return { found, problems, files: seen };
 }
 
 /**

@@ -43,7 +43,9 @@ function toParamSpecs(where: string, meta: FnMetadata, source: SourceParam[]): {
   const params = source.map((p, i): ParamSpec => {
     const name = p.name ?? (i === bagIndex ? 'kwargs' : `arg${i}`);
     if (i === bagIndex) return { name, kind: 'kwargs', optional: true };
-    return { name, kind: p.rest ? 'rest' : 'positional', optional: p.hasDefault || p.rest };
+    const spec: ParamSpec = { name, kind: p.rest ? 'rest' : 'positional', optional: p.hasDefault || p.rest };
+    if (p.defaultText !== undefined) spec.defaultText = p.defaultText;
+    return spec;
   });
   const bag = bagIndex === -1 ? undefined : source[bagIndex];
   const kwargsKeys = bag?.objectPattern && !bag.objectPattern.rest ? bag.objectPattern.keys : bag ? null : [];

@@ -56,6 +56,47 @@ function loadTypeScript(): typeof import('typescript') | undefined {
   }
 }
 
+function transpileWith(ts: typeof import('typescript'), source: string, fileName: string): string {
+  return ts.transpileModule(source, {
+    fileName,
+    compilerOptions: {
+      module: ts.ModuleKind.CommonJS,
+      target: ts.ScriptTarget.ES2022,
+      experimentalDecorators: true,
+      esModuleInterop: true,
+    },
+  }).outputText;
+}
+
+/**
+ * A TypeScript plugin source as CommonJS JavaScript (what `saltutil.sync_modules` stores), with
+ * the `typescript` package's `transpileModule`. Throws `PluginDefinitionError` when it is not
+ * installed.
+ *
+ * @example
+ * transpilePluginSource("export const x: number = 1;", 'x.ts') // '"use strict";\n...exports.x = 1;\n'
+ */
+export function transpilePluginSource(source: string, fileName: string): string {
+  const ts = loadTypeScript();
+  if (!ts) {
+    throw new PluginDefinitionError(`cannot compile ${fileName}: TypeScript plugins need the 'typescript' package`, {
+      hint: 'Install typescript next to brine, or put compiled .js files in _modules',
+    });
+  }
+  return transpileWith(ts, source, fileName);
+}
+
+/**
+ * Drop every cached module loaded from inside `dirs`, so the next load reads the files again
+ * (module reload after a sync). The host's own modules are never inside module dirs.
+ */
+export function forgetPluginFiles(dirs: readonly string[]): void {
+  const prefixes = dirs.map((d) => (d.endsWith('/') ? d : `${d}/`));
+  for (const key of Object.keys(internals._cache)) {
+    if (prefixes.some((p) => key.startsWith(p))) delete internals._cache[key];
+  }
+}
+
 /**
  * Load one plugin file: `.js`/`.cjs` with Node's `require`; `.ts` transpiled to CommonJS by the
  * `typescript` package when it is installed (a single file: its relative imports must be `.js`).
@@ -70,15 +111,7 @@ export function requirePluginFile(file: string): Record<string, unknown> {
       hint: 'Install typescript next to brine, or compile the plugin to .js',
     });
   }
-  const output = ts.transpileModule(readFileSync(file, 'utf8'), {
-    fileName: file,
-    compilerOptions: {
-      module: ts.ModuleKind.CommonJS,
-      target: ts.ScriptTarget.ES2022,
-      experimentalDecorators: true,
-      esModuleInterop: true,
-    },
-  }).outputText;
+  const output = transpileWith(ts, readFileSync(file, 'utf8'), file);
   const mod = new Module(file) as unknown as CompilableModule;
   mod.filename = file;
   mod.paths = internals._nodeModulePaths(dirname(file));

@@ -4,6 +4,7 @@ import * as api from '../api';
 import { readGrainsProvider, readInjectionTokens } from '../api/metadata';
 import { IHost } from '../api/host';
 import { IConfig, IGrains, IJobContext, ILogger, ISalt, IShell } from '../api/services';
+import { IMinionControl, IModules } from '../api/control';
 import { PluginDefinitionError } from '../api/errors';
 import { GrainsStore, type GrainsCollector } from '../services/grains-store';
 import { NodeHost } from '../services/host';
@@ -29,6 +30,8 @@ export interface PluginLoaderOptions {
   moduleDirs?: readonly string[];
   /** npm plugin packages. */
   npm?: NpmPluginOptions;
+  /** The minion's control (running jobs, reloads, sync); modules that need it fail to load without it. */
+  control?: api.IMinionControl;
 }
 
 /** Everything a loaded plugin set offers the executor. */
@@ -42,7 +45,7 @@ export interface LoadedPlugins {
 }
 
 // Services only a job has; modules may ask for them although the root container lacks them.
-const PER_JOB = [IJobContext, ISalt] as const;
+const PER_JOB = [IJobContext, ISalt, IModules] as const;
 
 /**
  * Finds plugins (built-ins, module_dirs files, npm packages, in that order), computes grains,
@@ -66,12 +69,17 @@ export class PluginLoader {
     container.register(ILogger, { useValue: logger });
     container.register(IShell, { useValue: this.options.shell ?? new NodeShell() });
     container.register(IHost, { useValue: this.options.host ?? new NodeHost('/') });
+    if (this.options.control) container.register(IMinionControl, { useValue: this.options.control });
 
     const registry = new ModuleRegistry();
     const sources: DiscoveredPlugins[] = [classify('builtin', { ...(this.options.builtins ?? []) } as Record<string, unknown>)];
     const moduleDirs = this.options.moduleDirs ?? asStringList(config.get('module_dirs', []));
     if (moduleDirs.length > 0 || this.options.npm) shareHostApi(api);
-    if (moduleDirs.length > 0) collect(discoverModuleDirs(moduleDirs), sources, registry);
+    if (moduleDirs.length > 0) {
+      const fromDirs = discoverModuleDirs(moduleDirs);
+      collect(fromDirs, sources, registry);
+      registry.files.push(...fromDirs.files);
+    }
     if (this.options.npm) collect(discoverNpm(this.options.npm), sources, registry);
 
     let grains = this.options.grains;

@@ -10,6 +10,8 @@ export interface SourceParam {
   name: string | null;
   rest: boolean;
   hasDefault: boolean;
+  /** The default's source text (`42`, `'sh'`), when it has one. */
+  defaultText?: string;
   /** For an object pattern `{ a, b: c = 1, ...more }`: its keys and whether it has a rest element. */
   objectPattern?: { keys: string[]; rest: boolean };
 }
@@ -120,12 +122,13 @@ export function readParams(fn: (...args: never[]) => unknown): SourceParam[] {
     const [target, ...defaults] = splitTopLevel(part, '=');
     const binding = target.trim();
     const hasDefault = defaults.length > 0;
+    const defaultText = hasDefault ? defaults.join('=').trim() : undefined;
     if (binding.startsWith('{')) {
-      params.push({ name: null, rest, hasDefault, objectPattern: objectPatternKeys(binding) });
+      params.push({ name: null, rest, hasDefault, defaultText, objectPattern: objectPatternKeys(binding) });
     } else if (binding.startsWith('[')) {
-      params.push({ name: null, rest, hasDefault });
+      params.push({ name: null, rest, hasDefault, defaultText });
     } else {
-      params.push({ name: binding, rest, hasDefault });
+      params.push({ name: binding, rest, hasDefault, defaultText });
     }
   }
   return params;

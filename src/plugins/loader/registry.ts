@@ -32,6 +32,8 @@ export class ModuleRegistry {
   readonly problems: LoadProblem[] = [];
   /** `{ module, replaced, by }`: a later source's module took over an earlier one's name. */
   readonly overrides: { module: string; replaced: PluginOrigin; by: PluginOrigin }[] = [];
+  /** Every plugin file found in module_dirs, loaded or not (Salt's `test.not_loaded` reads them). */
+  readonly files: string[] = [];
 
   /** Register an available module; a module of the same name loaded earlier is replaced. */
   add(descriptor: ModuleDescriptor, origin: PluginOrigin): void {

@@ -9,8 +9,10 @@
  */
 import type { IGrains, IHost, IShell, ShellResult, ShellRunOptions } from '../api';
 import { BUILTIN_PLUGINS } from '../builtins';
-import { Executor, type JobResult } from '../executor';
-import { PluginLoader, type LoadedPlugins } from '../loader/loader';
+import type { JobResult } from '../executor';
+import type { LoadedPlugins } from '../loader/loader';
+import { PluginRuntime } from '../runtime';
+import type { MasterFiles } from '../services/extension-sync';
 import { StaticConfig } from '../services/config';
 import { traverse } from '../services/grains-store';
 import { StreamLogger } from '../services/logger';
@@ -83,10 +85,17 @@ export interface HarnessOptions {
   host?: IHost;
   /** Receives log lines; default: dropped unless they are errors. */
   log?: (line: string) => void;
+  /** Directories of plugin files to load too (default none). */
+  moduleDirs?: readonly string[];
+  /** The master's files, for `saltutil.sync_*` (default: none, so syncing fails as with `--local`). */
+  files?: MasterFiles;
 }
 
 export interface Harness {
-  plugins: LoadedPlugins;
+  /** The plugins new jobs run against (changes after `sys.reload_modules`). */
+  readonly plugins: LoadedPlugins;
+  /** The runtime behind the harness: running jobs, kill, reload, sync. */
+  runtime: PluginRuntime;
   /** Run `fun` as a job from a master (jid, user root, glob target), Salt's answer included. */
   call(fun: string, args?: readonly unknown[], kwargs?: Record<string, unknown>): Promise<JobResult>;
 }
@@ -96,22 +105,25 @@ let counter = 0;
 /** Load modules against fake services and return a harness to call them. */
 export async function createHarness(options: HarnessOptions = {}): Promise<Harness> {
   const modules = options.modules ?? BUILTIN_PLUGINS;
-  const plugins = await new PluginLoader({
+  const runtime = await PluginRuntime.start({
     config: new StaticConfig({ id: 'minion', ...(options.config ?? {}) }),
     shell: options.shell ?? fakeShell(() => ({})),
     host: options.host,
     grains: new MemoryGrains(options.grains ?? {}),
     logger: new StreamLogger('debug', options.log ?? (() => undefined)),
     builtins: modules,
-    moduleDirs: [],
-  }).load();
-  const executor = new Executor(plugins);
+    moduleDirs: options.moduleDirs ?? [],
+    files: options.files,
+  });
   return {
-    plugins,
+    get plugins() {
+      return runtime.plugins;
+    },
+    runtime,
     call(fun, args = [], kwargs) {
       const arg = kwargs && Object.keys(kwargs).length > 0 ? [...args, { __kwarg__: true, ...kwargs }] : [...args];
       const jid = `2024010100000000${String(++counter % 10000).padStart(4, '0')}`;
-      return executor.run({ fun, arg, jid, user: 'root', tgt: 'minion', tgtType: 'glob', ret: '' });
+      return runtime.run({ fun, arg, jid, user: 'root', tgt: 'minion', tgtType: 'glob', ret: '' });
     },
   };
 }

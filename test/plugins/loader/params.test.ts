@@ -10,8 +10,8 @@ describe('readParams', () => {
     };
     expect(readParams(src.m)).toEqual([
       { name: 'a', rest: false, hasDefault: false },
-      { name: 'b', rest: false, hasDefault: true },
-      { name: 'c', rest: false, hasDefault: true },
+      { name: 'b', rest: false, hasDefault: true, defaultText: "'(,)'" },
+      { name: 'c', rest: false, hasDefault: true, defaultText: '{ x: [1, 2] }' },
       { name: 'rest', rest: true, hasDefault: false },
     ]);
   });
@@ -20,7 +20,7 @@ describe('readParams', () => {
     const fn = new Function('cmd', '{ cwd, env: e = {}, "odd-key": o, ...more } = {}', 'return 1') as (...a: never[]) => unknown;
     expect(readParams(fn)).toEqual([
       { name: 'cmd', rest: false, hasDefault: false },
-      { name: null, rest: false, hasDefault: true, objectPattern: { keys: ['cwd', 'env', 'odd-key'], rest: true } },
+      { name: null, rest: false, hasDefault: true, defaultText: '{}', objectPattern: { keys: ['cwd', 'env', 'odd-key'], rest: true } },
     ]);
   });
 

@@ -1,0 +1,111 @@
+/**
+ * Services about the loader and the minion itself, for modules such as `sys` and `saltutil`.
+ * Kept apart from services.ts: ordinary modules never need them.
+ */
+
+/**
+ * Salt's `salt.utils.args.argspec_report` entry for one function: `args` are the positional
+ * parameter names (null when none), `defaults` the default values of the last parameters (null
+ * when none), `varargs`/`kwargs` true when the function takes `...rest` / an options object
+ * (null otherwise, as Salt prints `None`).
+ */
+export interface ArgSpec {
+  args: string[] | null;
+  defaults: unknown[] | null;
+  varargs: true | null;
+  kwargs: true | null;
+}
+
+/** A module or file the loader could not load, with the reason. */
+export interface ModuleProblem {
+  origin: string;
+  module?: string;
+  message: string;
+}
+
+/**
+ * What the loader loaded for the running job: names, docs, argument specs, where each module came
+ * from and why some are missing. A job sees one consistent snapshot even if modules are reloaded
+ * while it runs.
+ *
+ * @example
+ * this.modules.functionNames();          // ['cmd.run', ..., 'test.ping']
+ * this.modules.unavailable();            // { pkgx: 'pkgx needs Linux' }
+ */
+export interface IModules {
+  /** Available module names, sorted. */
+  moduleNames(): string[];
+  /** Every callable `mod.fn`, sorted. */
+  functionNames(): string[];
+  /** The doc of `mod.fn`, or undefined when there is no such function. */
+  doc(fun: string): string | undefined;
+  /** The doc of a module (`@Module({ doc })`), or undefined when it is not loaded. */
+  moduleDoc(module: string): string | undefined;
+  /** Salt's argspec of `mod.fn`, or undefined when there is no such function. */
+  argspec(fun: string): ArgSpec | undefined;
+  /** Where a loaded module came from: `builtin`, a module file path, or `npm:<package>`. */
+  origin(module: string): string | undefined;
+  /** Modules that declared themselves unavailable, with their reason (null: none given). */
+  unavailable(): Record<string, string | null>;
+  /** Files and modules that failed to load. */
+  problems(): ModuleProblem[];
+  /** Every plugin file found in the module directories, loaded or not. */
+  files(): string[];
+}
+/** Service id of {@link IModules}. @example constructor(@inject(IModules) private readonly modules: IModules) {} */
+export const IModules: unique symbol = Symbol('IModules');
+
+/**
+ * A running job as Salt's minion records it in `proc/<jid>` (and `saltutil.running` shows it):
+ * `pid` first, then the publication's data.
+ */
+export interface RunningJob {
+  pid: number;
+  jid: string;
+  fun: string;
+  arg: unknown[];
+  tgt: unknown;
+  tgt_type: string;
+  user: string;
+  ret: string;
+  [other: string]: unknown;
+}
+
+/** Which kind of custom code `saltutil.sync_*` fetches: `_modules` or `_grains` of the file roots. */
+export type ExtensionForm = 'modules' | 'grains';
+
+/** Options of {@link IMinionControl.syncExtensions}, Salt's `extmod_whitelist`/`extmod_blacklist`. */
+export interface SyncOptions {
+  /** Only these module names (file names without extension) are synced. */
+  whitelist?: string[];
+  /** These module names are not synced. */
+  blacklist?: string[];
+}
+
+/**
+ * Control of the minion process: its running jobs, module reloads, grains refresh and the sync of
+ * custom modules from the master. Provided by the host (the minion, salt-call).
+ *
+ * @example
+ * this.control.runningJobs().find((j) => j.jid === jid) ?? {};
+ * await this.control.syncExtensions('modules', ['base']); // { changed: ['modules.hello'], touched: true }
+ */
+export interface IMinionControl {
+  /** The jobs running now, oldest first. */
+  runningJobs(): RunningJob[];
+  /** Abort a running job (its commands' process groups are killed). The job's data, or undefined when no such job runs. */
+  killJob(jid: string): RunningJob | undefined;
+  /** Reload every plugin: new and changed module files take effect for the next jobs. */
+  reloadModules(): Promise<void>;
+  /** Recompute grains (grains providers, static grains file, config). */
+  refreshGrains(): Promise<void>;
+  /**
+   * Fetch `_<form>` from the master's file roots in each saltenv into the minion's
+   * extension_modules dir (TypeScript transpiled to JavaScript). `changed` lists
+   * `<form>.<name>` for each new or changed file; `touched` is true when anything was written or
+   * removed.
+   */
+  syncExtensions(form: ExtensionForm, saltenvs: string[], options?: SyncOptions): Promise<{ changed: string[]; touched: boolean }>;
+}
+/** Service id of {@link IMinionControl}. @example constructor(@inject(IMinionControl) private readonly control: IMinionControl) {} */
+export const IMinionControl: unique symbol = Symbol('IMinionControl');

@@ -1,0 +1,154 @@
+import { existsSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { CommandExecutionError } from './api/errors';
+import type { ExtensionForm, IMinionControl, RunningJob, SyncOptions } from './api/control';
+import { Executor, type JobRequest, type JobResult } from './executor';
+import { forgetPluginFiles } from './loader/host-require';
+import { PluginLoader, type LoadedPlugins, type PluginLoaderOptions } from './loader/loader';
+import { extensionModulesDir, syncExtensions, type MasterFiles } from './services/extension-sync';
+
+/** What {@link PluginRuntime.start} needs: the loader's options plus the master's files. */
+export interface PluginRuntimeOptions extends Omit<PluginLoaderOptions, 'control'> {
+  /** The master's file server (for `saltutil.sync_*`); absent for `salt-call --local`. */
+  files?: MasterFiles;
+}
+
+interface Tracked {
+  data: RunningJob;
+  abort: AbortController;
+}
+
+function asStringList(v: unknown): string[] {
+  if (typeof v === 'string') return [v];
+  return Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [];
+}
+
+function isDir(path: string): boolean {
+  return existsSync(path) && statSync(path).isDirectory();
+}
+
+/**
+ * The minion's plugin side in one object: loads the plugins, runs jobs through an
+ * {@link Executor} while tracking them (Salt's `proc/<jid>` records), and is the
+ * {@link IMinionControl} that `saltutil` and `sys` use: running jobs, kill, module reload,
+ * grains refresh, sync of `_modules`/`_grains` from the master.
+ *
+ * Module directories are the configured ones (`moduleDirs`, else the config's `module_dirs`)
+ * plus `<extension_modules>/modules` and `<extension_modules>/grains` once they exist.
+ *
+ * @example
+ * const runtime = await PluginRuntime.start({ config, logger, builtins: BUILTIN_PLUGINS, files: fileClient });
+ * const result = await runtime.run({ fun: 'test.ping', arg: [], jid }); // { return: true, retcode: 0, success: true }
+ */
+export class PluginRuntime implements IMinionControl {
+  private readonly jobs = new Map<string, Tracked>();
+  private executor!: Executor;
+
+  private constructor(private readonly options: PluginRuntimeOptions) {}
+
+  static async start(options: PluginRuntimeOptions): Promise<PluginRuntime> {
+    const runtime = new PluginRuntime(options);
+    runtime.executor = new Executor(await runtime.loadPlugins(), options.logger);
+    return runtime;
+  }
+
+  /** The plugins new jobs run against. */
+  get plugins(): LoadedPlugins {
+    return this.executor.current;
+  }
+
+  /** The current grains (after a reload or refresh, the new ones). */
+  grains(): Record<string, unknown> {
+    return this.plugins.grains.all();
+  }
+
+  /**
+   * Run one job and track it while it runs. `load` is the publication as received (Salt's
+   * running-job data is `{pid, ...load}`); without it the job's fields are used in Salt's order.
+   * `signal` aborts the job from outside (minion shutdown).
+   */
+  async run(job: JobRequest, load?: Record<string, unknown>, signal?: AbortSignal): Promise<JobResult> {
+    const abort = new AbortController();
+    const data: RunningJob = {
+      pid: process.pid,
+      ...(load ?? {
+        fun: job.fun,
+        arg: [...(job.arg ?? [])],
+        tgt: job.tgt ?? '',
+        jid: job.jid,
+        ret: job.ret ?? '',
+        tgt_type: job.tgtType ?? 'glob',
+        user: job.user ?? 'root',
+      }),
+    } as RunningJob;
+    const onOuterAbort = (): void => abort.abort(signal?.reason);
+    signal?.addEventListener('abort', onOuterAbort, { once: true });
+    if (signal?.aborted) abort.abort(signal.reason);
+    // Two publications of one jid (a retry) share the record; the later one wins until it ends.
+    const tracked = { data, abort };
+    this.jobs.set(job.jid, tracked);
+    try {
+      return await this.executor.run(job, { signal: abort.signal });
+    } finally {
+      signal?.removeEventListener('abort', onOuterAbort);
+      if (this.jobs.get(job.jid) === tracked) this.jobs.delete(job.jid);
+    }
+  }
+
+  runningJobs(): RunningJob[] {
+    return [...this.jobs.values()].map((t) => structuredClone(t.data));
+  }
+
+  killJob(jid: string): RunningJob | undefined {
+    const tracked = this.jobs.get(jid);
+    if (!tracked) return undefined;
+    tracked.abort.abort(new Error(`job ${jid} killed`));
+    return structuredClone(tracked.data);
+  }
+
+  async reloadModules(): Promise<void> {
+    const dirs = this.moduleDirs();
+    forgetPluginFiles(dirs);
+    this.executor.replacePlugins(await this.loadPlugins());
+  }
+
+  async refreshGrains(): Promise<void> {
+    await this.plugins.refreshGrains();
+  }
+
+  async syncExtensions(form: ExtensionForm, saltenvs: string[], options: SyncOptions = {}): Promise<{ changed: string[]; touched: boolean }> {
+    if (!this.options.files) {
+      throw new CommandExecutionError('No master to sync from: this minion runs without a master connection (file_client local)');
+    }
+    const { config } = this.options;
+    return syncExtensions(
+      {
+        files: this.options.files,
+        extensionModules: extensionModulesDir(config),
+        cachedir: String(config.get('cachedir', '')),
+        clean: config.get<unknown>('clean_dynamic_modules', true) !== false,
+        logger: this.options.logger,
+      },
+      form,
+      saltenvs,
+      options,
+    );
+  }
+
+  /** The configured module dirs plus the extension_modules dirs that exist now. */
+  moduleDirs(): string[] {
+    const { config } = this.options;
+    const base = this.options.moduleDirs ?? asStringList(config.get('module_dirs', []));
+    let ext: string[] = [];
+    const hasLocation = config.get<unknown>('extension_modules') || config.get<unknown>('cachedir');
+    if (hasLocation) {
+      const root = extensionModulesDir(config);
+      ext = [join(root, 'modules'), join(root, 'grains')].filter(isDir);
+    }
+    return [...base, ...ext];
+  }
+
+  private loadPlugins(): Promise<LoadedPlugins> {
+    return new PluginLoader({ ...this.options, moduleDirs: this.moduleDirs(), control: this }).load();
+  }
+}
