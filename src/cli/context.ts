@@ -1,6 +1,6 @@
 import { loadMasterConfig, loadMinionConfig, type MasterConfig, type MinionConfig } from '../core/config';
 import { createLogging, type Logging } from '../core/log';
-import { daemonize, onShutdown, removePidFile, writePidFile } from './daemon';
+import { daemonize, isDaemonChild, onShutdown, removePidFile, reportReady, writePidFile } from './daemon';
 
 function warn(warnings: string[]): void {
   for (const w of warnings) process.stderr.write(`[WARNING ] ${w}\n`);
@@ -49,7 +49,7 @@ export async function startDaemon<R extends Role>(
   const { config, warnings } = (role === 'master' ? loadMasterConfig : loadMinionConfig)(flags['config-dir'], overrides);
   const settings = config as ConfigOf<R> & { log_file: string; pidfile: string; log_level: string; log_level_logfile?: string };
   if (flags.daemon) {
-    const pid = daemonize(process.argv.slice(2), settings.log_file);
+    const pid = await daemonize(process.argv.slice(2), settings.log_file);
     process.stdout.write(`salt-${role} started in the background, pid ${pid}\n`);
     return;
   }
@@ -57,7 +57,8 @@ export async function startDaemon<R extends Role>(
     level: settings.log_level,
     logFile: settings.log_file,
     logFileLevel: settings.log_level_logfile ?? settings.log_level,
-    console: true,
+    // In the background the log file is the only place lines go (stdout leads there too).
+    console: !isDaemonChild(),
   });
   const log = logging.getLogger(`salt.${role}`);
   for (const w of warnings) log.warning(w);
@@ -69,8 +70,11 @@ export async function startDaemon<R extends Role>(
     removePidFile(settings.pidfile);
     await logging.close();
   });
+  // A minion may wait a long time for its key to be accepted: it counts as up once configured.
+  if (role === 'minion') reportReady();
   try {
     await daemon.start();
+    reportReady();
   } catch (err) {
     removePidFile(settings.pidfile);
     await daemon.stop().catch(() => undefined);

@@ -2,21 +2,45 @@ import { spawn } from 'node:child_process';
 import { closeSync, mkdirSync, openSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 
+/** Set in the environment of the background copy started by -d. */
+const DAEMON_CHILD = 'BRINE_DAEMON_CHILD';
+
+export function isDaemonChild(): boolean {
+  return process.env[DAEMON_CHILD] === '1';
+}
+
 /**
- * `-d`: start the same command again without -d, detached, its output going to the log file, and
- * return at once. The child writes its own pid file.
+ * `-d`: starts the same command again without -d, detached, its output going to the log file, and
+ * resolves with its pid once it reports that it is up (or rejects with why it stopped). So
+ * `salt-master -d && salt-key -L` works, and a bad configuration is reported where it was typed.
  */
-export function daemonize(argv: string[], logFile: string): number {
+export function daemonize(argv: string[], logFile: string): Promise<number> {
   mkdirSync(dirname(logFile), { recursive: true });
   const out = openSync(logFile, 'a');
   const args = argv.filter((a) => a !== '-d' && a !== '--daemon');
   const child = spawn(process.execPath, [...process.execArgv, process.argv[1], ...args], {
     detached: true,
-    stdio: ['ignore', out, out],
+    stdio: ['ignore', out, out, 'ipc'],
+    env: { ...process.env, [DAEMON_CHILD]: '1' },
   });
-  child.unref();
   closeSync(out);
-  return child.pid ?? 0;
+  return new Promise((resolve, reject) => {
+    child.once('message', (msg) => {
+      if (msg !== 'ready') return;
+      child.disconnect();
+      child.unref();
+      resolve(child.pid ?? 0);
+    });
+    child.once('exit', (code) => reject(new Error(`the daemon stopped during start-up (exit code ${code}); see ${logFile}`)));
+  });
+}
+
+/** In the background copy: tell the parent we are up and let go of it. */
+export function reportReady(): void {
+  if (isDaemonChild() && process.send) {
+    process.send('ready');
+    process.disconnect();
+  }
 }
 
 export function writePidFile(path: string): void {

@@ -253,8 +253,9 @@ export class Minion {
       // The master rotated its publish key (a key was deleted or the master restarted).
       this.log.info('Publication could not be decrypted: signing in again for the new key');
       this.session = undefined;
+      const session = await this.signIn(); // a rejection here ends the minion
       try {
-        job = this.open(payload, await this.signIn());
+        job = this.open(payload, session);
       } catch (again) {
         this.log.warning(`Dropped a publication not meant for this minion: ${(again as Error).message}`);
         return;
