@@ -10,7 +10,7 @@ describe('readParams', () => {
     };
     expect(readParams(src.m)).toEqual([
       { name: 'a', rest: false, hasDefault: false },
-      { name: 'b', rest: false, hasDefault: true, defaultText: "'(,)'" },
+      { name: 'b', rest: false, hasDefault: true, defaultText: '"(,)"' },
       { name: 'c', rest: false, hasDefault: true, defaultText: '{ x: [1, 2] }' },
       { name: 'rest', rest: true, hasDefault: false },
     ]);
