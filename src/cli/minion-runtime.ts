@@ -1,6 +1,8 @@
-import { hostname } from 'node:os';
 import type { MinionConfig } from '../core/config';
 import type { Logging } from '../core/log';
+import { createNodeIdentitySources, describeIdChoice, resolveMinionId, type MinionIdResult } from '../core/minion/identity';
+import { loadMinionConfig } from '../core/config';
+import { createLogging } from '../core/log';
 import { EXIT_REJECTED, Minion, MinionRejectedError, type JobExecutor } from '../core/minion/minion';
 import type { JobLoad } from '../core/protocol/loads';
 import { Executor } from '../plugins/executor';
@@ -8,9 +10,22 @@ import { PluginLoader, type LoadedPlugins } from '../plugins/loader/loader';
 import { StaticConfig } from '../plugins/services/config';
 import { BUILTIN_PLUGINS } from '../../plugins';
 
-/** The minion id: `id` from the configuration, else the host name (Salt's full rules come later). */
+/**
+ * Salt's minion id rules (config `id`, the `minion_id` cache, then the host's names), with a
+ * warning and the fix when the result looks shared or stale. The chosen id is written into the
+ * configuration so everything after sees one id.
+ */
+export async function resolveId(config: MinionConfig, logging: Logging, writeCache = true): Promise<MinionIdResult> {
+  const log = logging.getLogger('salt.config');
+  const result = await resolveMinionId(config, config.config_dir, createNodeIdentitySources(), log, { writeCache });
+  config.id = result.id;
+  return result;
+}
+
+/** The id after resolveId; a configuration that never went through it is a bug. */
 export function minionId(config: MinionConfig): string {
-  return typeof config.id === 'string' && config.id !== '' ? config.id : hostname();
+  if (typeof config.id !== 'string' || config.id === '') throw new Error('minion id not resolved yet');
+  return config.id;
 }
 
 /** Loads the plugins for this minion: built-ins, module_dirs and plugin packages. */
@@ -60,6 +75,7 @@ export function minionSettings(config: MinionConfig) {
 /** salt-minion's daemon: when the master rejects our key, Salt's CRITICAL line, then exit 77. */
 export async function createMinion(config: MinionConfig, logging: Logging) {
   const log = logging.getLogger('salt.minion');
+  await resolveId(config, logging);
   const plugins = await loadPlugins(config, logging);
   const minion = new Minion(minionSettings(config), executorFor(plugins, logging), () => plugins.grains.all(), logging.getLogger('salt.crypt'));
   const rejected = async (err: MinionRejectedError): Promise<never> => {
@@ -84,4 +100,16 @@ export async function createMinion(config: MinionConfig, logging: Logging) {
     },
     stop: () => minion.stop(),
   };
+}
+
+/** `salt-minion --print-id`: the id on the first line, then which rule chose it and any warning. */
+export async function printMinionId(configDir: string, logLevel = 'warning'): Promise<string> {
+  const { config } = loadMinionConfig(configDir, { log_level: logLevel });
+  const logging = createLogging({ level: logLevel, console: true, logFile: null });
+  try {
+    const text = describeIdChoice(await resolveId(config, logging, false));
+    return text.endsWith('\n') ? text : `${text}\n`;
+  } finally {
+    await logging.close();
+  }
 }

@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import type { MinionConfig } from '../core/config';
 import { createLogging } from '../core/log';
 import { Minion } from '../core/minion/minion';
-import { executorFor, loadPlugins, minionSettings } from './minion-runtime';
+import { executorFor, loadPlugins, minionSettings, resolveId } from './minion-runtime';
 import { formatOutput, type Outputter } from './output';
 import type { Io } from './salt';
 
@@ -25,6 +25,7 @@ export interface SaltCallOptions {
 export async function runSaltCall(opts: SaltCallOptions, io: Io): Promise<number> {
   const logging = createLogging({ level: opts.logLevel, logFile: opts.config.log_file, logFileLevel: opts.config.log_level_logfile ?? opts.config.log_level, console: true });
   try {
+    await resolveId(opts.config, logging, false);
     const plugins = await loadPlugins(opts.config, logging);
     const executor = executorFor(plugins, logging);
     const job = { fun: opts.fun, arg: opts.arg, tgt: minionSettings(opts.config).id, tgt_type: 'glob', jid: 'req', ret: '', user: 'root' };

@@ -9,10 +9,16 @@ export default class SaltMinion extends Command {
     'log-level': logLevelFlag,
     'log-file-level': Flags.string({ description: 'Log file logging level' }),
     daemon: Flags.boolean({ char: 'd', description: 'Run in the background' }),
+    'print-id': Flags.boolean({ description: 'Print the minion id, which rule chose it and any warning, then exit' }),
   };
 
   async run(): Promise<void> {
     const { flags } = await this.parse(SaltMinion);
+    if (flags['print-id']) {
+      const { printMinionId } = await import('../minion-runtime.js');
+      process.stdout.write(await printMinionId(flags['config-dir'], flags['log-level']));
+      return;
+    }
     const { startDaemon } = await import('../context.js');
     const { createMinion } = await import('../minion-runtime.js');
     await startDaemon('minion', flags, (config, logging) => createMinion(config, logging));

@@ -2,7 +2,7 @@ import type { KeyObject } from 'node:crypto';
 import { buildPublication } from '../channel';
 import { JidFactory } from '../protocol/jid';
 import type { PublishRequestLoad, ReturnLoad } from '../protocol/loads';
-import { checkTarget, expectedMinions, type Target, type TargetType } from '../targeting';
+import { checkTarget, expandNodegroups, expectedMinions, type Target, type TargetType } from '../targeting';
 import type { PublishServer } from '../transport/zeromq';
 import type { Logger } from '../log';
 import type { MasterEvents } from './events';
@@ -49,13 +49,15 @@ export class JobService {
       return { jid: null, minions: [], error: `Master could not resolve minions for target ${String(load.tgt)}` };
     }
     const jid = typeof load.jid === 'string' && load.jid !== '' ? load.jid : this.jids.next();
+    // Minions do not know the master's nodegroups: they get the expanded compound expression.
+    const wire = expandNodegroups(target, { nodegroups: this.nodegroups });
     const job: Record<string, unknown> = {
       fun: load.fun,
       arg: load.arg ?? [],
-      tgt: load.tgt,
+      tgt: wire.tgt,
       jid,
       ret: load.ret ?? '',
-      tgt_type: load.tgt_type,
+      tgt_type: wire.tgtType,
       user: load.user ?? 'root',
     };
     if (delimiter && delimiter !== ':') job.delimiter = delimiter;

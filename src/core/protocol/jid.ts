@@ -69,8 +69,9 @@ export function jidToDate(jid: string): Date {
 export class JidFactory {
   private lastMicros = -Infinity;
 
-  next(now: Date = new Date()): string {
-    let micros = microsOf(now);
+  /** Without `now`, the clock's microseconds are used (performance.timeOrigin + now()). */
+  next(now?: Date): string {
+    let micros = now ? microsOf(now) : Math.floor((performance.timeOrigin + performance.now()) * 1000);
     if (micros <= this.lastMicros) micros = this.lastMicros + 1;
     this.lastMicros = micros;
     return formatJid(micros);
