@@ -4,11 +4,10 @@
  * bus and no executor. The server runs in a child process (bench/baseline-server.ts), the N
  * subscribers here, as brine's master and minions do.
  */
-import { fork, type ChildProcess } from 'node:child_process';
-import { join } from 'node:path';
 import { BrineError } from '../src/core/errors';
 import { RequestClient, SubscribeClient, raiseSocketLimit } from '../src/core/transport/zeromq';
 import { freePort } from '../scripts/cluster';
+import { IpcChild } from './ipc-child';
 import { peakRssMiB, rssMiB } from './procfs';
 import { summarize, type Summary } from './report';
 
@@ -21,52 +20,7 @@ export interface BaselineResult {
   serverPeakRssMiB: number;
 }
 
-type ServerMessage = { type: 'ready' } | { type: 'done'; round: string } | { type: 'error'; message: string };
-
 const ROUND_TIMEOUT_MS = 60_000;
-
-class ServerHandle {
-  private readonly waiters = new Map<string, () => void>();
-  private failure?: Error;
-  readonly exited: Promise<number>;
-
-  constructor(readonly child: ChildProcess) {
-    this.exited = new Promise((resolve) => child.on('exit', (code, signal) => resolve(code ?? (signal ? 128 : 0))));
-    child.on('message', (msg: ServerMessage) => {
-      if (msg.type === 'error') this.failure = new BrineError('BENCH_BASELINE', `baseline server: ${msg.message}`);
-      const key = msg.type === 'done' ? `done:${msg.round}` : msg.type;
-      this.waiters.get(key)?.();
-    });
-    void this.exited.then((code) => {
-      this.failure ??= new BrineError('BENCH_BASELINE', `baseline server exited with code ${code}`);
-      for (const wake of this.waiters.values()) wake();
-    });
-  }
-
-  /** Resolves true when the server sends `key`, false after timeoutMs; throws if the server failed. */
-  waitFor(key: string, timeoutMs: number): Promise<boolean> {
-    return new Promise((resolve, reject) => {
-      const finish = (ok: boolean) => {
-        clearTimeout(timer);
-        this.waiters.delete(key);
-        if (this.failure) reject(this.failure);
-        else resolve(ok);
-      };
-      const timer = setTimeout(() => finish(false), timeoutMs);
-      this.waiters.set(key, () => finish(true));
-    });
-  }
-
-  send(message: Record<string, unknown>): void {
-    this.child.send(message);
-  }
-
-  async stop(): Promise<void> {
-    const pid = this.child.pid;
-    if (pid !== undefined && this.child.exitCode === null && this.child.signalCode === null) process.kill(pid, 'SIGTERM');
-    await this.exited;
-  }
-}
 
 /** One publication per round to `minions` subscribers; `rounds` timed rounds after one warm-up. */
 export async function runBaseline(minions: number, rounds: number): Promise<BaselineResult> {
@@ -74,13 +28,13 @@ export async function runBaseline(minions: number, rounds: number): Promise<Base
   raiseSocketLimit(20_000);
   const pubPort = await freePort();
   const retPort = await freePort();
-  const server = new ServerHandle(
-    fork(join(__dirname, 'baseline-server.js'), [String(pubPort), String(retPort)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] }),
+  const server = new IpcChild('baseline server', 'baseline-server', [String(pubPort), String(retPort)], (msg) =>
+    msg.type === 'done' ? `done:${String(msg.round)}` : msg.type,
   );
   const subscribers: SubscribeClient[] = [];
   const requesters: RequestClient[] = [];
   try {
-    if (!(await server.waitFor('ready', 20_000))) throw new BrineError('BENCH_BASELINE', 'baseline server did not start within 20 s');
+    await server.expect('ready', 20_000, 'not listening');
     for (let i = 0; i < minions; i++) {
       const sub = new SubscribeClient();
       const req = new RequestClient(`tcp://127.0.0.1:${retPort}`);
@@ -103,7 +57,7 @@ export async function runBaseline(minions: number, rounds: number): Promise<Base
     server.send({ type: 'round', round: 'warmup', expect: minions });
     let warmed = false;
     for (let attempt = 0; attempt < 30 && !warmed; attempt++) {
-      warmed = await server.waitFor('done:warmup', 2000);
+      warmed = (await server.waitFor('done:warmup', 2000)) !== null;
       if (!warmed) server.send({ type: 'republish', round: 'warmup' });
     }
     if (!warmed) throw new BrineError('BENCH_BASELINE', `baseline: not all ${minions} subscribers answered the warm-up within 60 s`);
@@ -114,12 +68,10 @@ export async function runBaseline(minions: number, rounds: number): Promise<Base
       const round = `r${r}`;
       const t0 = performance.now();
       server.send({ type: 'round', round, expect: minions });
-      if (!(await server.waitFor(`done:${round}`, ROUND_TIMEOUT_MS))) {
-        throw new BrineError('BENCH_BASELINE', `baseline: round ${r} did not get ${minions} replies within ${ROUND_TIMEOUT_MS / 1000} s`);
-      }
+      await server.expect(`done:${round}`, ROUND_TIMEOUT_MS, `round ${r} did not get ${minions} replies`);
       samples.push(performance.now() - t0);
     }
-    const pid = server.child.pid!;
+    const pid = server.pid;
     return { minions, setupMs, warmupMs, jobsMs: summarize(samples), serverRssMiB: rssMiB(pid), serverPeakRssMiB: peakRssMiB(pid) };
   } finally {
     for (const s of subscribers) s.close();

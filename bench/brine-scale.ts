@@ -2,16 +2,16 @@
  * brine at scale: a real salt-master (bin/salt-master, a child process, auto_accept) and N real
  * `Minion` instances in this process, each with its own RSA key and pki_dir, the real channel and
  * the real plugin executor (built-in plugins loaded once and shared). Times `test.ping` to '*'
- * through the LocalClient, from the publish request until all N returns came off the event bus.
+ * through the LocalClient (in its own process, bench/client-worker.ts, as the salt CLI is), from
+ * the publish request until all N returns came off the event bus.
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { loadMasterConfig, loadMinionConfig } from '../src/core/config';
-import { BrineError } from '../src/core/errors';
+import { loadMinionConfig } from '../src/core/config';
 import { createLogging } from '../src/core/log';
-import { LocalClient } from '../src/core/master/local-client';
 import { Minion, type JobExecutor, type MinionSettings } from '../src/core/minion/minion';
 import { Cluster } from '../scripts/cluster';
+import { IpcChild } from './ipc-child';
 import { installMinionKey } from './keys';
 import { cpuSeconds, ownCpuSeconds, peakRssMiB, rssMiB } from './procfs';
 import { summarize, type Summary } from './report';
@@ -51,38 +51,23 @@ export interface BrineScaleResult {
   minionSettings: Omit<MinionSettings, 'id' | 'pki_dir' | 'master_port'>;
 }
 
-const JOB_TIMEOUT_MS = 120_000;
+const JOB_TIMEOUT_MS = 130_000;
 
 function minionIdOf(index: number): string {
   return `bench-${String(index).padStart(5, '0')}`;
 }
 
-async function timeJob(client: LocalClient, expected: number): Promise<JobTiming> {
-  const t0 = performance.now();
-  const pub = await client.publish({ tgt: '*', tgtType: 'glob', fun: 'test.ping', arg: [] });
-  const publishMs = performance.now() - t0;
-  if (pub.minions.length !== expected) {
-    throw new BrineError('BENCH_SCALE', `the master expects ${pub.minions.length} minions for '*', not ${expected}`);
-  }
-  let firstReturnMs = 0;
-  let count = 0;
-  for await (const ret of client.returns(pub, JOB_TIMEOUT_MS)) {
-    if (count === 0) firstReturnMs = performance.now() - t0;
-    if (ret.return !== true) throw new BrineError('BENCH_SCALE', `${ret.id} answered test.ping with ${JSON.stringify(ret.return)}`);
-    count++;
-  }
-  const allReturnsMs = performance.now() - t0;
-  if (count !== expected) {
-    throw new BrineError('BENCH_SCALE', `job ${pub.jid}: ${count} of ${expected} returns within ${JOB_TIMEOUT_MS / 1000} s`);
-  }
-  return { publishMs, firstReturnMs, allReturnsMs };
+async function timeJob(client: IpcChild, expect: number): Promise<JobTiming> {
+  client.send({ type: 'job', expect });
+  const msg = await client.expect('timing', JOB_TIMEOUT_MS, `no answer to a test.ping job to ${expect} minions`);
+  return { publishMs: Number(msg.publishMs), firstReturnMs: Number(msg.firstReturnMs), allReturnsMs: Number(msg.allReturnsMs) };
 }
 
 /** Runs one scale measurement for `count` minions with keys from `keyCache`, then stops everything. */
 export async function runBrineScale(count: number, rounds: number, keyCache: string, runtime: SharedMinionRuntime): Promise<BrineScaleResult> {
   const cluster = await Cluster.create({ auto_accept: true, keysize: 2048, log_level_logfile: 'warning' });
   const minions: Minion[] = [];
-  let client: LocalClient | undefined;
+  let client: IpcChild | undefined;
   try {
     const masterStart = performance.now();
     const master = await cluster.startMaster();
@@ -124,8 +109,8 @@ export async function runBrineScale(count: number, rounds: number, keyCache: str
     const benchCpuSignInS = ownCpuSeconds() - benchCpu0;
     const masterRssAfterSignInMiB = rssMiB(masterPid);
 
-    const { config: masterConfig } = loadMasterConfig(cluster.masterDir);
-    client = await LocalClient.connect(masterConfig);
+    client = new IpcChild('job client', 'client-worker', [cluster.masterDir]);
+    await client.expect('ready', 30_000, 'not connected to the master event bus');
     const warmup = await timeJob(client, count);
     const masterCpu1 = cpuSeconds(masterPid);
     const benchCpu1 = ownCpuSeconds();
@@ -150,7 +135,7 @@ export async function runBrineScale(count: number, rounds: number, keyCache: str
       minionSettings: base,
     };
   } finally {
-    client?.close();
+    await client?.stop();
     await Promise.allSettled(minions.map((m) => m.stop()));
     await cluster.stop();
   }
