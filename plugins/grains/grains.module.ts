@@ -1,4 +1,5 @@
 import { Fn, IGrains, InvocationError, Module, inject } from 'brine/plugin';
+import { filterBy, pyEqual, pyStr } from './filter-by';
 
 const MISSING = Symbol('missing');
 
@@ -61,5 +62,66 @@ export class GrainsModule {
   @Fn({ doc: "Set a grain to None, or remove it with destructive=True\n\nCLI Example:\n\n    salt '*' grains.delval key" })
   async delval(key: unknown, destructive: unknown = false): Promise<Record<string, unknown>> {
     return this.setval(key, null, destructive);
+  }
+
+  /** Salt writes a nested list back through its parents: `a:b` becomes `{a: {...a, b: list}}`. */
+  private async storeNested(key: string, value: unknown, delimiter: string): Promise<Record<string, unknown>> {
+    let k = key;
+    let v = value;
+    while (k.includes(delimiter)) {
+      const at = k.lastIndexOf(delimiter);
+      const rest = k.slice(at + delimiter.length);
+      k = k.slice(0, at);
+      const parent = this.grains.get(k, {}, delimiter);
+      if (typeof parent === 'object' && parent !== null && !Array.isArray(parent)) {
+        v = { ...(parent as Record<string, unknown>), [rest]: v };
+      } else {
+        v = parent;
+      }
+    }
+    return this.setval(k, v);
+  }
+
+  @Fn({ doc: "Append a value (or each value of a list) to a list grain, stored as a static grain\n\nCLI Example:\n\n    salt '*' grains.append key val" })
+  async append(key: unknown, val: unknown, convert: unknown = false, delimiter: unknown = ':'): Promise<unknown> {
+    if (typeof key !== 'string' || key === '') throw new InvocationError('key must be a non-empty string');
+    const delim = typeof delimiter === 'string' && delimiter !== '' ? delimiter : ':';
+    let grains = this.grains.get(key, [], delim);
+    if (convert === true && !Array.isArray(grains)) grains = grains === null ? [] : [grains];
+    if (!Array.isArray(grains)) return `The key ${key} is not a valid list`;
+    const list = [...grains];
+    for (const item of Array.isArray(val) ? val : [val]) {
+      if (list.some((g) => pyEqual(g, item))) return `The val ${pyStr(item)} was already in the list ${key}`;
+      list.push(item);
+    }
+    return this.storeNested(key, list, delim);
+  }
+
+  @Fn({ doc: "Remove a value from a list grain, stored as a static grain\n\nCLI Example:\n\n    salt '*' grains.remove key val" })
+  async remove(key: unknown, val: unknown, delimiter: unknown = ':'): Promise<unknown> {
+    if (typeof key !== 'string' || key === '') throw new InvocationError('key must be a non-empty string');
+    const delim = typeof delimiter === 'string' && delimiter !== '' ? delimiter : ':';
+    const grains = this.grains.get(key, [], delim);
+    if (!Array.isArray(grains)) return `The key ${key} is not a valid list`;
+    const at = grains.findIndex((g) => pyEqual(g, val));
+    if (at === -1) return `The val ${pyStr(val)} was not in the list ${key}`;
+    const list = [...grains.slice(0, at), ...grains.slice(at + 1)];
+    return this.storeNested(key, list, delim);
+  }
+
+  @Fn({
+    args: ['lookup_dict', 'grain?', 'merge?', 'default?', 'base?'],
+    doc: "Pick the entry of lookup_dict whose key (a glob) matches the grain's value (default grain os_family), else the 'default' entry; base is merged under it, merge over it\n\nCLI Example:\n\n    salt '*' grains.filter_by '{Debian: Debheads rule, RedHat: I love my hat}'\n    salt '*' grains.filter_by '{A: B, C: {D: {E: F, G: H}}}' 'xxx' '{D: {E: I, J: K}}' 'C'",
+  })
+  filter_by(lookup_dict: unknown, grain: unknown = 'os_family', merge: unknown = null, default_: unknown = 'default', base: unknown = null): unknown {
+    if (typeof lookup_dict !== 'object' || lookup_dict === null || Array.isArray(lookup_dict)) {
+      throw new InvocationError('lookup_dict must be a dictionary');
+    }
+    const grainName = typeof grain === 'string' ? grain : 'os_family';
+    return filterBy(lookup_dict as Record<string, unknown>, this.grains.get(grainName, []), {
+      merge,
+      default: typeof default_ === 'string' ? default_ : 'default',
+      base,
+    });
   }
 }

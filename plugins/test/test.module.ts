@@ -4,6 +4,7 @@ import {
   Fn,
   IConfig,
   IJobContext,
+  IModules,
   ISalt,
   InvocationError,
   Module,
@@ -45,7 +46,55 @@ export class TestModule {
     @inject(IJobContext) private readonly job: IJobContext,
     @inject(ISalt) private readonly salt: ISalt,
     @inject(IConfig) private readonly config: IConfig,
+    @inject(IModules) private readonly modules: IModules,
   ) {}
+
+  @Fn({ doc: "Return the name of the file (without extension) that provides a module: a module_dirs file's name, an npm package's name, or the module's own name for a built-in\n\nCLI Example:\n\n    salt '*' test.provider cmd" })
+  provider(module: unknown): string {
+    if (typeof module !== 'string') throw new InvocationError('module must be a module name');
+    return providerName(module, this.modules.origin(module));
+  }
+
+  @Fn({ doc: "Return {provider: module} for every loaded module, keyed by provider as Salt keys it\n\nCLI Example:\n\n    salt '*' test.providers" })
+  providers(): Record<string, string> {
+    const ret: Record<string, string> = {};
+    for (const mod of this.modules.moduleNames()) ret[providerName(mod, this.modules.origin(mod))] = mod;
+    return ret;
+  }
+
+  @Fn({ doc: "List the module_dirs files that provide no loaded module\n\nCLI Example:\n\n    salt '*' test.not_loaded" })
+  not_loaded(): string[] {
+    const providers = new Set(Object.keys(this.providers()));
+    const ret = new Set<string>();
+    for (const file of this.modules.files()) {
+      const base = file.split('/').pop() ?? file;
+      if (base.startsWith('_')) continue;
+      const name = base.split('.')[0];
+      if (!providers.has(name)) ret.add(name);
+    }
+    return [...ret].sort();
+  }
+
+  @Fn({ doc: "Return the option test.foo of the minion configuration, 'unconfigured' when it is not set\n\nCLI Example:\n\n    salt '*' test.conf_test" })
+  conf_test(): unknown {
+    return this.config.get('test.foo', 'unconfigured');
+  }
+
+  @Fn({ doc: "Report how functions and modules line up in the loader: every function, every module, each module's functions, and anything registered on one side only\n\nCLI Example:\n\n    salt '*' test.module_report" })
+  module_report(): Record<string, string[]> {
+    const functions = this.modules.functionNames();
+    const modules = this.modules.moduleNames();
+    const subs = modules.flatMap((m) => functions.filter((f) => f.startsWith(`${m}.`)));
+    return {
+      functions,
+      function_attrs: [],
+      function_subs: subs,
+      modules,
+      module_attrs: modules,
+      missing_attrs: functions.filter((f) => !subs.includes(f)),
+      missing_subs: subs.filter((f) => !functions.includes(f)),
+    };
+  }
 
   @Fn({ doc: "Used to make sure the minion is up and responding. Returns True.\n\nCLI Example:\n\n    salt '*' test.ping" })
   ping(): boolean {
@@ -185,6 +234,15 @@ export class TestModule {
   stack(): string {
     return new Error('stack').stack ?? '';
   }
+}
+
+/** Salt names a provider by its file without extension; brine's built-ins by the module name. */
+function providerName(module: string, origin: string | undefined): string {
+  if (origin === undefined) return '';
+  if (origin === 'builtin') return module;
+  if (origin.startsWith('npm:')) return origin.slice(4);
+  const base = origin.split('/').pop() ?? origin;
+  return base.includes('.') ? base.slice(0, base.lastIndexOf('.')) : base;
 }
 
 function versionsReport(): string {

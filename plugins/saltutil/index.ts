@@ -1,0 +1,1 @@
+export { SaltutilModule } from './saltutil.module';

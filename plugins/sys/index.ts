@@ -1,0 +1,1 @@
+export { SysModule } from './sys.module';

@@ -1,0 +1,94 @@
+import { CommandExecutionError, Fn, IMinionControl, IModules, InvocationError, Module, fnmatch, inject, type ArgSpec } from 'brine/plugin';
+
+function names(args: unknown[]): string[] {
+  return args.map((a) => {
+    if (typeof a === 'string') return a;
+    if (typeof a === 'number') return String(a);
+    throw new InvocationError(`module and function names must be strings, got ${JSON.stringify(a)}`);
+  });
+}
+
+@Module('sys', { doc: "The loader's view: modules, functions, their docs and argument specs" })
+export class SysModule {
+  constructor(
+    @inject(IModules) private readonly modules: IModules,
+    // Optional: without a minion (a bare loader) every function but reload_modules still works.
+    @inject(IMinionControl, { isOptional: true }) private readonly control: IMinionControl | undefined,
+  ) {}
+
+  @Fn({ doc: "List the available modules; globs are matched against function names, as Salt does\n\nCLI Example:\n\n    salt '*' sys.list_modules\n    salt '*' sys.list_modules 's*'" })
+  list_modules(...args: unknown[]): string[] {
+    const funcs = this.modules.functionNames();
+    const found = new Set<string>();
+    if (args.length === 0) return this.modules.moduleNames();
+    for (const pattern of names(args)) {
+      for (const fun of funcs) {
+        const mod = fun.split('.')[0];
+        if (pattern.includes('*') ? fnmatch(pattern, fun) : mod === pattern) found.add(mod);
+      }
+    }
+    return [...found].sort();
+  }
+
+  @Fn({ doc: "List the functions of modules, or the functions matching globs\n\nCLI Example:\n\n    salt '*' sys.list_functions\n    salt '*' sys.list_functions sys\n    salt '*' sys.list_functions 'sys.list_*'" })
+  list_functions(kwargs: Record<string, unknown>, ...args: unknown[]): string[] {
+    const funcs = this.modules.functionNames();
+    if (args.length === 0) return funcs;
+    const found = new Set<string>();
+    for (const pattern of names(args)) {
+      // "sys" matches sys.* but not sysctl.*; a glob or a dotted name is matched as a pattern.
+      const matches = pattern.includes('*') || pattern.includes('.') ? (f: string) => fnmatch(pattern, f) : (f: string) => f.startsWith(`${pattern}.`);
+      for (const f of funcs) if (matches(f)) found.add(f);
+    }
+    return [...found].sort();
+  }
+
+  @Fn({ doc: "Return the docstrings of all functions, of a module, of a function, or of globs\n\nCLI Example:\n\n    salt '*' sys.doc\n    salt '*' sys.doc sys\n    salt '*' sys.doc sys.doc\n    salt '*' sys.doc 'sys.*'" })
+  doc(...args: unknown[]): Record<string, string> {
+    const funcs = this.modules.functionNames();
+    const docs: Record<string, string> = {};
+    const add = (f: string): void => {
+      docs[f] = this.modules.doc(f) ?? '';
+    };
+    if (args.length === 0) funcs.forEach(add);
+    for (const mod of names(args)) {
+      if (mod.includes('*')) {
+        funcs.filter((f) => fnmatch(mod, f)).forEach(add);
+      } else {
+        const target = mod === '' ? '' : mod.endsWith('.') ? mod : `${mod}.`;
+        funcs.filter((f) => f === mod || f.startsWith(target)).forEach(add);
+      }
+    }
+    return docs;
+  }
+
+  @Fn({ doc: "Return the argument specification of functions: {fun: {args, defaults, varargs, kwargs}}\n\nCLI Example:\n\n    salt '*' sys.argspec sys\n    salt '*' sys.argspec 'sys.*'\n    salt '*' sys.argspec sys.argspec" })
+  argspec(module: unknown = ''): Record<string, ArgSpec> {
+    const [pattern] = names([module ?? '']);
+    const funcs = this.modules.functionNames();
+    const chosen = pattern.includes('*') || pattern.includes('.') ? funcs.filter((f) => fnmatch(pattern, f)) : funcs.filter((f) => f.startsWith(`${pattern}.`));
+    const ret: Record<string, ArgSpec> = {};
+    for (const f of chosen) {
+      const spec = this.modules.argspec(f);
+      if (spec) ret[f] = spec;
+    }
+    return ret;
+  }
+
+  @Fn({ doc: "Why modules are missing: unavailable modules with their __virtual__ reason, and modules that failed to load\n\nCLI Example:\n\n    salt '*' sys.missing_modules" })
+  missing_modules(): Record<string, string> {
+    const ret: Record<string, string> = {};
+    for (const [mod, reason] of Object.entries(this.modules.unavailable())) {
+      ret[mod] = reason === null ? `'${mod}' __virtual__ returned False` : `'${mod}' __virtual__ returned False: ${reason}`;
+    }
+    for (const p of this.modules.problems()) ret[p.module ?? p.origin] = `failed to load from ${p.origin}: ${p.message}`;
+    return ret;
+  }
+
+  @Fn({ doc: "Reload every module: new and changed module files take effect for the next jobs\n\nCLI Example:\n\n    salt '*' sys.reload_modules" })
+  async reload_modules(): Promise<boolean> {
+    if (!this.control) throw new CommandExecutionError('Modules cannot be reloaded: this loader runs without a minion');
+    await this.control.reloadModules();
+    return true;
+  }
+}

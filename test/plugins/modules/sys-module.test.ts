@@ -1,0 +1,61 @@
+import { describe, expect, it } from 'vitest';
+import { createHarness } from 'brine/testing';
+import { fixture } from '../fixtures';
+
+describe('sys module', () => {
+  it('lists modules and functions as Salt does (globs, sys vs sysctl)', async () => {
+    const h = await createHarness({ moduleDirs: [fixture('module_dirs')] });
+    expect((await h.call('sys.list_modules')).return).toEqual(['cmd', 'grains', 'hello', 'saltutil', 'sys', 'test']);
+    // Globs are matched against function names; unavailable modules are left out.
+    expect((await h.call('sys.list_modules', ['s*'])).return).toEqual(['saltutil', 'sys']);
+    expect((await h.call('sys.list_modules', ['winonly'])).return).toEqual([]);
+    expect((await h.call('sys.list_functions', ['sys'])).return).toEqual([
+      'sys.argspec',
+      'sys.doc',
+      'sys.list_functions',
+      'sys.list_modules',
+      'sys.missing_modules',
+      'sys.reload_modules',
+    ]);
+    expect((await h.call('sys.list_functions', ['sys.list_*', 'hello'])).return).toEqual(['hello.greet', 'hello.shout', 'sys.list_functions', 'sys.list_modules']);
+    expect((await h.call('sys.list_functions')).return).toContain('test.ping');
+  });
+
+  it('returns docs in Salt shape {fun: doc}', async () => {
+    const h = await createHarness();
+    const docs = (await h.call('sys.doc', ['test.ping'])).return as Record<string, string>;
+    expect(Object.keys(docs)).toEqual(['test.ping']);
+    expect(docs['test.ping']).toMatch(/^Used to make sure the minion is up/);
+    expect(Object.keys((await h.call('sys.doc', ['grains.[gi]*'])).return as object)).toEqual(['grains.get', 'grains.item', 'grains.items']);
+    const all = (await h.call('sys.doc', ['sys'])).return as Record<string, string>;
+    expect(Object.keys(all)).toContain('sys.doc');
+  });
+
+  it('returns argspecs in Salt shape with defaults, varargs and kwargs', async () => {
+    const h = await createHarness();
+    const res = (await h.call('sys.argspec', ['test.random_hash'])).return;
+    expect(res).toEqual({ 'test.random_hash': { args: ['size', 'hash_type'], defaults: [9999999999, null], varargs: null, kwargs: null } });
+    const arg = (await h.call('sys.argspec', ['test.arg'])).return;
+    expect(arg).toEqual({ 'test.arg': { args: null, defaults: null, varargs: true, kwargs: true } });
+    const run = (await h.call('sys.argspec', ['cmd.run'])).return;
+    expect(run).toEqual({ 'cmd.run': { args: ['cmd'], defaults: null, varargs: null, kwargs: true } });
+    expect(Object.keys((await h.call('sys.argspec', ['sys'])).return as object)).toHaveLength(6);
+    expect((await h.call('sys.argspec')).return).toEqual({});
+  });
+
+  it('explains missing modules, and the executor names the __virtual__ reason', async () => {
+    const h = await createHarness({ moduleDirs: [fixture('module_dirs'), fixture('broken_dir')] });
+    const missing = (await h.call('sys.missing_modules')).return as Record<string, string>;
+    expect(missing.winonly).toBe("'winonly' __virtual__ returned False: winonly needs Windows");
+    expect(missing.silent).toBe("'silent' __virtual__ returned False");
+    expect(missing.pkg).toMatch(/depends on unknown service IPackages/);
+    expect(await h.call('winonly.run')).toMatchObject({ return: "'winonly' __virtual__ returned False: winonly needs Windows", retcode: 1 });
+  });
+
+  it('refuses names that are not strings', async () => {
+    const h = await createHarness();
+    const res = await h.call('sys.doc', [{ a: 1 }]);
+    expect(res.retcode).toBe(1);
+    expect(res.return).toMatch(/^ERROR executing 'sys.doc': module and function names must be strings/);
+  });
+});
