@@ -1,0 +1,114 @@
+import { mkdtempSync, readFileSync, rmSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createHarness } from 'brine/testing';
+import type { MasterFiles } from '../../../src/plugins/services/extension-sync';
+
+const dirs: string[] = [];
+function tmp(): string {
+  const d = mkdtempSync(join(tmpdir(), 'brine-saltutil-'));
+  dirs.push(d);
+  return d;
+}
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+/** A master's file roots in memory: saltenv -> path -> content. */
+function fakeMaster(envs: Record<string, Record<string, string>>): MasterFiles & { fetched: string[] } {
+  const fetched: string[] = [];
+  return {
+    fetched,
+    async list(saltenv, prefix) {
+      return Object.keys(envs[saltenv] ?? {}).filter((p) => p.startsWith(prefix)).sort();
+    },
+    async fetch(saltenv, path, dest) {
+      const body = envs[saltenv]?.[path];
+      if (body === undefined) return false;
+      fetched.push(`${saltenv}:${path}`);
+      mkdirSync(dirname(dest), { recursive: true });
+      writeFileSync(dest, body);
+      return true;
+    },
+  };
+}
+
+const GREETER_TS = `import { Module, Fn } from 'brine/plugin';
+@Module('greeter')
+export class Greeter {
+  @Fn({ doc: 'Greet. CLI: salt * greeter.hi bob' })
+  hi(name: string): string { return 'hi ' + name; }
+}
+`;
+const SITE_GRAINS_JS = `const { GrainsProvider } = require('brine/plugin');
+class Site { collect() { return { site: 'paris' }; } }
+GrainsProvider('site')(Site);
+module.exports = { Site };
+`;
+
+describe('saltutil: running jobs', () => {
+  it('running, find_job and kill_job see the other jobs in Salt shape', async () => {
+    const h = await createHarness();
+    const sleeping = h.call('test.sleep', [30]);
+    const [job] = h.runtime.runningJobs();
+    expect(job).toEqual({ pid: process.pid, fun: 'test.sleep', arg: [30], tgt: 'minion', jid: job.jid, ret: '', tgt_type: 'glob', user: 'root' });
+    expect((await h.call('saltutil.running')).return).toEqual([job]);
+    expect((await h.call('saltutil.find_job', [job.jid])).return).toEqual(job);
+    expect((await h.call('saltutil.find_job', ['20200101000000000000'])).return).toEqual({});
+    expect((await h.call('saltutil.kill_job', [job.jid])).return).toBe(`Signal 9 sent to job ${job.jid} at pid ${process.pid}`);
+    // test.sleep returns False when its job is aborted.
+    expect((await sleeping).return).toBe(false);
+    expect((await h.call('saltutil.running')).return).toEqual([]);
+    expect((await h.call('saltutil.kill_job', [job.jid])).return).toBe('');
+    expect((await h.call('saltutil.find_job', [{ bad: 1 }])).retcode).toBe(1);
+  });
+});
+
+describe('saltutil: sync from the master', () => {
+  it('syncs _modules (TypeScript transpiled) and reloads them', async () => {
+    const cachedir = tmp();
+    const master = fakeMaster({ base: { '_modules/greeter.ts': GREETER_TS, '_modules/types.d.ts': 'x', '_modules/README': 'no', 'top.sls': '' } });
+    const h = await createHarness({ config: { cachedir }, files: master });
+    expect((await h.call('greeter.hi', ['bob'])).return).toBe("'greeter.hi' is not available.");
+    expect(await h.call('saltutil.sync_modules')).toEqual({ return: ['modules.greeter'], retcode: 0, success: true });
+    expect(master.fetched).toEqual(['base:_modules/greeter.ts']);
+    expect(readFileSync(join(cachedir, 'extmods', 'modules', 'greeter.js'), 'utf8')).toContain('exports.Greeter');
+    expect((await h.call('greeter.hi', ['bob'])).return).toBe('hi bob');
+    // Nothing changed: nothing reported.
+    expect((await h.call('saltutil.sync_modules')).return).toEqual([]);
+  });
+
+  it('sync_all syncs grains too, honours saltenv and the blacklist, and cleans removed files', async () => {
+    const cachedir = tmp();
+    const envs = {
+      base: { '_modules/greeter.ts': GREETER_TS, '_grains/site.js': SITE_GRAINS_JS },
+      dev: { '_modules/other.js': SITE_GRAINS_JS.replace(/site/g, 'other') },
+    };
+    const h = await createHarness({ config: { cachedir }, files: fakeMaster(envs) });
+    expect((await h.call('saltutil.sync_all', [], { saltenv: 'base,dev', extmod_blacklist: { modules: ['other'] } })).return).toEqual({
+      modules: ['modules.greeter'],
+      grains: ['grains.site'],
+    });
+    expect(existsSync(join(cachedir, 'extmods', 'modules', 'other.js'))).toBe(false);
+    expect(h.runtime.moduleDirs()).toEqual([join(cachedir, 'extmods', 'modules'), join(cachedir, 'extmods', 'grains')]);
+    delete (envs.base as Record<string, string>)['_modules/greeter.ts'];
+    expect((await h.call('saltutil.sync_modules')).return).toEqual([]);
+    expect(existsSync(join(cachedir, 'extmods', 'modules', 'greeter.js'))).toBe(false);
+    expect((await h.call('greeter.hi', ['x'])).return).toBe("'greeter.hi' is not available.");
+  });
+
+  it('says clearly when there is no master to sync from', async () => {
+    const h = await createHarness({ config: { cachedir: tmp() } });
+    const res = await h.call('saltutil.sync_modules');
+    expect(res.retcode).toBe(1);
+    expect(res.return).toMatch(/^ERROR: No master to sync from/);
+  });
+
+  it('refresh_grains and refresh_modules answer True', async () => {
+    const h = await createHarness();
+    expect(await h.call('saltutil.refresh_grains')).toEqual({ return: true, retcode: 0, success: true });
+    expect((await h.call('saltutil.refresh_modules')).return).toBe(true);
+    expect((await h.call('sys.reload_modules')).return).toBe(true);
+  });
+});
