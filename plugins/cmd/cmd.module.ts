@@ -1,10 +1,26 @@
-import { Fn, IGrains, IJobContext, IShell, InvocationError, Module, inject, type ShellRunOptions } from 'brine/plugin';
+import { chmod, copyFile, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { extname, join } from 'node:path';
+import {
+  Fn,
+  IGrains,
+  IHost,
+  IJobContext,
+  IMinionControl,
+  IShell,
+  InvocationError,
+  CommandExecutionError,
+  Module,
+  inject,
+  type ShellRunOptions,
+} from 'brine/plugin';
 
 /** Keyword arguments every cmd function accepts (Salt's names). */
 interface CmdKwargs {
   cwd?: unknown;
   stdin?: unknown;
   runas?: unknown;
+  group?: unknown;
   shell?: unknown;
   python_shell?: unknown;
   env?: unknown;
@@ -66,7 +82,27 @@ export class CmdModule {
     @inject(IShell) private readonly shellService: IShell,
     @inject(IJobContext) private readonly job: IJobContext,
     @inject(IGrains) private readonly grains: IGrains,
+    @inject(IHost) private readonly host: IHost,
+    // Optional: only cmd.script with a salt:// source needs the minion's file client.
+    @inject(IMinionControl, { isOptional: true }) private readonly control: IMinionControl | undefined,
   ) {}
+
+  /** The run options shared by the waiting and the background runs. */
+  private runOptions(kw: CmdKwargs, pythonShell: boolean): ShellRunOptions {
+    let env = toEnv(kw.env);
+    const prepend = optionalString(kw.prepend_path, 'prepend_path');
+    if (prepend) env = { ...(env ?? {}), PATH: `${prepend}:${env?.PATH ?? process.env.PATH ?? ''}` };
+    return {
+      cwd: optionalString(kw.cwd, 'cwd'),
+      env,
+      cleanEnv: isTrue(kw.clean_env),
+      umask: kw.umask === undefined || kw.umask === null ? undefined : (kw.umask as string | number),
+      runas: optionalString(kw.runas, 'runas'),
+      group: optionalString(kw.group, 'group'),
+      pythonShell,
+      shell: optionalString(kw.shell, 'shell') ?? String(this.grains.get('shell', '/bin/sh') || '/bin/sh'),
+    };
+  }
 
   /**
    * Salt's `_run`: run the command, apply rstrip and success_retcodes, and make the exit code the
@@ -80,21 +116,12 @@ export class CmdModule {
     const command = typeof cmd === 'string' ? cmd : cmd.map(String);
     // Salt: python_shell defaults to True for jobs published by a master (they carry a jid), False for cross-calls.
     const pythonShell = opts.forceShell || (kw.python_shell === undefined || kw.python_shell === null ? Boolean(kw.__pub_jid) : isTrue(kw.python_shell));
-    let env = toEnv(kw.env);
-    const prepend = optionalString(kw.prepend_path, 'prepend_path');
-    if (prepend) env = { ...(env ?? {}), PATH: `${prepend}:${env?.PATH ?? process.env.PATH ?? ''}` };
     const timeout = toTimeout(kw.timeout);
     const successRetcodes = toRetcodes(kw.success_retcodes);
     const options: ShellRunOptions = {
-      cwd: optionalString(kw.cwd, 'cwd'),
-      env,
-      cleanEnv: isTrue(kw.clean_env),
+      ...this.runOptions(kw, pythonShell),
       stdin: kw.stdin === undefined || kw.stdin === null ? undefined : String(kw.stdin),
       timeout,
-      umask: kw.umask === undefined || kw.umask === null ? undefined : (kw.umask as string | number),
-      runas: optionalString(kw.runas, 'runas'),
-      pythonShell,
-      shell: optionalString(kw.shell, 'shell') ?? String(this.grains.get('shell', '/bin/sh') || '/bin/sh'),
       mergeStderr: opts.mergeStderr,
       signal: this.job.signal,
     };
@@ -161,5 +188,69 @@ export class CmdModule {
   async has_exec(cmd: unknown): Promise<boolean> {
     if (typeof cmd !== 'string' || cmd === '') throw new InvocationError('cmd must be an executable name');
     return (await this.shellService.which(cmd)) !== null;
+  }
+
+  @Fn({ doc: "Start a command in the background and return {pid} without waiting for it\n\nCLI Example:\n\n    salt '*' cmd.run_bg \"sleep 60; touch /tmp/done\"" })
+  async run_bg(cmd: unknown, kwargs: CmdKwargs = {}): Promise<{ pid: number }> {
+    if (!(typeof cmd === 'string' && cmd.trim() !== '') && !(Array.isArray(cmd) && cmd.length > 0)) {
+      throw new InvocationError('cmd must be a command line or a list of arguments');
+    }
+    const pythonShell = kwargs.python_shell === undefined || kwargs.python_shell === null ? Boolean(kwargs.__pub_jid) : isTrue(kwargs.python_shell);
+    const command = typeof cmd === 'string' ? cmd : cmd.map(String);
+    return this.shellService.runBackground(command, this.runOptions(kwargs, pythonShell));
+  }
+
+  @Fn({ doc: "Download a script (salt://path from the master, or a local path) and run it with args; returns {pid, retcode, stdout, stderr}\n\nCLI Example:\n\n    salt '*' cmd.script salt://scripts/runme.sh\n    salt '*' cmd.script salt://scripts/runme.sh 'arg1 arg2 \"arg 3\"'" })
+  async script(source: unknown, args: unknown = null, kwargs: CmdKwargs = {}): Promise<Record<string, unknown>> {
+    if (typeof source !== 'string' || source === '') throw new InvocationError('source must be a salt:// URL or a local path');
+    const saltenv = optionalString(kwargs.saltenv, 'saltenv') ?? 'base';
+    let cached: string | null;
+    if (source.startsWith('salt://')) {
+      if (!this.control) throw new CommandExecutionError(`Cannot fetch ${source}: this loader runs without a minion`);
+      cached = await this.control.cacheFile(source, saltenv);
+    } else {
+      cached = (await this.host.exists(source)) && source.startsWith('/') ? source : null;
+    }
+    // Salt's answer when the script cannot be cached.
+    if (!cached) return { pid: 0, retcode: 1, stdout: '', stderr: '', cache_error: true };
+    const cwd = optionalString(kwargs.cwd, 'cwd');
+    const dir = await mkdtemp(join(cwd ?? tmpdir(), 'brine-script-'));
+    const path = join(dir, `script${extname(source.replace(/\?.*$/, ''))}`);
+    try {
+      await copyFile(cached, path);
+      // Salt makes the copy 0500 for its owner; with runas the other user must be able to run it.
+      await chmod(path, kwargs.runas ? 0o555 : 0o500);
+      if (kwargs.runas) await chmod(dir, 0o755);
+      const quoted = `'${path.replace(/'/g, `'\\''`)}'`;
+      const line = args === null || args === undefined || args === '' ? quoted : `${quoted} ${String(args)}`;
+      const { saltenv: _saltenv, ...rest } = kwargs;
+      const res = await this.execute(line, { ...rest, python_shell: rest.python_shell ?? true }, { mergeStderr: false });
+      return isTrue(kwargs.hide_output) ? { ...res, stdout: '', stderr: '' } : { ...res };
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  }
+
+  @Fn({ doc: "Run a script like cmd.script and return only its exit code\n\nCLI Example:\n\n    salt '*' cmd.script_retcode salt://scripts/runme.sh" })
+  async script_retcode(source: unknown, args: unknown = null, kwargs: CmdKwargs = {}): Promise<unknown> {
+    const res = await this.script(source, args, kwargs);
+    return res.retcode;
+  }
+
+  @Fn({ doc: "Return the valid login shells listed in /etc/shells\n\nCLI Example:\n\n    salt '*' cmd.shells" })
+  async shells(): Promise<string[]> {
+    const text = await this.host.readFile('/etc/shells');
+    if (text === null) return [];
+    return text.split(/\r?\n/).map((l) => l.trim()).filter((l) => l !== '' && !l.startsWith('#'));
+  }
+
+  @Fn({ doc: "Return the path of the first executable found in a list of names, or None\n\nCLI Example:\n\n    salt '*' cmd.which_bin '[pip2, pip, pip-python]'" })
+  async which_bin(cmds: unknown): Promise<string | null> {
+    if (!Array.isArray(cmds) || !cmds.every((c) => typeof c === 'string')) throw new InvocationError('cmds must be a list of executable names');
+    for (const c of cmds as string[]) {
+      const found = await this.shellService.which(c);
+      if (found) return found;
+    }
+    return null;
   }
 }

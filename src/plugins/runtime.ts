@@ -1,6 +1,6 @@
 import { existsSync, statSync } from 'node:fs';
-import { join } from 'node:path';
-import { CommandExecutionError } from './api/errors';
+import { isAbsolute, join } from 'node:path';
+import { CommandExecutionError, InvocationError } from './api/errors';
 import type { ExtensionForm, IMinionControl, RunningJob, SyncOptions } from './api/control';
 import { Executor, type JobRequest, type JobResult } from './executor';
 import { forgetPluginFiles } from './loader/host-require';
@@ -133,6 +133,25 @@ export class PluginRuntime implements IMinionControl {
       saltenvs,
       options,
     );
+  }
+
+  async cacheFile(source: string, saltenv: string): Promise<string | null> {
+    if (!source.startsWith('salt://')) return isAbsolute(source) && existsSync(source) && statSync(source).isFile() ? source : null;
+    let path = source.slice('salt://'.length);
+    let env = saltenv;
+    const q = path.indexOf('?');
+    if (q !== -1) {
+      env = new URLSearchParams(path.slice(q + 1)).get('saltenv') ?? env;
+      path = path.slice(0, q);
+    }
+    if (path === '' || path.split('/').includes('..')) throw new InvocationError(`Invalid salt:// path '${source}'`);
+    if (!this.options.files) {
+      throw new CommandExecutionError(`Cannot fetch ${source}: this minion runs without a master connection (file_client local)`);
+    }
+    const cachedir = String(this.options.config.get('cachedir', ''));
+    if (!cachedir) throw new CommandExecutionError(`Cannot fetch ${source}: the minion config gives no cachedir`);
+    const dest = join(cachedir, 'files', env, ...path.split('/').filter(Boolean));
+    return (await this.options.files.fetch(env, path.replace(/^\/+/, ''), dest)) ? dest : null;
   }
 
   /** The configured module dirs plus the extension_modules dirs that exist now. */

@@ -106,6 +106,12 @@ export interface IMinionControl {
    * removed.
    */
   syncExtensions(form: ExtensionForm, saltenvs: string[], options?: SyncOptions): Promise<{ changed: string[]; touched: boolean }>;
+  /**
+   * Salt's `cp.cache_file`: a `salt://path[?saltenv=x]` fetched from the master into the
+   * minion's cache (`<cachedir>/files/<saltenv>/<path>`), or a local path as it is. The local
+   * path, or null when there is no such file.
+   */
+  cacheFile(source: string, saltenv: string): Promise<string | null>;
 }
 /** Service id of {@link IMinionControl}. @example constructor(@inject(IMinionControl) private readonly control: IMinionControl) {} */
 export const IMinionControl: unique symbol = Symbol('IMinionControl');

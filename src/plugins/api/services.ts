@@ -19,6 +19,8 @@ export interface ShellRunOptions {
   umask?: string | number;
   /** Run as this user; only possible when the minion runs as root. */
   runas?: string;
+  /** Run with this group (a name or a gid); only possible when the minion runs as root or is in it. */
+  group?: string;
   /**
    * Salt's `python_shell`: `true` hands a string command to `shell -c` (pipes, redirections);
    * `false` splits a string command the way POSIX `shlex` does and executes it directly.
@@ -53,6 +55,8 @@ export interface ShellResult {
  */
 export interface IShell {
   run(command: string | string[], options?: ShellRunOptions): Promise<ShellResult>;
+  /** Start a command without waiting for it (Salt's `cmd.run_bg`); `stdin`, `timeout`, `signal`, `mergeStderr` do not apply. */
+  runBackground(command: string | string[], options?: ShellRunOptions): Promise<{ pid: number }>;
   /** The absolute path of an executable found on PATH, or null. */
   which(name: string): Promise<string | null>;
 }

@@ -22,6 +22,14 @@ function lookupUser(name: string): { uid: number; gid: number; home: string } {
   return { uid: Number(f[2]), gid: Number(f[3]), home: f[5] };
 }
 
+/** The gid of a local group, from /etc/group (a number is taken as a gid). */
+function lookupGroup(name: string): number {
+  if (/^\d+$/.test(name)) return Number(name);
+  const line = readFileSync('/etc/group', 'utf8').split('\n').find((l) => l.split(':')[0] === name);
+  if (!line) throw new CommandExecutionError(`Group '${name}' is not available`);
+  return Number(line.split(':')[2]);
+}
+
 /**
  * {@link IShell} on the local machine with `child_process.spawn`. Every command gets its own
  * process group so a timeout or an abort kills everything it started (SIGKILL to the group).
@@ -33,6 +41,24 @@ function lookupUser(name: string): { uid: number; gid: number; home: string } {
  */
 export class NodeShell implements IShell {
   async run(command: string | string[], options: ShellRunOptions = {}): Promise<ShellResult> {
+    const p = this.prepare(command, options);
+    return this.spawnAndWait(p.argv, { cwd: p.cwd, env: p.env, uid: p.uid, gid: p.gid, stdin: options.stdin, timeout: options.timeout, signal: options.signal });
+  }
+
+  async runBackground(command: string | string[], options: ShellRunOptions = {}): Promise<{ pid: number }> {
+    const p = this.prepare(command, options);
+    return new Promise((resolvePromise, reject) => {
+      const child = spawn(p.argv[0], p.argv.slice(1), { cwd: p.cwd, env: p.env, detached: true, stdio: 'ignore', uid: p.uid, gid: p.gid });
+      child.once('error', (e) => reject(new CommandExecutionError(`Unable to run command '${p.argv.join(' ')}': ${e.message}`, { cause: e })));
+      child.once('spawn', () => {
+        child.unref(); // the minion does not wait for it, nor keep running because of it
+        resolvePromise({ pid: child.pid ?? 0 });
+      });
+    });
+  }
+
+  /** argv, cwd, environment and identity of a command, checked as Salt checks them. */
+  private prepare(command: string | string[], options: ShellRunOptions): { argv: string[]; cwd: string; env: NodeJS.ProcessEnv; uid?: number; gid?: number } {
     if (typeof command === 'string' ? command.trim() === '' : command.length === 0) {
       throw new InvocationError('The command to run is empty');
     }
@@ -41,12 +67,19 @@ export class NodeShell implements IShell {
     else if (options.pythonShell) argv = [options.shell ?? process.env.SHELL ?? '/bin/sh', '-c', command];
     else argv = shlexSplit(command);
 
+    const me = process.getuid?.() ?? -1;
     let user: { uid: number; gid: number; home: string } | undefined;
     if (options.runas !== undefined && options.runas !== '') {
-      const me = process.getuid?.() ?? -1;
       user = lookupUser(options.runas);
       if (me !== 0 && me !== user.uid) {
         throw new CommandExecutionError(`runas '${options.runas}' needs the minion to run as root`);
+      }
+    }
+    let gid = user?.gid;
+    if (options.group !== undefined && options.group !== '') {
+      gid = lookupGroup(options.group);
+      if (me !== 0 && gid !== process.getgid?.()) {
+        throw new CommandExecutionError(`group '${options.group}' needs the minion to run as root`);
       }
     }
     // Salt's default: the runner's home, or '/' when that home is not usable (nobody's /nonexistent).
@@ -61,12 +94,12 @@ export class NodeShell implements IShell {
       argv = ['/bin/sh', '-c', `${[...wrapper, `exec "$@"${options.mergeStderr ? ' 2>&1' : ''}`].join('; ')}`, 'sh', ...argv];
     }
     const env = { ...(options.cleanEnv ? {} : process.env), ...(options.env ?? {}) };
-    return this.spawnAndWait(argv, { cwd, env, user, stdin: options.stdin, timeout: options.timeout, signal: options.signal });
+    return { argv, cwd, env, uid: user?.uid, gid };
   }
 
   private spawnAndWait(
     argv: string[],
-    o: { cwd: string; env: NodeJS.ProcessEnv; user?: { uid: number; gid: number }; stdin?: string; timeout?: number; signal?: AbortSignal },
+    o: { cwd: string; env: NodeJS.ProcessEnv; uid?: number; gid?: number; stdin?: string; timeout?: number; signal?: AbortSignal },
   ): Promise<ShellResult> {
     return new Promise((resolvePromise, reject) => {
       const child = spawn(argv[0], argv.slice(1), {
@@ -74,8 +107,8 @@ export class NodeShell implements IShell {
         env: o.env,
         detached: true, // own process group, so the whole group can be killed
         stdio: ['pipe', 'pipe', 'pipe'],
-        uid: o.user?.uid,
-        gid: o.user?.gid,
+        uid: o.uid,
+        gid: o.gid,
       });
       const out: Buffer[] = [];
       const err: Buffer[] = [];

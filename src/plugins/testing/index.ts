@@ -68,6 +68,12 @@ export function fakeShell(
       const r = await handler(command, options);
       return { pid: r.pid ?? 1, retcode: r.retcode ?? 0, stdout: r.stdout ?? '', stderr: r.stderr ?? '', timedOut: r.timedOut ?? false };
     },
+    async runBackground(command, options = {}) {
+      calls.push({ command, options });
+      // The handler's result is not waited for by the caller, as with a real background command.
+      const r = await handler(command, options);
+      return { pid: r.pid ?? 1 };
+    },
     async which(name) {
       return executables[name] ?? null;
     },
