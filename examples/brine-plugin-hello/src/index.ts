@@ -1,0 +1,3 @@
+// The package's brine entry (package.json "brine.entry" points at its compiled form): every
+// @Module and @GrainsProvider class exported here is loaded.
+export { HelloModule } from './hello.module';
