@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --minions 100,1000,3000] [--jobs 5] [--skip-micro]`
+ * `npm run bench [-- --minions 100,1000,3000] [--jobs 5] [--auth-timeout SECONDS] [--skip-micro]`
  *
  * 1. Micro: ops/s of the protocol's hot paths (bench/micro.ts).
  * 2. Scale: N in-process minions against a real salt-master child process answering test.ping,
@@ -26,9 +26,11 @@ interface Options {
   minions: number[];
   jobs: number;
   micro: boolean;
+  /** The minions' auth_timeout in seconds; undefined keeps Salt's default from the config loader. */
+  authTimeout?: number;
 }
 
-const USAGE = 'usage: npm run bench -- [--minions 100,1000] [--jobs 5] [--skip-micro]';
+const USAGE = 'usage: npm run bench -- [--minions 100,1000] [--jobs 5] [--auth-timeout SECONDS] [--skip-micro]';
 
 function badFlag(message: string): BrineError {
   return new BrineError('BAD_BENCH_FLAG', message, { hint: USAGE });
@@ -57,6 +59,12 @@ export function parseArgs(argv: string[]): Options {
         const v = value();
         if (!/^\d+$/.test(v) || Number(v) < 1 || Number(v) > 100) throw badFlag(`--jobs takes a count between 1 and 100, not '${v}'`);
         options.jobs = Number(v);
+        break;
+      }
+      case '--auth-timeout': {
+        const v = value();
+        if (!/^\d+$/.test(v) || Number(v) < 1 || Number(v) > 600) throw badFlag(`--auth-timeout takes seconds between 1 and 600, not '${v}'`);
+        options.authTimeout = Number(v);
         break;
       }
       case '--skip-micro':
@@ -164,8 +172,16 @@ function printScale(rows: ScaleRow[], keys: KeyCacheResult, pluginsMs: number, j
       ]),
     ),
   );
+  const settings = rows[0]?.brine.minionSettings;
+  if (settings) {
+    process.stdout.write(
+      `\nMinion settings: auth_timeout ${settings.auth_timeout} s, return_retry_timer ${settings.return_retry_timer} s, ` +
+        `recon_default ${settings.recon_default} ms; sign-in requests that timed out and were sent again: ` +
+        `${rows.map((r) => `${r.brine.signInRetries} at N=${r.minions}`).join(', ')}.\n`,
+    );
+  }
   process.stdout.write(
-    `\nMinion keys: ${keys.reused} reused, ${keys.generated} generated in ${(keys.ms / 1000).toFixed(1)} s (cache ${keys.dir}); ` +
+    `Minion keys: ${keys.reused} reused, ${keys.generated} generated in ${(keys.ms / 1000).toFixed(1)} s (cache ${keys.dir}); ` +
       `built-in plugins loaded once in ${fmtMs(pluginsMs)} ms and shared (real Executor).\n`,
   );
 }
@@ -191,7 +207,7 @@ async function main(): Promise<void> {
   try {
     for (const n of options.minions) {
       progress(`brine: ${n} minions`);
-      const brine = await runBrineScale(n, options.jobs, keys.dir, runtime);
+      const brine = await runBrineScale(n, options.jobs, keys.dir, runtime, options.authTimeout);
       progress(`brine: ${n} minions signed in in ${fmtMs(brine.signInMs)} ms, median job ${fmtMs(brine.jobsMs.median)} ms`);
       progress(`raw zeromq: ${n} subscribers`);
       const baseline = await runBaseline(n, options.jobs);
