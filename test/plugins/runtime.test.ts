@@ -1,0 +1,48 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { MemoryGrains } from 'brine/testing';
+import { BUILTIN_PLUGINS } from '../../plugins';
+import { fileList, serveFile } from '../../src/core/master/file-server';
+import { FileClient } from '../../src/core/minion/file-client';
+import { decode, encode } from '../../src/core/protocol/msgpack';
+import { PluginRuntime } from '../../src/plugins/runtime';
+import { StaticConfig } from '../../src/plugins/services/config';
+import { StreamLogger } from '../../src/plugins/services/logger';
+
+const dirs: string[] = [];
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+describe('PluginRuntime with the real file server and client', () => {
+  it('saltutil.sync_modules fetches a TypeScript module over _file_list/_serve_file and loads it', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'brine-runtime-'));
+    dirs.push(root);
+    mkdirSync(join(root, 'srv', '_modules'), { recursive: true });
+    writeFileSync(
+      join(root, 'srv', '_modules', 'ping2.ts'),
+      "import { Module, Fn } from 'brine/plugin';\n@Module('ping2')\nexport class Ping2 {\n  @Fn() pong(): string { return 'pong'.repeat(3); }\n}\n",
+    );
+    const master = { file_roots: { base: [join(root, 'srv')] }, file_buffer_size: 16 };
+    // Both ways through msgpack, as the minion's request channel carries the loads.
+    const client = new FileClient(async (load) => {
+      const wire = decode(encode(load)) as Record<string, unknown>;
+      return decode(encode(wire.cmd === '_file_list' ? fileList(master, wire) : serveFile(master, wire)));
+    });
+    const runtime = await PluginRuntime.start({
+      config: new StaticConfig({ id: 'm1', cachedir: join(root, 'cache') }),
+      grains: new MemoryGrains({ kernel: 'Linux' }),
+      logger: new StreamLogger('error', () => undefined),
+      builtins: BUILTIN_PLUGINS,
+      files: client,
+    });
+    const job = (fun: string, jid: string) => runtime.run({ fun, arg: [], jid });
+    expect((await job('ping2.pong', '20240101000000000001')).return).toBe("'ping2.pong' is not available.");
+    expect((await job('saltutil.sync_modules', '20240101000000000002')).return).toEqual(['modules.ping2']);
+    expect((await job('ping2.pong', '20240101000000000003')).return).toBe('pongpongpong');
+    expect((await runtime.run({ fun: 'test.provider', arg: ['ping2'], jid: '20240101000000000004' })).return).toBe('ping2');
+    expect(runtime.runningJobs()).toEqual([]);
+  });
+});
