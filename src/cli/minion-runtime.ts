@@ -3,7 +3,7 @@ import type { Logging } from '../core/log';
 import { createNodeIdentitySources, describeIdChoice, resolveMinionId, type MinionIdResult } from '../core/minion/identity';
 import { loadMinionConfig } from '../core/config';
 import { createLogging } from '../core/log';
-import { EXIT_REJECTED, Minion, MinionRejectedError, type JobExecutor } from '../core/minion/minion';
+import { EXIT_REJECTED, MasterKeyMismatchError, Minion, MinionRejectedError, type JobExecutor } from '../core/minion/minion';
 import type { JobLoad } from '../core/protocol/loads';
 import { Executor } from '../plugins/executor';
 import { PluginLoader, type LoadedPlugins } from '../plugins/loader/loader';
@@ -69,6 +69,8 @@ export function minionSettings(config: MinionConfig) {
     recon_max: config.recon_max,
     return_retry_timer: config.return_retry_timer,
     return_retry_tries: config.return_retry_tries,
+    master_finger: config.master_finger,
+    hash_type: config.hash_type,
   };
 }
 
@@ -78,23 +80,26 @@ export async function createMinion(config: MinionConfig, logging: Logging) {
   await resolveId(config, logging);
   const plugins = await loadPlugins(config, logging);
   const minion = new Minion(minionSettings(config), executorFor(plugins, logging), () => plugins.grains.all(), logging.getLogger('salt.crypt'));
-  const rejected = async (err: MinionRejectedError): Promise<never> => {
-    logging.getLogger('salt.crypt').critical(err.message);
+  const crypt = logging.getLogger('salt.crypt');
+  const fatal = async (err: MinionRejectedError | MasterKeyMismatchError): Promise<never> => {
+    crypt.critical(err.message);
     if (err.hint) log.error(err.hint);
-    // Salt sleeps 10-20 s before exiting so a supervisor does not restart it in a tight loop.
-    const wait = config.acceptance_wait_time * 1000 * (1 + Math.random());
-    await new Promise((r) => setTimeout(r, wait));
+    if (err instanceof MinionRejectedError) {
+      // Salt sleeps 10-20 s before exiting so a supervisor does not restart it in a tight loop.
+      const wait = config.acceptance_wait_time * 1000 * (1 + Math.random());
+      await new Promise((r) => setTimeout(r, wait));
+    }
     await minion.stop();
     await logging.close();
-    process.exit(EXIT_REJECTED);
+    process.exit(err instanceof MinionRejectedError ? EXIT_REJECTED : 1);
   };
-  void minion.rejected.then(rejected);
+  void minion.fatal.then(fatal);
   return {
     start: async () => {
       try {
         await minion.start();
       } catch (err) {
-        if (err instanceof MinionRejectedError) await rejected(err);
+        if (err instanceof MinionRejectedError || err instanceof MasterKeyMismatchError) await fatal(err);
         throw err;
       }
     },
@@ -102,7 +107,6 @@ export async function createMinion(config: MinionConfig, logging: Logging) {
   };
 }
 
-/** `salt-minion --print-id`: the id on the first line, then which rule chose it and any warning. */
 export async function printMinionId(configDir: string, logLevel = 'warning'): Promise<string> {
   const { config } = loadMinionConfig(configDir, { log_level: logLevel });
   const logging = createLogging({ level: logLevel, console: true, logFile: null });

@@ -6,7 +6,6 @@ import { checkTarget, expandNodegroups, expectedMinions, type Target, type Targe
 import type { PublishServer } from '../transport/zeromq';
 import type { Logger } from '../log';
 import type { MasterEvents } from './events';
-import type { KeyStore } from './key-store';
 import type { MinionDataCache } from './minion-data-cache';
 import type { PublishKey } from './publish-key';
 
@@ -24,7 +23,8 @@ export class JobService {
   private serial = 0;
 
   constructor(
-    private readonly keys: KeyStore,
+    /** The accepted minion ids, as reconciled just before publishing. */
+    private readonly accepted: () => Iterable<string>,
     private readonly dataCache: MinionDataCache,
     private readonly masterKey: KeyObject,
     private readonly publishKey: PublishKey,
@@ -43,7 +43,7 @@ export class JobService {
     } catch (err) {
       return { jid: null, minions: [], error: (err as Error).message };
     }
-    const accepted = this.keys.list('accepted').map((id) => ({ id, grains: this.dataCache.grains(id) }));
+    const accepted = [...this.accepted()].map((id) => ({ id, grains: this.dataCache.grains(id) }));
     const minions = expectedMinions(target, accepted, { nodegroups: this.nodegroups });
     if (minions.length === 0) {
       return { jid: null, minions: [], error: `Master could not resolve minions for target ${String(load.tgt)}` };

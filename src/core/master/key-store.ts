@@ -297,7 +297,7 @@ export class KeyStore {
 
   private write(state: KeyState, id: string, pem: string): void {
     mkdirSync(this.dir(state), { recursive: true, mode: 0o700 });
-    writeFileAtomic(this.file(state, id), pem, 0o644);
+    writeFileAtomic(this.file(state, id), pem, 0o644, state === 'accepted' || state === 'rejected');
   }
 }
 

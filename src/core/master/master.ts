@@ -46,6 +46,7 @@ export class Master {
   private rootKey = '';
   private watcher?: FSWatcher;
   private accepted = new Set<string>();
+  private dataCache?: MinionDataCache;
 
   constructor(private readonly settings: MasterSettings, private readonly log: Logger) {
     this.keys = new KeyStore({ pkiDir: settings.pki_dir });
@@ -59,13 +60,13 @@ export class Master {
     const masterKey = privateKeyFromPem(this.keys.ensureMasterKeys(s.keysize).privatePem);
     this.publishKey = new PublishKey(masterKey);
     this.rootKey = writeRootKey(s.cachedir);
-    const dataCache = new MinionDataCache(s.cachedir);
+    const dataCache = (this.dataCache = new MinionDataCache(s.cachedir));
 
     const auth = new AuthService(this.keys, masterKey, this.publishKey, this.sessions, this.events, {
       autoAccept: s.auto_accept,
       publishPort: s.publish_port,
     }, this.log);
-    const jobs = new JobService(this.keys, dataCache, masterKey, this.publishKey, this.publisher, this.events, s.nodegroups, this.log);
+    const jobs = new JobService(() => this.accepted, dataCache, masterKey, this.publishKey, this.publisher, this.events, s.nodegroups, this.log);
     const handler = new RequestHandler(auth, jobs, this.sessions, dataCache, this.events, masterKey, {
       rootKey: () => this.rootKey,
       beforePublish: () => this.reconcileKeys(),
@@ -89,13 +90,23 @@ export class Master {
     await this.requests.close();
     this.publisher.close();
     await this.events.close();
+    await this.dataCache?.flush();
   }
 
   /** salt-key works on the files directly; a watch tells us soon after, without polling. */
   private watchKeys(): void {
     const dir = join(this.settings.pki_dir, 'minions');
     mkdirSync(dir, { recursive: true });
-    this.watcher = watch(dir, () => this.reconcileKeys());
+    // A burst of changes (salt-key -A over a thousand keys) costs one reconcile, not one each.
+    let scheduled = false;
+    this.watcher = watch(dir, () => {
+      if (scheduled) return;
+      scheduled = true;
+      setImmediate(() => {
+        scheduled = false;
+        this.reconcileKeys();
+      });
+    });
     this.watcher.on('error', (err) => this.log.warning(`Cannot watch ${dir}: ${err.message}`));
   }
 

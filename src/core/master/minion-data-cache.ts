@@ -1,4 +1,5 @@
-import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdir, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
 export interface MinionData {
@@ -36,13 +37,34 @@ export class MinionDataCache {
   }
 
   update(id: string, patch: MinionData): void {
-    const next = { ...this.data.get(id), ...patch };
-    this.data.set(id, next);
+    this.data.set(id, { ...this.data.get(id), ...patch });
+    this.scheduleWrite(id);
+  }
+
+  /** Writes go to disk off the request path, coalesced per minion: the latest data wins. */
+  private readonly dirty = new Set<string>();
+  private writing: Promise<void> = Promise.resolve();
+
+  private scheduleWrite(id: string): void {
+    if (this.dirty.has(id)) return;
+    this.dirty.add(id);
+    this.writing = this.writing.then(() => this.write(id)).catch(() => undefined);
+  }
+
+  private async write(id: string): Promise<void> {
+    this.dirty.delete(id);
+    const data = this.data.get(id);
+    if (!data) return;
     const dir = join(this.root, id);
-    mkdirSync(dir, { recursive: true });
+    await mkdir(dir, { recursive: true });
     const tmp = join(dir, `.data.json.${process.pid}`);
-    writeFileSync(tmp, JSON.stringify(next));
-    renameSync(tmp, join(dir, 'data.json'));
+    await writeFile(tmp, JSON.stringify(data, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v)));
+    await rename(tmp, join(dir, 'data.json'));
+  }
+
+  /** Resolves when every scheduled write is on disk. */
+  flush(): Promise<void> {
+    return this.writing;
   }
 
   remove(id: string): void {

@@ -9,7 +9,8 @@ import {
   openSendPrivateReply,
 } from '../channel';
 import { Crypticle } from '../crypto/crypticle';
-import { publicKeyFromPem } from '../crypto/rsa';
+import { fingerprint, publicKeyFromPem } from '../crypto/rsa';
+import { join } from 'node:path';
 import { BrineError, CryptoError } from '../errors';
 import type { JobLoad } from '../protocol/loads';
 import { decode } from '../protocol/msgpack';
@@ -31,6 +32,9 @@ export interface MinionSettings {
   recon_max: number;
   return_retry_timer: number;
   return_retry_tries: number;
+  /** Salt's master_finger: the master key's fingerprint this minion trusts from the start. */
+  master_finger?: string;
+  hash_type?: string;
 }
 
 export interface JobResult {
@@ -51,6 +55,13 @@ export const EXIT_REJECTED = 77;
 export class MinionRejectedError extends BrineError {
   constructor(message: string, hint: string) {
     super('KEY_REJECTED', message, { hint });
+  }
+}
+
+/** The master presents another key than the one this minion trusts: refuse to talk to it. */
+export class MasterKeyMismatchError extends BrineError {
+  constructor(message: string, hint: string) {
+    super('MASTER_KEY_MISMATCH', message, { hint });
   }
 }
 
@@ -81,9 +92,12 @@ export class Minion {
   private stopped = false;
   private wake?: () => void;
   private readonly running = new Set<Promise<void>>();
-  private rejectedBy?: (err: MinionRejectedError) => void;
-  /** Settles if the master rejects this minion after start (the daemon then exits with 77). */
-  readonly rejected = new Promise<MinionRejectedError>((resolve) => (this.rejectedBy = resolve));
+  private fatalBy?: (err: MinionRejectedError | MasterKeyMismatchError) => void;
+  /**
+   * Settles when the minion cannot go on after start: its key was rejected (the daemon exits with
+   * 77) or the master presents another key.
+   */
+  readonly fatal = new Promise<MinionRejectedError | MasterKeyMismatchError>((resolve) => (this.fatalBy = resolve));
 
   constructor(
     private readonly settings: MinionSettings,
@@ -160,7 +174,7 @@ export class Minion {
         this.log.warning(`Master ${s.master}:${s.master_port} did not answer the sign-in: ${(err as Error).message}`);
         continue;
       }
-      const answer = openAuthReply(reply, this.masterKey ?? null, this.keys.privateKey, nonce);
+      const answer = this.openAuthReply(reply, nonce);
       if (answer.kind !== 'accepted' && answer.kind === 'rejected') {
         throw new MinionRejectedError(
           "The Salt Master has rejected this minion's public key!\n" +
@@ -179,6 +193,7 @@ export class Minion {
         continue;
       }
       if (!this.masterKey) {
+        this.checkMasterFinger(answer.masterPublicPem);
         cacheMasterKey(s.pki_dir, answer.masterPublicPem);
         this.masterKey = publicKeyFromPem(answer.masterPublicPem);
       }
@@ -190,6 +205,39 @@ export class Minion {
       };
       this.log.info('Authentication with master successful');
       return this.session;
+    }
+  }
+
+  /**
+   * Opens the sign-in reply. With a cached master key, a reply the key did not sign means another
+   * master (or an impostor) answers: that is fatal, with both fingerprints, as in Salt.
+   */
+  private openAuthReply(reply: Buffer, nonce: string) {
+    try {
+      return openAuthReply(reply, this.masterKey ?? null, this.keys.privateKey, nonce);
+    } catch (err) {
+      if (!(err instanceof CryptoError) || err.code !== 'BAD_SIGNATURE' || !this.masterKey) throw err;
+      const cached = join(this.settings.pki_dir, 'minion_master.pub');
+      const offered = offeredMasterKey(reply);
+      throw new MasterKeyMismatchError(
+        `The master key has changed, the salt master could have been subverted, verify salt master's public key. ` +
+          `This minion trusts the key in ${cached} (${fingerprint(readCachedMasterKey(this.settings.pki_dir)!.pem, this.settings.hash_type ?? 'sha256')})` +
+          (offered ? `; the master at ${this.settings.master}:${this.settings.master_port} presents ${fingerprint(offered, this.settings.hash_type ?? 'sha256')}.` : '.'),
+        `If the master was re-keyed on purpose, delete ${cached} on this minion and restart it; otherwise do not trust this master.`,
+      );
+    }
+  }
+
+  /** master_finger pins the master key before first contact. */
+  private checkMasterFinger(pem: string): void {
+    const want = this.settings.master_finger;
+    if (!want) return;
+    const got = fingerprint(pem, this.settings.hash_type ?? 'sha256');
+    if (got.toLowerCase() !== want.toLowerCase()) {
+      throw new MasterKeyMismatchError(
+        `The specified fingerprint in the master configuration file (master_finger ${want}) does not match the master's key (${got}): refusing to trust it.`,
+        `Check master_finger in the minion configuration against 'salt-key -F master' on the master.`,
+      );
     }
   }
 
@@ -233,7 +281,7 @@ export class Minion {
     for await (const frames of sub.messages()) {
       if (this.stopped) break;
       const task = this.onPublication(frames[frames.length - 1]).catch((err) => {
-        if (err instanceof MinionRejectedError) this.rejectedBy?.(err);
+        if (err instanceof MinionRejectedError || err instanceof MasterKeyMismatchError) this.fatalBy?.(err);
         else this.log.error(`Job handling failed: ${(err as Error)?.stack ?? err}`);
       });
       this.running.add(task);
@@ -308,5 +356,16 @@ function decodeOrNull(bytes: Buffer): unknown {
     return decode(bytes);
   } catch {
     return null;
+  }
+}
+
+/** The master key an accepted sign-in reply carries, read without trusting it, for the error text. */
+function offeredMasterKey(reply: Buffer): string | undefined {
+  try {
+    const outer = decode(reply) as { load?: unknown };
+    const inner = decode(Buffer.isBuffer(outer.load) ? outer.load : Buffer.from(String(outer.load), 'utf8')) as { pub_key?: unknown };
+    return typeof inner.pub_key === 'string' ? inner.pub_key : undefined;
+  } catch {
+    return undefined;
   }
 }

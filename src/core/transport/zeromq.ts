@@ -205,7 +205,12 @@ export class RequestClient {
       reconnectInterval: this.options.reconnectInterval ?? 1000,
       reconnectMaxInterval: this.options.reconnectMax ?? 0,
     });
-    socket.connect(this.address);
+    try {
+      socket.connect(this.address);
+    } catch (err) {
+      socket.close();
+      throw wrap(`cannot connect to ${this.address}`, err);
+    }
     return socket;
   }
 

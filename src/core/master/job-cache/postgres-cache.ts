@@ -44,7 +44,7 @@ const INSERT_JOB = `INSERT INTO brine_jobs (jid, tgt, tgt_type, fun, arg, "user"
   VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
   ON CONFLICT (jid) DO UPDATE SET tgt = excluded.tgt, tgt_type = excluded.tgt_type, fun = excluded.fun,
     arg = excluded.arg, "user" = excluded."user", minions = excluded.minions, started_ms = excluded.started_ms`;
-const ORPHANS = 'FROM brine_returns r WHERE at_ms < $1 AND NOT EXISTS (SELECT 1 FROM brine_jobs j WHERE j.jid = r.jid)';
+const ORPHANS = 'FROM brine_returns AS r WHERE at_ms < $1 AND NOT EXISTS (SELECT 1 FROM brine_jobs j WHERE j.jid = r.jid)';
 
 export class PostgresJobCache implements JobCache {
   readonly backend = 'postgres' as const;

@@ -77,7 +77,7 @@ export class SqliteJobCache implements JobCache {
     this.insertMany = this.db.transaction((rows: ReturnRow[]) => rows.map((r) => this.runInsertReturn(r)));
     const deleteJobReturns = this.db.prepare('DELETE FROM brine_returns WHERE jid IN (SELECT jid FROM brine_jobs WHERE started_ms < ?)');
     const deleteJobs = this.db.prepare('DELETE FROM brine_jobs WHERE started_ms < ?');
-    const orphanFilter = 'FROM brine_returns r WHERE at_ms < ? AND NOT EXISTS (SELECT 1 FROM brine_jobs j WHERE j.jid = r.jid)';
+    const orphanFilter = 'FROM brine_returns AS r WHERE at_ms < ? AND NOT EXISTS (SELECT 1 FROM brine_jobs j WHERE j.jid = r.jid)';
     const countOrphanJids = this.db.prepare(`SELECT COUNT(DISTINCT jid) AS n ${orphanFilter}`);
     const deleteOrphans = this.db.prepare(`DELETE ${orphanFilter}`);
     this.cleanTx = this.db.transaction((cutoff: number) => {
