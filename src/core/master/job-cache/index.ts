@@ -18,6 +18,7 @@ export { PostgresJobCache, type PostgresOptions } from './postgres-cache';
 export { jobCacheBackend, postgresOptions, retentionSeconds, sqlitePath, SQLITE_FILE, type JobCacheConfig } from './config';
 export { startJobCacheCleaner, type CleanerOptions, type JobCacheCleaner } from './cleaner';
 export { decodeValue, encodeValue } from './value-codec';
+export { ReturnBatcher } from './return-batcher';
 
 /**
  * Opens the job cache the master config names. Throws `ConfigError UNKNOWN_JOB_CACHE` /

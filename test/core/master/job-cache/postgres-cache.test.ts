@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { openJobCache, PostgresJobCache } from '../../../../src/core/master/job-cache';
+import { openJobCache, PostgresJobCache, ReturnBatcher } from '../../../../src/core/master/job-cache';
 import { freePort } from '../../../support/ports';
 import { codeOf, job, jobCacheContract, ret } from './support/contract';
 import { SKIP_PG, truncateTables, usePostgres } from './support/pg';
@@ -38,6 +38,17 @@ describe.skipIf(SKIP_PG)('PostgreSQL job cache against a real server', () => {
       'returner.postgres.db': o.database,
     });
     expect(cache.backend).toBe('postgres');
+    await cache.close();
+  });
+
+  it('ReturnBatcher groups concurrent returns into one transaction here too', async () => {
+    await truncateTables(pg.options());
+    const cache = await PostgresJobCache.open(pg.options());
+    const batcher = new ReturnBatcher(cache);
+    const answers = await Promise.all(Array.from({ length: 200 }, (_, i) => batcher.save(ret('20261202131309576618', `m${i}`))));
+    expect(answers.filter((a) => a)).toHaveLength(200);
+    expect(await batcher.save(ret('20261202131309576618', 'm7'))).toBe(false);
+    expect(Object.keys(await cache.getReturns('20261202131309576618'))).toHaveLength(200);
     await cache.close();
   });
 
