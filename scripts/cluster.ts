@@ -104,6 +104,8 @@ export class Daemon {
 
 export interface MinionSpec {
   id: string;
+  /** Folder and handle of this minion when several share one id (default: the id). */
+  name?: string;
   grains?: Record<string, unknown>;
   config?: Record<string, unknown>;
 }
@@ -145,6 +147,12 @@ export class Cluster {
     return join(this.root, 'minions', id, 'etc', 'salt');
   }
 
+  /** Kills the master with SIGKILL (no clean shutdown) and starts it again on the same root. */
+  async restartMaster(): Promise<Daemon> {
+    await this.master?.stop('SIGKILL');
+    return this.startMaster();
+  }
+
   async startMaster(): Promise<Daemon> {
     this.master = new Daemon('master', spawn(process.execPath, [join(BIN, 'salt-master'), '-c', this.masterDir, '-l', 'info'], { stdio: ['ignore', 'pipe', 'pipe'] }));
     await this.master.waitFor('Setting up the master communication server');
@@ -153,12 +161,12 @@ export class Cluster {
 
   /** Writes the minion's config and starts it; resolves once it has printed `until`. */
   async startMinion(spec: MinionSpec, until: string | RegExp = /cached the public key|is ready/): Promise<Daemon> {
-    const dir = this.minionDir(spec.id);
+    const dir = this.minionDir(spec.name ?? spec.id);
     mkdirSync(dir, { recursive: true });
     writeFileSync(
       join(dir, 'minion'),
       stringify({
-        root_dir: join(this.root, 'minions', spec.id),
+        root_dir: join(this.root, 'minions', spec.name ?? spec.id),
         id: spec.id,
         master: '127.0.0.1',
         master_port: this.retPort,
@@ -168,8 +176,8 @@ export class Cluster {
         ...spec.config,
       }),
     );
-    const daemon = new Daemon(spec.id, spawn(process.execPath, [join(BIN, 'salt-minion'), '-c', dir, '-l', 'info'], { stdio: ['ignore', 'pipe', 'pipe'] }));
-    this.minions.set(spec.id, daemon);
+    const daemon = new Daemon(spec.name ?? spec.id, spawn(process.execPath, [join(BIN, 'salt-minion'), '-c', dir, '-l', 'info'], { stdio: ['ignore', 'pipe', 'pipe'] }));
+    this.minions.set(spec.name ?? spec.id, daemon);
     await daemon.waitFor(until);
     return daemon;
   }

@@ -2,6 +2,7 @@ import type { MinionConfig } from '../core/config';
 import type { Logging } from '../core/log';
 import { createNodeIdentitySources, describeIdChoice, resolveMinionId, type MinionIdResult } from '../core/minion/identity';
 import { loadMinionConfig } from '../core/config';
+import { join } from 'node:path';
 import { createLogging } from '../core/log';
 import { EXIT_REJECTED, MasterKeyMismatchError, Minion, MinionRejectedError, type JobExecutor } from '../core/minion/minion';
 import type { JobLoad } from '../core/protocol/loads';
@@ -74,16 +75,34 @@ export function minionSettings(config: MinionConfig) {
   };
 }
 
+/**
+ * What Salt never says: why a key is usually rejected, and the fix. A master refuses a key when an
+ * admin rejected it, or when the id is already accepted with another key: two machines with one id,
+ * typically from a hosts file that maps the host name to 127.0.0.1.
+ */
+export function rejectionAdvice(config: MinionConfig, identity: MinionIdResult): string {
+  const conf = join(config.config_dir, 'minion');
+  const lines = [
+    `This minion signs in as '${identity.id}' (${identity.detail}).`,
+    `If 'salt-key -L' on the master lists '${identity.id}' under "Denied Keys", another machine already uses this id with its own key.`,
+    identity.rule === 'config'
+      ? `Fix: give this machine a unique id in ${conf} (id: ...), delete the denied key on the master (salt-key -d '${identity.id}'), and restart this minion.`
+      : `Fix: set a unique id in ${conf} (id: ...), or correct /etc/hosts so the host name does not resolve to a loopback name; then delete ${join(config.config_dir, 'minion_id')}, delete the denied key on the master (salt-key -d '${identity.id}'), and restart this minion.`,
+    ...identity.warnings,
+  ];
+  return lines.join('\n');
+}
+
 /** salt-minion's daemon: when the master rejects our key, Salt's CRITICAL line, then exit 77. */
 export async function createMinion(config: MinionConfig, logging: Logging) {
   const log = logging.getLogger('salt.minion');
-  await resolveId(config, logging);
+  const identity = await resolveId(config, logging);
   const plugins = await loadPlugins(config, logging);
   const minion = new Minion(minionSettings(config), executorFor(plugins, logging), () => plugins.grains.all(), logging.getLogger('salt.crypt'));
   const crypt = logging.getLogger('salt.crypt');
   const fatal = async (err: MinionRejectedError | MasterKeyMismatchError): Promise<never> => {
     crypt.critical(err.message);
-    if (err.hint) log.error(err.hint);
+    log.error(err instanceof MinionRejectedError ? rejectionAdvice(config, identity) : (err.hint ?? ''));
     if (err instanceof MinionRejectedError) {
       // Salt sleeps 10-20 s before exiting so a supervisor does not restart it in a tight loop.
       const wait = config.acceptance_wait_time * 1000 * (1 + Math.random());

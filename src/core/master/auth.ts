@@ -5,12 +5,18 @@ import { buildAuthReply } from '../channel';
 import type { AuthRequest } from '../protocol/loads';
 import type { Logger } from '../log';
 import type { KeyStore } from './key-store';
+import type { AutosignFile } from './autosign';
 import type { PublishKey } from './publish-key';
 import type { Sessions } from './sessions';
 import type { MasterEvents } from './events';
 
 export interface AuthPolicy {
+  /** auto_accept: every new key is accepted. */
   autoAccept: boolean;
+  /** autosign_file: new keys of matching ids are accepted. */
+  autosign: AutosignFile;
+  /** open_mode: every key is accepted, replacing what was there. */
+  openMode: boolean;
   publishPort: number;
 }
 
@@ -37,9 +43,14 @@ export class AuthService {
   handle(req: AuthRequest): Buffer {
     const { id, nonce } = req;
     this.log.info(`Authentication request from ${id}`);
+    if (this.policy.openMode) {
+      this.keys.acceptOpen(id, req.pub);
+      return this.accept(req);
+    }
     let decision = this.keys.authDecision(id, req.pub);
-    if (decision.state === 'pending' && this.policy.autoAccept) {
+    if (decision.state === 'pending' && (this.policy.autoAccept || this.policy.autosign.matches(id))) {
       this.keys.accept([id]);
+      this.log.info(`Accepted key for ${id} (${this.policy.autoAccept ? 'auto_accept' : 'autosign_file'})`);
       decision = { state: 'accepted' };
     }
     switch (decision.state) {
@@ -68,7 +79,16 @@ export class AuthService {
     const minionKey = publicKeyFromPem(req.pub);
     const sessionKey = Crypticle.generateKeyString();
     // The token proves to the minion that this master holds the private key it cached.
-    const token = req.token ? oaepDecrypt(this.masterKey, req.token) : undefined;
+    // A token this key cannot open was made for another master key: answer without it (as Salt
+    // does), and the minion, checking our signature against the key it cached, will refuse us.
+    let token: Buffer | undefined;
+    if (req.token) {
+      try {
+        token = oaepDecrypt(this.masterKey, req.token);
+      } catch {
+        this.log.warning(`The token of ${req.id} was not encrypted to this master's key: the minion cached another master key`);
+      }
+    }
     const reply = buildAuthReply(this.masterKey, {
       kind: 'accepted',
       minionPublicKey: minionKey,

@@ -10,7 +10,7 @@
  * Every file holds the minion's public key PEM. Nothing is kept in memory that another process could
  * make stale: reads stat the file and re-read it only when it changed (see KeyFileCache).
  */
-import { mkdirSync, readdirSync, renameSync, unlinkSync } from 'node:fs';
+import { mkdirSync, readdirSync, renameSync, rmSync, unlinkSync } from 'node:fs';
 import type { KeyObject } from 'node:crypto';
 import * as path from 'node:path';
 import { BrineError } from '../errors';
@@ -257,6 +257,24 @@ export class KeyStore {
     }
     this.write('pending', id, pem);
     return { state: 'pending' };
+  }
+
+  /**
+   * open_mode: whatever the id's state, the offered key becomes its accepted key (Salt's way to
+   * clean out keys after a re-install, not for normal operation).
+   */
+  acceptOpen(id: string, pem: string): void {
+    assertMinionId(id);
+    publicKeyFromPem(pem);
+    for (const state of ['pending', 'rejected', 'denied'] as const) {
+      const file = this.file(state, id);
+      if (statOrUndefined(file)) {
+        rmSync(file, { force: true });
+        this.files.forget(file);
+      }
+    }
+    this.write('accepted', id, pem);
+    this.files.forget(this.file('accepted', id));
   }
 
   /** The same as registerPending, under the name the master's auth service uses. */

@@ -4,6 +4,7 @@ import { privateKeyFromPem } from '../crypto/rsa';
 import type { Logger } from '../log';
 import { PublishServer, RequestServer, raiseSocketLimit } from '../transport/zeromq';
 import { AuthService } from './auth';
+import { AutosignFile } from './autosign';
 import { MasterEvents } from './events';
 import { JobService } from './jobs';
 import { KeyStore } from './key-store';
@@ -23,6 +24,8 @@ export interface MasterSettings {
   sock_dir: string;
   keysize: number;
   auto_accept: boolean;
+  autosign_file: string;
+  open_mode: boolean;
   pub_hwm: number;
   nodegroups: Record<string, string | string[]>;
 }
@@ -64,6 +67,8 @@ export class Master {
 
     const auth = new AuthService(this.keys, masterKey, this.publishKey, this.sessions, this.events, {
       autoAccept: s.auto_accept,
+      autosign: new AutosignFile(s.autosign_file || undefined),
+      openMode: s.open_mode,
       publishPort: s.publish_port,
     }, this.log);
     const jobs = new JobService(() => this.accepted, dataCache, masterKey, this.publishKey, this.publisher, this.events, s.nodegroups, this.log);

@@ -11,7 +11,7 @@ import {
 import { Crypticle } from '../crypto/crypticle';
 import { fingerprint, publicKeyFromPem } from '../crypto/rsa';
 import { join } from 'node:path';
-import { BrineError, CryptoError } from '../errors';
+import { BrineError, CryptoError, ProtocolError } from '../errors';
 import type { JobLoad } from '../protocol/loads';
 import { decode } from '../protocol/msgpack';
 import type { Logger } from '../log';
@@ -90,7 +90,7 @@ export class Minion {
   private signingIn?: Promise<Session>;
   private tok!: Buffer;
   private stopped = false;
-  private wake?: () => void;
+  private readonly wakers = new Set<() => void>();
   private readonly running = new Set<Promise<void>>();
   private fatalBy?: (err: MinionRejectedError | MasterKeyMismatchError) => void;
   /**
@@ -141,7 +141,7 @@ export class Minion {
 
   async stop(): Promise<void> {
     this.stopped = true;
-    this.wake?.();
+    for (const wake of [...this.wakers]) wake();
     this.subscriber?.close();
     await Promise.allSettled([...this.running]);
     this.requests?.close();
@@ -174,7 +174,15 @@ export class Minion {
         this.log.warning(`Master ${s.master}:${s.master_port} did not answer the sign-in: ${(err as Error).message}`);
         continue;
       }
-      const answer = this.openAuthReply(reply, nonce);
+      let answer;
+      try {
+        answer = this.openAuthReply(reply, nonce);
+      } catch (err) {
+        if (!(err instanceof ProtocolError)) throw err;
+        this.log.warning(`The master answered the sign-in with something unreadable (${err.message}); retrying in ${s.acceptance_wait_time} s`);
+        await this.pause(s.acceptance_wait_time * 1000);
+        continue;
+      }
       if (answer.kind !== 'accepted' && answer.kind === 'rejected') {
         throw new MinionRejectedError(
           "The Salt Master has rejected this minion's public key!\n" +
@@ -244,11 +252,13 @@ export class Minion {
   /** A wait that stop() cuts short. */
   private pause(ms: number): Promise<void> {
     return new Promise((resolve) => {
-      const timer = setTimeout(resolve, ms);
-      this.wake = () => {
+      const wake = () => {
         clearTimeout(timer);
+        this.wakers.delete(wake);
         resolve();
       };
+      const timer = setTimeout(wake, ms);
+      this.wakers.add(wake);
     });
   }
 
@@ -261,10 +271,10 @@ export class Minion {
   }
 
   /** Sends an aes request; a "bad load" means our session ended: sign in again and resend once. */
-  private async send(load: Record<string, unknown>, attempt = 0): Promise<unknown> {
+  private async send(load: Record<string, unknown>, timeoutMs = 60_000, attempt = 0): Promise<unknown> {
     const session = this.session ?? (await this.signIn());
     const { bytes, nonce } = buildAesRequest({ id: this.settings.id, sessionKey: session.session, load, tok: this.tok });
-    const reply = await this.requests.request(bytes, this.settings.auth_timeout * 1000 * 12);
+    const reply = await this.requests.request(bytes, timeoutMs);
     try {
       if (load.cmd === '_pillar') return openSendPrivateReply(reply, this.keys.privateKey, this.masterKey!, nonce);
       return openAesReply(reply, session.session, nonce);
@@ -273,7 +283,7 @@ export class Minion {
       if (!refused || attempt > 0) throw err;
       this.session = undefined;
       await this.signIn();
-      return this.send(load, attempt + 1);
+      return this.send(load, timeoutMs, attempt + 1);
     }
   }
 
@@ -294,12 +304,17 @@ export class Minion {
     try {
       job = this.open(payload, this.session ?? (await this.signIn()));
     } catch (err) {
-      if (!(err instanceof CryptoError) || err.code !== 'BAD_HMAC') {
+      if (!(err instanceof CryptoError) || (err.code !== 'BAD_HMAC' && err.code !== 'BAD_SIGNATURE')) {
         this.log.warning(`Dropped a publication that could not be read: ${(err as Error).message}`);
         return;
       }
-      // The master rotated its publish key (a key was deleted or the master restarted).
-      this.log.info('Publication could not be decrypted: signing in again for the new key');
+      // BAD_HMAC: the master rotated its publish key (a key was deleted or the master restarted).
+      // BAD_SIGNATURE: another key signed it; signing in tells a re-keyed master (fatal) from noise.
+      this.log.info(
+        err.code === 'BAD_HMAC'
+          ? 'Publication could not be decrypted: signing in again for the new key'
+          : 'Publication signature does not verify with the cached master key: signing in again to check the master',
+      );
       this.session = undefined;
       const session = await this.signIn(); // a rejection here ends the minion
       try {
@@ -337,7 +352,8 @@ export class Minion {
     const { return_retry_tries: tries, return_retry_timer: timer } = this.settings;
     for (let attempt = 0; ; attempt++) {
       try {
-        await this.send(load);
+        // Salt's return_retry_timer: each try waits this long for the master's answer.
+        await this.send(load, timer * 1000);
         return;
       } catch (err) {
         if (attempt >= tries || this.stopped) {

@@ -1,0 +1,87 @@
+/**
+ * The failures seen in the field, reproduced on the real binaries: many hosts sharing one cached
+ * id, a master restarted with kill -9 in the middle of a job, a master whose key changed, autosign.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Cluster } from '../support/cluster';
+
+let cluster: Cluster | undefined;
+
+afterEach(async () => {
+  await cluster?.stop();
+  cluster = undefined;
+});
+
+describe('one cached id on several hosts (the 20-server failure)', () => {
+  it('accepts the first key, denies the others, and each denied minion says why and how to fix it', async () => {
+    cluster = await Cluster.create();
+    await cluster.startMaster();
+    const hosts = ['host1', 'host2', 'host3'];
+    for (const name of hosts) {
+      mkdirSync(cluster.minionDir(name), { recursive: true });
+      writeFileSync(join(cluster.minionDir(name), 'minion_id'), 'localhost.localdomain\n');
+    }
+    const spec = (name: string) => ({ id: 'localhost.localdomain', name, config: { id: null } });
+    const first = await cluster.startMinion(spec('host1'), 'cached the public key');
+    expect(first.log).toMatch(/\[WARNING \].*localhost\.localdomain/);
+    await cluster.saltKey('-a', 'localhost.localdomain', '-y');
+    await first.waitFor('is ready');
+
+    const others = await Promise.all(hosts.slice(1).map((h) => cluster!.startMinion(spec(h), "rejected this minion's public key")));
+    for (const m of others) {
+      expect(await m.exited).toBe(77);
+      expect(m.log).toContain("[CRITICAL] The Salt Master has rejected this minion's public key!");
+      expect(m.log).toContain(`another machine already uses this id`);
+      expect(m.log).toContain(`delete ${join(cluster.minionDir(m.name), 'minion_id')}`);
+    }
+    await cluster.master!.waitFor(/failed, the public keys did not match[\s\S]*Known key [0-9a-f:]+, offered key [0-9a-f:]+/);
+    const keys = await cluster.saltKey('-L');
+    expect(keys.stdout).toBe('Accepted Keys:\nlocalhost.localdomain\nDenied Keys:\nlocalhost.localdomain\nUnaccepted Keys:\nRejected Keys:\n');
+    const ping = await cluster.salt('*', 'test.ping');
+    expect(ping.stdout).toBe('localhost.localdomain:\n    True\n');
+  });
+});
+
+describe('connection life', () => {
+  it('survives a master killed with -9 mid-job: the held-back return arrives, and jobs run again', async () => {
+    cluster = await Cluster.create();
+    await cluster.startMaster();
+    await cluster.startAccepted([{ id: 'web1', config: { return_retry_timer: 1, return_retry_tries: 10 } }]);
+    const started = await cluster.salt('web1', 'test.sleep', '2', '--async');
+    const jid = /job ID: (\d{20})/.exec(started.stdout)![1];
+    const web1 = cluster.minions.get('web1')!;
+    await web1.waitFor(`Executing command test.sleep with jid ${jid}`);
+    const master = await cluster.restartMaster();
+    await master.waitFor(`Got return from web1 for job ${jid}`, 30_000);
+    const ping = await cluster.salt('web1', 'test.ping');
+    expect(ping).toMatchObject({ code: 0, stdout: 'web1:\n    True\n' });
+  });
+
+  it('refuses a master that presents another key than the cached one', async () => {
+    cluster = await Cluster.create();
+    await cluster.startMaster();
+    await cluster.startAccepted([{ id: 'web1' }]);
+    await cluster.master!.stop();
+    const pki = join(cluster.root, 'master', 'etc', 'salt', 'pki', 'master');
+    rmSync(join(pki, 'master.pem'));
+    rmSync(join(pki, 'master.pub'));
+    await cluster.startMaster();
+    const res = await cluster.salt('-t', '2', 'web1', 'test.ping');
+    expect(res.stdout).toContain('Minion did not return');
+    const web1 = cluster.minions.get('web1')!;
+    expect(await web1.exited).toBe(1);
+    expect(web1.log).toMatch(/\[CRITICAL\] The master key has changed, the salt master could have been subverted, verify salt master's public key\. This minion trusts the key in .*minion_master\.pub \([0-9a-f:]+\); the master at 127\.0\.0\.1:\d+ presents [0-9a-f:]+\./);
+  });
+
+  it('accepts the ids that autosign_file names, and only those', async () => {
+    cluster = await Cluster.create({ autosign_file: '/autosign.conf' });
+    writeFileSync(join(cluster.root, 'master', 'autosign.conf'), '# trusted hosts\nauto*\n');
+    await cluster.startMaster();
+    await cluster.startMinion({ id: 'auto1' }, 'is ready');
+    await cluster.startMinion({ id: 'manual1' }, 'cached the public key');
+    const keys = await cluster.saltKey('-L');
+    expect(keys.stdout).toBe('Accepted Keys:\nauto1\nDenied Keys:\nUnaccepted Keys:\nmanual1\nRejected Keys:\n');
+  });
+});
