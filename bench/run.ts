@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { loadMinionConfig } from '../src/core/config';
 import { BrineError } from '../src/core/errors';
 import { createLogging } from '../src/core/log';
-import { executorFor, loadPlugins } from '../src/cli/minion-runtime';
+import { executorFor, startPlugins } from '../src/cli/minion-runtime';
 import { REPO } from '../scripts/cluster';
 import { runBaseline, type BaselineResult } from './baseline';
 import { runBrineScale, type BrineScaleResult, type SharedMinionRuntime } from './brine-scale';
@@ -104,10 +104,10 @@ async function sharedRuntime(): Promise<SharedMinionRuntime & { loadMs: number; 
   const root = mkdtempSync(join(os.tmpdir(), 'brine-bench-plugins-'));
   const { config } = loadMinionConfig(root, { id: 'bench-executor', root_dir: root });
   const logging = createLogging({ level: 'warning', console: true });
-  const plugins = await loadPlugins(config, logging);
+  const runtime = await startPlugins(config, logging);
   return {
-    executor: executorFor(plugins, logging),
-    grains: () => plugins.grains.all(),
+    executor: executorFor(runtime),
+    grains: () => runtime.grains(),
     loadMs: performance.now() - started,
     cleanup: () => rmSync(root, { recursive: true, force: true }),
   };

@@ -6,8 +6,9 @@ import { join } from 'node:path';
 import { createLogging } from '../core/log';
 import { EXIT_REJECTED, MasterKeyMismatchError, Minion, MinionRejectedError, type JobExecutor } from '../core/minion/minion';
 import type { JobLoad } from '../core/protocol/loads';
-import { Executor } from '../plugins/executor';
-import { PluginLoader, type LoadedPlugins } from '../plugins/loader/loader';
+import { PluginRuntime } from '../plugins/runtime';
+import type { MasterFiles } from '../plugins/services/extension-sync';
+import { FileClient } from '../core/minion/file-client';
 import { StaticConfig } from '../plugins/services/config';
 import { BUILTIN_PLUGINS } from '../../plugins';
 
@@ -29,31 +30,37 @@ export function minionId(config: MinionConfig): string {
   return config.id;
 }
 
-/** Loads the plugins for this minion: built-ins, module_dirs and plugin packages. */
-export async function loadPlugins(config: MinionConfig, logging: Logging): Promise<LoadedPlugins> {
+/**
+ * The minion's plugins (built-ins, module_dirs, plugin packages, synced extensions) with the
+ * control that saltutil uses. `files` is the master's file server; salt-call --local has none.
+ */
+export async function startPlugins(config: MinionConfig, logging: Logging, files?: MasterFiles): Promise<PluginRuntime> {
   const logger = logging.getLogger('salt.loader');
-  const plugins = await new PluginLoader({
+  const runtime = await PluginRuntime.start({
     config: new StaticConfig({ ...config, id: minionId(config) } as Record<string, unknown>),
     logger,
     builtins: BUILTIN_PLUGINS,
-  }).load();
-  for (const p of plugins.registry.problems) logger.warning(`${p.origin}: ${p.error.message}`);
-  return plugins;
+    files,
+  });
+  for (const p of runtime.plugins.registry.problems) logger.warning(`${p.origin}: ${p.error.message}`);
+  return runtime;
 }
 
-export function executorFor(plugins: LoadedPlugins, logging: Logging): JobExecutor {
-  const executor = new Executor(plugins, logging.getLogger('salt.minion'));
+export function executorFor(runtime: PluginRuntime): JobExecutor {
   return {
     run: (job: JobLoad) =>
-      executor.run({
-        fun: String(job.fun),
-        arg: job.arg,
-        jid: job.jid,
-        user: job.user,
-        tgt: job.tgt,
-        tgtType: job.tgt_type,
-        ret: typeof job.ret === 'string' ? job.ret : '',
-      }),
+      runtime.run(
+        {
+          fun: String(job.fun),
+          arg: job.arg,
+          jid: job.jid,
+          user: job.user,
+          tgt: job.tgt,
+          tgtType: job.tgt_type,
+          ret: typeof job.ret === 'string' ? job.ret : '',
+        },
+        job as Record<string, unknown>,
+      ),
   };
 }
 
@@ -97,8 +104,11 @@ export function rejectionAdvice(config: MinionConfig, identity: MinionIdResult):
 export async function createMinion(config: MinionConfig, logging: Logging) {
   const log = logging.getLogger('salt.minion');
   const identity = await resolveId(config, logging);
-  const plugins = await loadPlugins(config, logging);
-  const minion = new Minion(minionSettings(config), executorFor(plugins, logging), () => plugins.grains.all(), logging.getLogger('salt.crypt'));
+  // The file client asks the master through the minion's own channel, which exists only once the
+  // minion does: the late binding below closes that loop.
+  let minion!: Minion;
+  const runtime = await startPlugins(config, logging, new FileClient((load) => minion.request(load)));
+  minion = new Minion(minionSettings(config), executorFor(runtime), () => runtime.grains(), logging.getLogger('salt.crypt'));
   const crypt = logging.getLogger('salt.crypt');
   const fatal = async (err: MinionRejectedError | MasterKeyMismatchError): Promise<never> => {
     crypt.critical(err.message);

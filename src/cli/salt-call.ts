@@ -2,7 +2,8 @@ import { writeFileSync } from 'node:fs';
 import type { MinionConfig } from '../core/config';
 import { createLogging } from '../core/log';
 import { Minion } from '../core/minion/minion';
-import { executorFor, loadPlugins, minionSettings, resolveId } from './minion-runtime';
+import { executorFor, minionSettings, resolveId, startPlugins } from './minion-runtime';
+import { FileClient } from '../core/minion/file-client';
 import { formatOutput, type Outputter } from './output';
 import type { Io } from './salt';
 
@@ -26,8 +27,18 @@ export async function runSaltCall(opts: SaltCallOptions, io: Io): Promise<number
   const logging = createLogging({ level: opts.logLevel, logFile: opts.config.log_file, logFileLevel: opts.config.log_level_logfile ?? opts.config.log_level, console: true });
   try {
     await resolveId(opts.config, logging, false);
-    const plugins = await loadPlugins(opts.config, logging);
-    const executor = executorFor(plugins, logging);
+    // Without --local the master is there: salt-call can sync and fetch salt:// files too.
+    let minion: Minion | undefined;
+    const files = opts.local ? undefined : new FileClient((load) => connected().then((m) => m.request(load)));
+    const connected = async () => {
+      if (!minion) {
+        minion = new Minion(minionSettings(opts.config), executor, () => runtime.grains(), logging.getLogger('salt.crypt'));
+        await minion.connect();
+      }
+      return minion;
+    };
+    const runtime = await startPlugins(opts.config, logging, files);
+    const executor = executorFor(runtime);
     const job = { fun: opts.fun, arg: opts.arg, tgt: minionSettings(opts.config).id, tgt_type: 'glob', jid: 'req', ret: '', user: 'root' };
     const result = await executor.run(job);
     const out = result.out && result.out !== 'nested' ? (result.out as Outputter) : opts.out;
@@ -36,12 +47,10 @@ export async function runSaltCall(opts: SaltCallOptions, io: Io): Promise<number
     if (opts.outFile) writeFileSync(opts.outFile, line);
     else io.out(line);
     if (!opts.local) {
-      const minion = new Minion(minionSettings(opts.config), executor, () => plugins.grains.all(), logging.getLogger('salt.crypt'));
       try {
-        await minion.connect();
-        await minion.sendReturn(job, result);
+        await (await connected()).sendReturn(job, result);
       } finally {
-        await minion.stop();
+        await minion?.stop();
       }
     }
     if (opts.retcodePassthrough) return result.retcode;

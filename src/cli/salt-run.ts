@@ -4,6 +4,9 @@ import { BrineError } from '../core/errors';
 import { formatOutput, type Outputter } from './output';
 import { CliError } from './errors';
 import type { Io } from './salt';
+import { openJobCache, type JobCacheConfig } from '../core/master/job-cache';
+import { JOB_RUNNERS } from './runners/jobs';
+import { isOutputter } from './output';
 
 export interface RunnerOptions {
   master: MasterAddress & { pki_dir: string };
@@ -34,10 +37,24 @@ async function status(master: RunnerOptions['master'], timeoutSec: number): Prom
   }
 }
 
+/** jobs.* read the master's job cache directly (SQLite in cachedir, or the shared PostgreSQL). */
+async function withJobCache(o: RunnerOptions, fun: string): Promise<unknown> {
+  const cache = await openJobCache(o.master as unknown as JobCacheConfig);
+  try {
+    const last = o.arg[o.arg.length - 1];
+    const hasKwargs = typeof last === 'object' && last !== null && (last as Record<string, unknown>).__kwarg__ === true;
+    const { __kwarg__: _, ...kwargs } = hasKwargs ? (last as Record<string, unknown>) : {};
+    return await JOB_RUNNERS[fun]({ cache, arg: hasKwargs ? o.arg.slice(0, -1) : o.arg, kwargs });
+  } finally {
+    await cache.close();
+  }
+}
+
 const RUNNERS: Record<string, (o: RunnerOptions) => Promise<unknown>> = {
   'manage.status': (o) => status(o.master, o.timeoutSec),
   'manage.up': async (o) => (await status(o.master, o.timeoutSec)).up,
   'manage.down': async (o) => (await status(o.master, o.timeoutSec)).down,
+  ...Object.fromEntries(Object.keys(JOB_RUNNERS).map((fun) => [fun, (o: RunnerOptions) => withJobCache(o, fun)])),
 };
 
 /** `salt-run FUN`: runner functions run on the master's host with the master's configuration. */
@@ -46,8 +63,18 @@ export async function runRunner(opts: RunnerOptions, io: Io): Promise<number> {
   if (!runner) {
     throw new CliError(`'${opts.fun}' is not available.`, 1, { hint: `Runner functions here: ${Object.keys(RUNNERS).join(', ')}` });
   }
-  const result = await runner(opts);
-  const text = formatOutput(opts.out, result, {});
+  let result = await runner(opts);
+  let out = opts.out;
+  // lookup_jid hands back {outputter, data} when the minion named an outputter (as Salt's does).
+  if (isOutputterResult(result)) {
+    if (opts.out === 'nested' && isOutputter(result.outputter)) out = result.outputter;
+    result = result.data;
+  }
+  const text = formatOutput(out, result, {});
   if (text !== '') io.out(text.endsWith('\n') ? text : `${text}\n`);
   return 0;
+}
+
+function isOutputterResult(v: unknown): v is { outputter: string; data: unknown } {
+  return typeof v === 'object' && v !== null && !Array.isArray(v) && Object.keys(v).length === 2 && typeof (v as { outputter?: unknown }).outputter === 'string' && 'data' in v;
 }

@@ -82,6 +82,10 @@ export const MASTER_OPTIONS: Record<string, OptionSpec> = {
   keep_jobs_seconds: o('int', 86400),
   job_cache: o('bool', true),
   master_job_cache: o('str', 'local_cache'),
+  /** brine: the PostgreSQL job cache's connection ({host, port, user, pass, db}). */
+  postgres: o('dict?', null),
+  /** brine: SQLite job cache durability, 'normal' (survives kill -9) or 'full' (survives power loss). */
+  job_cache_synchronous: o('str', 'normal'),
   minion_data_cache: o('bool', true),
   nodegroups: o('dict', {}),
   publish_session: o('int', 86400),

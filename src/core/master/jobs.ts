@@ -6,6 +6,7 @@ import { checkTarget, expandNodegroups, expectedMinions, type Target, type Targe
 import type { PublishServer } from '../transport/zeromq';
 import type { Logger } from '../log';
 import type { MasterEvents } from './events';
+import type { JobCache, ReturnBatcher } from './job-cache';
 import type { MinionDataCache } from './minion-data-cache';
 import type { PublishKey } from './publish-key';
 
@@ -31,6 +32,7 @@ export class JobService {
     private readonly publisher: PublishServer,
     private readonly events: MasterEvents,
     private readonly nodegroups: Record<string, string | string[]>,
+    private readonly cache: { jobs: JobCache; returns: ReturnBatcher },
     private readonly log: Logger,
   ) {}
 
@@ -62,6 +64,17 @@ export class JobService {
     };
     if (delimiter && delimiter !== ':') job.delimiter = delimiter;
     job.serial = ++this.serial;
+    // Stored before it is published: a return can never arrive for a job the cache does not know.
+    await this.cache.jobs.saveJob({
+      jid,
+      tgt: load.tgt,
+      tgt_type: load.tgt_type,
+      fun: load.fun,
+      arg: (load.arg ?? []) as unknown[],
+      user: String(job.user),
+      minions,
+      started: new Date(),
+    });
     this.events.fire(`salt/job/${jid}/new`, {
       jid,
       tgt: load.tgt,
@@ -76,8 +89,27 @@ export class JobService {
     return { jid, minions, missing: [] };
   }
 
-  onReturn(id: string, load: ReturnLoad): void {
+  /**
+   * Stores the return (the minion is answered only after that, so an acknowledged return survives
+   * kill -9), then tells the event bus. A repeated return for the same job is dropped, as in Salt.
+   */
+  async onReturn(id: string, load: ReturnLoad): Promise<void> {
     const jid = String(load.jid);
+    const fresh = await this.cache.returns.save({
+      jid,
+      id,
+      fun: load.fun,
+      fun_args: (load.fun_args ?? []) as unknown[],
+      return: load.return,
+      retcode: typeof load.retcode === 'number' ? load.retcode : 0,
+      success: load.success ?? true,
+      at: new Date(),
+      ...(typeof load.out === 'string' ? { out: load.out } : {}),
+    });
+    if (!fresh) {
+      this.log.warning(`Dropped a repeated return from ${id} for job ${jid}`);
+      return;
+    }
     this.log.info(`Got return from ${id} for job ${jid}`);
     this.events.fire(`salt/job/${jid}/ret/${id}`, {
       cmd: '_return',

@@ -7,6 +7,7 @@ import { AuthService } from './auth';
 import { AutosignFile } from './autosign';
 import { MasterEvents } from './events';
 import { JobService } from './jobs';
+import { openJobCache, retentionSeconds, ReturnBatcher, startJobCacheCleaner, type JobCache, type JobCacheCleaner, type JobCacheConfig } from './job-cache';
 import { KeyStore } from './key-store';
 import { MinionDataCache } from './minion-data-cache';
 import { PublishKey } from './publish-key';
@@ -28,6 +29,12 @@ export interface MasterSettings {
   open_mode: boolean;
   pub_hwm: number;
   nodegroups: Record<string, string | string[]>;
+  /** master_job_cache, keep_jobs and the backend's own options. */
+  master_job_cache?: string;
+  /** Salt's file server: saltenv -> directories (for cmd.script salt:// and saltutil.sync_*). */
+  file_roots: Record<string, string[]>;
+  file_buffer_size?: number;
+  keep_jobs?: number;
 }
 
 function tcp(iface: string, port: number): string {
@@ -50,6 +57,9 @@ export class Master {
   private watcher?: FSWatcher;
   private accepted = new Set<string>();
   private dataCache?: MinionDataCache;
+  private jobCache?: JobCache;
+  private returns?: ReturnBatcher;
+  private cleaner?: JobCacheCleaner;
 
   constructor(private readonly settings: MasterSettings, private readonly log: Logger) {
     this.keys = new KeyStore({ pkiDir: settings.pki_dir });
@@ -64,6 +74,13 @@ export class Master {
     this.publishKey = new PublishKey(masterKey);
     this.rootKey = writeRootKey(s.cachedir);
     const dataCache = (this.dataCache = new MinionDataCache(s.cachedir));
+    const jobCache = (this.jobCache = await openJobCache(s as unknown as JobCacheConfig));
+    const returns = (this.returns = new ReturnBatcher(jobCache));
+    this.cleaner = startJobCacheCleaner(jobCache, {
+      keepSeconds: retentionSeconds(s as unknown as JobCacheConfig),
+      onError: (err) => this.log.error(`Cleaning the job cache failed: ${(err as Error).message}`),
+      onSweep: (n) => n > 0 && this.log.info(`Removed ${n} jobs older than keep_jobs from the job cache`),
+    });
 
     const auth = new AuthService(this.keys, masterKey, this.publishKey, this.sessions, this.events, {
       autoAccept: s.auto_accept,
@@ -71,11 +88,11 @@ export class Master {
       openMode: s.open_mode,
       publishPort: s.publish_port,
     }, this.log);
-    const jobs = new JobService(() => this.accepted, dataCache, masterKey, this.publishKey, this.publisher, this.events, s.nodegroups, this.log);
+    const jobs = new JobService(() => this.accepted, dataCache, masterKey, this.publishKey, this.publisher, this.events, s.nodegroups, { jobs: jobCache, returns }, this.log);
     const handler = new RequestHandler(auth, jobs, this.sessions, dataCache, this.events, masterKey, {
       rootKey: () => this.rootKey,
       beforePublish: () => this.reconcileKeys(),
-    }, this.log);
+    }, { file_roots: s.file_roots, file_buffer_size: s.file_buffer_size }, this.log);
 
     await this.events.open(s.sock_dir);
     await this.publisher.bind(tcp(s.interface, s.publish_port));
@@ -96,6 +113,9 @@ export class Master {
     this.publisher.close();
     await this.events.close();
     await this.dataCache?.flush();
+    this.cleaner?.stop();
+    await this.returns?.drain();
+    await this.jobCache?.close();
   }
 
   /** salt-key works on the files directly; a watch tells us soon after, without polling. */

@@ -17,6 +17,7 @@ import type { MasterEvents } from './events';
 import type { JobService } from './jobs';
 import type { MinionDataCache } from './minion-data-cache';
 import type { Sessions } from './sessions';
+import { fileList, serveFile, type FileServerOptions } from './file-server';
 
 /**
  * Every message on the request port comes through here. Nothing a peer sends can stop the master:
@@ -32,6 +33,7 @@ export class RequestHandler {
     private readonly events: MasterEvents,
     private readonly masterKey: KeyObject,
     private readonly hooks: { rootKey: () => string; beforePublish: () => void },
+    private readonly files: FileServerOptions,
     private readonly log: Logger,
   ) {}
 
@@ -45,7 +47,7 @@ export class RequestHandler {
     }
     try {
       if (envelope.enc === 'clear') return await this.clear(envelope.load);
-      return this.aes(envelope.id, payload);
+      return await this.aes(envelope.id, payload);
     } catch (err) {
       if (err instanceof BrineError) {
         this.log.warning(`Bad request: ${err.message}`);
@@ -74,7 +76,7 @@ export class RequestHandler {
     }
   }
 
-  private aes(id: string, payload: Buffer): Buffer {
+  private async aes(id: string, payload: Buffer): Promise<Buffer> {
     const session = this.sessions.get(id);
     if (!session) {
       this.log.warning(
@@ -92,13 +94,17 @@ export class RequestHandler {
     session.tok ??= load.tok;
     switch (load.cmd) {
       case '_return':
-        this.jobs.onReturn(session.id, parseReturnLoad(load));
+        await this.jobs.onReturn(session.id, parseReturnLoad(load));
         return buildAesReply(session.crypticle, nonce, null);
       case '_minion_event': {
         const ev = parseMinionEventLoad(load);
         this.fireMinionEvent(session.id, ev);
         return buildAesReply(session.crypticle, nonce, null);
       }
+      case '_file_list':
+        return buildAesReply(session.crypticle, nonce, fileList(this.files, load));
+      case '_serve_file':
+        return buildAesReply(session.crypticle, nonce, serveFile(this.files, load));
       case '_pillar': {
         const req = parsePillarRequestLoad(load);
         this.dataCache.update(session.id, { grains: req.grains });

@@ -49,6 +49,12 @@ export interface JobExecutor {
   run(job: JobLoad): Promise<JobResult>;
 }
 
+/** Functions after which the minion's grains may differ. */
+const GRAIN_CHANGERS = new Set([
+  'saltutil.refresh_grains', 'saltutil.sync_grains', 'saltutil.sync_all', 'saltutil.refresh_modules',
+  'grains.setval', 'grains.setvals', 'grains.append', 'grains.remove', 'grains.delval',
+]);
+
 /** Salt's exit code when the master rejected this minion's key (EX_NOPERM). */
 export const EXIT_REJECTED = 77;
 
@@ -132,6 +138,16 @@ export class Minion {
     this.tok = makeTok(this.keys.privateKey);
     this.requests = new RequestClient(hostPort(s.master, s.master_port), { reconnectInterval: s.recon_default, reconnectMax: s.recon_max });
     return this.signIn();
+  }
+
+  /** An aes request to the master and its decrypted answer (the file client uses this). */
+  request(load: Record<string, unknown>): Promise<unknown> {
+    return this.send({ ...load, id: this.settings.id });
+  }
+
+  /** Sends our current grains to the master, which targets with them (Salt's pillar refresh). */
+  async sendGrains(): Promise<void> {
+    await this.send({ cmd: '_pillar', id: this.settings.id, grains: this.grains(), saltenv: 'base', pillarenv: null, pillar_override: {}, extra_minion_data: {}, ver: '2' });
   }
 
   /** Sends a job's return to the master (salt-call sends its local result with jid "req"). */
@@ -265,7 +281,7 @@ export class Minion {
   private async announce(): Promise<void> {
     const id = this.settings.id;
     const started = `Minion ${id} started at ${new Date().toString()}`;
-    await this.send({ cmd: '_pillar', id, grains: this.grains(), saltenv: 'base', pillarenv: null, pillar_override: {}, extra_minion_data: {}, ver: '2' });
+    await this.sendGrains();
     await this.send({ cmd: '_minion_event', id, tag: 'minion_start', data: started, pretag: null });
     await this.send({ cmd: '_minion_event', id, tag: `salt/minion/${id}/start`, data: started, pretag: null });
   }
@@ -328,6 +344,9 @@ export class Minion {
     if (!matchTarget(target, { id: this.settings.id, grains: this.grains() })) return;
     this.log.info(`User ${job.user ?? 'root'} Executing command ${String(job.fun)} with jid ${job.jid}`);
     const result = await this.executor.run(job);
+    // Grains that a job changed reach the master before the return does, so a target right
+    // after `saltutil.refresh_grains` already sees them.
+    if (GRAIN_CHANGERS.has(String(job.fun))) await this.sendGrains().catch((err) => this.log.warning(`Could not send grains: ${(err as Error).message}`));
     await this.deliverReturn(job, result);
   }
 
