@@ -1,6 +1,14 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { loadMasterConfig, loadMinionConfig, type MasterConfig, type MinionConfig } from '../core/config';
 import { createLogging, type Logging } from '../core/log';
 import { daemonize, isDaemonChild, onShutdown, removePidFile, reportReady, writePidFile } from './daemon';
+
+/** A missing configuration file is allowed (Salt's defaults apply) but never silent. */
+function missingFileWarning(configDir: string, role: 'master' | 'minion'): string[] {
+  const file = join(configDir, role);
+  return existsSync(file) ? [] : [`No configuration file ${file}: using the defaults (paths under /etc/salt, /var/cache/salt, /var/run/salt)`];
+}
 
 function warn(warnings: string[]): void {
   for (const w of warnings) process.stderr.write(`[WARNING ] ${w}\n`);
@@ -9,13 +17,13 @@ function warn(warnings: string[]): void {
 /** The master's configuration for a client command (salt, salt-key, salt-run); warnings to stderr. */
 export function loadMasterForCli(configDir: string, logLevel?: string): { config: MasterConfig } {
   const { config, warnings } = loadMasterConfig(configDir, logLevel ? { log_level: logLevel } : {});
-  warn(warnings);
+  warn([...missingFileWarning(configDir, 'master'), ...warnings]);
   return { config };
 }
 
 export function loadMinionForCli(configDir: string, logLevel?: string): { config: MinionConfig } {
   const { config, warnings } = loadMinionConfig(configDir, logLevel ? { log_level: logLevel } : {});
-  warn(warnings);
+  warn([...missingFileWarning(configDir, 'minion'), ...warnings]);
   return { config };
 }
 
@@ -61,7 +69,7 @@ export async function startDaemon<R extends Role>(
     console: !isDaemonChild(),
   });
   const log = logging.getLogger(`salt.${role}`);
-  for (const w of warnings) log.warning(w);
+  for (const w of [...missingFileWarning(flags['config-dir'], role), ...warnings]) log.warning(w);
   const daemon = await create(config as ConfigOf<R>, logging);
   writePidFile(settings.pidfile);
   onShutdown(async () => {

@@ -24,7 +24,8 @@ export function reportAndExit(err: unknown): never {
   }
   if (err instanceof Errors.CLIError) {
     // oclif's own parse errors: unknown flag, missing argument.
-    process.stderr.write(`ERROR: ${err.message.split('\n')[0]}\n`);
+    const lines = err.message.split('\n').filter((l) => l.trim() !== '').slice(0, 6);
+    process.stderr.write(`ERROR: ${lines.join('\n')}\n`);
     process.stderr.write('See --help for usage.\n');
     process.exit(EXIT_USAGE);
   }
