@@ -1,7 +1,6 @@
 import type { KeyObject } from 'node:crypto';
 import { Crypticle } from '../crypto/crypticle';
-import { oaepDecrypt, publicKeyFromPem, publicPemOf } from '../crypto/rsa';
-import { buildAuthReply } from '../channel';
+import { publicKeyFromPem, publicPemOf } from '../crypto/rsa';
 import type { AuthRequest } from '../protocol/loads';
 import type { Logger } from '../log';
 import type { KeyStore } from './key-store';
@@ -9,6 +8,7 @@ import type { AutosignFile } from './autosign';
 import type { PublishKey } from './publish-key';
 import type { Sessions } from './sessions';
 import type { MasterEvents } from './events';
+import type { MasterRsa } from './rsa-pool';
 
 export interface AuthPolicy {
   /** auto_accept: every new key is accepted. */
@@ -23,14 +23,16 @@ export interface AuthPolicy {
 /**
  * The master's side of Salt's sign-in (`_auth`): decides from the key store whether the minion is
  * accepted, pending, rejected or denied, and for an accepted one hands out the publish key and a
- * fresh session key, both encrypted to the minion's own public key.
+ * fresh session key, both encrypted to the minion's own public key. The RSA work of each reply
+ * (token decrypt, signature) runs on the RSA pool's threads; the decision stays here.
  */
 export class AuthService {
   private readonly masterPublicPem: string;
 
   constructor(
     private readonly keys: KeyStore,
-    private readonly masterKey: KeyObject,
+    masterKey: KeyObject,
+    private readonly rsa: MasterRsa,
     private readonly publishKey: PublishKey,
     private readonly sessions: Sessions,
     private readonly events: MasterEvents,
@@ -40,7 +42,7 @@ export class AuthService {
     this.masterPublicPem = publicPemOf(masterKey);
   }
 
-  handle(req: AuthRequest): Buffer {
+  async handle(req: AuthRequest): Promise<Buffer> {
     const { id, nonce } = req;
     this.log.info(`Authentication request from ${id}`);
     if (this.policy.openMode) {
@@ -57,7 +59,7 @@ export class AuthService {
       case 'rejected':
         this.log.info(`Public key rejected for ${id}. Key is present in rejection key dir.`);
         this.events.fire('salt/auth', { result: false, act: 'reject', id, pub: req.pub });
-        return buildAuthReply(this.masterKey, { kind: 'rejected', nonce });
+        return this.clearReply('rejected', nonce);
       case 'denied':
         this.log.warning(
           `Authentication attempt from ${id} failed, the public keys did not match. ` +
@@ -65,41 +67,44 @@ export class AuthService {
             `Known key ${decision.knownFingerprint}, offered key ${decision.offeredFingerprint}; the offered key was put in minions_denied.`,
         );
         this.events.fire('salt/auth', { result: false, act: 'denied', id, pub: req.pub });
-        return buildAuthReply(this.masterKey, { kind: 'rejected', nonce });
+        return this.clearReply('rejected', nonce);
       case 'pending':
         this.log.info(`New public key for ${id} placed in pending`);
         this.events.fire('salt/auth', { result: true, act: 'pend', id, pub: req.pub });
-        return buildAuthReply(this.masterKey, { kind: 'pending', nonce });
+        return this.clearReply('pending', nonce);
       case 'accepted':
         return this.accept(req);
     }
   }
 
-  private accept(req: AuthRequest): Buffer {
+  private async clearReply(kind: 'pending' | 'rejected', nonce: string): Promise<Buffer> {
+    return (await this.rsa.run({ op: 'authReply', kind, nonce })).reply;
+  }
+
+  private async accept(req: AuthRequest): Promise<Buffer> {
     const minionKey = publicKeyFromPem(req.pub);
     const sessionKey = Crypticle.generateKeyString();
+    // The publish key and its signature are read together, so a rotation meanwhile cannot pair
+    // one key with the other's signature.
+    const { keyString: aesKey, sig: aesSig } = this.publishKey;
     // The token proves to the minion that this master holds the private key it cached.
-    // A token this key cannot open was made for another master key: answer without it (as Salt
-    // does), and the minion, checking our signature against the key it cached, will refuse us.
-    let token: Buffer | undefined;
-    if (req.token) {
-      try {
-        token = oaepDecrypt(this.masterKey, req.token);
-      } catch {
-        this.log.warning(`The token of ${req.id} was not encrypted to this master's key: the minion cached another master key`);
-      }
-    }
-    const reply = buildAuthReply(this.masterKey, {
+    const { reply, tokenUnreadable } = await this.rsa.run({
+      op: 'authReply',
       kind: 'accepted',
-      minionPublicKey: minionKey,
-      publishPort: this.policy.publishPort,
-      aesKey: this.publishKey.keyString,
-      aesSig: this.publishKey.sig,
-      sessionKey,
-      token,
-      masterPublicPem: this.masterPublicPem,
       nonce: req.nonce,
+      minionPublicPem: req.pub,
+      publishPort: this.policy.publishPort,
+      aesKey,
+      aesSig,
+      sessionKey,
+      encryptedToken: req.token,
+      masterPublicPem: this.masterPublicPem,
     });
+    // A token this key cannot open was made for another master key: the reply goes without it (as
+    // Salt does), and the minion, checking our signature against the key it cached, refuses us.
+    if (tokenUnreadable) {
+      this.log.warning(`The token of ${req.id} was not encrypted to this master's key: the minion cached another master key`);
+    }
     this.sessions.open(req.id, sessionKey, minionKey);
     this.events.fire('salt/auth', { result: true, act: 'accept', id: req.id, pub: req.pub });
     return reply;

@@ -12,6 +12,7 @@ import { KeyStore } from './key-store';
 import { MinionDataCache } from './minion-data-cache';
 import { PublishKey } from './publish-key';
 import { RequestHandler } from './request-handler';
+import { RsaPool } from './rsa-pool';
 import { writeRootKey } from './root-key';
 import { Sessions } from './sessions';
 
@@ -60,6 +61,7 @@ export class Master {
   private jobCache?: JobCache;
   private returns?: ReturnBatcher;
   private cleaner?: JobCacheCleaner;
+  private rsa?: RsaPool;
 
   constructor(private readonly settings: MasterSettings, private readonly log: Logger) {
     this.keys = new KeyStore({ pkiDir: settings.pki_dir });
@@ -70,7 +72,13 @@ export class Master {
     raiseSocketLimit(20_000);
     const s = this.settings;
     for (const dir of [s.cachedir, s.sock_dir]) mkdirSync(dir, { recursive: true });
-    const masterKey = privateKeyFromPem(this.keys.ensureMasterKeys(s.keysize).privatePem);
+    const masterPem = this.keys.ensureMasterKeys(s.keysize).privatePem;
+    const masterKey = privateKeyFromPem(masterPem);
+    // Sign-in and _pillar RSA runs on worker threads so publishing and returns never wait on it.
+    const rsa = (this.rsa = new RsaPool({ masterPrivatePem: masterPem }, {
+      onWorkerError: (err) => this.log.error(`${err.message}; ${err.hint}`),
+    }));
+    await rsa.ready();
     this.publishKey = new PublishKey(masterKey);
     this.rootKey = writeRootKey(s.cachedir);
     const dataCache = (this.dataCache = new MinionDataCache(s.cachedir));
@@ -82,14 +90,14 @@ export class Master {
       onSweep: (n) => n > 0 && this.log.info(`Removed ${n} jobs older than keep_jobs from the job cache`),
     });
 
-    const auth = new AuthService(this.keys, masterKey, this.publishKey, this.sessions, this.events, {
+    const auth = new AuthService(this.keys, masterKey, rsa, this.publishKey, this.sessions, this.events, {
       autoAccept: s.auto_accept,
       autosign: new AutosignFile(s.autosign_file || undefined),
       openMode: s.open_mode,
       publishPort: s.publish_port,
     }, this.log);
-    const jobs = new JobService(() => this.accepted, dataCache, masterKey, this.publishKey, this.publisher, this.events, s.nodegroups, { jobs: jobCache, returns }, this.log);
-    const handler = new RequestHandler(auth, jobs, this.sessions, dataCache, this.events, masterKey, {
+    const jobs = new JobService(() => this.accepted, dataCache, masterKey, this.publishKey, this.publisher, this.events, s.nodegroups, { jobs: jobCache, returns }, this.log, (id) => this.sessions.get(id) !== undefined);
+    const handler = new RequestHandler(auth, jobs, this.sessions, dataCache, this.events, rsa, {
       rootKey: () => this.rootKey,
       beforePublish: () => this.reconcileKeys(),
     }, { file_roots: s.file_roots, file_buffer_size: s.file_buffer_size }, this.log);
@@ -116,6 +124,7 @@ export class Master {
     this.cleaner?.stop();
     await this.returns?.drain();
     await this.jobCache?.close();
+    await this.rsa?.close();
   }
 
   /** salt-key works on the files directly; a watch tells us soon after, without polling. */

@@ -1,5 +1,4 @@
-import type { KeyObject } from 'node:crypto';
-import { BAD_LOAD_REPLY, buildAesReply, buildSendPrivateReply, openAesRequest } from '../channel';
+import { BAD_LOAD_REPLY, buildAesReply, openAesRequest } from '../channel';
 import { BrineError } from '../errors';
 import { decode, encode } from '../protocol/msgpack';
 import {
@@ -17,6 +16,7 @@ import type { MasterEvents } from './events';
 import type { JobService } from './jobs';
 import type { MinionDataCache } from './minion-data-cache';
 import type { Sessions } from './sessions';
+import type { MasterRsa } from './rsa-pool';
 import { fileList, serveFile, type FileServerOptions } from './file-server';
 
 /**
@@ -31,7 +31,7 @@ export class RequestHandler {
     private readonly sessions: Sessions,
     private readonly dataCache: MinionDataCache,
     private readonly events: MasterEvents,
-    private readonly masterKey: KeyObject,
+    private readonly rsa: MasterRsa,
     private readonly hooks: { rootKey: () => string; beforePublish: () => void },
     private readonly files: FileServerOptions,
     private readonly log: Logger,
@@ -60,7 +60,7 @@ export class RequestHandler {
   private async clear(load: Record<string, unknown>): Promise<Buffer> {
     switch (load.cmd) {
       case '_auth':
-        return this.auth.handle(parseAuthRequest(load));
+        return await this.auth.handle(parseAuthRequest(load));
       case 'publish': {
         const req = parsePublishRequestLoad(load);
         if (req.key !== this.hooks.rootKey()) {
@@ -108,7 +108,9 @@ export class RequestHandler {
       case '_pillar': {
         const req = parsePillarRequestLoad(load);
         this.dataCache.update(session.id, { grains: req.grains });
-        return buildSendPrivateReply(this.masterKey, session.publicKey, nonce, {});
+        // The send_private signature runs on the RSA pool, off the publishing thread.
+        const pem = session.publicKey.export({ type: 'spki', format: 'pem' }).toString();
+        return (await this.rsa.run({ op: 'sendPrivate', minionPublicPem: pem, nonce, pillar: {} })).reply;
       }
       default:
         this.log.warning(`Request from ${id} with unknown command ${JSON.stringify(load.cmd)} refused`);

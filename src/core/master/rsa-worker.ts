@@ -1,0 +1,27 @@
+/**
+ * Entry of one RSA worker thread (see rsa-pool.ts). It gets the master's private key once, as PEM
+ * in workerData, and then answers `{ id, job }` messages with `{ id, result }` or `{ id, error }`.
+ */
+import { parentPort, workerData } from 'node:worker_threads';
+import { privateKeyFromPem } from '../crypto/rsa';
+import { BrineError } from '../errors';
+import { runRsaJob, type RsaJob } from './rsa-jobs';
+
+interface WorkerInput {
+  masterPrivatePem: string;
+}
+
+if (!parentPort) throw new BrineError('NOT_A_WORKER', 'rsa-worker must be started as a worker thread by RsaPool');
+const port = parentPort;
+const masterKey = privateKeyFromPem((workerData as WorkerInput).masterPrivatePem);
+
+port.on('message', (msg: { id: number; job: RsaJob }) => {
+  try {
+    port.postMessage({ id: msg.id, result: runRsaJob(masterKey, msg.job) });
+  } catch (err) {
+    const e = err as Error & { code?: unknown };
+    port.postMessage({ id: msg.id, error: { code: typeof e?.code === 'string' ? e.code : 'RSA_JOB_FAILED', message: String(e?.message ?? err) } });
+  }
+});
+// Tells the pool that the key loaded and jobs can be sent.
+port.postMessage({ ready: true });
