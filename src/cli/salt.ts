@@ -1,9 +1,11 @@
 import { appendFileSync, writeFileSync } from 'node:fs';
 import { BrineError } from '../core/errors';
 import { LocalClient, type MasterAddress, type MinionReturn } from '../core/master/local-client';
+import { JobWaiter } from '../core/master/local-client-wait';
 import { checkTarget, type TargetType } from '../core/targeting';
 import { formatOutput, noReturnMessage, type Outputter } from './output';
 import { CliError } from './errors';
+import { runBatch } from './batch';
 
 export interface SaltOptions {
   master: MasterAddress & { nodegroups?: Record<string, string | string[]> };
@@ -12,6 +14,8 @@ export interface SaltOptions {
   fun: string;
   arg: unknown[];
   timeoutSec: number;
+  /** Salt's gather_job_timeout: how long the find_job question waits for answers. */
+  gatherJobTimeoutSec: number;
   out: Outputter;
   outFile?: string;
   outIndent?: number;
@@ -21,11 +25,21 @@ export interface SaltOptions {
   verbose: boolean;
   delimiter?: string;
   ret?: string;
+  /** --hide-timeout: leave out the minions that did not return. */
+  hideTimeout?: boolean;
+  /** --summary: counts after the returns. */
+  summary?: boolean;
+  /** -b/--batch-size: "N" or "N%" minions at a time. */
+  batch?: string;
+  /** --batch-wait: seconds to wait after a minion returns before starting the next one. */
+  batchWaitSec?: number;
 }
 
 export interface Io {
   out(text: string): void;
   err(text: string): void;
+  /** Whether stderr is a terminal (batch mode draws a progress bar there). */
+  errIsTty?: boolean;
 }
 
 /** Salt's exit codes (salt/defaults/exitcodes.py). */
@@ -53,6 +67,10 @@ export async function runSalt(opts: SaltOptions, io: Io): Promise<number> {
   if (opts.outFile) writeFileSync(opts.outFile, '');
   const format = (data: Record<string, unknown>) => formatOutput(opts.out, data, { indent: opts.outIndent, static: true });
 
+  if (opts.batch !== undefined) {
+    return runBatch({ ...opts, batch: opts.batch, batchWaitSec: opts.batchWaitSec ?? 0 }, io, print, format);
+  }
+
   const client = await LocalClient.connect(opts.master);
   try {
     let pub;
@@ -75,20 +93,34 @@ export async function runSalt(opts: SaltOptions, io: Io): Promise<number> {
 
     let failed = false;
     const collected: Record<string, unknown> = {};
-    const returned = new Set<string>();
+    const results: Record<string, unknown> = {};
     const show = (id: string, value: unknown) => {
+      results[id] = value;
       if (opts.static) collected[id] = value;
       else print(format({ [id]: value }));
     };
-    for await (const ret of client.returns(pub, opts.timeoutSec * 1000)) {
-      returned.add(ret.id);
-      if (isFailure(ret)) failed = true;
-      show(ret.id, ret.return);
+    const waiter = new JobWaiter(client, { timeoutMs: opts.timeoutSec * 1000, gatherMs: opts.gatherJobTimeoutSec * 1000 });
+    waiter.add(pub);
+    const failures = new Set<string>();
+    let missing: Array<{ id: string; reason: 'No response' | 'Not connected' }> = [];
+    for (let ev = await waiter.next(); ev; ev = await waiter.next()) {
+      if (ev.kind === 'done') {
+        missing = ev.missing;
+        continue;
+      }
+      if (isFailure(ev.ret)) {
+        failed = true;
+        failures.add(ev.ret.id);
+      }
+      show(ev.ret.id, ev.ret.return);
     }
-    const missing = pub.minions.filter((id) => !returned.has(id));
-    for (const id of missing) show(id, noReturnMessage(pub.jid));
+    // --hide-timeout leaves them out entirely, and so out of the exit code (as Salt's show_timeout=False).
+    if (!opts.hideTimeout) {
+      for (const m of missing) show(m.id, noReturnMessage(pub.jid, m.reason));
+      if (missing.length > 0) failed = true;
+    }
     if (opts.static) print(format(collected));
-    if (missing.length > 0) failed = true;
+    if (opts.summary) io.out(summaryText(results, failures, missing, opts.verbose));
     if (failed) {
       io.err('ERROR: Minions returned with non-zero exit code\n');
       return EX_GENERIC;
@@ -99,7 +131,33 @@ export async function runSalt(opts: SaltOptions, io: Io): Promise<number> {
   }
 }
 
-function isFailure(ret: MinionReturn): boolean {
+/** Salt's _print_returns_summary (salt/cli/salt.py). */
+export function summaryText(
+  results: Record<string, unknown>,
+  failures: Set<string>,
+  missing: Array<{ id: string; reason: string }>,
+  verbose: boolean,
+): string {
+  const silent = new Set(missing.map((m) => m.id));
+  const returned = Object.keys(results).filter((id) => !silent.has(id));
+  const lines = ['\n', '-------------------------------------------', 'Summary', '-------------------------------------------'];
+  lines.push(`# of minions targeted: ${returned.length + missing.length}`);
+  lines.push(`# of minions returned: ${returned.length}`);
+  lines.push(`# of minions that did not return: ${missing.length}`);
+  lines.push(`# of minions with errors: ${returned.filter((id) => failures.has(id)).length}`);
+  if (verbose) {
+    const notConnected = missing.filter((m) => m.reason === 'Not connected').map((m) => m.id);
+    const noResponse = missing.filter((m) => m.reason === 'No response').map((m) => m.id);
+    const failed = returned.filter((id) => failures.has(id));
+    if (notConnected.length > 0) lines.push(`Minions not connected: ${notConnected.join(' ')}`);
+    if (noResponse.length > 0) lines.push(`Minions not responding: ${noResponse.join(' ')}`);
+    if (failed.length > 0) lines.push(`Minions with failures: ${failed.join(' ')}`);
+  }
+  lines.push('-------------------------------------------');
+  return lines.join('\n') + '\n';
+}
+
+export function isFailure(ret: MinionReturn): boolean {
   if (ret.retcode !== 0 || !ret.success) return true;
   const r = ret.return as Record<string, unknown> | null;
   return typeof r === 'object' && r !== null && !Array.isArray(r) && (r.result === false || r.success === false);

@@ -33,6 +33,10 @@ export default class Salt extends Command {
     'show-jid': Flags.boolean({ description: 'Print the jid of the job' }),
     verbose: Flags.boolean({ char: 'v', description: 'Say what the command is doing' }),
     return: Flags.string({ description: 'Returner to send the returns to as well' }),
+    'hide-timeout': Flags.boolean({ description: 'Leave out the minions that did not return' }),
+    summary: Flags.boolean({ description: 'Print a summary of the returns at the end' }),
+    'batch-size': Flags.string({ char: 'b', description: "Run on this many minions at a time: 'N' or 'N%'" }),
+    'batch-wait': Flags.string({ description: 'Seconds to wait after a minion returns before starting the next one' }),
   };
 
   async run(): Promise<void> {
@@ -61,8 +65,13 @@ export default class Salt extends Command {
         verbose: flags.verbose,
         delimiter: flags.delimiter,
         ret: flags.return,
+        gatherJobTimeoutSec: config.gather_job_timeout,
+        hideTimeout: flags['hide-timeout'],
+        summary: flags.summary,
+        batch: flags['batch-size'],
+        batchWaitSec: flags['batch-wait'] === undefined ? 0 : Number(flags['batch-wait']),
       },
-      { out: (t) => process.stdout.write(t), err: (t) => process.stderr.write(t) },
+      { out: (t) => process.stdout.write(t), err: (t) => process.stderr.write(t), errIsTty: process.stderr.isTTY === true },
     );
     process.exitCode = code;
   }

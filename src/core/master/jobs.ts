@@ -11,7 +11,8 @@ import type { MinionDataCache } from './minion-data-cache';
 import type { PublishKey } from './publish-key';
 
 export type PublishReply =
-  | { jid: string; minions: string[]; missing: string[] }
+  /** not_connected is brine's: the expected minions without a session (Salt's CLI ignores it). */
+  | { jid: string; minions: string[]; missing: string[]; not_connected: string[] }
   | { jid: null; minions: never[]; error: string };
 
 /**
@@ -34,6 +35,8 @@ export class JobService {
     private readonly nodegroups: Record<string, string | string[]>,
     private readonly cache: { jobs: JobCache; returns: ReturnBatcher },
     private readonly log: Logger,
+    /** Whether the master holds a session for the minion (it signed in since the master started). */
+    private readonly hasSession: (id: string) => boolean = () => true,
   ) {}
 
   async publish(load: PublishRequestLoad): Promise<PublishReply> {
@@ -86,7 +89,7 @@ export class JobService {
     });
     await this.publisher.publish([buildPublication(this.publishKey.crypticle, this.masterKey, job)]);
     this.log.info(`User ${job.user} Published command ${load.fun} with jid ${jid}`);
-    return { jid, minions, missing: [] };
+    return { jid, minions, missing: [], not_connected: minions.filter((id) => !this.hasSession(id)) };
   }
 
   /**

@@ -38,6 +38,26 @@ export interface Publication {
   jid: string;
   /** The minions the master expects to answer. */
   minions: string[];
+  /**
+   * brine's master adds the expected minions it holds no session for (not signed in since the
+   * master started, or key deleted/rejected since); a Salt master leaves it out.
+   */
+  notConnected: string[];
+}
+
+/** Why a minion is reported without a return (Salt's two reasons). */
+export type NoReturnReason = 'No response' | 'Not connected';
+
+/** What the wait of one job yields: a return, then once the end with the minions that never answered. */
+export type JobEvent =
+  | { kind: 'return'; ret: MinionReturn }
+  | { kind: 'done'; jid: string; missing: Array<{ id: string; reason: NoReturnReason }> };
+
+export interface WaitOptions {
+  /** Salt's `timeout`: how long to wait before asking the missing minions with saltutil.find_job. */
+  timeoutMs: number;
+  /** Salt's `gather_job_timeout`: how long to wait for the find_job answers. */
+  gatherMs: number;
 }
 
 function loopback(iface: string): string {
@@ -110,7 +130,8 @@ export class LocalClient {
     if (typeof out.jid !== 'string' || !Array.isArray(out.minions)) {
       throw new BrineError('BAD_REPLY', 'the master answered the publish request without a jid');
     }
-    return { jid: out.jid, minions: out.minions.map(String) };
+    const notConnected = Array.isArray(out.not_connected) ? out.not_connected.map(String) : [];
+    return { jid: out.jid, minions: out.minions.map(String), notConnected };
   }
 
   /**
@@ -127,25 +148,41 @@ export class LocalClient {
       const event = await this.events.next(left);
       if (!event) return;
       if (!event.tag.startsWith(prefix)) continue;
-      const data = decode(event.body) as Record<string, unknown>;
-      const id = String(data.id ?? event.tag.slice(prefix.length));
-      waiting.delete(id);
-      yield {
-        id,
-        jid: pub.jid,
-        fun: typeof data.fun === 'string' ? data.fun : undefined,
-        return: data.return,
-        retcode: asNumber(data.retcode, 0),
-        success: data.success !== false,
-        out: typeof data.out === 'string' ? data.out : undefined,
-      };
+      const ret = returnFromEvent(pub.jid, event.tag.slice(prefix.length), event.body);
+      waiting.delete(ret.id);
+      yield ret;
     }
+  }
+
+  /** The next event of the bus (salt/job/ tags only), or null after timeoutMs. */
+  nextEvent(timeoutMs: number): Promise<{ tag: string; body: Buffer } | null> {
+    return this.events.next(timeoutMs);
   }
 
   close(): void {
     this.events.close();
     this.requests.close();
   }
+}
+
+/** A `salt/job/<jid>/ret/<id>` event's data as a MinionReturn. */
+export function returnFromEvent(jid: string, idFromTag: string, body: Buffer): MinionReturn {
+  let data: Record<string, unknown> = {};
+  try {
+    const decoded = decode(body);
+    if (decoded && typeof decoded === 'object' && !Array.isArray(decoded)) data = decoded as Record<string, unknown>;
+  } catch {
+    // A return event that is not msgpack still tells who answered; its data is lost.
+  }
+  return {
+    id: typeof data.id === 'string' ? data.id : idFromTag,
+    jid,
+    fun: typeof data.fun === 'string' ? data.fun : undefined,
+    return: data.return,
+    retcode: asNumber(data.retcode, 0),
+    success: data.success !== false,
+    out: typeof data.out === 'string' ? data.out : undefined,
+  };
 }
 
 function safeUser(): string {
