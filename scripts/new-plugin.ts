@@ -107,7 +107,8 @@ export function scaffoldPlugin(name: string, parentDir: string): string {
 
 function main(argv: string[]): number {
   const args = [...argv];
-  let parent = process.cwd();
+  // `npm run` starts scripts in brine's own folder; INIT_CWD is where the user typed the command.
+  let parent = process.env.INIT_CWD ?? process.cwd();
   const at = args.indexOf('--dir');
   if (at !== -1) {
     if (!args[at + 1]) {

@@ -11,6 +11,7 @@ import type { MasterFiles } from '../plugins/services/extension-sync';
 import { FileClient } from '../core/minion/file-client';
 import { StaticConfig } from '../plugins/services/config';
 import { BUILTIN_PLUGINS } from '../../plugins';
+import { pluginPackageDirs } from '../plugins/loader/package-dirs';
 
 /**
  * Salt's minion id rules (config `id`, the `minion_id` cache, then the host's names), with a
@@ -33,16 +34,20 @@ export function minionId(config: MinionConfig): string {
 /**
  * The minion's plugins (built-ins, module_dirs, plugin packages, synced extensions) with the
  * control that saltutil uses. `files` is the master's file server; salt-call --local has none.
+ * Plugin packages (`brine-plugin-*`) are searched in the `plugin_dirs` folders of the config, then
+ * in brine's own installation (see pluginPackageDirs).
  */
 export async function startPlugins(config: MinionConfig, logging: Logging, files?: MasterFiles): Promise<PluginRuntime> {
   const logger = logging.getLogger('salt.loader');
+  const packages = pluginPackageDirs((config as unknown as Record<string, unknown>).plugin_dirs);
+  for (const p of packages.problems) logger.warning(`${p.origin}: ${p.error.message}`);
   const runtime = await PluginRuntime.start({
     config: new StaticConfig({ ...config, id: minionId(config) } as Record<string, unknown>),
     logger,
     builtins: BUILTIN_PLUGINS,
+    npm: { nodeModules: packages.dirs },
     files,
   });
-  for (const p of runtime.plugins.registry.problems) logger.warning(`${p.origin}: ${p.error.message}`);
   return runtime;
 }
 

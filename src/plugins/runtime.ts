@@ -167,7 +167,16 @@ export class PluginRuntime implements IMinionControl {
     return [...base, ...ext];
   }
 
-  private loadPlugins(): Promise<LoadedPlugins> {
-    return new PluginLoader({ ...this.options, moduleDirs: this.moduleDirs(), control: this }).load();
+  /** Load (or reload) the plugins; what failed or is unavailable goes to the log, each time. */
+  private async loadPlugins(): Promise<LoadedPlugins> {
+    const plugins = await new PluginLoader({ ...this.options, moduleDirs: this.moduleDirs(), control: this }).load();
+    const log = this.options.logger;
+    for (const p of plugins.registry.problems) {
+      log?.warning('%s failed to load: %s', p.module ? `Module '${p.module}' from ${p.origin}` : p.origin, p.error.message);
+    }
+    for (const [mod, reason] of plugins.registry.unavailable()) {
+      log?.info("Module '%s' is unavailable: __virtual__ returned False%s", mod, reason ? `: ${reason}` : '');
+    }
+    return plugins;
   }
 }
