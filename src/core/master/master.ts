@@ -1,14 +1,15 @@
 import { mkdirSync, watch, type FSWatcher } from 'node:fs';
 import { join } from 'node:path';
+import { ConfigError } from '../errors';
 import { privateKeyFromPem } from '../crypto/rsa';
 import type { Logger } from '../log';
 import { PublishServer, RequestServer, raiseSocketLimit } from '../transport/zeromq';
 import { AuthService } from './auth';
 import { AutosignFile } from './autosign';
-import { MasterEvents } from './events';
+import { keyEvents, MasterEvents } from './events';
 import { JobService } from './jobs';
 import { openJobCache, retentionSeconds, ReturnBatcher, startJobCacheCleaner, type JobCache, type JobCacheCleaner, type JobCacheConfig } from './job-cache';
-import { KeyStore } from './key-store';
+import { KeyStore, STATE_DIRS, type KeyListing } from './key-store';
 import { MinionDataCache } from './minion-data-cache';
 import { PublishKey } from './publish-key';
 import { RequestHandler } from './request-handler';
@@ -36,6 +37,17 @@ export interface MasterSettings {
   file_roots: Record<string, string[]>;
   file_buffer_size?: number;
   keep_jobs?: number;
+  /** Salt's maintenance period in seconds (default 60): how often old jobs are cleaned. */
+  loop_interval?: number;
+}
+
+/** loop_interval in ms for the job cache cleaner; a bad value is a configuration error. */
+function loopIntervalMs(value: unknown): number {
+  if (value === undefined || value === null) return 60_000;
+  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) {
+    throw new ConfigError('BAD_CONFIG', `loop_interval must be a number of seconds > 0, got ${JSON.stringify(value)}`, { hint: "fix or remove 'loop_interval' in the master config" });
+  }
+  return Math.max(1, Math.round(value * 1000));
 }
 
 function tcp(iface: string, port: number): string {
@@ -55,8 +67,10 @@ export class Master {
   private readonly sessions = new Sessions();
   private publishKey!: PublishKey;
   private rootKey = '';
-  private watcher?: FSWatcher;
+  private readonly watchers: FSWatcher[] = [];
   private accepted = new Set<string>();
+  /** Every key state as last seen, to fire salt/key when salt-key changes them. */
+  private keyListing?: KeyListing;
   private dataCache?: MinionDataCache;
   private jobCache?: JobCache;
   private returns?: ReturnBatcher;
@@ -86,6 +100,7 @@ export class Master {
     const returns = (this.returns = new ReturnBatcher(jobCache));
     this.cleaner = startJobCacheCleaner(jobCache, {
       keepSeconds: retentionSeconds(s as unknown as JobCacheConfig),
+      intervalMs: loopIntervalMs(s.loop_interval),
       onError: (err) => this.log.error(`Cleaning the job cache failed: ${(err as Error).message}`),
       onSweep: (n) => n > 0 && this.log.info(`Removed ${n} jobs older than keep_jobs from the job cache`),
     });
@@ -105,7 +120,8 @@ export class Master {
     await this.events.open(s.sock_dir);
     await this.publisher.bind(tcp(s.interface, s.publish_port));
     await this.requests.bind(tcp(s.interface, s.ret_port));
-    this.accepted = new Set(this.keys.list('accepted'));
+    this.keyListing = this.keys.list('all');
+    this.accepted = new Set(this.keyListing.accepted);
     this.watchKeys();
     this.requests.serve(
       (payload) => handler.handle(payload),
@@ -116,7 +132,7 @@ export class Master {
   }
 
   async stop(): Promise<void> {
-    this.watcher?.close();
+    for (const w of this.watchers) w.close();
     await this.requests.close();
     this.publisher.close();
     await this.events.close();
@@ -129,19 +145,23 @@ export class Master {
 
   /** salt-key works on the files directly; a watch tells us soon after, without polling. */
   private watchKeys(): void {
-    const dir = join(this.settings.pki_dir, 'minions');
-    mkdirSync(dir, { recursive: true });
     // A burst of changes (salt-key -A over a thousand keys) costs one reconcile, not one each.
     let scheduled = false;
-    this.watcher = watch(dir, () => {
+    const onChange = () => {
       if (scheduled) return;
       scheduled = true;
       setImmediate(() => {
         scheduled = false;
         this.reconcileKeys();
       });
-    });
-    this.watcher.on('error', (err) => this.log.warning(`Cannot watch ${dir}: ${err.message}`));
+    };
+    for (const state of ['accepted', 'pending', 'rejected', 'denied'] as const) {
+      const dir = join(this.settings.pki_dir, STATE_DIRS[state]);
+      mkdirSync(dir, { recursive: true });
+      const watcher = watch(dir, onChange);
+      watcher.on('error', (err) => this.log.warning(`Cannot watch ${dir}: ${err.message}`));
+      this.watchers.push(watcher);
+    }
   }
 
   /**
@@ -150,7 +170,10 @@ export class Master {
    * encrypted with a new key.
    */
   private reconcileKeys(): void {
-    const now = new Set(this.keys.list('accepted'));
+    const listing = this.keys.list('all');
+    if (this.keyListing) for (const ev of keyEvents(this.keyListing, listing)) this.events.fire('salt/key', { ...ev });
+    this.keyListing = listing;
+    const now = new Set(listing.accepted);
     let removed = false;
     for (const id of this.accepted) {
       if (!now.has(id)) {
