@@ -5,10 +5,12 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { stringify } from 'yaml';
+import { freePort } from '../src/core/free-port';
+
+export { freePort };
 
 /** The repository root, from the TypeScript source (vitest) or the compiled dist/ tree. */
 function findRepo(from: string): string {
@@ -24,17 +26,6 @@ function findRepo(from: string): string {
 export const REPO = findRepo(__dirname);
 const BIN = join(REPO, 'bin');
 
-/** A TCP port on 127.0.0.1 that was free a moment ago (the OS picks it). */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
-}
 
 export interface RunResult {
   code: number;

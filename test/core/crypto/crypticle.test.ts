@@ -2,18 +2,11 @@ import { createHmac, randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { Crypticle } from '../../../src/core/crypto/crypticle';
 import { cryptoVectors } from './vectors';
+import { codeOf } from '../../support/errors';
 
 const vectors = cryptoVectors().crypticle;
 const hex = (h: string) => Buffer.from(h, 'hex');
 
-function codeOf(fn: () => unknown): string | undefined {
-  try {
-    fn();
-  } catch (err) {
-    return (err as { code?: string }).code;
-  }
-  return undefined;
-}
 
 describe('Crypticle against captured Salt messages', () => {
   it('has the four captured vectors', () => {

@@ -14,18 +14,11 @@ import {
   x931Sign,
 } from '../../../src/core/crypto/rsa';
 import { cryptoVectors, publicKeyFileOf, wireFile } from './vectors';
+import { codeOf } from '../../support/errors';
 
 const vectors = cryptoVectors();
 const hex = (h: string) => Buffer.from(h, 'hex');
 
-function codeOf(fn: () => unknown): string | undefined {
-  try {
-    fn();
-  } catch (err) {
-    return (err as { code?: string }).code;
-  }
-  return undefined;
-}
 
 describe('X9.31 against captured Salt signatures', () => {
   it('has the four captured vectors', () => {

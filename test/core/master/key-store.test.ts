@@ -4,20 +4,13 @@ import * as path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { KeyStore, sortIgnoreCase } from '../../../src/core/master/key-store';
 import { fingerprint } from '../../../src/core/crypto/rsa';
+import { codeOf } from '../../support/errors';
 
 const KEYS = path.resolve(__dirname, '../../..', '..', 'shared/salt-wire/keys');
 const pub = (name: string) => readFileSync(path.join(KEYS, `${name}.pub`), 'utf8');
 /** The form a minion sends on the wire: stripped, no trailing newline. */
 const wirePub = (name: string) => pub(name).trim();
 
-function codeOf(fn: () => unknown): string | undefined {
-  try {
-    fn();
-  } catch (err) {
-    return (err as { code?: string }).code;
-  }
-  return undefined;
-}
 
 let dir: string;
 let store: KeyStore;

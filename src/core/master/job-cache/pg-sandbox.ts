@@ -11,12 +11,12 @@
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { Client } from 'pg';
 import { BrineError } from '../../errors';
 import type { PostgresOptions } from './postgres-cache';
+import { freePort } from '../../free-port';
 
 export interface ThrowawayPostgres {
   options: PostgresOptions;
@@ -45,16 +45,6 @@ export function findPostgresBin(): string {
   return fail('no PostgreSQL server binaries (initdb, pg_ctl) found on PATH or under /usr/lib/postgresql');
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
-}
 
 /** As root: the unprivileged account to run the server as, with its uid and gid. */
 function serverAccount(): { name: string; uid: number; gid: number } | null {

@@ -1,15 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { SqliteJobCache, startJobCacheCleaner, type JobCache } from '../../../../src/core/master/job-cache';
 import { job, ret } from './support/contract';
+import { codeOf } from '../../../support/errors';
 
-function codeOf(fn: () => unknown): string | undefined {
-  try {
-    fn();
-  } catch (err) {
-    return (err as { code?: string }).code;
-  }
-  return undefined;
-}
 
 const NOW = new Date('2026-12-02T12:00:00Z');
 const hoursAgo = (h: number) => new Date(NOW.getTime() - h * 3600_000);

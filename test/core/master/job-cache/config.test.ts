@@ -1,14 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { jobCacheBackend, openJobCache, postgresOptions, retentionSeconds, sqlitePath } from '../../../../src/core/master/job-cache';
+import { codeOfAsync as codeOf } from '../../../support/errors';
 
-async function codeOf(fn: () => unknown): Promise<string | undefined> {
-  try {
-    await fn();
-  } catch (err) {
-    return (err as { code?: string }).code;
-  }
-  return undefined;
-}
 
 describe('job cache options', () => {
   it('chooses the backend from master_job_cache (local_cache, Salt\'s default, is SQLite)', async () => {

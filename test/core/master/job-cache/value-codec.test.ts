@@ -1,14 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { decodeValue, encodeValue } from '../../../../src/core/master/job-cache';
+import { codeOf } from '../../../support/errors';
 
-function codeOf(fn: () => unknown): string | undefined {
-  try {
-    fn();
-  } catch (err) {
-    return (err as { code?: string }).code;
-  }
-  return undefined;
-}
 
 const roundTrip = (v: unknown) => decodeValue(encodeValue(v));
 
