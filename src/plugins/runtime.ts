@@ -3,6 +3,7 @@ import { isAbsolute, join } from 'node:path';
 import { CommandExecutionError, InvocationError } from './api/errors';
 import type { ExtensionForm, IMinionControl, RunningJob, SyncOptions } from './api/control';
 import { Executor, type JobRequest, type JobResult } from './executor';
+import { findPluginPackages } from './loader/discovery';
 import { forgetPluginFiles } from './loader/host-require';
 import { PluginLoader, type LoadedPlugins, type PluginLoaderOptions } from './loader/loader';
 import { extensionModulesDir, syncExtensions, type MasterFiles } from './services/extension-sync';
@@ -107,8 +108,9 @@ export class PluginRuntime implements IMinionControl {
   }
 
   async reloadModules(): Promise<void> {
-    const dirs = this.moduleDirs();
-    forgetPluginFiles(dirs);
+    // Plugin packages are read again too, so an upgraded package takes effect without a restart.
+    const packages = this.options.npm ? [...findPluginPackages(this.options.npm).values()] : [];
+    forgetPluginFiles([...this.moduleDirs(), ...packages]);
     this.executor.replacePlugins(await this.loadPlugins());
   }
 

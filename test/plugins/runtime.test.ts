@@ -46,3 +46,41 @@ describe('PluginRuntime with the real file server and client', () => {
     expect(runtime.runningJobs()).toEqual([]);
   });
 });
+
+describe('PluginRuntime with plugin packages', () => {
+  function writePackage(nodeModules: string, name: string, answer: string): void {
+    const dir = join(nodeModules, name);
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, 'package.json'), JSON.stringify({ name, brine: { entry: 'index.js' } }));
+    writeFileSync(
+      join(dir, 'index.js'),
+      `const { Module, Fn } = require('brine/plugin');\nclass Pkg { answer() { return ${JSON.stringify(answer)}; } }\nFn()(Pkg.prototype, 'answer');\nModule('pkg')(Pkg);\nmodule.exports = { Pkg };\n`,
+    );
+  }
+
+  it('loads a package installed or upgraded while it runs on saltutil.refresh_modules, and logs what failed', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'brine-runtime-npm-'));
+    dirs.push(root);
+    const nodeModules = join(root, 'node_modules');
+    mkdirSync(nodeModules);
+    const lines: string[] = [];
+    const runtime = await PluginRuntime.start({
+      config: new StaticConfig({ id: 'm1' }),
+      grains: new MemoryGrains({ kernel: 'Linux' }),
+      logger: new StreamLogger('info', (line) => lines.push(line)),
+      builtins: BUILTIN_PLUGINS,
+      npm: { nodeModules: [nodeModules] },
+    });
+    const call = async (fun: string, jid: string) => (await runtime.run({ fun, arg: [], jid })).return;
+    expect(await call('pkg.answer', '20240101000000000001')).toBe("'pkg.answer' is not available.");
+    writePackage(nodeModules, 'brine-plugin-pkg', 'one');
+    mkdirSync(join(nodeModules, 'brine-plugin-noentry'));
+    writeFileSync(join(nodeModules, 'brine-plugin-noentry', 'package.json'), JSON.stringify({ name: 'brine-plugin-noentry' }));
+    expect(await call('saltutil.refresh_modules', '20240101000000000002')).toBe(true);
+    expect(await call('pkg.answer', '20240101000000000003')).toBe('one');
+    expect(lines).toContain("[WARNING] npm:brine-plugin-noentry failed to load: package 'brine-plugin-noentry' names no plugin entry");
+    writePackage(nodeModules, 'brine-plugin-pkg', 'two');
+    await runtime.reloadModules();
+    expect(await call('pkg.answer', '20240101000000000004')).toBe('two');
+  });
+});

@@ -71,16 +71,13 @@ export function discoverModuleDirs(dirs: readonly string[]): { found: Discovered
 }
 
 /**
- * Installed npm plugin packages. A package names its entry file in package.json under `brine`
- * (`"brine": "dist/index.js"`, or `"brine": { "entry": "dist/index.js" }`); it should list brine
- * as a peer dependency. Its `require('brine/plugin')` gets the host's API.
+ * The folders of the plugin packages installed in `options.nodeModules`, by package name; a name
+ * found in an earlier folder hides the same name in a later one.
  *
  * @example
- * discoverNpm({ nodeModules: ['/opt/brine/node_modules'] }) // loads every brine-plugin-* package there
+ * findPluginPackages({ nodeModules: ['/srv/brine-plugins/node_modules'] }) // Map { 'brine-plugin-hello' => '/srv/brine-plugins/node_modules/brine-plugin-hello' }
  */
-export function discoverNpm(options: NpmPluginOptions): { found: DiscoveredPlugins[]; problems: LoadProblem[] } {
-  const found: DiscoveredPlugins[] = [];
-  const problems: LoadProblem[] = [];
+export function findPluginPackages(options: NpmPluginOptions): Map<string, string> {
   const pattern = options.pattern ?? 'brine-plugin-*';
   const dirs = new Map<string, string>(); // package name -> dir
   for (const nm of options.nodeModules) {
@@ -92,6 +89,21 @@ export function discoverNpm(options: NpmPluginOptions): { found: DiscoveredPlugi
       if (!dirs.has(name) && existsSync(join(root, name, 'package.json'))) dirs.set(name, join(root, name));
     }
   }
+  return dirs;
+}
+
+/**
+ * Installed npm plugin packages. A package names its entry file in package.json under `brine`
+ * (`"brine": "dist/index.js"`, or `"brine": { "entry": "dist/index.js" }`); it should list brine
+ * as a peer dependency. Its `require('brine/plugin')` gets the host's API.
+ *
+ * @example
+ * discoverNpm({ nodeModules: ['/opt/brine/node_modules'] }) // loads every brine-plugin-* package there
+ */
+export function discoverNpm(options: NpmPluginOptions): { found: DiscoveredPlugins[]; problems: LoadProblem[] } {
+  const found: DiscoveredPlugins[] = [];
+  const problems: LoadProblem[] = [];
+  const dirs = findPluginPackages(options);
   for (const name of options.packages ?? []) {
     if (!dirs.has(name)) problems.push({ origin: `npm:${name}`, error: new PluginDefinitionError(`npm plugin package '${name}' is not installed`) });
   }

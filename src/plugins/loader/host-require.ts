@@ -1,5 +1,5 @@
 import Module from 'node:module';
-import { readFileSync } from 'node:fs';
+import { readFileSync, realpathSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { PluginDefinitionError } from '../api/errors';
 
@@ -91,7 +91,15 @@ export function transpilePluginSource(source: string, fileName: string): string 
  * (module reload after a sync). The host's own modules are never inside module dirs.
  */
 export function forgetPluginFiles(dirs: readonly string[]): void {
-  const prefixes = dirs.map((d) => (d.endsWith('/') ? d : `${d}/`));
+  // require caches a file under its real path: a symlinked package (`npm install ./folder`) too.
+  const real = dirs.map((d) => {
+    try {
+      return realpathSync(d);
+    } catch {
+      return d;
+    }
+  });
+  const prefixes = [...new Set([...dirs, ...real])].map((d) => (d.endsWith('/') ? d : `${d}/`));
   for (const key of Object.keys(internals._cache)) {
     if (prefixes.some((p) => key.startsWith(p))) delete internals._cache[key];
   }
