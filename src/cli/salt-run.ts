@@ -7,12 +7,19 @@ import type { Io } from './salt';
 import { openJobCache, type JobCacheConfig } from '../core/master/job-cache';
 import { JOB_RUNNERS } from './runners/jobs';
 import { isOutputter } from './output';
+import { activeJobs } from './runners/jobs-active';
+import { streamEvents } from './runners/state-event';
+
+/** A runner that prints as it goes (state.event) answers this instead of data to print. */
+const STREAMED = Symbol('streamed');
 
 export interface RunnerOptions {
   master: MasterAddress & { pki_dir: string };
   fun: string;
   arg: unknown[];
   timeoutSec: number;
+  /** Salt's gather_job_timeout, for the runners that wait for minions. */
+  gatherJobTimeoutSec?: number;
   out: Outputter;
 }
 
@@ -50,7 +57,26 @@ async function withJobCache(o: RunnerOptions, fun: string): Promise<unknown> {
   }
 }
 
-const RUNNERS: Record<string, (o: RunnerOptions) => Promise<unknown>> = {
+async function jobsActive(o: RunnerOptions): Promise<unknown> {
+  const cache = await openJobCache(o.master as unknown as JobCacheConfig);
+  try {
+    const client = await LocalClient.connect(o.master);
+    try {
+      return await activeJobs({ client, cache, timeoutMs: o.timeoutSec * 1000, gatherMs: (o.gatherJobTimeoutSec ?? 10) * 1000 });
+    } finally {
+      client.close();
+    }
+  } finally {
+    await cache.close();
+  }
+}
+
+const RUNNERS: Record<string, (o: RunnerOptions, io: Io) => Promise<unknown>> = {
+  'jobs.active': jobsActive,
+  'state.event': async (o, io) => {
+    await streamEvents({ sockDir: o.master.sock_dir, arg: o.arg }, (line) => io.out(line));
+    return STREAMED;
+  },
   'manage.status': (o) => status(o.master, o.timeoutSec),
   'manage.up': async (o) => (await status(o.master, o.timeoutSec)).up,
   'manage.down': async (o) => (await status(o.master, o.timeoutSec)).down,
@@ -63,7 +89,8 @@ export async function runRunner(opts: RunnerOptions, io: Io): Promise<number> {
   if (!runner) {
     throw new CliError(`'${opts.fun}' is not available.`, 1, { hint: `Runner functions here: ${Object.keys(RUNNERS).join(', ')}` });
   }
-  let result = await runner(opts);
+  let result = await runner(opts, io);
+  if (result === STREAMED) return 0;
   let out = opts.out;
   // lookup_jid hands back {outputter, data} when the minion named an outputter (as Salt's does).
   if (isOutputterResult(result)) {

@@ -2,8 +2,8 @@ import { Args, Command, Flags } from '@oclif/core';
 import { configDirFlag, logLevelFlag, outFlag } from '../flags';
 
 export default class SaltRun extends Command {
-  static override summary = 'Run a runner function on the master (manage.up, manage.down, manage.status)';
-  static override examples = ['salt-run manage.status', 'salt-run manage.up'];
+  static override summary = 'Run a runner function on the master (manage.*, jobs.*, state.event)';
+  static override examples = ['salt-run manage.status', 'salt-run jobs.lookup_jid 20261202131309576618', 'salt-run jobs.active', "salt-run state.event 'salt/job/*' pretty=True"];
   static override strict = false;
   static override args = {
     function: Args.string({ description: 'The runner function, e.g. manage.status', required: true }),
@@ -22,7 +22,7 @@ export default class SaltRun extends Command {
     const { runRunner } = await import('../salt-run.js');
     const { config } = loadMasterForCli(flags['config-dir'], flags['log-level']);
     process.exitCode = await runRunner(
-      { master: config, fun: args.function, arg: parseCliArgs((argv as string[]).slice(1)), timeoutSec: flags.timeout ?? config.timeout, out: (flags.out ?? 'nested') as 'nested' },
+      { master: config, fun: args.function, arg: parseCliArgs((argv as string[]).slice(1)), timeoutSec: flags.timeout ?? config.timeout, gatherJobTimeoutSec: config.gather_job_timeout, out: (flags.out ?? 'nested') as 'nested' },
       { out: (t) => process.stdout.write(t), err: (t) => process.stderr.write(t) },
     );
   }
