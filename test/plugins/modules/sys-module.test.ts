@@ -49,6 +49,8 @@ describe('sys module', () => {
     expect(missing.winonly).toBe("'winonly' __virtual__ returned False: winonly needs Windows");
     expect(missing.silent).toBe("'silent' __virtual__ returned False");
     expect(missing.pkg).toMatch(/depends on unknown service IPackages/);
+    // A file that throws before naming its module is listed under its file name, as Salt names modules.
+    expect(missing['a-broken']).toMatch(/^failed to load from \/.*\/a-broken\.js: boom while loading$/);
     expect(await h.call('winonly.run')).toMatchObject({ return: "'winonly' __virtual__ returned False: winonly needs Windows", retcode: 1 });
   });
 
