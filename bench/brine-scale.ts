@@ -93,6 +93,10 @@ export async function runBrineScale(
       auth_timeout: authTimeout ?? config.auth_timeout,
       recon_default: config.recon_default,
       recon_max: config.recon_max,
+      recon_randomize: config.recon_randomize,
+      auth_tries: config.auth_tries,
+      acceptance_wait_time_max: config.acceptance_wait_time_max,
+      random_reauth_delay: config.random_reauth_delay,
       return_retry_timer: config.return_retry_timer,
       return_retry_tries: config.return_retry_tries,
     };

@@ -175,8 +175,8 @@ function printScale(rows: ScaleRow[], keys: KeyCacheResult, pluginsMs: number, j
   const settings = rows[0]?.brine.minionSettings;
   if (settings) {
     process.stdout.write(
-      `\nMinion settings: auth_timeout ${settings.auth_timeout} s, return_retry_timer ${settings.return_retry_timer} s, ` +
-        `recon_default ${settings.recon_default} ms; sign-in requests that timed out and were sent again: ` +
+      `\nMinion settings: auth_timeout ${settings.auth_timeout} s, auth_tries ${settings.auth_tries}, return_retry_timer ${settings.return_retry_timer} s, ` +
+        `recon_default ${settings.recon_default} ms (randomize ${settings.recon_randomize}); sign-in requests that timed out and were sent again: ` +
         `${rows.map((r) => `${r.brine.signInRetries} at N=${r.minions}`).join(', ')}.\n`,
     );
   }

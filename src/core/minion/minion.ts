@@ -11,13 +11,18 @@ import {
 import { Crypticle } from '../crypto/crypticle';
 import { fingerprint, publicKeyFromPem } from '../crypto/rsa';
 import { join } from 'node:path';
-import { BrineError, CryptoError, ProtocolError } from '../errors';
+import { BrineError, CryptoError, ProtocolError, TransportError } from '../errors';
 import type { JobLoad } from '../protocol/loads';
-import { decode } from '../protocol/msgpack';
 import type { Logger } from '../log';
 import { matchTarget, type TargetType } from '../targeting';
 import { RequestClient, SubscribeClient, raiseSocketLimit } from '../transport/zeromq';
+import { cpuTurn } from './cpu-turn';
+import { MasterKeyMismatchError, MinionRejectedError, decodeOrNull, offeredMasterKey, rejectedError } from './minion-errors';
 import { cacheMasterKey, ensureMinionKeys, readCachedMasterKey, type MinionKeys } from './minion-keys';
+import {
+  authTryTimeoutMs, checkSignInSettings, nextAcceptanceWait, reauthDelayMs, resendPauseMs, subscribeReconnect,
+  type RandomSource, type SignInSettings,
+} from './sign-in-policy';
 
 /** The minion options the daemon uses (Salt's names; paths already under root_dir). */
 export interface MinionSettings {
@@ -30,6 +35,11 @@ export interface MinionSettings {
   auth_timeout: number;
   recon_default: number;
   recon_max: number;
+  /** Salt's defaults when absent: auth_tries 7, acceptance_wait_time_max 0, random_reauth_delay 10, recon_randomize true. */
+  auth_tries?: number;
+  acceptance_wait_time_max?: number;
+  random_reauth_delay?: number;
+  recon_randomize?: boolean;
   return_retry_timer: number;
   return_retry_tries: number;
   /** Salt's master_finger: the master key's fingerprint this minion trusts from the start. */
@@ -49,27 +59,13 @@ export interface JobExecutor {
   run(job: JobLoad): Promise<JobResult>;
 }
 
+export { EXIT_REJECTED, MasterKeyMismatchError, MinionRejectedError } from './minion-errors';
+
 /** Functions after which the minion's grains may differ. */
 const GRAIN_CHANGERS = new Set([
   'saltutil.refresh_grains', 'saltutil.sync_grains', 'saltutil.sync_all', 'saltutil.refresh_modules',
   'grains.setval', 'grains.setvals', 'grains.append', 'grains.remove', 'grains.delval',
 ]);
-
-/** Salt's exit code when the master rejected this minion's key (EX_NOPERM). */
-export const EXIT_REJECTED = 77;
-
-export class MinionRejectedError extends BrineError {
-  constructor(message: string, hint: string) {
-    super('KEY_REJECTED', message, { hint });
-  }
-}
-
-/** The master presents another key than the one this minion trusts: refuse to talk to it. */
-export class MasterKeyMismatchError extends BrineError {
-  constructor(message: string, hint: string) {
-    super('MASTER_KEY_MISMATCH', message, { hint });
-  }
-}
 
 export interface Session {
   aes: Crypticle;
@@ -96,6 +92,10 @@ export class Minion {
   private signingIn?: Promise<Session>;
   private tok!: Buffer;
   private stopped = false;
+  /** Date.now() of the last successful sign-in. */
+  private lastSignIn = 0;
+  private readonly policy: SignInSettings;
+  private readonly random: RandomSource;
   private readonly wakers = new Set<() => void>();
   private readonly running = new Set<Promise<void>>();
   private fatalBy?: (err: MinionRejectedError | MasterKeyMismatchError) => void;
@@ -110,7 +110,18 @@ export class Minion {
     private readonly executor: JobExecutor,
     private readonly grains: () => Record<string, unknown>,
     private readonly log: Logger,
-  ) {}
+    options: { random?: RandomSource } = {},
+  ) {
+    this.random = options.random ?? Math.random;
+    this.policy = {
+      auth_timeout: settings.auth_timeout,
+      auth_tries: settings.auth_tries ?? 7,
+      acceptance_wait_time: settings.acceptance_wait_time,
+      acceptance_wait_time_max: settings.acceptance_wait_time_max ?? 0,
+      random_reauth_delay: settings.random_reauth_delay ?? 10,
+    };
+    checkSignInSettings(this.policy);
+  }
 
   get id(): string {
     return this.settings.id;
@@ -121,10 +132,7 @@ export class Minion {
     const s = this.settings;
     this.log.info(`Setting up the Salt Minion "${s.id}"`);
     const session = await this.connect();
-    this.subscriber = new SubscribeClient({ reconnectInterval: s.recon_default, reconnectMax: s.recon_max });
-    this.subscriber.connect(hostPort(s.master, session.publishPort));
-    void this.listen(this.subscriber);
-    await this.subscriber.whenConnected();
+    await this.subscribe(session.publishPort).whenConnected();
     await this.announce();
     this.log.info(`Minion "${s.id}" is ready: signed in and subscribed to ${s.master}:${session.publishPort}`);
   }
@@ -133,6 +141,9 @@ export class Minion {
   async connect(): Promise<Session> {
     raiseSocketLimit(20_000);
     const s = this.settings;
+    // Loading the key and the X9.31 tok are RSA work: many minions in one process (the bench)
+    // take turns, so the first sign-in goes out at once rather than after all of them.
+    await cpuTurn();
     this.keys = ensureMinionKeys(s.pki_dir, s.keysize);
     this.masterKey = readCachedMasterKey(s.pki_dir)?.key;
     this.tok = makeTok(this.keys.privateKey);
@@ -173,47 +184,44 @@ export class Minion {
     return this.signingIn;
   }
 
+  /**
+   * Salt's sign-in loop: rounds of up to auth_tries `_auth` requests (see sign-in-policy.ts);
+   * after a round without an answer or a pending reply, wait acceptance_wait_time (growing up
+   * to acceptance_wait_time_max) and sign in again. A rejection ends the minion.
+   */
   private async authenticate(): Promise<Session> {
     const s = this.settings;
+    let wait = this.policy.acceptance_wait_time;
+    const waitMore = async () => {
+      await this.pause(wait * 1000);
+      wait = nextAcceptanceWait(wait, this.policy.acceptance_wait_time, this.policy.acceptance_wait_time_max);
+    };
     for (;;) {
-      if (this.stopped) throw new BrineError('STOPPED', 'the minion is stopping');
-      const { bytes, nonce } = buildAuthRequest({
-        id: s.id,
-        publicPem: this.keys.publicPem,
-        masterPublicKey: this.masterKey,
-        token: this.masterKey ? randomBytes(57).toString('base64') : undefined,
-      });
-      let reply: Buffer;
-      try {
-        reply = await this.requests.request(bytes, s.auth_timeout * 1000);
-      } catch (err) {
-        this.log.warning(`Master ${s.master}:${s.master_port} did not answer the sign-in: ${(err as Error).message}`);
+      const sent = await this.signInRound();
+      if (sent === null) {
+        this.log.warning(`Master ${s.master}:${s.master_port} answered none of ${this.policy.auth_tries} sign-in requests; signing in again in ${wait} s`);
+        await waitMore();
         continue;
       }
+      await cpuTurn(); // opening the reply is RSA work
       let answer;
       try {
-        answer = this.openAuthReply(reply, nonce);
+        answer = this.openAuthReply(sent.reply, sent.nonce);
       } catch (err) {
         if (!(err instanceof ProtocolError)) throw err;
-        this.log.warning(`The master answered the sign-in with something unreadable (${err.message}); retrying in ${s.acceptance_wait_time} s`);
-        await this.pause(s.acceptance_wait_time * 1000);
+        this.log.warning(`The master answered the sign-in with something unreadable (${err.message}); retrying in ${wait} s`);
+        await waitMore();
         continue;
       }
-      if (answer.kind !== 'accepted' && answer.kind === 'rejected') {
-        throw new MinionRejectedError(
-          "The Salt Master has rejected this minion's public key!\n" +
-            'To repair this issue, delete the public key for this minion on the Salt Master and restart this minion.\n' +
-            'Or restart the Salt Master in open mode to clean out the keys. The Salt Minion will now exit.',
-          `Check on the master with 'salt-key -L': a key under Rejected or Denied for '${s.id}' means the master refused it ` +
-            '(a Denied key means another machine already uses this id).',
-        );
+      if (answer.kind === 'rejected') {
+        throw rejectedError(s.id);
       }
       if (answer.kind !== 'accepted') {
         this.log.error(
-          `The Salt Master has cached the public key for this node, this salt minion will wait for ${s.acceptance_wait_time} seconds before attempting to re-authenticate`,
+          `The Salt Master has cached the public key for this node, this salt minion will wait for ${wait} seconds before attempting to re-authenticate`,
         );
-        this.log.info(`Waiting ${s.acceptance_wait_time} seconds before retry.`);
-        await this.pause(s.acceptance_wait_time * 1000);
+        this.log.info(`Waiting ${wait} seconds before retry.`);
+        await waitMore();
         continue;
       }
       if (!this.masterKey) {
@@ -227,8 +235,73 @@ export class Minion {
         sessionKey: answer.sessionKey,
         publishPort: answer.publishPort,
       };
+      this.lastSignIn = Date.now();
       this.log.info('Authentication with master successful');
+      // The master is back but our subscription may still be waiting out its (randomised)
+      // reconnect interval: connect it now so the next job reaches us.
+      if (this.subscriber && !this.subscriber.isConnected && !this.stopped) this.subscribe(answer.publishPort);
       return this.session;
+    }
+  }
+
+  /**
+   * One round: the same `_auth` sent up to auth_tries times, each try waiting longer, with a
+   * random pause before each resend. Resolves with the reply, or null when no try was answered.
+   */
+  private async signInRound(): Promise<{ reply: Buffer; nonce: string } | null> {
+    const s = this.settings;
+    const { bytes, nonce } = buildAuthRequest({
+      id: s.id,
+      publicPem: this.keys.publicPem,
+      masterPublicKey: this.masterKey,
+      token: this.masterKey ? randomBytes(57).toString('base64') : undefined,
+    });
+    for (let attempt = 1; attempt <= this.policy.auth_tries; attempt++) {
+      if (this.stopped) throw new BrineError('STOPPED', 'the minion is stopping');
+      if (attempt > 1) await this.pause(resendPauseMs(this.policy.auth_timeout, this.random));
+      const timeout = authTryTimeoutMs(this.policy.auth_timeout, attempt);
+      try {
+        return { reply: await this.requests.request(bytes, timeout), nonce };
+      } catch (err) {
+        if (!(err instanceof TransportError) || this.stopped) throw err;
+        this.log.warning(`Master ${s.master}:${s.master_port} did not answer the sign-in (try ${attempt} of ${this.policy.auth_tries}, ${timeout / 1000} s): ${err.message}`);
+      }
+    }
+    return null;
+  }
+
+  /** Subscribes to the publish port (replacing an earlier subscription) and starts listening. */
+  private subscribe(publishPort: number): SubscribeClient {
+    const s = this.settings;
+    const { interval, max } = subscribeReconnect(
+      { recon_default: s.recon_default, recon_max: s.recon_max, recon_randomize: s.recon_randomize ?? true },
+      this.random,
+    );
+    this.subscriber?.close();
+    const sub = new SubscribeClient({ reconnectInterval: interval, reconnectMax: max });
+    sub.connect(hostPort(s.master, publishPort));
+    sub.onReconnect((downSince) => void this.publisherBack(downSince));
+    this.subscriber = sub;
+    void this.listen(sub);
+    return sub;
+  }
+
+  /**
+   * The publish connection came back after a drop: the master most likely restarted and has a new
+   * publish key. Sign in again after random_reauth_delay, so that a thousand minions do not all
+   * sign in on the next job; a job that comes sooner signs in at once (onPublication).
+   */
+  private async publisherBack(downSince: number): Promise<void> {
+    const delay = reauthDelayMs(this.policy.random_reauth_delay, this.random);
+    this.log.info(`The connection to the master's publisher is back: signing in again in ${delay / 1000} s`);
+    await this.pause(delay);
+    if (this.stopped || this.lastSignIn > downSince) return; // signed in since the drop already
+    this.session = undefined;
+    try {
+      await this.signIn();
+    } catch (err) {
+      if (err instanceof MinionRejectedError || err instanceof MasterKeyMismatchError) this.fatalBy?.(err);
+      else if (!this.stopped) this.log.warning(`Signing in again failed: ${(err as Error).message}`);
     }
   }
 
@@ -305,7 +378,7 @@ export class Minion {
 
   private async listen(sub: SubscribeClient): Promise<void> {
     for await (const frames of sub.messages()) {
-      if (this.stopped) break;
+      if (this.stopped || sub !== this.subscriber) break;
       const task = this.onPublication(frames[frames.length - 1]).catch((err) => {
         if (err instanceof MinionRejectedError || err instanceof MasterKeyMismatchError) this.fatalBy?.(err);
         else this.log.error(`Job handling failed: ${(err as Error)?.stack ?? err}`);
@@ -383,24 +456,5 @@ export class Minion {
         await this.pause(timer * 1000);
       }
     }
-  }
-}
-
-function decodeOrNull(bytes: Buffer): unknown {
-  try {
-    return decode(bytes);
-  } catch {
-    return null;
-  }
-}
-
-/** The master key an accepted sign-in reply carries, read without trusting it, for the error text. */
-function offeredMasterKey(reply: Buffer): string | undefined {
-  try {
-    const outer = decode(reply) as { load?: unknown };
-    const inner = decode(Buffer.isBuffer(outer.load) ? outer.load : Buffer.from(String(outer.load), 'utf8')) as { pub_key?: unknown };
-    return typeof inner.pub_key === 'string' ? inner.pub_key : undefined;
-  } catch {
-    return undefined;
   }
 }

@@ -68,7 +68,10 @@ export class PublishServer {
 export class SubscribeClient {
   private readonly socket: zmq.Subscriber;
   private connected = false;
+  private everConnected = false;
   private readonly waiters: Array<() => void> = [];
+  private readonly reconnectListeners: Array<(downSince: number) => void> = [];
+  private downSince = 0;
 
   constructor(options: ReconnectOptions = {}) {
     this.socket = new zmq.Subscriber({
@@ -95,6 +98,19 @@ export class SubscribeClient {
     return new Promise((resolve) => this.waiters.push(resolve));
   }
 
+  /** Whether the ZMTP session with the publisher is up right now. */
+  get isConnected(): boolean {
+    return this.connected;
+  }
+
+  /**
+   * Called each time the session comes back after it dropped (the publisher restarted or the
+   * network failed), not on the first connection, with the time (Date.now()) it dropped.
+   */
+  onReconnect(listener: (downSince: number) => void): void {
+    this.reconnectListeners.push(listener);
+  }
+
   async *messages(): AsyncGenerator<Buffer[]> {
     try {
       for await (const frames of this.socket) yield frames;
@@ -111,9 +127,13 @@ export class SubscribeClient {
     try {
       for await (const event of this.socket.events) {
         if (event.type === 'handshake') {
+          const again = this.everConnected && !this.connected;
           this.connected = true;
+          this.everConnected = true;
           this.waiters.splice(0).forEach((resolve) => resolve());
+          if (again) this.reconnectListeners.forEach((listener) => listener(this.downSince));
         } else if (event.type === 'disconnect') {
+          if (this.connected) this.downSince = Date.now();
           this.connected = false;
         }
       }

@@ -1,0 +1,49 @@
+/** The minion's fatal errors, the texts they carry, and helpers that read replies for them. */
+import { BrineError } from '../errors';
+import { decode } from '../protocol/msgpack';
+
+/** Salt's exit code when the master rejected this minion's key (EX_NOPERM). */
+export const EXIT_REJECTED = 77;
+
+export class MinionRejectedError extends BrineError {
+  constructor(message: string, hint: string) {
+    super('KEY_REJECTED', message, { hint });
+  }
+}
+
+/** The master presents another key than the one this minion trusts: refuse to talk to it. */
+export class MasterKeyMismatchError extends BrineError {
+  constructor(message: string, hint: string) {
+    super('MASTER_KEY_MISMATCH', message, { hint });
+  }
+}
+
+/** Salt's CRITICAL text when the master rejected our key, with brine's hint on why. */
+export function rejectedError(id: string): MinionRejectedError {
+  return new MinionRejectedError(
+    "The Salt Master has rejected this minion's public key!\n" +
+      'To repair this issue, delete the public key for this minion on the Salt Master and restart this minion.\n' +
+      'Or restart the Salt Master in open mode to clean out the keys. The Salt Minion will now exit.',
+    `Check on the master with 'salt-key -L': a key under Rejected or Denied for '${id}' means the master refused it ` +
+      '(a Denied key means another machine already uses this id).',
+  );
+}
+
+export function decodeOrNull(bytes: Buffer): unknown {
+  try {
+    return decode(bytes);
+  } catch {
+    return null;
+  }
+}
+
+/** The master key an accepted sign-in reply carries, read without trusting it, for the error text. */
+export function offeredMasterKey(reply: Buffer): string | undefined {
+  try {
+    const outer = decode(reply) as { load?: unknown };
+    const inner = decode(Buffer.isBuffer(outer.load) ? outer.load : Buffer.from(String(outer.load), 'utf8')) as { pub_key?: unknown };
+    return typeof inner.pub_key === 'string' ? inner.pub_key : undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,96 @@
+/**
+ * A master made of the real channel functions and transport, small enough to stop, restart and
+ * misbehave on purpose in minion tests. Keys are the shared vector keys.
+ */
+import { Crypticle } from '../../../src/core/crypto/crypticle';
+import {
+  BAD_LOAD_REPLY, buildAesReply, buildAuthReply, buildPublication, buildSendPrivateReply, openAesRequest, openAuthRequest,
+} from '../../../src/core/channel';
+import { decode } from '../../../src/core/protocol/msgpack';
+import { PublishServer, RequestServer } from '../../../src/core/transport/zeromq';
+import { keyPem } from '../protocol/wire-vectors';
+
+export interface FakeMasterOptions {
+  retPort: number;
+  pubPort: number;
+  /** `_auth` requests to leave unanswered before answering (the busy master). */
+  ignoreAuth?: number;
+}
+
+export class FakeMaster {
+  readonly masterPem = keyPem('master.pem');
+  readonly masterPub = keyPem('master.pub');
+  readonly aesKey = Crypticle.generateKeyString();
+  /** Arrival time (performance.now()) of every `_auth` request, answered or not. */
+  readonly authTimes: number[] = [];
+  readonly returns: Array<{ id: string; jid: string; return: unknown; at: number }> = [];
+  readonly errors: unknown[] = [];
+  private readonly sessions = new Map<string, { sessionKey: string; pub: string }>();
+  private readonly requests = new RequestServer();
+  private readonly publisher = new PublishServer();
+  private ignoreAuth: number;
+  private returnWaiters: Array<() => void> = [];
+
+  constructor(private readonly options: FakeMasterOptions) {
+    this.ignoreAuth = options.ignoreAuth ?? 0;
+  }
+
+  async start(): Promise<void> {
+    await this.publisher.bind(`tcp://127.0.0.1:${this.options.pubPort}`);
+    await this.requests.bind(`tcp://127.0.0.1:${this.options.retPort}`);
+    // A reply to a peer that went away (or after stop()) fails to send: recorded, not thrown.
+    this.requests.serve(async (payload) => this.handle(payload), (err) => this.errors.push(err));
+  }
+
+  async stop(): Promise<void> {
+    await this.requests.close();
+    this.publisher.close();
+  }
+
+  publish(job: Record<string, unknown>): Promise<void> {
+    return this.publisher.publish([buildPublication(this.aesKey, this.masterPem, job)]);
+  }
+
+  /** Resolves when a return for `jid` has arrived. */
+  async waitForReturn(jid: string): Promise<{ at: number; return: unknown }> {
+    for (;;) {
+      const found = this.returns.find((r) => r.jid === jid);
+      if (found) return found;
+      await new Promise<void>((resolve) => this.returnWaiters.push(resolve));
+    }
+  }
+
+  private handle(payload: Buffer): Buffer | null {
+    const env = decode(payload) as { enc: string; load: Record<string, unknown> };
+    if (env.enc === 'clear') {
+      this.authTimes.push(performance.now());
+      if (this.ignoreAuth > 0) {
+        this.ignoreAuth--;
+        return null;
+      }
+      const { request, token } = openAuthRequest(payload, this.masterPem);
+      const sessionKey = Crypticle.generateKeyString();
+      this.sessions.set(request.id, { sessionKey, pub: request.pub });
+      return buildAuthReply(this.masterPem, {
+        kind: 'accepted', nonce: request.nonce, minionPublicKey: request.pub, publishPort: this.options.pubPort,
+        aesKey: this.aesKey, sessionKey, token, masterPublicPem: this.masterPub,
+      });
+    }
+    let opened;
+    try {
+      opened = openAesRequest(payload, (id) => {
+        const s = this.sessions.get(id);
+        return s && { sessionKey: s.sessionKey, publicKey: s.pub };
+      });
+    } catch {
+      return BAD_LOAD_REPLY;
+    }
+    const session = this.sessions.get(opened.id)!;
+    if (opened.load.cmd === '_pillar') return buildSendPrivateReply(this.masterPem, session.pub, opened.nonce, {});
+    if (opened.load.cmd === '_return') {
+      this.returns.push({ id: opened.id, jid: String(opened.load.jid), return: opened.load.return, at: performance.now() });
+      this.returnWaiters.splice(0).forEach((wake) => wake());
+    }
+    return buildAesReply(session.sessionKey, opened.nonce, null);
+  }
+}
