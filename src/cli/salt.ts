@@ -120,7 +120,7 @@ export async function runSalt(opts: SaltOptions, io: Io): Promise<number> {
       if (missing.length > 0) failed = true;
     }
     if (opts.static) print(format(collected));
-    if (opts.summary) io.out(summaryText(results, failures, missing, opts.verbose));
+    if (opts.summary) io.out(summaryText(results, failures, opts.hideTimeout ? [] : missing, opts.verbose));
     if (failed) {
       io.err('ERROR: Minions returned with non-zero exit code\n');
       return EX_GENERIC;
