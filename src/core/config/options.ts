@@ -117,6 +117,8 @@ export const MASTER_OPTIONS: Record<string, OptionSpec> = {
 
 export const MINION_OPTIONS: Record<string, OptionSpec> = {
   ...COMMON,
+  /** brine: folders holding brine-plugin-* packages (and their node_modules), first match wins. */
+  plugin_dirs: o('strlist', []),
   default_include: o('str', 'minion.d/*.conf'),
   master: o('str|strlist', 'salt'),
   master_port: o('port', 4506),
