@@ -20,24 +20,27 @@ import { runBaseline, type BaselineResult } from './baseline';
 import { runBrineScale, type BrineScaleResult, type SharedMinionRuntime } from './brine-scale';
 import { ensureKeyCache, type KeyCacheResult } from './keys';
 import { runMicroBench, type MicroResult } from './micro';
+import { runJobCacheBench, type BenchRow } from '../src/core/master/job-cache/bench';
 import { fmtInt, fmtMs, table } from './report';
 
 interface Options {
   minions: number[];
   jobs: number;
   micro: boolean;
+  /** Returns per second written to the job cache (SQLite and PostgreSQL). */
+  jobCache: boolean;
   /** The minions' auth_timeout in seconds; undefined keeps Salt's default from the config loader. */
   authTimeout?: number;
 }
 
-const USAGE = 'usage: npm run bench -- [--minions 100,1000] [--jobs 5] [--auth-timeout SECONDS] [--skip-micro]';
+const USAGE = 'usage: npm run bench -- [--minions 100,1000] [--jobs 5] [--auth-timeout SECONDS] [--skip-micro] [--skip-job-cache]';
 
 function badFlag(message: string): BrineError {
   return new BrineError('BAD_BENCH_FLAG', message, { hint: USAGE });
 }
 
 export function parseArgs(argv: string[]): Options {
-  const options: Options = { minions: [100, 1000], jobs: 5, micro: true };
+  const options: Options = { minions: [100, 1000], jobs: 5, micro: true, jobCache: true };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     const [name, inline] = arg.includes('=') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg, undefined];
@@ -67,6 +70,9 @@ export function parseArgs(argv: string[]): Options {
         options.authTimeout = Number(v);
         break;
       }
+      case '--skip-job-cache':
+        options.jobCache = false;
+        break;
       case '--skip-micro':
         options.micro = false;
         break;
@@ -118,6 +124,11 @@ interface ScaleRow {
   brine: BrineScaleResult;
   baseline: BaselineResult;
   ratio: number;
+}
+
+function printJobCache(rows: BenchRow[]): void {
+  process.stdout.write('\nJob cache: returns per second written\n\n');
+  process.stdout.write(table(['case', 'returns/s'], rows.map((r) => [r.name, fmtInt(r.opsPerSec)])));
 }
 
 function printMicro(results: MicroResult[]): void {
@@ -199,6 +210,13 @@ async function main(): Promise<void> {
     printMicro(micro);
   }
 
+  let jobCache: BenchRow[] = [];
+  if (options.jobCache) {
+    progress('job cache: returns per second written (SQLite, PostgreSQL)');
+    jobCache = await runJobCacheBench();
+    printJobCache(jobCache);
+  }
+
   const most = Math.max(...options.minions);
   progress(`minion keys: making sure ${most} cached 2048-bit keys exist`);
   const keys = await ensureKeyCache(most, 2048);
@@ -225,6 +243,7 @@ async function main(): Promise<void> {
     machine: { ...info, loadAvgAtEnd: os.loadavg().map((l) => Number(l.toFixed(2))) },
     options,
     micro,
+    jobCache,
     scale: {
       executor: 'real Executor, built-in plugins loaded once and shared by all minions',
       keys,
