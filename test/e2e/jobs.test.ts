@@ -107,7 +107,8 @@ describe('ten minions', () => {
   }, 30_000);
 
   it('publishes with --async, shows the job in jobs.active while it runs, then lookup_jid, list_jobs and print_job', async () => {
-    const started = await cluster.salt('m04', 'test.sleep', '3', '--async');
+    // Long enough that jobs.active (a whole salt-run process) still finds it on busy CI cores.
+    const started = await cluster.salt('m04', 'test.sleep', '6', '--async');
     expect(started.stdout).toMatch(/^Executed command with job ID: \d{20}\n$/);
     const jid = jidOf(started.stdout);
     await cluster.minions.get('m04')!.waitFor(`Executing command test.sleep with jid ${jid}`);
@@ -115,7 +116,7 @@ describe('ten minions', () => {
     const active = await cluster.run('salt-run', ['jobs.active', '--out', 'json']);
     expect(active.code).toBe(0);
     const running = JSON.parse(active.stdout) as Record<string, Record<string, unknown>>;
-    expect(running[jid]).toMatchObject({ Function: 'test.sleep', Arguments: [3], Target: 'm04', 'Target-type': 'glob', Returned: [] });
+    expect(running[jid], active.stdout + active.stderr).toMatchObject({ Function: 'test.sleep', Arguments: [6], Target: 'm04', 'Target-type': 'glob', Returned: [] });
     expect(running[jid].Running).toEqual([{ m04: expect.any(Number) }]);
 
     await cluster.master!.waitFor(`Got return from m04 for job ${jid}`);
