@@ -134,7 +134,7 @@ export class Master {
   async stop(): Promise<void> {
     for (const w of this.watchers) w.close();
     await this.requests.close();
-    this.publisher.close();
+    await this.publisher.close();
     await this.events.close();
     await this.dataCache?.flush();
     this.cleaner?.stop();

@@ -19,6 +19,16 @@ function wrap(what: string, err: unknown): TransportError {
   });
 }
 
+/**
+ * Unbinds before closing, and waits for it: close() alone frees the port later, in zeromq's I/O
+ * thread, so a master restarted in the same process could find its own port still in use.
+ */
+async function unbindAndClose(socket: zmq.Socket, addresses: string[]): Promise<void> {
+  if (socket.closed) return;
+  await Promise.allSettled(addresses.splice(0).map((a) => socket.unbind(a)));
+  socket.close();
+}
+
 /** Serialises sends on one socket: zeromq allows one pending send per socket at a time. */
 class SendQueue {
   private tail: Promise<void> = Promise.resolve();
@@ -41,6 +51,7 @@ export interface ReconnectOptions {
 export class PublishServer {
   private readonly socket: zmq.Publisher;
   private readonly queue: SendQueue;
+  private readonly bound: string[] = [];
 
   constructor(options: { highWaterMark?: number } = {}) {
     this.socket = new zmq.Publisher({ linger: 0, sendHighWaterMark: options.highWaterMark ?? 1000 });
@@ -53,14 +64,16 @@ export class PublishServer {
     } catch (err) {
       throw wrap(`cannot listen for subscribers on ${address}`, err);
     }
+    this.bound.push(this.socket.lastEndpoint ?? address);
   }
 
   publish(frames: Buffer[]): Promise<void> {
     return this.queue.send(frames);
   }
 
-  close(): void {
-    this.socket.close();
+  /** Closes the socket; the promise resolves once the port is free again. */
+  close(): Promise<void> {
+    return unbindAndClose(this.socket, this.bound);
   }
 }
 
@@ -157,6 +170,7 @@ export class RequestServer {
   private readonly socket: zmq.Router;
   private readonly queue: SendQueue;
   private loop?: Promise<void>;
+  private readonly bound: string[] = [];
 
   constructor() {
     this.socket = new zmq.Router({ linger: 0, receiveHighWaterMark: 0, sendHighWaterMark: 0 });
@@ -169,6 +183,7 @@ export class RequestServer {
     } catch (err) {
       throw wrap(`cannot listen for requests on ${address}`, err);
     }
+    this.bound.push(this.socket.lastEndpoint ?? address);
   }
 
   serve(handler: RequestHandler, onError: (err: unknown) => void): void {
@@ -189,7 +204,7 @@ export class RequestServer {
   }
 
   async close(): Promise<void> {
-    this.socket.close();
+    await unbindAndClose(this.socket, this.bound);
     await this.loop;
   }
 }

@@ -44,11 +44,27 @@ export class FakeMaster {
 
   async stop(): Promise<void> {
     await this.requests.close();
-    this.publisher.close();
+    await this.publisher.close();
   }
 
   publish(job: Record<string, unknown>): Promise<void> {
     return this.publisher.publish([buildPublication(this.aesKey, this.masterPem, job)]);
+  }
+
+  /**
+   * Publishes `job` and resolves with its return. A PUB socket drops what it sends before it has
+   * read the subscriber's SUBSCRIBE, and nothing says when that happened (a reconnected minion's
+   * handshake is not enough), so the same job goes out again every `everyMs` until it returns.
+   */
+  async publishUntilReturned(job: Record<string, unknown>, everyMs = 200): Promise<{ at: number; return: unknown }> {
+    const jid = String(job.jid);
+    const timer = setInterval(() => void this.publish(job), everyMs);
+    try {
+      await this.publish(job);
+      return await this.waitForReturn(jid);
+    } finally {
+      clearInterval(timer);
+    }
   }
 
   /** Resolves when a return for `jid` has arrived. */

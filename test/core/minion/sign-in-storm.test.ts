@@ -89,8 +89,7 @@ describe('the master restarts (new publish key, no sessions)', () => {
     // random 0.99: a long random_reauth_delay, so it is the job that makes the minion sign in.
     const { master, minion, log, ports } = await setup({ random_reauth_delay: 30 }, () => 0.99);
     await minion.start();
-    await master.publish(job('20260101000000000001'));
-    await master.waitForReturn('20260101000000000001');
+    await master.publishUntilReturned(job('20260101000000000001'));
     await master.stop();
 
     const again = new FakeMaster(ports);
@@ -99,8 +98,7 @@ describe('the master restarts (new publish key, no sessions)', () => {
     cleanups.push(() => again.stop());
     await back;
     const published = performance.now();
-    await again.publish(job('20260101000000000002'));
-    const ret = await again.waitForReturn('20260101000000000002');
+    const ret = await again.publishUntilReturned(job('20260101000000000002'));
     expect(ret.at - published).toBeLessThan(1000); // acceptance_wait_time is 1 s
     expect(again.authTimes).toHaveLength(1);
   });
@@ -119,8 +117,7 @@ describe('the master restarts (new publish key, no sessions)', () => {
     expect(signedIn - backAt).toBeGreaterThanOrEqual(950);
     expect(again.authTimes).toHaveLength(1);
     // With the new key in hand, the next job runs without another sign-in.
-    await again.publish(job('20260101000000000003'));
-    await again.waitForReturn('20260101000000000003');
+    await again.publishUntilReturned(job('20260101000000000003'));
     expect(again.authTimes).toHaveLength(1);
   });
 });

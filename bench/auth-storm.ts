@@ -1,0 +1,83 @@
+/**
+ * `node dist/bench/auth-storm.js [N]` (after `npm run build`): the master's side of a sign-in
+ * storm, in process. N new minions (auto_accept) send `_auth` at once to the real AuthService;
+ * measured with the RSA work inline on the main thread (as before the pool) and on the RsaPool.
+ * "main thread busy" is the event loop's active time (performance.eventLoopUtilization): what
+ * publishing and return handling would have had to wait behind.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { buildAuthRequest, openAuthRequest } from '../src/core/channel';
+import { privateKeyFromPem, publicPemOf } from '../src/core/crypto/rsa';
+import { createLogging } from '../src/core/log';
+import { AuthService } from '../src/core/master/auth';
+import { AutosignFile } from '../src/core/master/autosign';
+import { MasterEvents } from '../src/core/master/events';
+import { KeyStore } from '../src/core/master/key-store';
+import { PublishKey } from '../src/core/master/publish-key';
+import { runRsaJob, type RsaJob } from '../src/core/master/rsa-jobs';
+import { RsaPool, type MasterRsa } from '../src/core/master/rsa-pool';
+import { Sessions } from '../src/core/master/sessions';
+import { ensureKeyCache, keyCacheDir } from './keys';
+import { readFileSync } from 'node:fs';
+import { fmtMs, table } from './report';
+
+interface StormResult {
+  mode: string;
+  wallMs: number;
+  busyMs: number;
+  perSignInMs: number;
+}
+
+async function storm(mode: string, n: number, pems: string[], makeRsa: (masterPem: string) => Promise<MasterRsa & { close?: () => Promise<void> }>): Promise<StormResult> {
+  const root = mkdtempSync(join(tmpdir(), 'brine-auth-storm-'));
+  const keys = new KeyStore({ pkiDir: join(root, 'pki') });
+  const masterPem = keys.ensureMasterKeys(2048).privatePem;
+  const masterKey = privateKeyFromPem(masterPem);
+  const events = new MasterEvents();
+  await events.open(root);
+  const rsa = await makeRsa(masterPem);
+  const log = createLogging({ level: 'warning', console: false }).getLogger('salt.master');
+  const auth = new AuthService(keys, masterKey, rsa, new PublishKey(masterKey), new Sessions(), events, {
+    autoAccept: true, autosign: new AutosignFile(undefined), openMode: false, publishPort: 4505,
+  }, log);
+  const requests = pems.slice(0, n).map((pem, i) => openAuthRequest(buildAuthRequest({ id: `storm-${i}`, publicPem: publicPemOf(pem) }).bytes).request);
+  try {
+    const elu0 = performance.eventLoopUtilization();
+    const t0 = performance.now();
+    await Promise.all(requests.map((r) => auth.handle(r)));
+    const wallMs = performance.now() - t0;
+    const busyMs = performance.eventLoopUtilization(elu0).active;
+    return { mode, wallMs, busyMs, perSignInMs: busyMs / n };
+  } finally {
+    await rsa.close?.();
+    await events.close();
+    rmSync(root, { recursive: true, force: true });
+  }
+}
+
+async function main(): Promise<void> {
+  const n = Number(process.argv[2] ?? 1000);
+  await ensureKeyCache(n, 2048);
+  const dir = keyCacheDir(2048);
+  const pems = Array.from({ length: n }, (_, i) => readFileSync(join(dir, `${i}.pem`), 'utf8'));
+  const rows: StormResult[] = [];
+  rows.push(await storm('inline (main thread)', n, pems, async (pem) => {
+    const key = privateKeyFromPem(pem);
+    return { run: async (job: RsaJob) => runRsaJob(key, job) };
+  }));
+  rows.push(await storm('RsaPool', n, pems, async (pem) => {
+    const pool = new RsaPool({ masterPrivatePem: pem });
+    await pool.ready();
+    return pool;
+  }));
+  process.stdout.write(`\nMaster sign-in storm: ${n} new minions, auto_accept (ms)\n\n`);
+  process.stdout.write(table(['RSA', 'wall', 'main thread busy', 'busy per sign-in'], rows.map((r) => [r.mode, fmtMs(r.wallMs), fmtMs(r.busyMs), r.perSignInMs.toFixed(3)])));
+}
+
+main().catch((err) => {
+  process.stderr.write(`auth-storm failed: ${(err as Error)?.stack ?? err}\n`);
+  process.exit(1);
+});
