@@ -155,6 +155,23 @@ describe('ten minions', () => {
       await pretty.stop();
     }
   }, 40_000);
+
+  it("state.event shows a minion's start events with Salt's data", async () => {
+    const stream = eventStream(cluster, 'salt/*');
+    try {
+      await untilListening(cluster, stream, 'm01');
+      await cluster.startMinion({ id: 'late-start', config: { random_reauth_delay: 0 } }, 'cached the public key');
+      await cluster.saltKey('-a', 'late-start', '-y');
+      await stream.waitFor('salt/minion/late-start/start');
+      const start = events(stream).find((e) => e.tag === 'salt/minion/late-start/start')!;
+      expect(start.data).toMatchObject({ cmd: '_minion_event', id: 'late-start', tag: 'salt/minion/late-start/start', pretag: null });
+      expect(start.data.data).toMatch(/^Minion late-start started at /);
+      expect(start.data).not.toHaveProperty('tok');
+    } finally {
+      await stream.stop();
+      await cluster.minions.get('late-start')?.stop();
+    }
+  }, 40_000);
 });
 
 describe('a stopped minion and a restarted master', () => {

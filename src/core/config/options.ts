@@ -79,6 +79,8 @@ export const MASTER_OPTIONS: Record<string, OptionSpec> = {
   gather_job_timeout: o('number', 10),
   worker_threads: o('int', 5),
   keep_jobs: o('int', 24),
+  /** Seconds between the master's maintenance sweeps (the job cache cleaner). */
+  loop_interval: o('number', 60),
   keep_jobs_seconds: o('int', 86400),
   job_cache: o('bool', true),
   master_job_cache: o('str', 'local_cache'),

@@ -118,13 +118,20 @@ export class RequestHandler {
     }
   }
 
+  /**
+   * As Salt's master does: a single event is fired with the whole load as its data (`{cmd, id,
+   * tag, data, pretag}`, without the request's tok, nonce and ts); a batch fires each event dict.
+   */
   private fireMinionEvent(id: string, ev: MinionEventLoad): void {
-    const list = ev.events ?? (ev.tag ? [{ tag: ev.tag, data: ev.data }] : []);
-    for (const e of list) {
-      if (!e || typeof e !== 'object' || typeof (e as { tag?: unknown }).tag !== 'string') continue;
-      const { tag, data } = e as { tag: string; data?: unknown };
-      const body = data && typeof data === 'object' && !Buffer.isBuffer(data) ? (data as Record<string, unknown>) : { data };
-      this.events.fire(tag, { ...body, id });
+    if (ev.events) {
+      for (const e of ev.events) {
+        if (!e || typeof e !== 'object' || typeof (e as { tag?: unknown }).tag !== 'string') continue;
+        this.events.fire((e as { tag: string }).tag, { ...(e as Record<string, unknown>), id });
+      }
+      return;
     }
+    if (typeof ev.tag !== 'string') return;
+    const { tok: _tok, nonce: _nonce, ts: _ts, ...load } = ev;
+    this.events.fire(ev.tag, { ...load, id });
   }
 }
