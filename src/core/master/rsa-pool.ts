@@ -70,6 +70,17 @@ export function startRsaWorker(data: RsaWorkerData): Worker {
   return new Worker(bootstrap, { eval: true, workerData: { ...data, entry } });
 }
 
+/**
+ * The job with its byte fields as exact-size copies: a Buffer is often a view of Node's 8 KiB
+ * pool, and postMessage would clone the whole pool slab for each.
+ */
+function exactCopies(job: RsaJob): RsaJob {
+  if (job.op !== 'authReply' || job.kind !== 'accepted') return job;
+  const copy = { ...job, aesSig: new Uint8Array(job.aesSig) as Buffer };
+  if (job.encryptedToken !== undefined) copy.encryptedToken = new Uint8Array(job.encryptedToken) as Buffer;
+  return copy;
+}
+
 export class RsaPool implements MasterRsa {
   private readonly slots: Slot[] = [];
   private readonly size: number;
@@ -106,7 +117,7 @@ export class RsaPool implements MasterRsa {
     return new Promise<RsaJobResult>((resolve, reject) => {
       slot.pending.set(id, { resolve, reject });
       try {
-        slot.worker.postMessage({ id, job });
+        slot.worker.postMessage({ id, job: exactCopies(job) });
       } catch (err) {
         slot.pending.delete(id);
         reject(new BrineError('RSA_JOB_FAILED', `RSA pool: the job cannot be sent to a worker: ${(err as Error).message}`, { cause: err }));

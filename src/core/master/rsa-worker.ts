@@ -17,7 +17,11 @@ const masterKey = privateKeyFromPem((workerData as WorkerInput).masterPrivatePem
 
 port.on('message', (msg: { id: number; job: RsaJob }) => {
   try {
-    port.postMessage({ id: msg.id, result: runRsaJob(masterKey, msg.job) });
+    const { reply, tokenUnreadable } = runRsaJob(masterKey, msg.job);
+    // An exact-size copy, handed over rather than cloned: a Buffer may be a view of a much larger
+    // pooled ArrayBuffer, and postMessage would copy all of it.
+    const bytes = new Uint8Array(reply);
+    port.postMessage({ id: msg.id, result: tokenUnreadable ? { reply: bytes, tokenUnreadable } : { reply: bytes } }, [bytes.buffer]);
   } catch (err) {
     const e = err as Error & { code?: unknown };
     port.postMessage({ id: msg.id, error: { code: typeof e?.code === 'string' ? e.code : 'RSA_JOB_FAILED', message: String(e?.message ?? err) } });
