@@ -162,6 +162,8 @@ export class Cluster {
         master: '127.0.0.1',
         master_port: this.retPort,
         acceptance_wait_time: 1,
+        // Salt's default spreads re-sign-ins after a master restart over 10 s; tests need no herd.
+        random_reauth_delay: 0,
         keysize: 1024,
         grains: spec.grains ?? {},
         ...spec.config,

@@ -4,7 +4,7 @@ import { createNodeIdentitySources, describeIdChoice, resolveMinionId, type Mini
 import { loadMinionConfig } from '../core/config';
 import { join } from 'node:path';
 import { createLogging } from '../core/log';
-import { EXIT_REJECTED, MasterKeyMismatchError, Minion, MinionRejectedError, type JobExecutor } from '../core/minion/minion';
+import { EXIT_REJECTED, MasterKeyMismatchError, Minion, MinionRejectedError, type JobExecutor, type MinionSettings } from '../core/minion/minion';
 import type { JobLoad } from '../core/protocol/loads';
 import { PluginRuntime } from '../plugins/runtime';
 import type { MasterFiles } from '../plugins/services/extension-sync';
@@ -69,7 +69,7 @@ export function executorFor(runtime: PluginRuntime): JobExecutor {
   };
 }
 
-export function minionSettings(config: MinionConfig) {
+export function minionSettings(config: MinionConfig): MinionSettings {
   return {
     id: minionId(config),
     master: Array.isArray(config.master) ? String(config.master[0]) : String(config.master),
@@ -80,6 +80,10 @@ export function minionSettings(config: MinionConfig) {
     auth_timeout: config.auth_timeout,
     recon_default: config.recon_default,
     recon_max: config.recon_max,
+    recon_randomize: config.recon_randomize,
+    auth_tries: config.auth_tries,
+    acceptance_wait_time_max: config.acceptance_wait_time_max,
+    random_reauth_delay: config.random_reauth_delay,
     return_retry_timer: config.return_retry_timer,
     return_retry_tries: config.return_retry_tries,
     master_finger: config.master_finger,
