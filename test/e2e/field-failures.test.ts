@@ -3,9 +3,10 @@
  * id, a master restarted with kill -9 in the middle of a job, a master whose key changed, autosign.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Cluster } from '../support/cluster';
+import { fingerprint, generateKeyPair } from '../../src/core/crypto/rsa';
 
 let cluster: Cluster | undefined;
 
@@ -83,5 +84,29 @@ describe('connection life', () => {
     await cluster.startMinion({ id: 'manual1' }, 'cached the public key');
     const keys = await cluster.saltKey('-L');
     expect(keys.stdout).toBe('Accepted Keys:\nauto1\nDenied Keys:\nUnaccepted Keys:\nmanual1\nRejected Keys:\n');
+  });
+
+  it('master_finger pins the master key before first contact', async () => {
+    cluster = await Cluster.create({ auto_accept: true });
+    await cluster.startMaster();
+    const pub = readFileSync(join(cluster.root, 'master', 'etc', 'salt', 'pki', 'master', 'master.pub'), 'utf8');
+    const good = await cluster.startMinion({ id: 'pinned', config: { master_finger: fingerprint(pub) } }, 'is ready');
+    expect(good.log).not.toContain('CRITICAL');
+    const wrong = '00:'.repeat(31) + '00';
+    const bad = await cluster.startMinion({ id: 'mispinned', config: { master_finger: wrong } }, 'does not match');
+    expect(await bad.exited).toBe(1);
+    expect(bad.log).toContain(`[CRITICAL] The specified fingerprint in the master configuration file (master_finger ${wrong}) does not match the master's key (${fingerprint(pub)})`);
+  });
+
+  it('open_mode accepts every key, even one the master had rejected', async () => {
+    cluster = await Cluster.create({ open_mode: true });
+    const rejected = join(cluster.root, 'master', 'etc', 'salt', 'pki', 'master', 'minions_rejected');
+    mkdirSync(rejected, { recursive: true });
+    writeFileSync(join(rejected, 'reborn'), generateKeyPair(1024).publicPem);
+    await cluster.startMaster();
+    await cluster.startMinion({ id: 'reborn' }, 'is ready');
+    const keys = await cluster.saltKey('-L');
+    expect(keys.stdout).toBe('Accepted Keys:\nreborn\nDenied Keys:\nUnaccepted Keys:\nRejected Keys:\n');
+    expect((await cluster.salt('reborn', 'test.ping')).stdout).toBe('reborn:\n    True\n');
   });
 });
