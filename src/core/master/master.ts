@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { mkdirSync, watch, type FSWatcher } from 'node:fs';
 import { join } from 'node:path';
 import { ConfigError } from '../errors';
@@ -30,6 +31,12 @@ export interface MasterSettings {
   autosign_file: string;
   open_mode: boolean;
   pub_hwm: number;
+  /**
+   * Salt's worker_threads: its request workers. Here the request port is one event loop and the
+   * part that runs in parallel is the RSA of sign-ins, so this caps that pool (never above the
+   * number of cores, where more threads only contend).
+   */
+  worker_threads?: number;
   nodegroups: Record<string, string | string[]>;
   /** master_job_cache, keep_jobs and the backend's own options. */
   master_job_cache?: string;
@@ -90,6 +97,7 @@ export class Master {
     const masterKey = privateKeyFromPem(masterPem);
     // Sign-in and _pillar RSA runs on worker threads so publishing and returns never wait on it.
     const rsa = (this.rsa = new RsaPool({ masterPrivatePem: masterPem }, {
+      size: Math.max(1, Math.min(s.worker_threads ?? availableParallelism(), availableParallelism())),
       onWorkerError: (err) => this.log.error(`${err.message}; ${err.hint}`),
     }));
     await rsa.ready();
