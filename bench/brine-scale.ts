@@ -15,6 +15,7 @@ import { IpcChild } from './ipc-child';
 import { installMinionKey } from './keys';
 import { cpuSeconds, ownCpuSeconds, peakRssMiB, rssMiB } from './procfs';
 import { summarize, type Summary } from './report';
+import { minionSettings } from '../src/cli/minion-runtime';
 
 /** What every simulated minion shares: the executor and grains of one plugin load. */
 export interface SharedMinionRuntime {
@@ -86,19 +87,12 @@ export async function runBrineScale(
     const templateDir = join(cluster.root, 'minion-template');
     mkdirSync(templateDir, { recursive: true });
     const { config } = loadMinionConfig(templateDir, { root_dir: join(cluster.root, 'minions'), master: '127.0.0.1', master_port: cluster.retPort });
+    const { id: _id, pki_dir: _pki, master_port: _port, ...daemon } = minionSettings({ ...config, id: 'template' });
     const base: Omit<MinionSettings, 'id' | 'pki_dir' | 'master_port'> = {
+      ...daemon,
       master: '127.0.0.1',
       keysize: 2048,
-      acceptance_wait_time: config.acceptance_wait_time,
       auth_timeout: authTimeout ?? config.auth_timeout,
-      recon_default: config.recon_default,
-      recon_max: config.recon_max,
-      recon_randomize: config.recon_randomize,
-      auth_tries: config.auth_tries,
-      acceptance_wait_time_max: config.acceptance_wait_time_max,
-      random_reauth_delay: config.random_reauth_delay,
-      return_retry_timer: config.return_retry_timer,
-      return_retry_tries: config.return_retry_tries,
     };
     // Sign-in timeouts are counted rather than printed (at N=1000 there are thousands); every
     // other warning goes to stderr as the daemon would print it.
