@@ -1,5 +1,6 @@
 import { BRINE_VERSION, GrainsProvider, IConfig, IHost, inject } from 'brine/plugin';
-import { DEB_ARCH, OS_FAMILIES, OS_NAMES, parseOsRelease } from './os-release';
+import { linuxDistributionGrains, osArch, osReleaseData } from './os-data';
+import { parseLsbRelease, parseOsRelease } from './os-release';
 
 type Grains = Record<string, unknown>;
 
@@ -42,27 +43,28 @@ export class CoreGrains {
 
   private async osGrains(cpuarch: string): Promise<Grains> {
     const text = (await this.host.readFile('/etc/os-release')) ?? (await this.host.readFile('/usr/lib/os-release'));
-    if (text === null) return { os: this.host.kernel(), os_family: this.host.kernel(), osarch: cpuarch };
-    const rel = parseOsRelease(text);
-    const id = (rel.ID ?? '').toLowerCase();
-    const os = OS_NAMES[id] ?? rel.NAME ?? this.host.kernel();
-    const osrelease = rel.VERSION_ID ?? '';
-    const info = osrelease.split('.').map((p) => Number.parseInt(p, 10)).filter((n) => !Number.isNaN(n));
-    const family = OS_FAMILIES[os] ?? os;
-    const grains: Grains = {
-      os,
-      os_family: family,
-      osfullname: rel.NAME ?? os,
-      osrelease,
-      osrelease_info: info,
-      oscodename: rel.VERSION_CODENAME ?? '',
-      osarch: family === 'Debian' ? (DEB_ARCH[cpuarch] ?? cpuarch) : cpuarch,
-    };
-    if (info.length > 0) {
-      grains.osmajorrelease = info[0];
-      grains.osfinger = `${family === 'Debian' ? os : rel.NAME ?? os}-${info[0]}`;
-    }
+    const lsb = await this.host.readFile('/etc/lsb-release');
+    if (text === null && lsb === null) return { os: this.host.kernel(), os_family: this.host.kernel(), osarch: cpuarch };
+    const osRelease = text === null ? null : parseOsRelease(text);
+    const grains = linuxDistributionGrains({
+      osRelease,
+      lsbRelease: lsb === null ? {} : parseLsbRelease(lsb),
+      distroRelease: await this.distroReleaseFile(osRelease?.ID),
+    });
+    grains.osarch = osArch(String(grains.os_family), cpuarch);
+    const osrelease = String(grains.osrelease);
+    if (osrelease) Object.assign(grains, osReleaseData(String(grains.os), String(grains.osfullname), osrelease));
     return grains;
+  }
+
+  /** The distribution's own release file, which the `distro` library reads for a missing codename. */
+  private async distroReleaseFile(id: string | undefined): Promise<string | null> {
+    const names = [...(id && /^[a-z0-9._-]+$/.test(id) ? [`/etc/${id}-release`] : []), '/etc/redhat-release', '/etc/system-release'];
+    for (const name of names) {
+      const text = await this.host.readFile(name);
+      if (text !== null) return text.split('\n')[0];
+    }
+    return null;
   }
 
   private async cpuGrains(): Promise<Grains> {
