@@ -4,20 +4,19 @@ import {
   buildAuthRequest,
   makeTok,
   openAesReply,
-  openAuthReply,
   openPublication,
   openSendPrivateReply,
 } from '../channel';
 import { Crypticle } from '../crypto/crypticle';
-import { fingerprint, publicKeyFromPem } from '../crypto/rsa';
-import { join } from 'node:path';
+import { publicKeyFromPem } from '../crypto/rsa';
 import { BrineError, CryptoError, ProtocolError, TransportError } from '../errors';
 import type { JobLoad } from '../protocol/loads';
 import type { Logger } from '../log';
 import { matchTarget, type TargetType } from '../targeting';
 import { RequestClient, SubscribeClient, raiseSocketLimit } from '../transport/zeromq';
 import { cpuTurn } from './cpu-turn';
-import { MasterKeyMismatchError, MinionRejectedError, decodeOrNull, offeredMasterKey, rejectedError } from './minion-errors';
+import { MasterKeyMismatchError, MinionRejectedError, decodeOrNull, rejectedError } from './minion-errors';
+import { checkMasterFinger, openTrustedAuthReply } from './master-trust';
 import { cacheMasterKey, ensureMinionKeys, readCachedMasterKey, type MinionKeys } from './minion-keys';
 import {
   authTryTimeoutMs, checkSignInSettings, nextAcceptanceWait, reauthDelayMs, resendPauseMs, subscribeReconnect,
@@ -206,7 +205,14 @@ export class Minion {
       await cpuTurn(); // opening the reply is RSA work
       let answer;
       try {
-        answer = this.openAuthReply(sent.reply, sent.nonce);
+        answer = openTrustedAuthReply(sent.reply, sent.nonce, {
+          pkiDir: this.settings.pki_dir,
+          master: this.settings.master,
+          masterPort: this.settings.master_port,
+          hashType: this.settings.hash_type,
+          masterKey: this.masterKey,
+          minionKey: this.keys.privateKey,
+        });
       } catch (err) {
         if (!(err instanceof ProtocolError)) throw err;
         this.log.warning(`The master answered the sign-in with something unreadable (${err.message}); retrying in ${wait} s`);
@@ -225,7 +231,7 @@ export class Minion {
         continue;
       }
       if (!this.masterKey) {
-        this.checkMasterFinger(answer.masterPublicPem);
+        checkMasterFinger(answer.masterPublicPem, this.settings.master_finger, this.settings.hash_type);
         cacheMasterKey(s.pki_dir, answer.masterPublicPem);
         this.masterKey = publicKeyFromPem(answer.masterPublicPem);
       }
@@ -302,39 +308,6 @@ export class Minion {
     } catch (err) {
       if (err instanceof MinionRejectedError || err instanceof MasterKeyMismatchError) this.fatalBy?.(err);
       else if (!this.stopped) this.log.warning(`Signing in again failed: ${(err as Error).message}`);
-    }
-  }
-
-  /**
-   * Opens the sign-in reply. With a cached master key, a reply the key did not sign means another
-   * master (or an impostor) answers: that is fatal, with both fingerprints, as in Salt.
-   */
-  private openAuthReply(reply: Buffer, nonce: string) {
-    try {
-      return openAuthReply(reply, this.masterKey ?? null, this.keys.privateKey, nonce);
-    } catch (err) {
-      if (!(err instanceof CryptoError) || err.code !== 'BAD_SIGNATURE' || !this.masterKey) throw err;
-      const cached = join(this.settings.pki_dir, 'minion_master.pub');
-      const offered = offeredMasterKey(reply);
-      throw new MasterKeyMismatchError(
-        `The master key has changed, the salt master could have been subverted, verify salt master's public key. ` +
-          `This minion trusts the key in ${cached} (${fingerprint(readCachedMasterKey(this.settings.pki_dir)!.pem, this.settings.hash_type ?? 'sha256')})` +
-          (offered ? `; the master at ${this.settings.master}:${this.settings.master_port} presents ${fingerprint(offered, this.settings.hash_type ?? 'sha256')}.` : '.'),
-        `If the master was re-keyed on purpose, delete ${cached} on this minion and restart it; otherwise do not trust this master.`,
-      );
-    }
-  }
-
-  /** master_finger pins the master key before first contact. */
-  private checkMasterFinger(pem: string): void {
-    const want = this.settings.master_finger;
-    if (!want) return;
-    const got = fingerprint(pem, this.settings.hash_type ?? 'sha256');
-    if (got.toLowerCase() !== want.toLowerCase()) {
-      throw new MasterKeyMismatchError(
-        `The specified fingerprint in the master configuration file (master_finger ${want}) does not match the master's key (${got}): refusing to trust it.`,
-        `Check master_finger in the minion configuration against 'salt-key -F master' on the master.`,
-      );
     }
   }
 
