@@ -46,6 +46,7 @@ export interface BatchOptions extends SaltOptions {
 
 export async function runBatch(opts: BatchOptions, io: Io, print: (text: string) => void, format: (data: Record<string, unknown>) => string): Promise<number> {
   if (!Number.isFinite(opts.batchWaitSec) || opts.batchWaitSec < 0) throw new CliError(`--batch-wait must be a number of seconds >= 0, not ${opts.batchWaitSec}`, 64);
+  batchSize(opts.batch, 1); // a malformed -b is refused before anything is published
   const tgt = opts.tgtType === 'list' ? opts.tgt.split(',').filter((s) => s !== '') : opts.tgt;
   const waitOpts = { timeoutMs: opts.timeoutSec * 1000, gatherMs: opts.gatherJobTimeoutSec * 1000 };
   const client = await LocalClient.connect(opts.master);

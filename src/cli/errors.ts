@@ -24,7 +24,8 @@ export function reportAndExit(err: unknown): never {
   }
   if (err instanceof Errors.CLIError) {
     // oclif's own parse errors: unknown flag, missing argument.
-    const lines = err.message.split('\n').filter((l) => l.trim() !== '').slice(0, 6);
+    // oclif ends some messages with its own "See more help" line: one pointer to --help is enough.
+    const lines = err.message.split('\n').filter((l) => l.trim() !== '' && !l.startsWith('See more help')).slice(0, 6);
     process.stderr.write(`ERROR: ${lines.join('\n')}\n`);
     process.stderr.write('See --help for usage.\n');
     process.exit(EXIT_USAGE);

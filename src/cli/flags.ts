@@ -22,3 +22,23 @@ export const outFlag = Flags.string({
 
 export const outFileFlag = Flags.string({ description: 'Write the output to this file', aliases: ['output-file'] });
 export const outIndentFlag = Flags.integer({ description: 'Indentation of json/yaml output', aliases: ['output-indent'] });
+
+/** -c and -l: what every command takes. */
+export const commonFlags = {
+  'config-dir': configDirFlag,
+  'log-level': logLevelFlag,
+};
+
+/** How a command that prints returns prints them. */
+export const outputFlags = {
+  out: outFlag,
+  'out-file': outFileFlag,
+  'out-indent': outIndentFlag,
+};
+
+/** salt-master and salt-minion: the daemon's life. */
+export const daemonFlags = {
+  ...commonFlags,
+  'log-file-level': Flags.string({ description: 'Log file logging level' }),
+  daemon: Flags.boolean({ char: 'd', description: 'Run in the background' }),
+};

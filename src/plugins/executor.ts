@@ -29,7 +29,8 @@ export interface JobResult {
 /** Salt's `salt.defaults.exitcodes.EX_GENERIC`. */
 const EX_GENERIC = 1;
 
-class JobContext {
+/** What {@link IJobContext} promises, filled from the publication. */
+class JobContext implements IJobContext {
   retcode = 0;
   readonly jid: string;
   readonly fun: string;

@@ -73,7 +73,7 @@ describe('target types end to end', () => {
     expect(await reached('-N', 'everything')).toEqual(['db1', 'web1', 'web2']);
   });
 
-  it('says why a malformed target is wrong, and publishes nothing', async () => {
+  it('says why a malformed target (or batch size) is wrong, and publishes nothing', async () => {
     const before = cluster.master!.count('Published command');
     for (const args of [
       ['-C', 'G@os:Debian and and web*'],
@@ -81,6 +81,7 @@ describe('target types end to end', () => {
       ['-S', '10.1.0.0/99'],
       ['-N', 'nosuchgroup'],
       ['-N', 'loop1'],
+      ['-b', 'abc', 'web*'],
     ]) {
       const res = await cluster.salt(...args, 'test.ping');
       expect(res.code, args.join(' ')).not.toBe(0);

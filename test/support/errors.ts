@@ -1,8 +1,12 @@
-/** The `code` of what `fn` throws, or undefined when it does not throw: tests assert codes, not wording. */
-export function codeOf(fn: () => unknown): string | undefined {
+/**
+ * The `code` of what `fn` throws, or undefined when it does not throw: tests assert codes, not
+ * wording. With `cls`, what is thrown must also be an instance of it.
+ */
+export function codeOf(fn: () => unknown, cls?: abstract new (...args: never[]) => Error): string | undefined {
   try {
     fn();
   } catch (err) {
+    if (cls && !(err instanceof cls)) throw new Error(`expected a ${cls.name}, got ${String(err)}`, { cause: err });
     return (err as { code?: string }).code;
   }
   return undefined;

@@ -1,5 +1,5 @@
 import { Args, Command, Flags } from '@oclif/core';
-import { configDirFlag, logLevelFlag, outFileFlag, outFlag, outIndentFlag } from '../flags';
+import { commonFlags, outputFlags } from '../flags';
 
 export default class SaltCall extends Command {
   static override summary = 'Run a function on this minion, and send the return to the master unless --local';
@@ -9,11 +9,8 @@ export default class SaltCall extends Command {
     function: Args.string({ description: 'The function to run, e.g. test.ping', required: true }),
   };
   static override flags = {
-    'config-dir': configDirFlag,
-    'log-level': logLevelFlag,
-    out: outFlag,
-    'out-file': outFileFlag,
-    'out-indent': outIndentFlag,
+    ...commonFlags,
+    ...outputFlags,
     local: Flags.boolean({ description: 'Run without a master' }),
     id: Flags.string({ description: 'Run as this minion id' }),
     'retcode-passthrough': Flags.boolean({ description: "Exit with the function's retcode" }),

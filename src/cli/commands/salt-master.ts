@@ -1,14 +1,11 @@
-import { Command, Flags } from '@oclif/core';
-import { configDirFlag, logLevelFlag } from '../flags';
+import { Command } from '@oclif/core';
+import { daemonFlags } from '../flags';
 
 export default class SaltMaster extends Command {
   static override summary = 'Start the master: publish jobs to minions and collect their returns';
   static override examples = ['salt-master -c ./etc/salt -l info', 'salt-master -d'];
   static override flags = {
-    'config-dir': configDirFlag,
-    'log-level': logLevelFlag,
-    'log-file-level': Flags.string({ description: 'Log file logging level' }),
-    daemon: Flags.boolean({ char: 'd', description: 'Run in the background' }),
+    ...daemonFlags,
   };
 
   async run(): Promise<void> {

@@ -1,14 +1,11 @@
 import { Command, Flags } from '@oclif/core';
-import { configDirFlag, logLevelFlag } from '../flags';
+import { daemonFlags } from '../flags';
 
 export default class SaltMinion extends Command {
   static override summary = 'Start a minion: sign in to the master and run the jobs it publishes';
   static override examples = ['salt-minion -c ./etc/salt -l info', 'salt-minion -d'];
   static override flags = {
-    'config-dir': configDirFlag,
-    'log-level': logLevelFlag,
-    'log-file-level': Flags.string({ description: 'Log file logging level' }),
-    daemon: Flags.boolean({ char: 'd', description: 'Run in the background' }),
+    ...daemonFlags,
     'print-id': Flags.boolean({ description: 'Print the minion id, which rule chose it and any warning, then exit' }),
   };
 

@@ -1,5 +1,5 @@
 import { Args, Command, Flags } from '@oclif/core';
-import { configDirFlag, logLevelFlag, outFlag } from '../flags';
+import { commonFlags, outFlag } from '../flags';
 
 export default class SaltRun extends Command {
   static override summary = 'Run a runner function on the master (manage.*, jobs.*, state.event)';
@@ -9,8 +9,7 @@ export default class SaltRun extends Command {
     function: Args.string({ description: 'The runner function, e.g. manage.status', required: true }),
   };
   static override flags = {
-    'config-dir': configDirFlag,
-    'log-level': logLevelFlag,
+    ...commonFlags,
     out: outFlag,
     timeout: Flags.integer({ char: 't', description: 'Seconds to wait for the minions' }),
   };

@@ -1,5 +1,5 @@
 import { Args, Command, Flags } from '@oclif/core';
-import { configDirFlag, logLevelFlag, outFileFlag, outFlag, outIndentFlag } from '../flags';
+import { commonFlags, outputFlags } from '../flags';
 import { CliError, EXIT_USAGE } from '../errors';
 
 export default class Salt extends Command {
@@ -12,11 +12,8 @@ export default class Salt extends Command {
     function: Args.string({ description: 'The function to run, e.g. test.ping', required: true }),
   };
   static override flags = {
-    'config-dir': configDirFlag,
-    'log-level': logLevelFlag,
-    out: outFlag,
-    'out-file': outFileFlag,
-    'out-indent': outIndentFlag,
+    ...commonFlags,
+    ...outputFlags,
     pcre: Flags.boolean({ char: 'E', description: 'Target is a regular expression on minion ids' }),
     list: Flags.boolean({ char: 'L', description: 'Target is a comma-separated list of minion ids' }),
     grain: Flags.boolean({ char: 'G', description: "Target is a grain expression 'key:glob'" }),

@@ -2,7 +2,6 @@
  * Job publications on the publish port: `{enc: 'aes', load: Crypticle(AES key) of pickle:: +
  * msgpack(job), sig_algo: 'PKCS1v15-SHA1', sig: PKCS1v15-SHA1(master, the encrypted load bytes)}`.
  */
-import { createHash } from 'node:crypto';
 import { CryptoError, ProtocolError } from '../errors';
 import { RsaKeyInput, signPkcs1v15Sha1, verifyPkcs1v15Sha1 } from '../crypto/rsa';
 import { decode, encode } from '../protocol/msgpack';
@@ -30,14 +29,10 @@ export function openPublication(bytes: Buffer, aesKey: SymmetricKey, masterPubli
   return parseJobLoad(decode(openSealed(aesKey, env.load, 'publication')));
 }
 
-/** With `zmq_filtering`, Salt sends a topic frame first: sha1 hex of the minion id, or this. */
-export const BROADCAST_TOPIC = Buffer.from('broadcast', 'latin1');
-
-export function publicationTopic(minionId: string): Buffer {
-  return Buffer.from(createHash('sha1').update(minionId, 'utf8').digest('hex'), 'latin1');
-}
-
-/** The payload frame of a publication: one frame, or a topic frame followed by the payload. */
+/**
+ * The payload frame of a publication: one frame, or (a Salt master with `zmq_filtering`) a topic
+ * frame followed by the payload.
+ */
 export function publicationPayload(frames: Buffer[]): Buffer {
   if (frames.length === 1) return frames[0];
   if (frames.length === 2) return frames[1];

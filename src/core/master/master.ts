@@ -187,6 +187,8 @@ export class Master {
       if (!now.has(id)) {
         removed = true;
         this.sessions.end(id);
+        // As Salt without preserve_minion_cache: a removed minion's grains go too.
+        this.dataCache?.remove(id);
         this.log.info(`Key for ${id} is no longer accepted: session ended`);
       }
     }

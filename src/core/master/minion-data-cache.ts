@@ -28,10 +28,6 @@ export class MinionDataCache {
     }
   }
 
-  get(id: string): MinionData | undefined {
-    return this.data.get(id);
-  }
-
   grains(id: string): Record<string, unknown> | undefined {
     return this.data.get(id)?.grains;
   }

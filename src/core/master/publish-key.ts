@@ -1,7 +1,6 @@
 import type { KeyObject } from 'node:crypto';
-import { createHash } from 'node:crypto';
+import { makeAesSig } from '../channel';
 import { Crypticle } from '../crypto/crypticle';
-import { x931Sign } from '../crypto/rsa';
 
 /**
  * The master's one AES publish key. Every accepted minion gets it at sign-in; it is replaced when
@@ -30,7 +29,6 @@ export class PublishKey {
 
   rotate(): void {
     const keyString = Crypticle.generateKeyString();
-    const digest = createHash('sha256').update(keyString).digest('hex');
-    this.current = { keyString, crypticle: new Crypticle(keyString), sig: x931Sign(this.masterKey, Buffer.from(digest)) };
+    this.current = { keyString, crypticle: new Crypticle(keyString), sig: makeAesSig(this.masterKey, keyString) };
   }
 }

@@ -34,8 +34,4 @@ export class Sessions {
   end(id: string): boolean {
     return this.byId.delete(id);
   }
-
-  ids(): string[] {
-    return [...this.byId.keys()];
-  }
 }

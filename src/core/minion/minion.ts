@@ -5,6 +5,7 @@ import {
   makeTok,
   openAesReply,
   openPublication,
+  publicationPayload,
   openSendPrivateReply,
 } from '../channel';
 import { Crypticle } from '../crypto/crypticle';
@@ -352,7 +353,7 @@ export class Minion {
   private async listen(sub: SubscribeClient): Promise<void> {
     for await (const frames of sub.messages()) {
       if (this.stopped || sub !== this.subscriber) break;
-      const task = this.onPublication(frames[frames.length - 1]).catch((err) => {
+      const task = this.onPublication(frames).catch((err) => {
         if (err instanceof MinionRejectedError || err instanceof MasterKeyMismatchError) this.fatalBy?.(err);
         else this.log.error(`Job handling failed: ${(err as Error)?.stack ?? err}`);
       });
@@ -361,8 +362,15 @@ export class Minion {
     }
   }
 
-  private async onPublication(payload: Buffer): Promise<void> {
+  private async onPublication(frames: Buffer[]): Promise<void> {
     let job: JobLoad;
+    let payload: Buffer;
+    try {
+      payload = publicationPayload(frames);
+    } catch (err) {
+      this.log.warning(`Dropped a publication that could not be read: ${(err as Error).message}`);
+      return;
+    }
     try {
       job = this.open(payload, this.session ?? (await this.signIn()));
     } catch (err) {

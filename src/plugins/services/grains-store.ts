@@ -41,6 +41,24 @@ export function traverse(data: unknown, path: string, defaultValue: unknown, del
 }
 
 /**
+ * Reading grains out of a map: `get` walks a path (Salt's `traverse_dict_and_list`) and, like
+ * `all`, hands out copies so no caller can change the minion's grains by accident.
+ */
+export abstract class GrainsView {
+  constructor(protected grains: Tree) {}
+
+  get(path: string, defaultValue: unknown = '', delimiter = ':'): unknown {
+    const found = traverse(this.grains, path, defaultValue, delimiter);
+    // The default is the caller's own value (it may be a symbol); only grain data is copied.
+    return found === defaultValue ? found : structuredClone(found);
+  }
+
+  all(): Record<string, unknown> {
+    return structuredClone(this.grains);
+  }
+}
+
+/**
  * The minion's {@link IGrains}: providers' grains merged in order, then the static grains file
  * (`<config dir>/grains`, YAML), then the config's `grains:` option, each overriding the one
  * before. Computed by {@link GrainsStore.refresh} at start and on refresh, never per job.
@@ -50,14 +68,14 @@ export function traverse(data: unknown, path: string, defaultValue: unknown, del
  * await store.refresh();
  * store.get('role'); // 'web'
  */
-export class GrainsStore implements IGrains {
-  private grains: Tree = {};
+export class GrainsStore extends GrainsView implements IGrains {
   private readonly providers: GrainsCollector[];
   private readonly configGrains: Tree;
   private readonly grainsFile?: string;
   private readonly log?: ILogger;
 
   constructor(options: { providers?: GrainsCollector[]; configGrains?: Tree; grainsFile?: string; logger?: ILogger }) {
+    super({});
     this.providers = options.providers ?? [];
     this.configGrains = options.configGrains ?? {};
     this.grainsFile = options.grainsFile;
@@ -76,16 +94,6 @@ export class GrainsStore implements IGrains {
     }
     Object.assign(merged, await this.readStaticFile(), structuredClone(this.configGrains));
     this.grains = merged;
-  }
-
-  get(path: string, defaultValue: unknown = '', delimiter = ':'): unknown {
-    const found = traverse(this.grains, path, defaultValue, delimiter);
-    // The default is the caller's own value (it may be a symbol); only grain data is copied.
-    return found === defaultValue ? found : structuredClone(found);
-  }
-
-  all(): Record<string, unknown> {
-    return structuredClone(this.grains);
   }
 
   async setStatic(values: Record<string, unknown>): Promise<void> {

@@ -14,22 +14,13 @@ import type { LoadedPlugins } from '../loader/loader';
 import { PluginRuntime } from '../runtime';
 import type { MasterFiles } from '../services/extension-sync';
 import { StaticConfig } from '../services/config';
-import { traverse } from '../services/grains-store';
+import { GrainsView } from '../services/grains-store';
 import { StreamLogger } from '../services/logger';
 
 /** In-memory {@link IGrains}: `setStatic`/`deleteStatic` change only the map (no file). */
-export class MemoryGrains implements IGrains {
-  private grains: Record<string, unknown>;
+export class MemoryGrains extends GrainsView implements IGrains {
   constructor(grains: Record<string, unknown> = {}) {
-    this.grains = structuredClone(grains);
-  }
-  get(path: string, defaultValue: unknown = '', delimiter = ':'): unknown {
-    const found = traverse(this.grains, path, defaultValue, delimiter);
-    // The default is the caller's own value (it may be a symbol); only grain data is copied.
-    return found === defaultValue ? found : structuredClone(found);
-  }
-  all(): Record<string, unknown> {
-    return structuredClone(this.grains);
+    super(structuredClone(grains));
   }
   async setStatic(values: Record<string, unknown>): Promise<void> {
     Object.assign(this.grains, structuredClone(values));

@@ -3,19 +3,12 @@ import { SqliteJobCache } from '../../../src/core/master/job-cache';
 import { JOB_RUNNERS } from '../../../src/cli/runners/jobs';
 import { parseCliArgs } from '../../../src/cli/args';
 import { formatOutput } from '../../../src/cli/output';
+import { codeOfAsync as codeOf } from '../../support/errors';
 
 const JID = '20261202131309576618';
 const JID2 = '20261202131325445421';
 let cache: SqliteJobCache;
 
-async function codeOf(fn: () => unknown): Promise<string | undefined> {
-  try {
-    await fn();
-  } catch (err) {
-    return (err as { code?: string }).code;
-  }
-  return undefined;
-}
 
 const run = (fun: string, words: string[] = [], kwargs: Record<string, unknown> = {}) => JOB_RUNNERS[fun]({ cache, arg: parseCliArgs(words), kwargs });
 

@@ -5,20 +5,14 @@ import { Crypticle } from '../../../src/core/crypto/crypticle';
 import { signPkcs1v15Sha1 } from '../../../src/core/crypto/rsa';
 import { BrineError, CryptoError, ProtocolError } from '../../../src/core/errors';
 import { allMessages, keyPem, lastFrame } from '../protocol/wire-vectors';
+import { codeOf as codeOfAny } from '../../support/errors';
+
+const codeOf = (fn: () => unknown, cls: abstract new (...args: never[]) => Error = BrineError) => codeOfAny(fn, cls);
 
 const masterPub = keyPem('master.pub');
 const masterPem = keyPem('master.pem');
 const messages = allMessages();
 
-function codeOf(fn: () => unknown, cls: typeof BrineError = BrineError): string {
-  try {
-    fn();
-  } catch (e) {
-    expect(e).toBeInstanceOf(cls);
-    return (e as BrineError).code;
-  }
-  throw new Error('expected a typed error');
-}
 
 function flip(buf: Buffer, at: number): Buffer {
   const out = Buffer.from(buf);

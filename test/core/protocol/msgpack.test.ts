@@ -2,16 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { decode, encode, toBytes } from '../../../src/core/protocol/msgpack';
 import { ProtocolError } from '../../../src/core/errors';
 import { allMessages, fromJson, lastFrame, wireJson } from './wire-vectors';
+import { codeOf as codeOfAny } from '../../support/errors';
 
-function codeOf(fn: () => unknown): string {
-  try {
-    fn();
-  } catch (e) {
-    expect(e).toBeInstanceOf(ProtocolError);
-    return (e as ProtocolError).code;
-  }
-  throw new Error('expected a ProtocolError');
-}
+const codeOf = (fn: () => unknown) => codeOfAny(fn, ProtocolError);
+
 
 describe('msgpack against the salt-wire captures', () => {
   const messages = allMessages();

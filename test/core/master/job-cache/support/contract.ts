@@ -4,15 +4,10 @@
  */
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import type { JobCache, JobInput, ReturnInput } from '../../../../../src/core/master/job-cache';
+import { codeOfAsync as codeOf } from '../../../../support/errors';
 
-export async function codeOf(fn: () => unknown): Promise<string | undefined> {
-  try {
-    await fn();
-  } catch (err) {
-    return (err as { code?: string }).code;
-  }
-  return undefined;
-}
+export { codeOf };
+
 
 const T0 = new Date('2026-12-02T13:13:09.576Z');
 const at = (secondsAfter: number) => new Date(T0.getTime() + secondsAfter * 1000);
