@@ -1,5 +1,5 @@
-import { EventPublisher } from '../transport/zeromq';
-import { encode } from '../protocol/msgpack';
+import { EventPublisher, EventPuller } from '../transport/zeromq';
+import { decode, encode } from '../protocol/msgpack';
 import { join } from 'node:path';
 import type { KeyListing } from './key-store';
 
@@ -8,12 +8,32 @@ export function eventBusAddress(sockDir: string): string {
   return `ipc://${join(sockDir, 'master_event_pub.ipc')}`;
 }
 
+/** Where local processes push events for the master to publish (Salt's master_event_pull.ipc). */
+export function eventIntakeAddress(sockDir: string): string {
+  return `ipc://${join(sockDir, 'master_event_pull.ipc')}`;
+}
+
 /** Fires Salt-style events (tag + msgpack data) on the master's local bus. */
 export class MasterEvents {
   private readonly bus = new EventPublisher();
+  private readonly intake = new EventPuller();
 
+  /** Opens the bus, and the intake through which local processes (salt-api) fire events. */
   async open(sockDir: string): Promise<void> {
     await this.bus.bind(eventBusAddress(sockDir));
+    await this.intake.bind(eventIntakeAddress(sockDir), (tag, body) => this.relay(tag, body));
+  }
+
+  /** An event pushed by a local process: republished as it came if its body is a msgpack map. */
+  private relay(tag: string, body: Buffer): void {
+    let data: unknown;
+    try {
+      data = decode(body);
+    } catch {
+      return;
+    }
+    if (data === null || typeof data !== 'object' || Array.isArray(data)) return;
+    this.fire(tag, data as Record<string, unknown>);
   }
 
   fire(tag: string, data: Record<string, unknown>): void {
@@ -21,8 +41,9 @@ export class MasterEvents {
     void this.bus.publish(tag, encode({ ...data, _stamp: new Date().toISOString().replace('Z', '') })).catch(() => undefined);
   }
 
-  close(): Promise<void> {
-    return this.bus.close();
+  async close(): Promise<void> {
+    await this.intake.close();
+    await this.bus.close();
   }
 }
 

@@ -272,6 +272,11 @@ export class RequestClient {
 
 const SYNC_PREFIX = 'brine/sync/';
 
+/** Whether a bus message is a subscriber's sync echo rather than an event (seen by '' subscribers). */
+export function isSyncTopic(tag: string): boolean {
+  return tag.startsWith(SYNC_PREFIX);
+}
+
 /**
  * The master's local event bus: an XPUB socket. Each event is two frames, tag and body. A
  * subscriber proves its subscriptions are live with a sync topic that the publisher echoes back,
@@ -368,6 +373,67 @@ export class EventSubscriber {
     } catch (err) {
       if ((err as { code?: string }).code === 'EAGAIN') return null;
       throw wrap('event bus failed', err);
+    }
+  }
+
+  close(): void {
+    this.socket.close();
+  }
+}
+
+/**
+ * The master's event intake (Salt's master_event_pull.ipc): local processes (salt-api's
+ * webhooks, runner and wheel jobs) push [tag, body] here and the master republishes them.
+ */
+export class EventPuller {
+  private readonly socket = new zmq.Pull({ linger: 0, receiveHighWaterMark: 10_000 });
+  private readonly bound: string[] = [];
+  private loop?: Promise<void>;
+
+  async bind(address: string, onEvent: (tag: string, body: Buffer) => void): Promise<void> {
+    try {
+      await this.socket.bind(address);
+      this.bound.push(address);
+    } catch (err) {
+      throw wrap(`cannot open the event intake at ${address}`, err);
+    }
+    this.loop = (async () => {
+      try {
+        for await (const frames of this.socket) {
+          // Anything but [tag, body] is dropped: a local process cannot crash the master.
+          if (frames.length !== 2 || frames[0].length === 0 || frames[0].length > 4096) continue;
+          onEvent(frames[0].toString('utf8'), frames[1]);
+        }
+      } catch {
+        // Ends when the socket closes.
+      }
+    })();
+  }
+
+  async close(): Promise<void> {
+    await unbindAndClose(this.socket, this.bound);
+    await this.loop;
+  }
+}
+
+/** Pushes events to a master's event intake. */
+export class EventPusher {
+  private readonly socket = new zmq.Push({ linger: 1000, sendTimeout: 5000 });
+  private readonly queue = new SendQueue(this.socket);
+
+  constructor(address: string) {
+    try {
+      this.socket.connect(address);
+    } catch (err) {
+      throw wrap(`cannot connect to the event intake at ${address}`, err);
+    }
+  }
+
+  async push(tag: string, body: Buffer): Promise<void> {
+    try {
+      await this.queue.send([Buffer.from(tag, 'utf8'), body]);
+    } catch (err) {
+      throw wrap('the master did not take the event', err);
     }
   }
 

@@ -1,0 +1,54 @@
+/**
+ * salt-api's view of the master's event bus: listen to every event (for GET /events) and fire
+ * events through the master's event intake (webhooks, runner and wheel jobs).
+ */
+import { eventBusAddress, eventIntakeAddress } from '../core/master/events';
+import { decode, encode } from '../core/protocol/msgpack';
+import { EventPusher, EventSubscriber, isSyncTopic } from '../core/transport/zeromq';
+import type { EventBus } from './server';
+
+function dataOf(body: Buffer): Record<string, unknown> {
+  try {
+    const v = decode(body);
+    return v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
+  } catch {
+    return {};
+  }
+}
+
+export class MasterEventBus implements EventBus {
+  private pusher?: EventPusher;
+
+  constructor(private readonly sockDir: string) {}
+
+  async open(): Promise<void> {
+    this.pusher = new EventPusher(eventIntakeAddress(this.sockDir));
+  }
+
+  listen() {
+    const sub = new EventSubscriber(eventBusAddress(this.sockDir), ['']);
+    return {
+      ready: sub.sync(5000),
+      async next(timeoutMs: number) {
+        for (;;) {
+          const ev = await sub.next(timeoutMs);
+          if (!ev) return null;
+          // Other listeners' subscription handshakes are not events.
+          if (isSyncTopic(ev.tag)) continue;
+          return { tag: ev.tag, data: dataOf(ev.body) };
+        }
+      },
+      close: () => sub.close(),
+    };
+  }
+
+  async fire(tag: string, data: Record<string, unknown>): Promise<void> {
+    if (!this.pusher) throw new Error('the event bus is not open');
+    await this.pusher.push(tag, encode(data));
+  }
+
+  async close(): Promise<void> {
+    this.pusher?.close();
+    this.pusher = undefined;
+  }
+}
