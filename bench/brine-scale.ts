@@ -9,7 +9,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadMinionConfig } from '../src/core/config';
 import { createLogging } from '../src/core/log';
-import { Minion, type JobExecutor, type MinionSettings } from '../src/core/minion/minion';
+import { Minion, type JobExecutor, type MinionSettings } from '../src/core/minion/channel-client';
 import { Cluster } from '../scripts/cluster';
 import { IpcChild } from './ipc-child';
 import { installMinionKey } from './keys';

@@ -20,7 +20,7 @@ import { runBaseline, type BaselineResult } from './baseline';
 import { runBrineScale, type BrineScaleResult, type SharedMinionRuntime } from './brine-scale';
 import { ensureKeyCache, type KeyCacheResult } from './keys';
 import { runMicroBench, type MicroResult } from './micro';
-import { runJobCacheBench, type BenchRow } from '../src/core/master/job-cache/bench';
+import { runJobCacheBench, type BenchRow } from './job-cache-bench';
 import { fmtInt, fmtMs, table } from './report';
 
 interface Options {

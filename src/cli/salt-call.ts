@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import type { MinionConfig } from '../core/config';
 import { createLogging } from '../core/log';
-import { Minion } from '../core/minion/minion';
+import { Minion } from '../core/minion/channel-client';
 import { executorFor, minionSettings, resolveId, startPlugins } from './minion-runtime';
 import { FileClient } from '../core/minion/file-client';
 import { formatOutput, type Outputter } from './output';

@@ -8,7 +8,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createLogging } from '../../../src/core/log';
-import { Minion, type MinionSettings } from '../../../src/core/minion/minion';
+import { Minion, type MinionSettings } from '../../../src/core/minion/channel-client';
 import { freePort } from '../../support/ports';
 import { keyPem } from '../protocol/wire-vectors';
 import { FakeMaster } from './fake-master';
