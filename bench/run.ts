@@ -113,7 +113,7 @@ async function sharedRuntime(): Promise<SharedMinionRuntime & { loadMs: number; 
   const runtime = await startPlugins(config, logging);
   return {
     executor: executorFor(runtime),
-    grains: () => runtime.grains(),
+    grains: { all: () => runtime.grains() },
     loadMs: performance.now() - started,
     cleanup: () => rmSync(root, { recursive: true, force: true }),
   };
