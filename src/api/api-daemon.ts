@@ -10,7 +10,6 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import type { MasterConfig } from '../core/config';
-import type { Logger } from '../core/log';
 import { JidFactory } from '../core/protocol/jid';
 import { KeyStore } from '../core/master/key-store';
 import { expectedMinions, type TargetType } from '../core/targeting';
@@ -23,7 +22,7 @@ import { Netapi, type FunctionTable } from './netapi';
 import { apiOptions, enabledClients, type ApiOptions } from './options';
 import { connectedMinions } from './presence';
 import { minionData, runnerFunctions } from './runners';
-import { createApiServer } from './server';
+import { createApiServer, type ApiLogger } from './server';
 import { SessionStore } from './sessions';
 import { wheelFunctions } from './wheel';
 
@@ -39,7 +38,7 @@ export class ApiDaemon {
 
   constructor(
     private readonly master: MasterConfig,
-    private readonly log: Logger,
+    private readonly log: ApiLogger,
   ) {
     const { options, warnings } = apiOptions(master);
     for (const w of warnings) log.warning(w);
@@ -65,7 +64,7 @@ export class ApiDaemon {
     };
     const jobs = new LocalJobs({ master, timeoutSec: master.timeout, gatherJobTimeoutSec: master.gather_job_timeout });
     const log = this.log;
-    const apiLog = { debug: (m: string) => log.debug(m), info: (m: string) => log.info(m), warning: (m: string) => log.warning(m), error: (m: string) => log.error(m) };
+    const apiLog = log;
     const auth = new LoadAuth({
       externalAuth: (master.external_auth ?? {}) as Record<string, unknown>,
       tokenExpire: typeof master.token_expire === 'number' ? master.token_expire : DEFAULT_TOKEN_EXPIRE,

@@ -7,6 +7,8 @@
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
+import apacheMd5 from 'apache-md5';
+import bcrypt from 'bcryptjs';
 import { BrineError } from '../core/errors';
 
 export class EauthError extends BrineError {}
@@ -59,12 +61,10 @@ async function checkTextFile(o: Record<string, unknown>, username: string, passw
 /** One htpasswd entry against a password: bcrypt, Apache MD5 ($apr1$), {SHA} and plaintext, as passlib's HtpasswdFile reads them. */
 export async function checkHtpasswdHash(hash: string, password: string): Promise<boolean> {
   if (/^\$2[abxy]?\$/.test(hash)) {
-    const bcrypt = await import('bcryptjs');
     return bcrypt.compare(password, hash);
   }
   if (hash.startsWith('$apr1$') || hash.startsWith('$1$')) {
-    const md5 = (await import('apache-md5')).default;
-    return safeEqual(md5(password, hash), hash);
+    return safeEqual(apacheMd5(password, hash), hash);
   }
   if (hash.startsWith('{SHA}')) {
     return safeEqual(`{SHA}${createHash('sha1').update(password).digest('base64')}`, hash);

@@ -32,12 +32,13 @@ export function serialize(type: (typeof OUTPUT_TYPES)[number], data: unknown): s
 /** Sends data in the negotiated format. */
 export function sendData(req: FastifyRequest, reply: FastifyReply, data: unknown, status = 200): FastifyReply {
   const type = outputType(req);
-  return reply.code(status).header('Content-Type', type).send(serialize(type, data));
+  // A Buffer, so that Fastify adds no charset: salt-api's JSON is plain `application/json`.
+  return reply.code(status).header('Content-Type', type).send(Buffer.from(serialize(type, data), 'utf8'));
 }
 
 /** Sends CherryPy's HTML error page. */
 export function sendError(reply: FastifyReply, err: HttpError): FastifyReply {
-  return reply.code(err.status).header('Content-Type', 'text/html;charset=utf-8').send(errorPage(err.status, err.message));
+  return reply.code(err.status).header('Content-Type', 'text/html;charset=utf-8').send(Buffer.from(errorPage(err.status, err.message), 'utf8'));
 }
 
 /** rest_cherrypy's cors_tool: every response names the caller's origin (or *) and allows credentials. */

@@ -16,6 +16,11 @@ import type { Chunk } from './lowstate';
 /** Every client name salt-api knows, in Salt's order (GET / lists them, enabled or not). */
 export const CLIENTS = ['local', 'local_async', 'local_batch', 'local_subset', 'runner', 'runner_async', 'ssh', 'wheel', 'wheel_async'] as const;
 
+/** What a generator client (local_batch) answers: each item is its own entry of `return`. */
+export class Yielded {
+  constructor(readonly items: unknown[]) {}
+}
+
 /** A master-side function (runner or wheel): positional and keyword arguments in, a value out. */
 export interface MasterFunction {
   /** The docstring `doc.runner` / `doc.wheel` show. */
@@ -169,7 +174,7 @@ export class Netapi {
     if (client === 'local_batch') {
       const out: unknown[] = [];
       for await (const r of this.deps.jobs.runBatch(job, String(chunk.batch ?? '10%'))) out.push({ [r.id]: r.return });
-      return out;
+      return new Yielded(out);
     }
     if (client === 'local_subset') {
       throw new HttpError(400, 'Client local_subset is not supported by brine yet: use local with a list target');

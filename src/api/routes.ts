@@ -11,7 +11,7 @@ import { sortedPermissions, sumPermissions } from './acl';
 import { HttpError } from './http-error';
 import { expireSessionCookie, sendData, setSessionCookie } from './http';
 import { chunksOf, toLowstate, unserializeBody, type Chunk } from './lowstate';
-import { CLIENTS } from './netapi';
+import { CLIENTS, Yielded } from './netapi';
 import { streamEvents } from './events-stream';
 import { keysTarball } from './keys-tarball';
 import type { ApiDeps, SessionInfo, Stats } from './server';
@@ -72,7 +72,10 @@ export function registerRoutes(app: FastifyInstance, deps: ApiDeps, stats: Stats
       if ('token' in chunk && !(typeof chunk.token === 'string' && /^[0-9a-fA-F]+$/.test(chunk.token))) throw new HttpError(401, 'Invalid token');
       if (client !== undefined) chunk.client = client;
       if ('arg' in chunk && !Array.isArray(chunk.arg)) chunk.arg = [chunk.arg];
-      out.push(await netapi.run(chunk));
+      const ret = await netapi.run(chunk);
+      // A generator client (local_batch) yields several entries, as Salt's exec_lowstate does.
+      if (ret instanceof Yielded) out.push(...ret.items);
+      else out.push(ret);
     }
     return out;
   };
@@ -123,7 +126,7 @@ export function registerRoutes(app: FastifyInstance, deps: ApiDeps, stats: Stats
   });
 
   app.post('/logout', async (req, reply) => {
-    reply.header('Allow', 'POST');
+    reply.header('Allow', 'GET, HEAD, POST');
     const s = requireSession(req, reply);
     sessions.delete(s.id);
     expireSessionCookie(reply, helpers.session(req).id);
@@ -164,7 +167,7 @@ export function registerRoutes(app: FastifyInstance, deps: ApiDeps, stats: Stats
   });
 
   const jobsGet = async (req: FastifyRequest<{ Params: { jid?: string } }>, reply: FastifyReply) => {
-    reply.header('Allow', 'GET, HEAD');
+    reply.header('Allow', 'GET, HEAD, POST');
     const s = requireSession(req, reply);
     const jid = req.params.jid;
     const chunk: Chunk = jid ? { client: 'runner', fun: 'jobs.list_job', jid } : { client: 'runner', fun: 'jobs.list_jobs' };
@@ -180,10 +183,12 @@ export function registerRoutes(app: FastifyInstance, deps: ApiDeps, stats: Stats
 
   const keysGet = async (req: FastifyRequest<{ Params: { mid?: string } }>, reply: FastifyReply) => {
     reply.header('Allow', 'GET, HEAD, POST');
-    const s = requireSession(req, reply);
+    // Keys runs without the salt_auth tool: no session means no credentials, which netapi refuses.
+    const s = helpers.session(req);
+    setSessionCookie(reply, s.id, secure);
     const mid = req.params.mid;
     const chunk: Chunk = mid ? { client: 'wheel', fun: 'key.finger', match: mid } : { client: 'wheel', fun: 'key.list_all' };
-    const [res] = (await execLowstate([chunk], s.token.token)) as Array<{ data?: { return?: unknown } }>;
+    const [res] = (await execLowstate([chunk], s.token?.token)) as Array<{ data?: { return?: unknown } }>;
     return sendData(req, reply, { return: res?.data?.return ?? {} });
   };
   app.get('/keys', keysGet);
@@ -257,6 +262,26 @@ export function registerRoutes(app: FastifyInstance, deps: ApiDeps, stats: Stats
         'Total Requests': options.collectStats ? stats.requests : 0,
         'Total Time': options.collectStats ? uptime : 0,
         Uptime: uptime,
+        Requests: {},
+        'Slow Queries': [],
+      },
+      [`Cheroot HTTPServer ${process.pid}`]: {
+        Enabled: options.collectStats,
+        'Bind Address': `('${options.host}', ${options.port})`,
+        'Run time': options.collectStats ? uptime : -1,
+        Accepts: options.collectStats ? stats.requests : 0,
+        'Accepts/sec': options.collectStats ? stats.requests / uptime : 0,
+        Queue: 0,
+        Threads: options.threadPool,
+        'Threads Idle': options.threadPool - stats.current,
+        'Socket Errors': 0,
+        Requests: options.collectStats ? stats.requests : 0,
+        'Bytes Read': options.collectStats ? stats.bytesRead : 0,
+        'Bytes Written': options.collectStats ? stats.bytesWritten : 0,
+        'Work Time': options.collectStats ? uptime : 0,
+        'Read Throughput': options.collectStats ? stats.bytesRead / uptime : 0,
+        'Write Throughput': options.collectStats ? stats.bytesWritten / uptime : 0,
+        'Worker Threads': {},
       },
     });
   });

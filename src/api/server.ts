@@ -110,7 +110,7 @@ export function createApiServer(deps: ApiDeps): FastifyInstance {
       const accept = req.headers.accept;
       if (accept === undefined || accept === '*/*') return;
       if (new Negotiator({ headers: { accept } }).mediaType(['text/html']) !== 'text/html') return;
-      await reply.code(200).header('Content-Type', 'text/html;charset=utf-8').send(readFileSync(appFile));
+      await reply.code(200).header('Allow', 'GET, HEAD').header('Content-Type', 'text/html;charset=utf-8').send(readFileSync(appFile));
     });
   }
 

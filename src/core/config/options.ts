@@ -115,6 +115,19 @@ export const MASTER_OPTIONS: Record<string, OptionSpec> = {
   enable_gpu_grains: o('bool', false),
   event_return: o('str|strlist', ''),
   fileserver_backend: o('strlist', ['roots']),
+  /** salt-api (rest_cherrypy) settings; salt-api refuses to start without them. */
+  rest_cherrypy: o('dict?', null),
+  /** Salt >= 3006: the netapi clients salt-api may run (none by default). */
+  netapi_enable_clients: o('strlist', []),
+  netapi_allow_raw_shell: o('bool', false),
+  /** Seconds an eauth token lives. */
+  token_expire: o('int', 43200),
+  token_expire_user_override: o('any', false),
+  keep_acl_in_token: o('bool', false),
+  permissive_acl: o('bool', false),
+  eauth_tokens: o('str', 'localfs'),
+  api_logfile: o('path', '/var/log/salt/api', true),
+  api_pidfile: o('path', '/var/run/salt-api.pid', true),
 };
 
 export const MINION_OPTIONS: Record<string, OptionSpec> = {
