@@ -13,7 +13,7 @@ import type { MasterConfig } from '../core/config';
 import { JidFactory } from '../core/protocol/jid';
 import { KeyStore } from '../core/master/key-store';
 import { expectedMinions, type TargetType } from '../core/targeting';
-import { pyRepr } from '../cli/output';
+import { pyRepr } from '../core/pycompat';
 import type { ResolveTarget } from './acl';
 import { LoadAuth } from './auth';
 import { MasterEventBus } from './event-bus';

@@ -6,7 +6,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import Negotiator from 'negotiator';
 import { formatJson } from '../cli/output/json';
-import { formatYaml } from '../cli/output/yaml-emitter';
+import { formatYaml } from '../core/pycompat';
 import { errorPage, HttpError } from './http-error';
 
 export const OUTPUT_TYPES = ['application/json', 'application/x-yaml'] as const;
