@@ -44,6 +44,8 @@ export interface MasterSettings {
   file_roots: Record<string, string[]>;
   file_buffer_size?: number;
   keep_jobs?: number;
+  /** Seconds a minion keeps one session key across its sign-ins (Salt's default 86400). */
+  publish_session?: number;
   /** Salt's maintenance period in seconds (default 60): how often old jobs are cleaned. */
   loop_interval?: number;
   /** brine: requests longer than this many bytes get "bad load" before decoding (docs/security.md). */
@@ -82,7 +84,7 @@ export class Master {
   private readonly publisher: PublishServer;
   private readonly requests = new RequestServer();
   private readonly events = new MasterEvents();
-  private readonly sessions = new Sessions();
+  private readonly sessions: Sessions;
   private publishKey!: PublishKey;
   private rootKey = '';
   private readonly watchers: FSWatcher[] = [];
@@ -98,6 +100,7 @@ export class Master {
   constructor(private readonly settings: MasterSettings, private readonly log: Logger) {
     this.keys = new KeyStore({ pkiDir: settings.pki_dir });
     this.publisher = new PublishServer({ highWaterMark: settings.pub_hwm });
+    this.sessions = new Sessions({ publishSession: settings.publish_session });
   }
 
   async start(): Promise<void> {
