@@ -39,8 +39,11 @@ interface Runnable {
   stop(): Promise<void>;
 }
 
-type Role = 'master' | 'minion';
-type ConfigOf<R extends Role> = R extends 'master' ? MasterConfig : MinionConfig;
+/** salt-api runs on the master's configuration, with its own log and pid files. */
+type Role = 'master' | 'minion' | 'api';
+type ConfigOf<R extends Role> = R extends 'minion' ? MinionConfig : MasterConfig;
+
+const ROLE_NAMES: Record<Role, string> = { master: 'Master', minion: 'Minion', api: 'API' };
 
 /**
  * The life of salt-master and salt-minion: configuration, logging, -d, the pid file, and a clean
@@ -54,8 +57,9 @@ export async function startDaemon<R extends Role>(
   const overrides: Record<string, unknown> = {};
   if (flags['log-level']) overrides.log_level = flags['log-level'];
   if (flags['log-file-level']) overrides.log_level_logfile = flags['log-file-level'];
-  const { config, warnings } = (role === 'master' ? loadMasterConfig : loadMinionConfig)(flags['config-dir'], overrides);
-  const settings = config as ConfigOf<R> & { log_file: string; pidfile: string; log_level: string; log_level_logfile?: string };
+  const { config, warnings } = (role === 'minion' ? loadMinionConfig : loadMasterConfig)(flags['config-dir'], overrides);
+  const files = role === 'api' ? { log_file: config.api_logfile, pidfile: config.api_pidfile } : {};
+  const settings = { ...config, ...files } as ConfigOf<R> & { log_file: string; pidfile: string; log_level: string; log_level_logfile?: string };
   if (flags.daemon) {
     const pid = await daemonize(process.argv.slice(2), settings.log_file);
     process.stdout.write(`salt-${role} started in the background, pid ${pid}\n`);
@@ -69,7 +73,7 @@ export async function startDaemon<R extends Role>(
     console: !isDaemonChild(),
   });
   const log = logging.getLogger(`salt.${role}`);
-  for (const w of [...missingFileWarning(flags['config-dir'], role), ...warnings]) log.warning(w);
+  for (const w of [...missingFileWarning(flags['config-dir'], role === 'minion' ? 'minion' : 'master'), ...warnings]) log.warning(w);
   let daemon: Runnable | undefined;
   try {
     // The pid file is the lock: taken before anything shared (ports, keys, sockets) is touched.
@@ -77,7 +81,7 @@ export async function startDaemon<R extends Role>(
     daemon = await create(config as ConfigOf<R>, logging);
     const running = daemon;
     onShutdown(async () => {
-      log.info(`Shutting down the Salt ${role === 'master' ? 'Master' : 'Minion'}`);
+      log.info(`Shutting down the Salt ${ROLE_NAMES[role]}`);
       await running.stop();
       removePidFile(settings.pidfile);
       await logging.close();

@@ -3,6 +3,7 @@
  * only when it runs, so `salt-key -L` does not pay for ZeroMQ or the plugin loader.
  */
 import Salt from './salt';
+import SaltApi from './salt-api';
 import SaltCall from './salt-call';
 import SaltKey from './salt-key';
 import SaltMaster from './salt-master';
@@ -11,6 +12,7 @@ import SaltRun from './salt-run';
 
 export const COMMANDS = {
   salt: Salt,
+  'salt-api': SaltApi,
   'salt-call': SaltCall,
   'salt-key': SaltKey,
   'salt-master': SaltMaster,

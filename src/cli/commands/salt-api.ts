@@ -1,0 +1,20 @@
+import { Command } from '@oclif/core';
+import { daemonFlags } from '../flags';
+
+export default class SaltApi extends Command {
+  static override summary = "Start salt-api: Salt's REST API (rest_cherrypy) in front of the master, for SaltGUI, pepper and HTTP clients";
+  static override examples = ['salt-api -c ./etc/salt -l info', 'salt-api -d'];
+  static override flags = {
+    ...daemonFlags,
+  };
+
+  async run(): Promise<void> {
+    const { flags } = await this.parse(SaltApi);
+    const { startDaemon } = await import('../context.js');
+    const { ApiDaemon } = await import('../../api/api-daemon.js');
+    await startDaemon('api', flags, (config, logging) => {
+      const api = new ApiDaemon(config, logging.getLogger('salt.netapi'));
+      return { start: () => api.start(), stop: () => api.stop() };
+    });
+  }
+}
