@@ -84,16 +84,21 @@ export class JobService {
       minions,
       started: new Date(),
     });
+    // Salt's three events of a new job, in its order and shapes (salt/master.py _send_pub and
+    // salt/client LocalClient): the bare jid, `new`, then `publish` once it is on the wire.
+    this.events.fire(jid, { minions });
     this.events.fire(`salt/job/${jid}/new`, {
       jid,
-      tgt: load.tgt,
       tgt_type: load.tgt_type,
+      tgt: load.tgt,
+      user: job.user,
       fun: load.fun,
       arg: job.arg,
       minions,
-      user: job.user,
+      missing: [],
     });
     await this.publisher.publish([buildPublication(this.publishKey.crypticle, this.masterKey, job)]);
+    this.events.fire(`salt/job/${jid}/publish`, { fun: load.fun, arg: job.arg, tgt: wire.tgt, jid, ret: job.ret, tgt_type: wire.tgtType, user: job.user });
     this.log.info(`User ${job.user} Published command ${load.fun} with jid ${jid}`);
     return { jid, minions, missing: [], not_connected: minions.filter((id) => !this.hasSession(id)) };
   }
