@@ -4,7 +4,7 @@
  * class does (salt/netapi/rest_cherrypy/app.py), with the same status codes and shapes.
  */
 import { existsSync, statSync } from 'node:fs';
-import { basename, dirname } from 'node:path';
+import { basename, dirname, extname } from 'node:path';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fastifyStatic from '@fastify/static';
 import { sortedPermissions, sumPermissions } from './acl';
@@ -14,7 +14,20 @@ import { chunksOf, toLowstate, unserializeBody, type Chunk } from './lowstate';
 import { CLIENTS, Yielded } from './netapi';
 import { streamEvents } from './events-stream';
 import { keysTarball } from './keys-tarball';
-import type { ApiDeps, SessionInfo, Stats } from './server';
+import { requestedSessionId, type ApiDeps, type SessionInfo, type Stats } from './server';
+
+/** Content types of the static files, as Python's mimetypes names them (CherryPy's staticdir). */
+const STATIC_TYPES: Record<string, string> = {
+  '.js': 'text/javascript',
+  '.mjs': 'text/javascript',
+  '.css': 'text/css',
+  '.txt': 'text/plain',
+  '.html': 'text/html',
+  '.json': 'application/json',
+  '.png': 'image/png',
+  '.svg': 'image/svg+xml',
+  '.ico': 'image/vnd.microsoft.icon',
+};
 
 interface Helpers {
   session(req: FastifyRequest): SessionInfo;
@@ -218,8 +231,8 @@ export function registerRoutes(app: FastifyInstance, deps: ApiDeps, stats: Stats
   app.get('/events', async (req: FastifyRequest<{ Querystring: { token?: string; salt_token?: string } }>, reply) => {
     reply.header('Allow', 'GET, HEAD');
     const s = helpers.session(req);
-    const fromCookie = requestedCookieOnly(req);
-    const candidate = req.query.token ?? req.query.salt_token ?? fromCookie;
+    // Salt's salt_token tool has already put an X-Auth-Token header where the cookie would be.
+    const candidate = req.query.token ?? req.query.salt_token ?? requestedSessionId(req);
     const saltToken = eventsToken(deps, candidate);
     if (!saltToken) {
       setSessionCookie(reply, s.id, secure);
@@ -291,26 +304,36 @@ export function registerRoutes(app: FastifyInstance, deps: ApiDeps, stats: Stats
     if (!existsSync(appFile) || !statSync(appFile).isFile()) log.warning(`rest_cherrypy: app ${appFile} is not a file; ${options.appPath} will answer 404`);
     const serveApp = async (_req: FastifyRequest, reply: FastifyReply) => {
       reply.header('Allow', 'GET, HEAD');
-      return reply.type('text/html;charset=utf-8').sendFile(basename(appFile), dirname(appFile));
+      return reply.sendFile(basename(appFile), dirname(appFile));
     };
-    app.register(fastifyStatic, { root: dirname(appFile), serve: false, decorateReply: true });
+    app.register(fastifyStatic, { root: dirname(appFile), serve: false, decorateReply: true, cacheControl: false });
+    app.addHook('onSend', async (req, reply, payload) => {
+      const path = req.url.split('?')[0];
+      if (reply.statusCode === 200 && (path === options.appPath || path.startsWith(`${options.appPath}/`))) reply.header('Content-Type', 'text/html;charset=utf-8');
+      return payload;
+    });
     app.get(options.appPath, serveApp);
     app.get(`${options.appPath}/*`, serveApp);
   }
   if (options.static) {
-    app.register(fastifyStatic, { root: options.static, prefix: `${options.staticPath}/`, decorateReply: !options.app, index: false, wildcard: true });
+    app.register(fastifyStatic, {
+      root: options.static,
+      prefix: `${options.staticPath}/`,
+      decorateReply: !options.app,
+      index: false,
+      wildcard: true,
+      cacheControl: false,
+    });
+    // CherryPy's types (Python's mimetypes), without the charset `send` adds.
+    app.addHook('onSend', async (req, reply, payload) => {
+      const path = req.url.split('?')[0];
+      if (reply.statusCode === 200 && path.startsWith(`${options.staticPath}/`)) {
+        const type = STATIC_TYPES[extname(path).toLowerCase()];
+        if (type) reply.header('Content-Type', type);
+      }
+      return payload;
+    });
   }
-}
-
-/** The session_id cookie alone (EventSource cannot send headers). */
-function requestedCookieOnly(req: FastifyRequest): string | undefined {
-  const cookie = req.headers.cookie;
-  if (!cookie) return undefined;
-  for (const part of cookie.split(';')) {
-    const [k, ...v] = part.trim().split('=');
-    if (k === 'session_id') return v.join('=');
-  }
-  return undefined;
 }
 
 /** Events._is_valid_token: a session id (its eauth token) or an eauth token itself, live. */
