@@ -79,8 +79,7 @@ export function createApiServer(deps: ApiDeps): FastifyInstance {
     bodyLimit: options.maxRequestBodySize,
     https: options.disableSsl ? null : { cert: readFileSync(options.sslCrt as string), key: readFileSync(options.sslKey as string) },
     // Salt's trailing_slash tool: /minions/ and /minions are the same.
-    ignoreTrailingSlash: true,
-    ignoreDuplicateSlashes: true,
+    routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true },
     connectionTimeout: options.expireResponses ? options.responseTimeoutSec * 1000 : 0,
   }) as unknown as FastifyInstance;
   const stats = new Stats();

@@ -7,15 +7,13 @@
  * by status, content type and shape.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cpSync, readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ApiDaemon } from '../../src/api/api-daemon';
-import { loadMasterConfig } from '../../src/core/config';
 import { generateKeyPair } from '../../src/core/crypto/rsa';
-import { Cluster, REPO, freePort } from '../support/cluster';
+import { ApiCluster } from '../support/api-cluster';
+import type { Cluster } from '../support/cluster';
 import { normalise, normalisedJson, readExchange, type Exchange } from '../support/api-exchanges';
 
-const SALTGUI = join(REPO, '..', 'shared', 'saltgui');
 /** The session of the corpus's one login that is not itself in the corpus (used by 83b). */
 const UNRECORDED_LOGIN = '7e736e456f7f897b642bf3faf06fb48842e9a260';
 
@@ -160,17 +158,16 @@ const SAME_HEADERS = ['content-type', 'access-control-allow-origin', 'access-con
 const PRESENT_HEADERS = ['set-cookie', 'x-auth-token', 'content-disposition'];
 
 describe('salt-api: the corpus exchanges replayed', () => {
+  let env: ApiCluster;
   let cluster: Cluster;
-  let api: ApiDaemon;
   let port: number;
-  let pkiDir: string;
   const tokens = new Map<string, string>();
 
   /** What the capture had in place before some exchanges. */
   const before: Record<string, () => Promise<void>> = {
     // pending1 asked to join just before 43 (accept) and 44 (delete).
     '43-wheel-key-accept': async () => {
-      writeFileSync(join(pkiDir, 'minions_pre', 'pending1'), generateKeyPair(1024).publicPem);
+      writeFileSync(join(env.pkiDir, 'minions_pre', 'pending1'), generateKeyPair(1024).publicPem);
     },
     // The capture read these jobs after both minions had returned.
     '34-get-jobs-jid-after-local-async': () => untilReturned([...jids.values()].pop() as string),
@@ -185,14 +182,6 @@ describe('salt-api: the corpus exchanges replayed', () => {
       const res = await login().catch(login);
       tokens.set(UNRECORDED_LOGIN, res.headers.get('x-auth-token') as string);
     },
-  };
-
-  const startApi = async (overrides: Record<string, unknown> = {}) => {
-    const { config } = loadMasterConfig(cluster.masterDir);
-    config.rest_cherrypy = { ...(config.rest_cherrypy as Record<string, unknown>), ...overrides };
-    pkiDir = String(config.pki_dir);
-    api = new ApiDaemon(config, { debug: () => undefined, info: () => undefined, warning: () => undefined, error: () => undefined });
-    await api.start();
   };
 
   /**
@@ -288,36 +277,19 @@ describe('salt-api: the corpus exchanges replayed', () => {
   };
 
   beforeAll(async () => {
-    port = await freePort();
-    cluster = await Cluster.create({
-      netapi_enable_clients: ['local', 'local_async', 'local_batch', 'runner', 'runner_async', 'wheel', 'wheel_async'],
-      external_auth: { file: { '^filename': 'HTPASSWD', '^filetype': 'text', limited: ['test.ping'], apiuser: ['.*', '@runner', '@wheel', '@jobs'] } },
-      nodegroups: { webgroup: 'G@role:web', allgroup: 'L@web1,db1' },
-      rest_cherrypy: { port, host: '127.0.0.1', disable_ssl: true, collect_stats: true, app: 'SALTGUI/index.html', static: 'SALTGUI/static', static_path: '/static' },
-    });
-    // A copy of SaltGUI, as the capture served one (S01b adds a file to it).
-    cpSync(SALTGUI, join(cluster.root, 'saltgui'), { recursive: true });
-    const htpasswd = join(cluster.root, 'htpasswd');
-    writeFileSync(htpasswd, 'apiuser:apipass\nlimited:limitedpass\n');
-    const masterFile = join(cluster.masterDir, 'master');
-    writeFileSync(masterFile, readFileSync(masterFile, 'utf8').replace('HTPASSWD', htpasswd).replace(/SALTGUI/g, join(cluster.root, 'saltgui')));
-    await cluster.startMaster();
-    await cluster.startAccepted([
-      { id: 'web1', grains: { role: 'web' } },
-      { id: 'db1', grains: { role: 'db' } },
-    ]);
-    await startApi();
+    env = await ApiCluster.create();
+    cluster = env.cluster;
+    port = env.port;
   }, 120_000);
 
   afterAll(async () => {
-    await api?.stop();
-    await cluster?.stop();
+    await env?.stop();
   });
 
   it.each(ORDER)('%s', async (name, mode) => {
     if (mode === 'restart') {
-      await api.stop();
-      await startApi({ collect_stats: false });
+      await env.api.stop();
+      await env.startApi({ collect_stats: false });
       return;
     }
     const ex = readExchange(name);
