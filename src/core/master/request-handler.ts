@@ -18,7 +18,7 @@ import type { JobService } from './jobs';
 import type { MinionDataCache } from './minion-data-cache';
 import type { MinionSession, Sessions } from './sessions';
 import type { MasterRsa } from './rsa-pool';
-import { fileList, serveFile, type FileServerOptions } from './file-server';
+import type { MinionRequests } from './minion-requests';
 
 /**
  * Every message on the request port comes through here. Nothing a peer sends can stop the master:
@@ -34,7 +34,7 @@ export class RequestHandler {
     private readonly events: MasterEvents,
     private readonly rsa: MasterRsa,
     private readonly hooks: { rootKey: () => string; beforePublish: () => void },
-    private readonly files: FileServerOptions,
+    private readonly minionRequests: MinionRequests,
     private readonly log: Logger,
   ) {}
 
@@ -98,10 +98,6 @@ export class RequestHandler {
         this.fireMinionEvent(session.id, ev);
         return buildAesReply(crypticle, nonce, null);
       }
-      case '_file_list':
-        return buildAesReply(crypticle, nonce, fileList(this.files, load));
-      case '_serve_file':
-        return buildAesReply(crypticle, nonce, serveFile(this.files, load));
       case '_pillar': {
         const req = parsePillarRequestLoad(load);
         this.dataCache.update(session.id, { grains: req.grains });
@@ -110,8 +106,12 @@ export class RequestHandler {
         return (await this.rsa.run({ op: 'sendPrivate', minionPublicPem: pem, nonce, pillar: {} })).reply;
       }
       default:
-        this.log.warning(`Request from ${id} with unknown command ${JSON.stringify(load.cmd)} refused`);
-        return BAD_LOAD_REPLY;
+        // The file server, master options and mine, as Salt's AESFuncs; anything else gets
+        // Salt's answer to a method it does not expose (`{}`), which a Salt minion understands.
+        if (!this.minionRequests.answers(String(load.cmd))) {
+          this.log.warning(`Requested method not exposed: ${JSON.stringify(load.cmd)} (from ${id}), answered {}`);
+        }
+        return buildAesReply(crypticle, nonce, this.minionRequests.answer(session.id, load));
     }
   }
 
