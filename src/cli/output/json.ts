@@ -21,6 +21,16 @@ export function formatJson(data: unknown, indent: JsonIndent = 4): string {
   return encode(data, width, sortKeys, 0);
 }
 
+/**
+ * Python's json.dumps(value, indent=..., sort_keys=..., ensure_ascii=...) (what Salt's Jinja
+ * filters `json` and `tojson` call). `indent` null = one line with `, ` and `: `.
+ */
+export function pyJsonDumps(value: unknown, options: { indent?: number | null; sortKeys?: boolean; ensureAscii?: boolean } = {}): string {
+  const text = encode(value, options.indent ?? null, options.sortKeys ?? false, 0);
+  if (options.ensureAscii === false) return text;
+  return text.replace(/[\u007f-\uffff]/g, (c) => '\\u' + c.charCodeAt(0).toString(16).padStart(4, '0'));
+}
+
 /** Python's json string encoding with ensure_ascii=False. */
 export function jsonString(s: string): string {
   let out = '"';
