@@ -4,7 +4,7 @@
  * indenting, `, ` and `: ` on one line; floats as Python prints them; bytes as their repr.
  */
 import { BrineError } from '../../core/errors';
-import { compareCodePoints, entriesOf, isBytes, isMapping, pyBytesRepr, pyFloat, pyNumber, unprintable } from './python-repr';
+import { compareCodePoints, entriesOf, isBytes, isMapping, pyBytesRepr, pyFloat, pyNumber, unprintable } from '../../core/pycompat';
 
 /** `output_indent`: a number of spaces, null or a negative number for one line, 'pretty' for 4 and sorted keys. */
 export type JsonIndent = number | null | 'pretty';

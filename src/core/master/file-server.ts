@@ -288,7 +288,7 @@ export function serveFile(options: FileServerOptions, load: Record<string, unkno
   const loc = field(load, 'loc');
   let saltenv = saltenvOf(load);
   if (typeof rawPath !== 'string' || loc === undefined || saltenv === undefined) return empty;
-  if (typeof loc !== 'number' || !Number.isInteger(loc) || loc < 0) {
+  if (typeof loc !== 'number' || !Number.isSafeInteger(loc) || loc < 0) {
     throw new ProtocolError('BAD_LOAD', `_serve_file loc must be a non-negative integer, got ${JSON.stringify(loc)}`);
   }
   const url = splitSaltUrl(rawPath);

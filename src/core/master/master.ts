@@ -16,7 +16,7 @@ import { MinionDataCache } from './minion-data-cache';
 import { MineStore } from './mine-store';
 import { MinionRequests } from './minion-requests';
 import { PublishKey } from './publish-key';
-import { RequestHandler } from './request-handler';
+import { DEFAULT_MAX_REQUEST_SIZE, RequestHandler } from './request-handler';
 import { RsaPool } from './rsa-pool';
 import { writeRootKey } from './root-key';
 import { Sessions } from './sessions';
@@ -53,6 +53,8 @@ export interface MasterSettings {
   publish_session?: number;
   /** Salt's maintenance period in seconds (default 60): how often old jobs are cleaned. */
   loop_interval?: number;
+  /** brine: requests longer than this many bytes get "bad load" before decoding (docs/security.md). */
+  max_request_size?: number;
 }
 
 /** loop_interval in ms for the job cache cleaner; a bad value is a configuration error. */
@@ -62,6 +64,15 @@ function loopIntervalMs(value: unknown): number {
     throw new ConfigError('BAD_CONFIG', `loop_interval must be a number of seconds > 0, got ${JSON.stringify(value)}`, { hint: "fix or remove 'loop_interval' in the master config" });
   }
   return Math.max(1, Math.round(value * 1000));
+}
+
+/** A limit option: a positive whole number, or the default when unset. */
+function positiveOption(name: string, value: unknown, fallback: number): number {
+  if (value === undefined || value === null) return fallback;
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value <= 0) {
+    throw new ConfigError('BAD_CONFIG', `${name} must be a whole number > 0, got ${JSON.stringify(value)}`, { hint: `fix or remove '${name}' in the master config` });
+  }
+  return value;
 }
 
 function tcp(iface: string, port: number): string {
@@ -145,7 +156,9 @@ export class Master {
       accepted: () => this.accepted,
       grains: (id) => dataCache.grains(id),
       options: s as unknown as Record<string, unknown>,
-    }), this.log);
+    }), this.log, {
+      maxRequestSize: positiveOption('max_request_size', s.max_request_size, DEFAULT_MAX_REQUEST_SIZE),
+    });
 
     await this.events.open(s.sock_dir);
     this.keyListing = this.keys.list('all');
