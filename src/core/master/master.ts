@@ -13,8 +13,11 @@ import { JobService } from './jobs';
 import { openJobCache, retentionSeconds, ReturnBatcher, startJobCacheCleaner, type JobCache, type JobCacheCleaner, type JobCacheConfig } from './job-cache';
 import { KeyStore, STATE_DIRS, type KeyListing } from './key-store';
 import { MinionDataCache } from './minion-data-cache';
+import { MineStore } from './mine-store';
+import { MinionRequests } from './minion-requests';
 import { PublishKey } from './publish-key';
 import { DEFAULT_MAX_REQUEST_SIZE, RequestHandler } from './request-handler';
+import { DEFAULT_AUTH_RATE_LIMIT, DEFAULT_MAX_PENDING_KEYS, PendingKeyCap, SignInRateLimit } from './sign-in-limits';
 import { RsaPool } from './rsa-pool';
 import { writeRootKey } from './root-key';
 import { Sessions } from './sessions';
@@ -44,6 +47,8 @@ export interface MasterSettings {
   /** Salt's file server: saltenv -> directories (for cmd.script salt:// and saltutil.sync_*). */
   file_roots: Record<string, string[]>;
   file_buffer_size?: number;
+  /** The digest the file server gives for `_file_hash` (Salt's default sha256). */
+  hash_type?: string;
   keep_jobs?: number;
   /** Seconds a minion keeps one session key across its sign-ins (Salt's default 86400). */
   publish_session?: number;
@@ -51,6 +56,10 @@ export interface MasterSettings {
   loop_interval?: number;
   /** brine: requests longer than this many bytes get "bad load" before decoding (docs/security.md). */
   max_request_size?: number;
+  /** brine: new ids beyond this many pending keys are answered "pending" without a key file. */
+  max_pending_keys?: number;
+  /** brine: `_auth` requests allowed per connection per second. */
+  auth_rate_limit?: number;
 }
 
 /** loop_interval in ms for the job cache cleaner; a bad value is a configuration error. */
@@ -101,7 +110,11 @@ export class Master {
   constructor(private readonly settings: MasterSettings, private readonly log: Logger) {
     this.keys = new KeyStore({ pkiDir: settings.pki_dir });
     this.publisher = new PublishServer({ highWaterMark: settings.pub_hwm });
-    this.sessions = new Sessions({ publishSession: settings.publish_session });
+    this.sessions = new Sessions({
+      publishSession: settings.publish_session,
+      dir: join(settings.cachedir, 'sessions'),
+      acceptedKey: (id) => this.keys.acceptedKey(id),
+    });
   }
 
   async start(): Promise<void> {
@@ -137,13 +150,21 @@ export class Master {
       autosign: new AutosignFile(s.autosign_file || undefined),
       openMode: s.open_mode,
       publishPort: s.publish_port,
+      pendingCap: new PendingKeyCap(positiveOption('max_pending_keys', s.max_pending_keys, DEFAULT_MAX_PENDING_KEYS), this.log),
     }, this.log);
     const jobs = new JobService(() => this.accepted, dataCache, masterKey, this.publishKey, this.publisher, this.events, s.nodegroups, { jobs: jobCache, returns }, this.log, (id) => this.sessions.get(id) !== undefined);
     const handler = new RequestHandler(auth, jobs, this.sessions, dataCache, this.events, rsa, {
       rootKey: () => this.rootKey,
       beforePublish: () => this.reconcileKeys(),
-    }, { file_roots: s.file_roots, file_buffer_size: s.file_buffer_size }, this.log, {
+    }, new MinionRequests({
+      files: { file_roots: s.file_roots, file_buffer_size: s.file_buffer_size, hash_type: s.hash_type },
+      mine: new MineStore(s.cachedir),
+      accepted: () => this.accepted,
+      grains: (id) => dataCache.grains(id),
+      options: s as unknown as Record<string, unknown>,
+    }), this.log, {
       maxRequestSize: positiveOption('max_request_size', s.max_request_size, DEFAULT_MAX_REQUEST_SIZE),
+      signIns: new SignInRateLimit(positiveOption('auth_rate_limit', s.auth_rate_limit, DEFAULT_AUTH_RATE_LIMIT)),
     });
 
     await this.events.open(s.sock_dir);
@@ -151,7 +172,7 @@ export class Master {
     this.accepted = new Set(this.keyListing.accepted);
     this.watchKeys();
     this.requests.serve(
-      (payload) => handler.handle(payload),
+      (payload, peer) => handler.handle(payload, peer),
       (err) => this.log.error(`Request handling failed: ${(err as Error)?.stack ?? err}`),
     );
     this.log.info(`Starting the Salt Publisher on ${tcp(s.interface, s.publish_port)}`);
