@@ -1,6 +1,7 @@
 import { createHash, randomInt } from 'node:crypto';
 import {
-  BRINE_VERSION,
+  SALT_VERSION,
+  versionsReport,
   Fn,
   IConfig,
   IJobContext,
@@ -113,9 +114,9 @@ export class TestModule {
     return text;
   }
 
-  @Fn({ doc: "Return the version of brine on the minion\n\nCLI Example:\n\n    salt '*' test.version" })
+  @Fn({ doc: "Return the version of Salt this minion reproduces (brine's own is the brineversion grain)\n\nCLI Example:\n\n    salt '*' test.version" })
   version(): string {
-    return BRINE_VERSION;
+    return SALT_VERSION;
   }
 
   @Fn({ doc: "Returns versions of components used by brine\n\nCLI Example:\n\n    salt '*' test.versions_report" })
@@ -252,19 +253,3 @@ function providerName(module: string, origin: string | undefined): string {
   return base.includes('.') ? base.slice(0, base.lastIndexOf('.')) : base;
 }
 
-function versionsReport(): string {
-  const v = process.versions;
-  return [
-    'Brine Version:',
-    `          brine: ${BRINE_VERSION}`,
-    '',
-    'Dependency Versions:',
-    `           node: ${v.node}`,
-    `             v8: ${v.v8}`,
-    `        openssl: ${v.openssl}`,
-    '',
-    'System Versions:',
-    `       platform: ${process.platform}`,
-    `           arch: ${process.arch}`,
-  ].join('\n');
-}

@@ -104,3 +104,25 @@ describe('--help', () => {
     expect(key.stdout).toMatch(/USAGE\n {2}\$ salt-key \[/);
   });
 });
+
+describe('version identity', () => {
+  it('--version and -V on every binary, without a target or a master', async () => {
+    for (const bin of ['salt', 'salt-key', 'salt-run', 'salt-call', 'salt-master', 'salt-minion']) {
+      const v = await cluster.run(bin, ['--version']);
+      expect(v.stdout).toBe(`${bin} 3007.10 (Chlorine)\n`);
+      expect(v.code).toBe(0);
+    }
+    const report = await cluster.run('salt', ['-V']);
+    expect(report.stdout).toMatch(/^Salt Version:\n +brine: \d+\.\d+\.\d+\n +Salt: 3007\.10\n/);
+    expect(report.stdout).toMatch(/Dependency Versions:\n(.*\n)* +zeromq: 6\./);
+  }, 60_000);
+
+  it('grains and test.version report Salt 3007.10, brineversion brine; manage.versions as Salt', async () => {
+    const grains = await cluster.salt('day1', 'grains.item', 'saltversion', 'saltversioninfo', 'brineversion', '--out', 'json');
+    expect(JSON.parse(grains.stdout).day1).toMatchObject({ saltversion: '3007.10', saltversioninfo: [3007, 10], brineversion: expect.stringMatching(/^\d+\.\d+\.\d+/) });
+    expect((await cluster.salt('day1', 'test.version', '--out', 'newline_values_only')).stdout).toBe('3007.10\n');
+    const versions = await cluster.run('salt-run', ['manage.versions']);
+    // Salt's nested outputter sorts the keys.
+    expect(versions.stdout).toBe('Master:\n    3007.10\nUp to date:\n    ----------\n    day1:\n        3007.10\n');
+  }, 60_000);
+});
