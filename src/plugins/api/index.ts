@@ -20,7 +20,10 @@
 import 'reflect-metadata';
 
 export { inject, injectable } from 'tsyringe';
-export { Module, Fn, GrainsProvider, type ModuleOptions, type FnOptions } from './decorators';
+export { Module, Fn, GrainsProvider, type ModuleOptions, type FnOptions, type CallArgs, type TypedMethodDecorator } from './decorators';
+export { arg, type ArgDef, type ArgSchema, type ArgsOf, type ArgType } from './args';
+export type { FnDocs } from './metadata';
+export { isTrue } from '../../core/pycompat/is-true';
 export {
   IShell,
   IGrains,
