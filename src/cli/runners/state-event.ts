@@ -8,7 +8,7 @@
  */
 import { BrineError } from '../../core/errors';
 import { eventBusAddress } from '../../core/master/events';
-import { eventData } from '../../core/master/local-client-wait';
+import { eventData } from '../../core/client/local-client-wait';
 import { fnmatch } from '../../core/targeting';
 import { pythonReMatch } from '../../core/targeting/python-regex';
 import { EventSubscriber } from '../../core/transport/zeromq';

@@ -73,6 +73,7 @@ export class GrainsStore extends GrainsView implements IGrains {
   private readonly configGrains: Tree;
   private readonly grainsFile?: string;
   private readonly log?: ILogger;
+  private readonly listeners = new Set<() => void>();
 
   constructor(options: { providers?: GrainsCollector[]; configGrains?: Tree; grainsFile?: string; logger?: ILogger }) {
     super({});
@@ -80,6 +81,19 @@ export class GrainsStore extends GrainsView implements IGrains {
     this.configGrains = options.configGrains ?? {};
     this.grainsFile = options.grainsFile;
     this.log = options.logger;
+  }
+
+  /**
+   * Calls `listener` after every change (refresh, setStatic, deleteStatic), whichever module made
+   * it: the minion sends its grains to the master then. Returns the unsubscribe function.
+   */
+  onChange(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  private changed(): void {
+    for (const listener of [...this.listeners]) listener();
   }
 
   /** Recompute every grain. A provider that throws is logged and skipped; the others still count. */
@@ -94,6 +108,7 @@ export class GrainsStore extends GrainsView implements IGrains {
     }
     Object.assign(merged, await this.readStaticFile(), structuredClone(this.configGrains));
     this.grains = merged;
+    this.changed();
   }
 
   async setStatic(values: Record<string, unknown>): Promise<void> {
@@ -102,6 +117,7 @@ export class GrainsStore extends GrainsView implements IGrains {
     Object.assign(current, values);
     await this.writeStaticFile(file, current);
     Object.assign(this.grains, structuredClone(values));
+    this.changed();
   }
 
   async deleteStatic(keys: string[]): Promise<void> {
@@ -112,6 +128,7 @@ export class GrainsStore extends GrainsView implements IGrains {
       delete this.grains[k];
     }
     await this.writeStaticFile(file, current);
+    this.changed();
   }
 
   private requireFile(): string {
