@@ -81,6 +81,9 @@ const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 /** Checks what TypeScript cannot: names, and no required argument after an optional one. */
 function checkArgs(where: string, options: FnOptions): void {
+  if (options.args !== undefined && (typeof options.args !== 'object' || options.args === null || Array.isArray(options.args))) {
+    throw new TypeError(`${where}: args must map each argument name to arg.string(), arg.integer(), ... (got ${JSON.stringify(options.args)})`);
+  }
   const names = Object.keys(options.args ?? {});
   let optionalSeen: string | undefined;
   for (const name of names) {
