@@ -10,8 +10,15 @@ import {
   Module,
   arg,
   inject,
+  pyRepr,
+  pyTupleRepr,
+  pyTypeName,
 } from 'brine/plugin';
-import { pyRepr, pyTupleRepr, pyType } from './py-repr';
+
+/** `str(type(v))` in Python 3: `<class 'int'>`. */
+function pyClass(v: unknown): string {
+  return `<class '${pyTypeName(v)}'>`;
+}
 
 /** Sleep that ends early (returning false) when the job is aborted. */
 function sleep(seconds: number, signal: AbortSignal): Promise<boolean> {
@@ -176,8 +183,8 @@ export class TestModule {
     kwargs: Record<string, string>;
   } {
     return {
-      args: args.map(pyType),
-      kwargs: Object.fromEntries(Object.entries(kwargs).map(([k, v]) => [k, pyType(v)])),
+      args: args.map(pyClass),
+      kwargs: Object.fromEntries(Object.entries(kwargs).map(([k, v]) => [k, pyClass(v)])),
     };
   }
 

@@ -23,7 +23,6 @@ export { inject, injectable } from 'tsyringe';
 export { Module, Fn, GrainsProvider, type ModuleOptions, type FnOptions, type CallArgs, type TypedMethodDecorator } from './decorators';
 export { arg, type ArgDef, type ArgSchema, type ArgsOf, type ArgType } from './args';
 export type { FnDocs } from './metadata';
-export { isTrue } from '../../core/pycompat/is-true';
 export {
   IShell,
   IGrains,
@@ -44,7 +43,21 @@ export {
   type ExtensionForm,
   type SyncOptions,
 } from './control';
-export { fnmatch } from '../../core/targeting/glob';
+// Python's and Salt's semantics, so a module behaves as Salt's does without writing its own copy.
+export {
+  fnmatch,
+  traverse,
+  isTrue,
+  pyTruthy,
+  pyRepr,
+  pyStr,
+  pyTupleRepr,
+  pyTypeName,
+  pyEqual,
+  dictUpdate,
+  shlexSplit,
+  ShlexError,
+} from '../../core/pycompat';
 export {
   CommandExecutionError,
   InvocationError,

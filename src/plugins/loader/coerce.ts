@@ -1,6 +1,7 @@
 import type { ArgDef } from '../api/args';
 import { InvocationError } from '../api/errors';
-import { isTrue, pyNumber } from '../../core/pycompat/is-true';
+import { isTrue } from '../../core/pycompat/is-true';
+import { pyFloatText, pyIntText } from '../../core/pycompat/text';
 
 /** A value as a message shows it. */
 function show(v: unknown): string {
@@ -35,12 +36,12 @@ function toType(def: ArgDef, name: string, v: unknown): unknown {
       if (typeof v === 'number' || typeof v === 'bigint') return String(v); // Python's str(5) is '5'
       return refuse(name, WHAT.string, v);
     case 'integer': {
-      const n = typeof v === 'string' && /^\s*[-+]?\d+(?:_\d+)*\s*$/.test(v) ? Number(v.replace(/_/g, '')) : typeof v === 'bigint' ? Number(v) : v;
+      const n = typeof v === 'string' ? pyIntText(v) : typeof v === 'bigint' ? Number(v) : v;
       if (typeof n !== 'number' || !Number.isInteger(n)) return refuse(name, WHAT.integer, v);
       return n;
     }
     case 'number': {
-      const n = typeof v === 'string' ? pyNumber(v) : typeof v === 'bigint' ? Number(v) : v;
+      const n = typeof v === 'string' ? pyFloatText(v) : typeof v === 'bigint' ? Number(v) : v;
       if (typeof n !== 'number' || Number.isNaN(n)) return refuse(name, WHAT.number, v);
       return n;
     }
