@@ -30,6 +30,8 @@ export {
   ILogger,
   IJobContext,
   ISalt,
+  IPillar,
+  type PillarCompileOptions,
   type ShellRunOptions,
   type ShellResult,
 } from './services';
