@@ -20,23 +20,43 @@ import type { MinionSession, Sessions } from './sessions';
 import type { MasterRsa } from './rsa-pool';
 import { fileList, serveFile, type FileServerOptions } from './file-server';
 
+/** What {@link RequestHandler} works with. */
+export interface RequestHandlerDeps {
+  auth: AuthService;
+  jobs: JobService;
+  sessions: Sessions;
+  dataCache: MinionDataCache;
+  events: MasterEvents;
+  rsa: MasterRsa;
+  /** The root key a CLI publish must carry; reconciling keys before each publish. */
+  hooks: { rootKey: () => string; beforePublish: () => void };
+  /** The file server's roots and chunk size. */
+  files: FileServerOptions;
+  log: Logger;
+}
+
 /**
  * Every message on the request port comes through here. Nothing a peer sends can stop the master:
  * undecodable, forged or replayed requests get Salt's "bad load" and a log line, and the master
  * goes on serving the others.
  */
 export class RequestHandler {
-  constructor(
-    private readonly auth: AuthService,
-    private readonly jobs: JobService,
-    private readonly sessions: Sessions,
-    private readonly dataCache: MinionDataCache,
-    private readonly events: MasterEvents,
-    private readonly rsa: MasterRsa,
-    private readonly hooks: { rootKey: () => string; beforePublish: () => void },
-    private readonly files: FileServerOptions,
-    private readonly log: Logger,
-  ) {}
+  private readonly auth: AuthService;
+  private readonly jobs: JobService;
+  private readonly sessions: Sessions;
+  private readonly dataCache: MinionDataCache;
+  private readonly events: MasterEvents;
+  private readonly rsa: MasterRsa;
+  private readonly hooks: RequestHandlerDeps['hooks'];
+  private readonly files: FileServerOptions;
+  private readonly log: Logger;
+
+  constructor(deps: RequestHandlerDeps) {
+    ({
+      auth: this.auth, jobs: this.jobs, sessions: this.sessions, dataCache: this.dataCache, events: this.events, rsa: this.rsa,
+      hooks: this.hooks, files: this.files, log: this.log,
+    } = deps);
+  }
 
   async handle(payload: Buffer): Promise<Buffer> {
     let envelope;
