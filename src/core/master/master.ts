@@ -2,7 +2,8 @@ import { availableParallelism } from 'node:os';
 import { mkdirSync, watch, type FSWatcher } from 'node:fs';
 import { join } from 'node:path';
 import type { MasterConfig } from '../config';
-import { ConfigError } from '../errors';
+import { ConfigError, TransportError } from '../errors';
+import { describeProcess, pidListeningOn } from '../process-owner';
 import { privateKeyFromPem } from '../crypto/rsa';
 import type { Logger } from '../log';
 import { PublishServer, RequestServer, raiseSocketLimit } from '../transport/zeromq';
@@ -80,6 +81,10 @@ export class Master {
   async start(): Promise<void> {
     raiseSocketLimit(20_000);
     const s = this.settings;
+    // The ports first: a second master on the same ports must fail before it rewrites the root
+    // key or the event bus socket that the running one uses.
+    await this.listen(this.publisher, s.interface, s.publish_port, 'publish_port');
+    await this.listen(this.requests, s.interface, s.ret_port, 'ret_port');
     for (const dir of [s.cachedir, s.sock_dir]) mkdirSync(dir, { recursive: true });
     const masterPem = this.keys.ensureMasterKeys(s.keysize).privatePem;
     const masterKey = privateKeyFromPem(masterPem);
@@ -117,8 +122,6 @@ export class Master {
     });
 
     await this.events.open(s.sock_dir);
-    await this.publisher.bind(tcp(s.interface, s.publish_port));
-    await this.requests.bind(tcp(s.interface, s.ret_port));
     this.keyListing = this.keys.list('all');
     this.accepted = new Set(this.keyListing.accepted);
     this.watchKeys();
@@ -128,6 +131,19 @@ export class Master {
     );
     this.log.info(`Starting the Salt Publisher on ${tcp(s.interface, s.publish_port)}`);
     this.log.info(`Setting up the master communication server on ${tcp(s.interface, s.ret_port)}`);
+  }
+
+  /** Binds one port; a port in use is one error naming the process that holds it. */
+  private async listen(server: { bind(address: string): Promise<void> }, iface: string, port: number, option: string): Promise<void> {
+    try {
+      await server.bind(tcp(iface, port));
+    } catch (err) {
+      if (!(err instanceof TransportError) || err.code !== 'ADDRESS_IN_USE') throw err;
+      const pid = pidListeningOn(port);
+      const holder = pid === undefined ? 'another process' : `pid ${pid} (${describeProcess(pid)})`;
+      // One line, hint included: it is all a user (or `-d`) sees.
+      throw new TransportError('ADDRESS_IN_USE', `cannot listen on ${tcp(iface, port)}: the port is held by ${holder}; stop it, or set ${option} in the master config`, { cause: err });
+    }
   }
 
   async stop(): Promise<void> {

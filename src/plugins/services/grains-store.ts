@@ -1,6 +1,7 @@
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import YAML from 'yaml';
+import { traverse } from '../../core/pycompat';
 import { CommandExecutionError } from '../api/errors';
 import type { IGrains, ILogger } from '../api/services';
 
@@ -11,34 +12,6 @@ export interface GrainsCollector {
 }
 
 type Tree = Record<string, unknown>;
-
-/**
- * Salt's `traverse_dict_and_list`: walk maps by key and lists by index (or, in a list of maps,
- * the first map holding the key).
- *
- * @example
- * traverse({ a: { b: [10, 20] } }, 'a:b:1', null, ':') // 20
- */
-export function traverse(data: unknown, path: string, defaultValue: unknown, delimiter = ':'): unknown {
-  let node = data;
-  for (const part of path.split(delimiter)) {
-    if (Array.isArray(node)) {
-      const index = /^-?\d+$/.test(part) ? Number(part) : NaN;
-      if (Number.isInteger(index) && index < node.length && index >= -node.length) {
-        node = node[index < 0 ? node.length + index : index];
-        continue;
-      }
-      const holder = node.find((e) => typeof e === 'object' && e !== null && !Array.isArray(e) && part in e) as Tree | undefined;
-      if (!holder) return defaultValue;
-      node = holder[part];
-    } else if (typeof node === 'object' && node !== null && Object.prototype.hasOwnProperty.call(node, part)) {
-      node = (node as Tree)[part];
-    } else {
-      return defaultValue;
-    }
-  }
-  return node;
-}
 
 /**
  * Reading grains out of a map: `get` walks a path (Salt's `traverse_dict_and_list`) and, like
