@@ -60,6 +60,8 @@ export interface MasterConfig extends CommonConfig {
   /** brine: SQLite job cache durability, 'normal' or 'full'. */
   job_cache_synchronous: string;
   file_buffer_size: number;
+  /** brine: requests longer than this many bytes get "bad load" before decoding. */
+  max_request_size: number;
 }
 
 export interface MinionConfig extends CommonConfig {

@@ -18,7 +18,7 @@ import { fingerprint, publicKeyFromPem } from '../crypto/rsa';
 import { fnmatch } from '../pycompat';
 import { KeyFileCache, isMissing, statOrUndefined } from './key-files';
 import { ensureKeyPair, writeFileAtomic, type KeyPairFiles } from '../crypto/key-files';
-import { assertMinionId } from './minion-id';
+import { assertMinionId } from '../protocol/minion-id';
 
 export type KeyState = 'accepted' | 'pending' | 'rejected' | 'denied';
 

@@ -15,7 +15,7 @@ import { openJobCache, retentionSeconds, ReturnBatcher, startJobCacheCleaner, ty
 import { KeyStore, STATE_DIRS, type KeyListing } from './key-store';
 import { MinionDataCache } from './minion-data-cache';
 import { PublishKey } from './publish-key';
-import { RequestHandler } from './request-handler';
+import { DEFAULT_MAX_REQUEST_SIZE, RequestHandler } from './request-handler';
 import { RsaPool } from './rsa-pool';
 import { writeRootKey } from './root-key';
 import { Sessions } from './sessions';
@@ -26,14 +26,15 @@ import { Sessions } from './sessions';
  * event loop and the part that runs in parallel is the RSA of sign-ins, so it caps that pool
  * (never above the number of cores, where more threads only contend). `publish_session`: seconds
  * a minion keeps one session key across its sign-ins (Salt's default 86400). `loop_interval`
- * (seconds, default 60): how often old jobs are cleaned. `file_roots` feeds the file server; the
+ * (seconds, default 60): how often old jobs are cleaned. `max_request_size`: requests longer than
+ * this many bytes get "bad load" before decoding (docs/security.md). `file_roots` feeds the file server; the
  * job cache options are {@link JobCacheConfig}'s.
  */
 export type MasterSettings = Pick<
   MasterConfig,
   'interface' | 'publish_port' | 'ret_port' | 'pki_dir' | 'cachedir' | 'sock_dir' | 'keysize' | 'auto_accept' | 'autosign_file' | 'open_mode' | 'pub_hwm' | 'nodegroups' | 'file_roots'
 > &
-  Partial<Pick<MasterConfig, 'worker_threads' | 'publish_session' | 'loop_interval' | 'file_buffer_size'>> &
+  Partial<Pick<MasterConfig, 'worker_threads' | 'publish_session' | 'loop_interval' | 'file_buffer_size' | 'max_request_size'>> &
   JobCacheConfig;
 
 /** loop_interval in ms for the job cache cleaner; a bad value is a configuration error. */
@@ -43,6 +44,15 @@ function loopIntervalMs(value: unknown): number {
     throw new ConfigError('BAD_CONFIG', `loop_interval must be a number of seconds > 0, got ${JSON.stringify(value)}`, { hint: "fix or remove 'loop_interval' in the master config" });
   }
   return Math.max(1, Math.round(value * 1000));
+}
+
+/** A limit option: a positive whole number, or the default when unset. */
+function positiveOption(name: string, value: unknown, fallback: number): number {
+  if (value === undefined || value === null) return fallback;
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value <= 0) {
+    throw new ConfigError('BAD_CONFIG', `${name} must be a whole number > 0, got ${JSON.stringify(value)}`, { hint: `fix or remove '${name}' in the master config` });
+  }
+  return value;
 }
 
 function tcp(iface: string, port: number): string {
@@ -119,6 +129,7 @@ export class Master {
       auth, jobs, sessions, dataCache, events, rsa, log,
       hooks: { rootKey: () => this.rootKey, beforePublish: () => this.reconcileKeys() },
       files: { file_roots: s.file_roots, file_buffer_size: s.file_buffer_size },
+      limits: { maxRequestSize: positiveOption('max_request_size', s.max_request_size, DEFAULT_MAX_REQUEST_SIZE) },
     });
 
     await this.events.open(s.sock_dir);
