@@ -31,6 +31,18 @@ const COMMON: Record<string, OptionSpec> = {
   keysize: o('int', 2048),
   file_roots: o('dict', { base: ['/srv/salt'] }),
   pillar_roots: o('dict', { base: ['/srv/pillar'] }),
+  // Rendering and pillar (both daemons: a minion with file_client local compiles its own pillar).
+  renderer: o('str', 'jinja|yaml'),
+  state_top: o('str', 'top.sls'),
+  pillarenv: o('str?', null),
+  pillar_opts: o('bool', false),
+  pillar_source_merging_strategy: o('str', 'smart'),
+  pillar_merge_lists: o('bool', false),
+  pillar_includes_override_sls: o('bool', false),
+  pillar_safe_render_error: o('bool', true),
+  top_file_merging_strategy: o('str', 'merge'),
+  ext_pillar: o('any', []),
+  ext_pillar_first: o('bool', false),
   module_dirs: o('strlist', []),
   extension_modules: o('path?', null, true),
   log_level: o('loglevel', 'warning'),
@@ -99,6 +111,10 @@ export const MASTER_OPTIONS: Record<string, OptionSpec> = {
   max_minions: o('int', 0),
   /** brine: longest request (bytes) the request port decodes; longer ones get "bad load". */
   max_request_size: o('int', 64 * 1024 * 1024),
+  /** brine: pending keys kept at most; new ids beyond are answered "pending" without a file. */
+  max_pending_keys: o('int', 1000),
+  /** brine: `_auth` requests per connection per second; more get "bad load". */
+  auth_rate_limit: o('int', 10),
   con_cache: o('bool', false),
   preserve_minion_cache: o('bool', false),
   rotate_aes_key: o('bool', true),

@@ -3,11 +3,12 @@ import { dirname, join } from 'node:path';
 import * as api from '../api';
 import { readGrainsProvider, readInjectionTokens } from '../api/metadata';
 import { IHost } from '../api/host';
-import { IConfig, IGrains, IJobContext, ILogger, ISalt, IShell } from '../api/services';
+import { IConfig, IGrains, IJobContext, ILogger, IPillar, ISalt, IShell } from '../api/services';
 import { IMinionControl, IModules } from '../api/control';
 import { PluginDefinitionError } from '../api/errors';
 import { GrainsStore, type GrainsCollector } from '../services/grains-store';
 import { NodeHost } from '../services/host';
+import { NoPillar } from '../services/pillar';
 import { NodeShell } from '../services/shell';
 import { StreamLogger } from '../services/logger';
 import { classify, discoverModuleDirs, discoverNpm, type DiscoveredPlugins, type NpmPluginOptions } from './discovery';
@@ -32,6 +33,8 @@ export interface PluginLoaderOptions {
   npm?: NpmPluginOptions;
   /** The minion's control (running jobs, reloads, sync); modules that need it fail to load without it. */
   control?: api.IMinionControl;
+  /** The minion's pillar. Default: none, and asking for it is a clear error. */
+  pillar?: api.IPillar;
 }
 
 /** Everything a loaded plugin set offers the executor. */
@@ -70,6 +73,7 @@ export class PluginLoader {
     container.register(IShell, { useValue: this.options.shell ?? new NodeShell() });
     container.register(IHost, { useValue: this.options.host ?? new NodeHost('/') });
     if (this.options.control) container.register(IMinionControl, { useValue: this.options.control });
+    container.register(IPillar, { useValue: this.options.pillar ?? new NoPillar() });
 
     const registry = new ModuleRegistry();
     const sources: DiscoveredPlugins[] = [classify('builtin', { ...(this.options.builtins ?? []) } as Record<string, unknown>)];
