@@ -3,6 +3,7 @@ import { isAbsolute, join } from 'node:path';
 import { CommandExecutionError, InvocationError } from './api/errors';
 import type { ExtensionForm, IMinionControl, RunningJob, SyncOptions } from './api/control';
 import { Executor, type JobRequest, type JobResult } from './executor';
+import type { PluginKind } from './api/metadata';
 import { findPluginPackages } from './loader/discovery';
 import { forgetPluginFiles } from './loader/host-require';
 import { PluginLoader, type LoadedPlugins, type PluginLoaderOptions } from './loader/loader';
@@ -134,7 +135,7 @@ export class PluginRuntime implements IMinionControl {
   /**
    * Sends a finished job's return to the returners it names (`--return a,b`) and those of the
    * minion's `return:` option, as Salt's minion does after returning to the master: each
-   * returner is the function `<name>.returner(ret)`. An unknown returner, or one that fails, is
+   * returner is the `returner(ret)` function of the `@Returner(name)` plugin. An unknown returner, or one that fails, is
    * an error in the minion's log with Salt's words; the job's own return is not affected.
    */
   async sendToReturners(job: JobRequest, result: JobResult): Promise<void> {
@@ -153,13 +154,21 @@ export class PluginRuntime implements IMinionControl {
     };
     for (const name of names) {
       const fun = `${name}.returner`;
-      if (!this.plugins.registry.find(fun)) {
+      if (!this.plugins.registry.find(fun, 'returner')) {
         log?.error('Returner %s could not be loaded: %s', fun, `'${fun}' is not available.`);
         continue;
       }
-      const res = await this.executor.run({ fun, arg: [ret], jid: job.jid, user: job.user });
-      if (!res.success) log?.error('The return failed for job %s: %s', job.jid, typeof res.return === 'string' ? res.return : JSON.stringify(res.return));
+      try {
+        await this.invoke('returner', fun, { arg: [ret] }, job);
+      } catch (err) {
+        log?.error('The return failed for job %s: %s', job.jid, (err as Error)?.message ?? String(err));
+      }
     }
+  }
+
+  /** A function of any plugin kind (state, renderer, ext_pillar, runner, ...): {@link Executor.invoke}. */
+  invoke(kind: PluginKind, fun: string, call: { arg?: readonly unknown[]; extra?: readonly unknown[] }, job: JobRequest): Promise<unknown> {
+    return this.executor.invoke(kind, fun, call, job);
   }
 
   runningJobs(): RunningJob[] {

@@ -9,21 +9,21 @@ import { Cluster, freePort, waitForFileText } from '../support/cluster';
 let cluster: Cluster;
 let returned: string;
 
-/** A returner as a third party writes one: module `filer`, function `returner(ret)`. */
+/** A returner as a third party writes one: `@Returner('filer')`, function `returner(ret)`. */
 function writeReturner(dir: string, out: string): void {
   mkdirSync(dir, { recursive: true });
   writeFileSync(
     join(dir, 'filer.js'),
-    `const { Module, Fn } = require('brine/plugin');
+    `const { Returner, Fn, arg } = require('brine/plugin');
 const { appendFileSync } = require('node:fs');
 class Filer {
-  returner(ret) {
+  returner({ ret }) {
     appendFileSync(${JSON.stringify(out)}, JSON.stringify(ret) + '\\n');
     return true;
   }
 }
-Fn()(Filer.prototype, 'returner');
-Module('filer')(Filer);
+Fn({ args: { ret: arg.dict() } })(Filer.prototype, 'returner');
+Returner('filer')(Filer);
 module.exports = { Filer };
 `,
   );
