@@ -17,6 +17,7 @@ import { MineStore } from './mine-store';
 import { MinionRequests } from './minion-requests';
 import { PublishKey } from './publish-key';
 import { DEFAULT_MAX_REQUEST_SIZE, RequestHandler } from './request-handler';
+import { ReplayGuard } from './replay-guard';
 import { DEFAULT_AUTH_RATE_LIMIT, DEFAULT_MAX_PENDING_KEYS, PendingKeyCap, SignInRateLimit } from './sign-in-limits';
 import { RsaPool } from './rsa-pool';
 import { writeRootKey } from './root-key';
@@ -60,6 +61,8 @@ export interface MasterSettings {
   max_pending_keys?: number;
   /** brine: `_auth` requests allowed per connection per second. */
   auth_rate_limit?: number;
+  /** Salt's request_server_ttl: seconds an aes request's ts may differ from now (0 = no check). */
+  request_server_ttl?: number;
 }
 
 /** loop_interval in ms for the job cache cleaner; a bad value is a configuration error. */
@@ -78,6 +81,12 @@ function positiveOption(name: string, value: unknown, fallback: number): number 
     throw new ConfigError('BAD_CONFIG', `${name} must be a whole number > 0, got ${JSON.stringify(value)}`, { hint: `fix or remove '${name}' in the master config` });
   }
   return value;
+}
+
+/** request_server_ttl: brine checks by default (300 s); 0 turns the check off as in Salt. */
+function requestTtl(value: unknown): number {
+  if (value === 0) return 0;
+  return positiveOption('request_server_ttl', value, 300);
 }
 
 function tcp(iface: string, port: number): string {
@@ -165,6 +174,7 @@ export class Master {
     }), this.log, {
       maxRequestSize: positiveOption('max_request_size', s.max_request_size, DEFAULT_MAX_REQUEST_SIZE),
       signIns: new SignInRateLimit(positiveOption('auth_rate_limit', s.auth_rate_limit, DEFAULT_AUTH_RATE_LIMIT)),
+      replays: new ReplayGuard(requestTtl(s.request_server_ttl)),
     });
 
     await this.events.open(s.sock_dir);
