@@ -93,6 +93,7 @@ export function minionSettings(config: MinionConfig): MinionSettings {
     return_retry_tries: config.return_retry_tries,
     master_finger: config.master_finger,
     hash_type: config.hash_type,
+    permissive_pki_access: config.permissive_pki_access,
   };
 }
 

@@ -64,6 +64,8 @@ const COMMON: Record<string, OptionSpec> = {
   tcp_keepalive: o('bool', true),
   tcp_keepalive_idle: o('int', 300),
   ipc_mode: o('str', 'ipc'),
+  /** Start even when the pki dir or the private key is readable by group or others (Salt's option). */
+  permissive_pki_access: o('bool', false),
 };
 
 export const MASTER_OPTIONS: Record<string, OptionSpec> = {

@@ -31,6 +31,8 @@ interface CommonConfig {
   id: string | null;
   publish_port: number;
   sign_pub_messages: boolean;
+  /** Start even when the pki dir or the private key is open to group or others. */
+  permissive_pki_access: boolean;
   /** Every other option, known or not, as written. */
   [option: string]: unknown;
 }

@@ -1,9 +1,10 @@
 import { availableParallelism } from 'node:os';
-import { mkdirSync, watch, type FSWatcher } from 'node:fs';
+import { chmodSync, mkdirSync, watch, type FSWatcher } from 'node:fs';
 import { join } from 'node:path';
 import { ConfigError, TransportError } from '../errors';
 import { describeProcess, pidListeningOn } from '../process-owner';
 import { privateKeyFromPem } from '../crypto/rsa';
+import { checkPkiPermissions } from '../crypto/key-permissions';
 import type { Logger } from '../log';
 import { PublishServer, RequestServer, raiseSocketLimit } from '../transport/zeromq';
 import { AuthService } from './auth';
@@ -63,6 +64,8 @@ export interface MasterSettings {
   auth_rate_limit?: number;
   /** Salt's request_server_ttl: seconds an aes request's ts may differ from now (0 = no check). */
   request_server_ttl?: number;
+  /** Salt's permissive_pki_access: start even when the pki dir or master.pem is open to others. */
+  permissive_pki_access?: boolean;
 }
 
 /** loop_interval in ms for the job cache cleaner; a bad value is a configuration error. */
@@ -133,7 +136,10 @@ export class Master {
     // key or the event bus socket that the running one uses.
     await this.listen(this.publisher, s.interface, s.publish_port, 'publish_port');
     await this.listen(this.requests, s.interface, s.ret_port, 'ret_port');
+    checkPkiPermissions(s.pki_dir, join(s.pki_dir, 'master.pem'), s.permissive_pki_access === true);
     for (const dir of [s.cachedir, s.sock_dir]) mkdirSync(dir, { recursive: true });
+    // Job returns, grains and mine data live here: readable by the master's user only.
+    chmodSync(s.cachedir, 0o700);
     const masterPem = this.keys.ensureMasterKeys(s.keysize).privatePem;
     const masterKey = privateKeyFromPem(masterPem);
     // Sign-in and _pillar RSA runs on worker threads so publishing and returns never wait on it.

@@ -10,6 +10,8 @@ import {
 } from '../channel';
 import { Crypticle } from '../crypto/crypticle';
 import { publicKeyFromPem } from '../crypto/rsa';
+import { checkPkiPermissions } from '../crypto/key-permissions';
+import { join } from 'node:path';
 import { BrineError, CryptoError, ProtocolError, TransportError } from '../errors';
 import type { JobLoad } from '../protocol/loads';
 import { assertMinionId } from '../protocol/minion-id';
@@ -43,6 +45,8 @@ export interface ChannelSettings {
   /** Salt's master_finger: the master key's fingerprint this minion trusts from the start. */
   master_finger?: string;
   hash_type?: string;
+  /** Salt's permissive_pki_access: start even when the pki dir or minion.pem is open to others. */
+  permissive_pki_access?: boolean;
 }
 
 /** What the channel hands up for each publication it could open: the job, as the master sent it. */
@@ -125,6 +129,7 @@ export class MinionChannel {
     // Loading the key and the X9.31 tok are RSA work: many minions in one process (the bench)
     // take turns, so the first sign-in goes out at once rather than after all of them.
     await cpuTurn();
+    checkPkiPermissions(s.pki_dir, join(s.pki_dir, 'minion.pem'), s.permissive_pki_access === true);
     this.keys = ensureMinionKeys(s.pki_dir, s.keysize);
     this.masterKey = readCachedMasterKey(s.pki_dir)?.key;
     this.tok = makeTok(this.keys.privateKey);
