@@ -8,6 +8,8 @@ import { MinionDataCache } from '../../../src/core/master/minion-data-cache';
 import { checkPkiPermissions } from '../../../src/core/crypto/key-permissions';
 import { codeOf, codeOfAsync } from '../../support/errors';
 import { MasterHarness } from '../../support/master-harness';
+import { Master } from '../../../src/core/master/master';
+import { createLogging } from '../../../src/core/log';
 import { freePort } from '../../support/ports';
 
 const mode = (p: string) => statSync(p).mode & 0o777;
@@ -75,8 +77,6 @@ describe('permissive_pki_access', () => {
     const settings = h.settings;
     await h.master.stop();
     chmodSync(join(settings.pki_dir, 'master.pem'), 0o644);
-    const { Master } = await import('../../../src/core/master/master');
-    const { createLogging } = await import('../../../src/core/log');
     const log = createLogging({ level: 'quiet', console: false }).getLogger('salt.master');
     expect(await codeOfAsync(() => new Master(settings, log).start())).toBe('PKI_PERMISSIONS');
     const ports = { publish_port: await freePort(), ret_port: await freePort() };
