@@ -41,10 +41,11 @@ describeWithSalt('brine minion -> Salt 3007 master', () => {
     master = startSalt('salt-master', 'salt-master', masterDir);
     cluster.retPort = ports.ret;
     // The brine minions retry their sign-in until Salt's master answers (4-7 s to start).
-    await Promise.all([
-      cluster.startMinion({ id: 'bm1', grains: { role: 'web' } }, 'cached the public key'),
-      cluster.startMinion({ id: 'bm2', grains: { role: 'db' } }, 'cached the public key'),
+    const started = await Promise.all([
+      cluster.startMinion({ id: 'bm1', grains: { role: 'web' } }, 'Setting up the Salt Minion'),
+      cluster.startMinion({ id: 'bm2', grains: { role: 'db' } }, 'Setting up the Salt Minion'),
     ]);
+    await Promise.all(started.map((m) => m.waitFor('cached the public key', 80_000)));
   }, 90_000);
 
   afterAll(async () => {

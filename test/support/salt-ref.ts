@@ -27,7 +27,8 @@ export function saltRefInstalled(): boolean {
  */
 export function describeWithSalt(name: string, body: () => void): void {
   if (saltRefInstalled()) {
-    describe(name, body);
+    // Salt's CLIs take a second or two each to start in Python: room for a few per test on busy cores.
+    describe(name, { timeout: 90_000 }, body);
     return;
   }
   const how = `the reference Salt 3007.10 is not installed in ${SALT_REF}: run ${SALT_REF_INSTALL} (or set BRINE_SALT_REF)`;
