@@ -4,7 +4,7 @@ import { CliError, EXIT_USAGE } from '../errors';
 
 export default class Salt extends Command {
   static override summary = 'Publish a command to the minions that match a target';
-  static override usage = "salt [options] '<target>' <function> [arguments]";
+  static override usage = "[options] '<target>' <function> [arguments]";
   static override examples = ["salt '*' test.ping", "salt -G 'os:Debian' cmd.run 'uptime'", 'salt -L web1,db1 test.echo hello'];
   static override strict = false;
   static override args = {
@@ -37,8 +37,8 @@ export default class Salt extends Command {
   };
 
   async run(): Promise<void> {
-    const { args, flags, argv } = await this.parse(Salt);
-    const { parseCliArgs } = await import('../args.js');
+    const { args, flags, raw } = await this.parse(Salt);
+    const { parseCliArgs, positionalWords } = await import('../args.js');
     const { loadMasterForCli } = await import('../context.js');
     const { runSalt } = await import('../salt.js');
     const types = (['pcre', 'list', 'grain', 'grain-pcre', 'pillar', 'pillar-pcre', 'ipcidr', 'compound', 'nodegroup'] as const).filter((t) => flags[t]);
@@ -51,7 +51,7 @@ export default class Salt extends Command {
         tgt: args.target,
         tgtType,
         fun: args.function,
-        arg: parseCliArgs((argv as string[]).slice(2)),
+        arg: parseCliArgs(positionalWords(raw).slice(2)),
         timeoutSec: flags.timeout ?? config.timeout,
         out: (flags.out ?? 'nested') as 'nested',
         outFile: flags['out-file'],

@@ -1,3 +1,4 @@
+import type { MinionConfig } from '../config';
 import type { Logger } from '../log';
 import type { JobLoad } from '../protocol/loads';
 import { matchTarget, type TargetType } from '../targeting';
@@ -5,11 +6,8 @@ import { MinionChannel, type ChannelSettings, type Session } from './channel-cli
 import type { RandomSource } from './sign-in-policy';
 import type { MasterKeyMismatchError, MinionRejectedError } from './minion-errors';
 
-/** The minion options the daemon uses (Salt's names; paths already under root_dir). */
-export interface MinionSettings extends ChannelSettings {
-  return_retry_timer: number;
-  return_retry_tries: number;
-}
+/** The minion options the daemon uses: the channel's and the return retries. */
+export type MinionSettings = ChannelSettings & Pick<MinionConfig, 'return_retry_timer' | 'return_retry_tries'>;
 
 export interface JobResult {
   return: unknown;
@@ -21,6 +19,8 @@ export interface JobResult {
 /** Runs jobs in-process; the plugin registry behind it is the minion's own. */
 export interface JobExecutor {
   run(job: JobLoad): Promise<JobResult>;
+  /** After the return reached the master: the job's returners (`--return`, `return:`), as Salt's minion. */
+  afterReturn?(job: JobLoad, result: JobResult): Promise<void>;
 }
 
 /**
@@ -80,9 +80,9 @@ export class Minion {
     this.log.info(`Minion "${s.id}" is ready: signed in and subscribed to ${s.master}:${this.channel.publishPort}`);
   }
 
-  /** Keys, the request channel and sign-in, without subscribing: what salt-call needs. */
-  connect(): Promise<Session> {
-    return this.channel.connect();
+  /** Keys, the request channel and sign-in, without subscribing: what salt-call needs (`once`: see ChannelClient.connect). */
+  connect(options: { once?: boolean } = {}): Promise<Session> {
+    return this.channel.connect(options);
   }
 
   /** An aes request to the master and its decrypted answer (the file client uses this). */
@@ -120,6 +120,7 @@ export class Minion {
     const result = await this.executor.run(job);
     await this.flushGrains();
     await this.deliverReturn(job, result);
+    await this.executor.afterReturn?.(job, result).catch((err) => this.log.error(`The return failed for job ${job.jid}: ${(err as Error).message}`));
   }
 
   /**

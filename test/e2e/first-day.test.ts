@@ -1,0 +1,128 @@
+/**
+ * A Salt admin's first day (issue 13): the commands and flags scripts use, on real binaries.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Cluster, freePort, waitForFileText } from '../support/cluster';
+
+let cluster: Cluster;
+let returned: string;
+
+/** A returner as a third party writes one: `@Returner('filer')`, function `returner(ret)`. */
+function writeReturner(dir: string, out: string): void {
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(
+    join(dir, 'filer.js'),
+    `const { Returner, Fn, arg } = require('brine/plugin');
+const { appendFileSync } = require('node:fs');
+class Filer {
+  returner({ ret }) {
+    appendFileSync(${JSON.stringify(out)}, JSON.stringify(ret) + '\\n');
+    return true;
+  }
+}
+Fn({ args: { ret: arg.dict() } })(Filer.prototype, 'returner');
+Returner('filer')(Filer);
+module.exports = { Filer };
+`,
+  );
+}
+
+beforeAll(async () => {
+  cluster = await Cluster.create();
+  const modules = join(cluster.root, 'returners');
+  returned = join(cluster.root, 'returned.jsonl');
+  writeReturner(modules, returned);
+  await cluster.startMaster();
+  await cluster.startAccepted([{ id: 'day1', config: { module_dirs: [modules] } }]);
+}, 60_000);
+
+afterAll(async () => {
+  await cluster?.stop();
+});
+
+describe('cmd.run through salt', () => {
+  it("cmd.run 'sleep 10' timeout=2 answers as Salt's: the timeout text and exit code 1", async () => {
+    const started = Date.now();
+    const res = await cluster.salt('day1', 'cmd.run', 'sleep 10', 'timeout=2', '-t', '20');
+    expect(res.stdout).toBe('day1:\n    sleep 10 : Timed out after 2 seconds\n');
+    expect(res.stderr).toBe('ERROR: Minions returned with non-zero exit code\n');
+    expect(res.code).toBe(1);
+    expect(Date.now() - started).toBeLessThan(9000);
+  }, 30_000);
+});
+
+describe('salt-call signs in first, as Salt does', () => {
+  it('with the master down: Salt\'s line on stderr, exit 1, nothing run', async () => {
+    const dir = cluster.writeMinionConfig({ id: 'lonely', config: { master_port: await freePort(), auth_tries: 1, auth_timeout: 1 } });
+    const started = Date.now();
+    const res = await cluster.run('salt-call', ['test.ping'], dir);
+    expect(res.stdout).toBe('');
+    expect(res.stderr).toBe('Attempt to authenticate with the salt master failed with timeout error\n');
+    expect(res.code).toBe(1);
+    expect(Date.now() - started).toBeLessThan(15_000);
+  }, 30_000);
+
+  it('with its key not accepted yet: Salt\'s question, exit 2', async () => {
+    const dir = cluster.writeMinionConfig({ id: 'newcomer', config: { auth_tries: 1, auth_timeout: 5 } });
+    const res = await cluster.run('salt-call', ['test.ping'], dir);
+    expect(res.stdout).toBe('Minion failed to authenticate with the master, has the minion key been accepted?\n');
+    expect(res.code).toBe(2);
+  }, 30_000);
+
+  it('with the master up and the key accepted: the return', async () => {
+    const res = await cluster.run('salt-call', ['test.ping'], cluster.minionDir('day1'));
+    expect(res.stdout).toBe('local:\n    True\n');
+    expect(res.code).toBe(0);
+  }, 30_000);
+});
+
+describe('--return', () => {
+  it('sends the return to the named returner plugin as well', async () => {
+    const res = await cluster.salt('day1', 'test.echo', 'via-returner', '--return', 'filer');
+    expect(res.stdout).toBe('day1:\n    via-returner\n');
+    const text = await waitForFileText(returned, 'via-returner');
+    const ret = JSON.parse(text.trim().split('\n').pop()!);
+    expect(ret).toMatchObject({ id: 'day1', fun: 'test.echo', fun_args: ['via-returner'], return: 'via-returner', retcode: 0, success: true });
+    expect(ret.jid).toMatch(/^\d{20}$/);
+  }, 30_000);
+
+  it('an unknown returner is an error in the minion log, with Salt\'s words', async () => {
+    const res = await cluster.salt('day1', 'test.ping', '--return', 'nosuch');
+    expect(res.stdout).toBe('day1:\n    True\n');
+    await cluster.minions.get('day1')!.waitFor("Returner nosuch.returner could not be loaded: 'nosuch.returner' is not available.");
+  }, 30_000);
+});
+
+describe('--help', () => {
+  it('names each binary once in its usage line', async () => {
+    const salt = await cluster.run('salt', ['--help']);
+    expect(salt.stdout).toContain("$ salt [options] '<target>' <function> [arguments]");
+    expect(salt.stdout).not.toContain('$ salt salt');
+    const key = await cluster.run('salt-key', ['--help']);
+    expect(key.stdout).toMatch(/USAGE\n {2}\$ salt-key \[/);
+  });
+});
+
+describe('version identity', () => {
+  it('--version and -V on every binary, without a target or a master', async () => {
+    for (const bin of ['salt', 'salt-key', 'salt-run', 'salt-call', 'salt-master', 'salt-minion']) {
+      const v = await cluster.run(bin, ['--version']);
+      expect(v.stdout).toBe(`${bin} 3007.10 (Chlorine)\n`);
+      expect(v.code).toBe(0);
+    }
+    const report = await cluster.run('salt', ['-V']);
+    expect(report.stdout).toMatch(/^Salt Version:\n +brine: \d+\.\d+\.\d+\n +Salt: 3007\.10\n/);
+    expect(report.stdout).toMatch(/Dependency Versions:\n(.*\n)* +zeromq: 6\./);
+  }, 60_000);
+
+  it('grains and test.version report Salt 3007.10, brineversion brine; manage.versions as Salt', async () => {
+    const grains = await cluster.salt('day1', 'grains.item', 'saltversion', 'saltversioninfo', 'brineversion', '--out', 'json');
+    expect(JSON.parse(grains.stdout).day1).toMatchObject({ saltversion: '3007.10', saltversioninfo: [3007, 10], brineversion: expect.stringMatching(/^\d+\.\d+\.\d+/) });
+    expect((await cluster.salt('day1', 'test.version', '--out', 'newline_values_only')).stdout).toBe('3007.10\n');
+    const versions = await cluster.run('salt-run', ['manage.versions']);
+    // Salt's nested outputter sorts the keys.
+    expect(versions.stdout).toBe('Master:\n    3007.10\nUp to date:\n    ----------\n    day1:\n        3007.10\n');
+  }, 60_000);
+});
