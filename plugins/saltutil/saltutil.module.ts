@@ -3,6 +3,7 @@ import {
   IConfig,
   IJobContext,
   IMinionControl,
+  IPillar,
   InvocationError,
   Module,
   inject,
@@ -37,6 +38,7 @@ export class SaltutilModule {
     @inject(IMinionControl) private readonly control: IMinionControl,
     @inject(IJobContext) private readonly job: IJobContext,
     @inject(IConfig) private readonly config: IConfig,
+    @inject(IPillar) private readonly pillar: IPillar,
   ) {}
 
   /** Salt: an explicit saltenv (string with commas, or list), else the minion's saltenv, else base. */
@@ -86,6 +88,16 @@ export class SaltutilModule {
   async refresh_grains(): Promise<boolean> {
     await this.control.refreshGrains();
     await this.control.reloadModules();
+    return true;
+  }
+
+  @Fn({
+    doc: "Compile the minion's pillar again (from the master, or locally with file_client: local) and keep it; a failure is an error, as with wait=True\n\nCLI Example:\n\n    salt '*' saltutil.refresh_pillar",
+  })
+  async refresh_pillar(wait: unknown = false, clean_cache: unknown = true): Promise<boolean> {
+    void wait;
+    void clean_cache;
+    await this.pillar.refresh();
     return true;
   }
 

@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import type { MinionConfig } from '../core/config';
 import { createLogging } from '../core/log';
 import { Minion } from '../core/minion/job-loop';
-import { executorFor, grainsFor, minionSettings, resolveId, startPlugins } from './minion-runtime';
+import { executorFor, grainsFor, minionSettings, pillarSource, resolveId, startPlugins } from './minion-runtime';
 import { FileClient } from '../core/minion/file-client';
 import { formatOutput, type Outputter } from './output';
 import type { Io } from './salt';
@@ -37,7 +37,10 @@ export async function runSaltCall(opts: SaltCallOptions, io: Io): Promise<number
       }
       return minion;
     };
-    const runtime = await startPlugins(opts.config, logging, files);
+    // --local means file_client local (Salt sets it): the pillar is compiled here.
+    const local = opts.local || opts.config.file_client === 'local';
+    const pillar = pillarSource(opts.config, logging, () => runtime, local ? undefined : (load) => connected().then((m) => m.request(load)));
+    const runtime = await startPlugins(opts.config, logging, files, pillar);
     const executor = executorFor(runtime);
     const job = { fun: opts.fun, arg: opts.arg, tgt: minionSettings(opts.config).id, tgt_type: 'glob', jid: 'req', ret: '', user: 'root' };
     const result = await executor.run(job);

@@ -115,6 +115,22 @@ export class Executor {
     }
   }
 
+  /**
+   * Call one function outside any published job, its errors thrown as they are (what Jinja's
+   * `salt['mod.fun'](...)` does at render time).
+   */
+  async callFunction(fun: string, args: readonly unknown[] = [], kwargs: Record<string, unknown> = {}, signal?: AbortSignal): Promise<unknown> {
+    const plugins = this.plugins;
+    const ctx = new JobContext({ fun, arg: args, jid: 'req' }, signal ?? new AbortController().signal);
+    const arg = Object.keys(kwargs).length > 0 ? [...args, { __kwarg__: true, ...kwargs }] : args;
+    return this.call(plugins, new ModuleCatalog(plugins.registry), ctx, fun, arg);
+  }
+
+  /** Whether `fun` exists in the current plugins. */
+  hasFunction(fun: string): boolean {
+    return this.plugins.registry.find(fun) !== undefined;
+  }
+
   /** Call `fun` inside the job `ctx`; cross-calls through `ISalt` land here too (without `pub`). */
   private async call(
     plugins: LoadedPlugins,

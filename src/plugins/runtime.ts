@@ -121,6 +121,15 @@ export class PluginRuntime implements IMinionControl {
     }
   }
 
+  /** `salt['mod.fun'](...)` for templates rendered on this minion: errors are thrown as they are. */
+  callFunction(fun: string, args: readonly unknown[] = [], kwargs: Record<string, unknown> = {}): Promise<unknown> {
+    return this.executor.callFunction(fun, args, kwargs);
+  }
+
+  hasFunction(fun: string): boolean {
+    return this.executor.hasFunction(fun);
+  }
+
   runningJobs(): RunningJob[] {
     return [...this.jobs.values()].map((t) => structuredClone(t.data));
   }
