@@ -101,6 +101,8 @@ export const MASTER_OPTIONS: Record<string, OptionSpec> = {
   /** brine: SQLite job cache durability, 'normal' (survives kill -9) or 'full' (survives power loss). */
   job_cache_synchronous: o('str', 'normal'),
   minion_data_cache: o('bool', true),
+  /** The file server's chunk size for _serve_file (Salt's default). */
+  file_buffer_size: o('int', 262144),
   nodegroups: o('dict', {}),
   publish_session: o('int', 86400),
   pub_hwm: o('int', 1000),
@@ -109,6 +111,10 @@ export const MASTER_OPTIONS: Record<string, OptionSpec> = {
   max_minions: o('int', 0),
   /** brine: longest request (bytes) the request port decodes; longer ones get "bad load". */
   max_request_size: o('int', 64 * 1024 * 1024),
+  /** brine: pending keys kept at most; new ids beyond are answered "pending" without a file. */
+  max_pending_keys: o('int', 1000),
+  /** brine: `_auth` requests per connection per second; more get "bad load". */
+  auth_rate_limit: o('int', 10),
   con_cache: o('bool', false),
   preserve_minion_cache: o('bool', false),
   rotate_aes_key: o('bool', true),

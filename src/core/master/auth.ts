@@ -10,6 +10,7 @@ import type { PublishKey } from './publish-key';
 import type { Sessions } from './sessions';
 import type { MasterEvents } from './events';
 import type { MasterRsa } from './rsa-pool';
+import type { PendingKeyCap } from './sign-in-limits';
 
 export interface AuthPolicy {
   /** auto_accept: every new key is accepted. */
@@ -19,10 +20,25 @@ export interface AuthPolicy {
   /** open_mode: every key is accepted, replacing what was there. */
   openMode: boolean;
   publishPort: number;
+  /** max_pending_keys: new ids beyond it are answered "pending" without a key file. */
+  pendingCap?: PendingKeyCap;
 }
 
 /** A 16384-bit RSA public key is under 3 kB of PEM. */
 const MAX_PUBLIC_KEY_PEM = 8192;
+
+/** What {@link AuthService} works with. */
+export interface AuthServiceDeps {
+  keys: KeyStore;
+  /** The master's private key (its public half goes into accepted replies). */
+  masterKey: KeyObject;
+  rsa: MasterRsa;
+  publishKey: PublishKey;
+  sessions: Sessions;
+  events: MasterEvents;
+  policy: AuthPolicy;
+  log: Logger;
+}
 
 /**
  * The master's side of Salt's sign-in (`_auth`): decides from the key store whether the minion is
@@ -32,18 +48,17 @@ const MAX_PUBLIC_KEY_PEM = 8192;
  */
 export class AuthService {
   private readonly masterPublicPem: string;
+  private readonly keys: KeyStore;
+  private readonly rsa: MasterRsa;
+  private readonly publishKey: PublishKey;
+  private readonly sessions: Sessions;
+  private readonly events: MasterEvents;
+  private readonly policy: AuthPolicy;
+  private readonly log: Logger;
 
-  constructor(
-    private readonly keys: KeyStore,
-    masterKey: KeyObject,
-    private readonly rsa: MasterRsa,
-    private readonly publishKey: PublishKey,
-    private readonly sessions: Sessions,
-    private readonly events: MasterEvents,
-    private readonly policy: AuthPolicy,
-    private readonly log: Logger,
-  ) {
-    this.masterPublicPem = publicPemOf(masterKey);
+  constructor(deps: AuthServiceDeps) {
+    ({ keys: this.keys, rsa: this.rsa, publishKey: this.publishKey, sessions: this.sessions, events: this.events, policy: this.policy, log: this.log } = deps);
+    this.masterPublicPem = publicPemOf(deps.masterKey);
   }
 
   async handle(req: AuthRequest): Promise<Buffer> {
@@ -58,8 +73,14 @@ export class AuthService {
       this.keys.acceptOpen(id, req.pub);
       return this.accept(req);
     }
+    const autoAccepts = this.policy.autoAccept || this.policy.autosign.matches(id);
+    const cap = this.policy.pendingCap;
+    // An id with no key file yet would add one to minions_pre: only below max_pending_keys.
+    if (cap && !autoAccepts && this.keys.state(id) === undefined && !cap.allows(this.keys.list('pending').length)) {
+      return this.clearReply('pending', nonce);
+    }
     let decision = this.keys.authDecision(id, req.pub);
-    if (decision.state === 'pending' && (this.policy.autoAccept || this.policy.autosign.matches(id))) {
+    if (decision.state === 'pending' && autoAccepts) {
       this.keys.accept([id]);
       this.log.info(`Accepted key for ${id} (${this.policy.autoAccept ? 'auto_accept' : 'autosign_file'})`);
       decision = { state: 'accepted' };

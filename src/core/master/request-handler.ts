@@ -19,16 +19,36 @@ import type { JobService } from './jobs';
 import type { MinionDataCache } from './minion-data-cache';
 import type { MinionSession, Sessions } from './sessions';
 import type { MasterRsa } from './rsa-pool';
-import { fileList, serveFile, type FileServerOptions } from './file-server';
+import type { SignInRateLimit } from './sign-in-limits';
+import type { MinionRequests } from './minion-requests';
 
 /** Bounds on what one request may cost (see docs/security.md). */
 export interface RequestLimits {
   /** max_request_size: requests longer than this many bytes are refused before decoding. */
   maxRequestSize: number;
+  /** auth_rate_limit: `_auth` requests per connection per second; more get "bad load". */
+  signIns?: SignInRateLimit;
 }
 
 /** 64 MiB: far above any sign-in or ping, room for a large `_return`. */
 export const DEFAULT_MAX_REQUEST_SIZE = 64 * 1024 * 1024;
+
+/** What {@link RequestHandler} works with. */
+export interface RequestHandlerDeps {
+  auth: AuthService;
+  jobs: JobService;
+  sessions: Sessions;
+  dataCache: MinionDataCache;
+  events: MasterEvents;
+  rsa: MasterRsa;
+  /** The root key a CLI publish must carry; reconciling keys before each publish. */
+  hooks: { rootKey: () => string; beforePublish: () => void };
+  /** Salt's AESFuncs beyond returns, events and pillar (file server, mine, ...). */
+  minionRequests: MinionRequests;
+  log: Logger;
+  /** Default: max_request_size 64 MiB, no sign-in rate limit. */
+  limits?: RequestLimits;
+}
 
 /**
  * Every message on the request port comes through here. Nothing a peer sends can stop the master:
@@ -36,20 +56,27 @@ export const DEFAULT_MAX_REQUEST_SIZE = 64 * 1024 * 1024;
  * field the peer chose escaped and cut), whatever failed, and the master goes on serving the others.
  */
 export class RequestHandler {
-  constructor(
-    private readonly auth: AuthService,
-    private readonly jobs: JobService,
-    private readonly sessions: Sessions,
-    private readonly dataCache: MinionDataCache,
-    private readonly events: MasterEvents,
-    private readonly rsa: MasterRsa,
-    private readonly hooks: { rootKey: () => string; beforePublish: () => void },
-    private readonly files: FileServerOptions,
-    private readonly log: Logger,
-    private readonly limits: RequestLimits = { maxRequestSize: DEFAULT_MAX_REQUEST_SIZE },
-  ) {}
+  private readonly auth: AuthService;
+  private readonly jobs: JobService;
+  private readonly sessions: Sessions;
+  private readonly dataCache: MinionDataCache;
+  private readonly events: MasterEvents;
+  private readonly rsa: MasterRsa;
+  private readonly hooks: RequestHandlerDeps['hooks'];
+  private readonly minionRequests: MinionRequests;
+  private readonly log: Logger;
+  private readonly limits: RequestLimits;
 
-  async handle(payload: Buffer): Promise<Buffer> {
+  constructor(deps: RequestHandlerDeps) {
+    ({
+      auth: this.auth, jobs: this.jobs, sessions: this.sessions, dataCache: this.dataCache, events: this.events, rsa: this.rsa,
+      hooks: this.hooks, minionRequests: this.minionRequests, log: this.log,
+    } = deps);
+    this.limits = deps.limits ?? { maxRequestSize: DEFAULT_MAX_REQUEST_SIZE };
+  }
+
+  /** `peer` is the connection the request came on (ZeroMQ's routing id), for rate limits. */
+  async handle(payload: Buffer, peer?: Buffer): Promise<Buffer> {
     // Before decoding: an oversized request costs its length check, nothing more.
     if (payload.length > this.limits.maxRequestSize) {
       this.log.warning(`Dropped a request of ${payload.length} bytes, more than max_request_size (${this.limits.maxRequestSize})`);
@@ -57,7 +84,7 @@ export class RequestHandler {
     }
     try {
       const envelope = parseRequestEnvelope(decode(payload));
-      if (envelope.enc === 'clear') return await this.clear(envelope.load);
+      if (envelope.enc === 'clear') return await this.clear(envelope.load, peer);
       return await this.aes(envelope.id, payload);
     } catch (err) {
       // Whatever failed, the peer gets an answer: a BrineError is a bad request, anything else a
@@ -72,9 +99,13 @@ export class RequestHandler {
     }
   }
 
-  private async clear(load: Record<string, unknown>): Promise<Buffer> {
+  private async clear(load: Record<string, unknown>, peer: Buffer | undefined): Promise<Buffer> {
     switch (load.cmd) {
       case '_auth':
+        if (this.limits.signIns && !this.limits.signIns.allow(peer)) {
+          this.log.warning(`Sign-in refused: more than auth_rate_limit (${this.limits.signIns.perSecond}) _auth requests per second on one connection`);
+          return BAD_LOAD_REPLY;
+        }
         return await this.auth.handle(parseAuthRequest(load));
       case 'publish': {
         const req = parsePublishRequestLoad(load);
@@ -116,10 +147,6 @@ export class RequestHandler {
         this.fireMinionEvent(session.id, ev);
         return buildAesReply(crypticle, nonce, null);
       }
-      case '_file_list':
-        return buildAesReply(crypticle, nonce, fileList(this.files, load));
-      case '_serve_file':
-        return buildAesReply(crypticle, nonce, serveFile(this.files, load));
       case '_pillar': {
         const req = parsePillarRequestLoad(load);
         this.dataCache.update(session.id, { grains: req.grains });
@@ -128,8 +155,12 @@ export class RequestHandler {
         return (await this.rsa.run({ op: 'sendPrivate', minionPublicPem: pem, nonce, pillar: {} })).reply;
       }
       default:
-        this.log.warning(`Request from ${id} with unknown command ${logField(load.cmd)} refused`);
-        return BAD_LOAD_REPLY;
+        // The file server, master options and mine, as Salt's AESFuncs; anything else gets
+        // Salt's answer to a method it does not expose (`{}`), which a Salt minion understands.
+        if (!this.minionRequests.answers(String(load.cmd))) {
+          this.log.warning(`Requested method not exposed: ${logField(load.cmd)} (from ${id}), answered {}`);
+        }
+        return buildAesReply(crypticle, nonce, this.minionRequests.answer(session.id, load));
     }
   }
 

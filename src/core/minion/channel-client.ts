@@ -8,6 +8,7 @@ import {
   publicationPayload,
   openSendPrivateReply,
 } from '../channel';
+import type { MinionConfig } from '../config';
 import { Crypticle } from '../crypto/crypticle';
 import { publicKeyFromPem } from '../crypto/rsa';
 import { BrineError, CryptoError, ProtocolError, TransportError } from '../errors';
@@ -16,7 +17,7 @@ import { assertMinionId } from '../protocol/minion-id';
 import type { Logger } from '../log';
 import { RequestClient, SubscribeClient, raiseSocketLimit } from '../transport/zeromq';
 import { cpuTurn } from './cpu-turn';
-import { MasterKeyMismatchError, MinionRejectedError, decodeOrNull, rejectedError } from './minion-errors';
+import { MasterKeyMismatchError, MinionRejectedError, SignInError, decodeOrNull, rejectedError } from './minion-errors';
 import { checkMasterFinger, openTrustedAuthReply } from './master-trust';
 import { cacheMasterKey, ensureMinionKeys, readCachedMasterKey, type MinionKeys } from './minion-keys';
 import {
@@ -24,26 +25,17 @@ import {
   type RandomSource, type SignInSettings,
 } from './sign-in-policy';
 
-/** The minion options the channel uses (Salt's names; paths already under root_dir). */
-export interface ChannelSettings {
-  id: string;
-  master: string;
-  master_port: number;
-  pki_dir: string;
-  keysize: number;
-  acceptance_wait_time: number;
-  auth_timeout: number;
-  recon_default: number;
-  recon_max: number;
-  /** Salt's defaults when absent: auth_tries 7, acceptance_wait_time_max 0, random_reauth_delay 10, recon_randomize true. */
-  auth_tries?: number;
-  acceptance_wait_time_max?: number;
-  random_reauth_delay?: number;
-  recon_randomize?: boolean;
-  /** Salt's master_finger: the master key's fingerprint this minion trusts from the start. */
-  master_finger?: string;
-  hash_type?: string;
-}
+/**
+ * The minion options the channel uses (Salt's names; paths already under root_dir): a loaded
+ * minion config with its id resolved and one master is one. Those left out take Salt's defaults:
+ * auth_tries 7, acceptance_wait_time_max 0, random_reauth_delay 10, recon_randomize true.
+ * `master_finger` is the master key's fingerprint this minion trusts from the start.
+ */
+export type ChannelSettings = { id: string; master: string } & Pick<
+  MinionConfig,
+  'master_port' | 'pki_dir' | 'keysize' | 'acceptance_wait_time' | 'auth_timeout' | 'recon_default' | 'recon_max'
+> &
+  Partial<Pick<MinionConfig, 'auth_tries' | 'acceptance_wait_time_max' | 'random_reauth_delay' | 'recon_randomize' | 'master_finger' | 'hash_type'>>;
 
 /** What the channel hands up for each publication it could open: the job, as the master sent it. */
 export type PublicationHandler = (job: JobLoad) => Promise<void>;
@@ -75,6 +67,8 @@ export class MinionChannel {
   private signingIn?: Promise<Session>;
   private tok!: Buffer;
   private stopped = false;
+  /** salt-call's single sign-in round (see connect). */
+  private once = false;
   /** Date.now() of the last successful sign-in. */
   private lastSignIn = 0;
   private readonly policy: SignInSettings;
@@ -111,8 +105,13 @@ export class MinionChannel {
     return this.settings.id;
   }
 
-  /** Keys, the request channel and sign-in, without subscribing (salt-call needs no more). */
-  async connect(): Promise<Session> {
+  /**
+   * Keys, the request channel and sign-in, without subscribing (salt-call needs no more).
+   * `once` is salt-call's sign-in (Salt's caller mode): one round of auth_tries requests, and a
+   * master that does not answer, or a key not accepted yet, is a SignInError instead of a wait.
+   */
+  async connect(options: { once?: boolean } = {}): Promise<Session> {
+    this.once = options.once === true;
     raiseSocketLimit(20_000);
     const s = this.settings;
     // Loading the key and the X9.31 tok are RSA work: many minions in one process (the bench)
@@ -182,6 +181,9 @@ export class MinionChannel {
     };
     for (;;) {
       const sent = await this.signInRound();
+      if (sent === null && this.once) {
+        throw new SignInError('SIGN_IN_TIMEOUT', 'Attempt to authenticate with the salt master failed with timeout error', 1);
+      }
       if (sent === null) {
         this.log.warning(`Master ${s.master}:${s.master_port} answered none of ${this.policy.auth_tries} sign-in requests; signing in again in ${wait} s`);
         await waitMore();
@@ -206,6 +208,9 @@ export class MinionChannel {
       }
       if (answer.kind === 'rejected') {
         throw rejectedError(s.id);
+      }
+      if (answer.kind !== 'accepted' && this.once) {
+        throw new SignInError('SIGN_IN_PENDING', 'Minion failed to authenticate with the master, has the minion key been accepted?', 2);
       }
       if (answer.kind !== 'accepted') {
         this.log.error(

@@ -1,3 +1,4 @@
+import type { MinionConfig } from '../config';
 import type { Logger } from '../log';
 import type { JobLoad } from '../protocol/loads';
 import { matchTarget, type TargetType } from '../targeting';
@@ -5,11 +6,8 @@ import { MinionChannel, type ChannelSettings, type Session } from './channel-cli
 import type { RandomSource } from './sign-in-policy';
 import type { MasterKeyMismatchError, MinionRejectedError } from './minion-errors';
 
-/** The minion options the daemon uses (Salt's names; paths already under root_dir). */
-export interface MinionSettings extends ChannelSettings {
-  return_retry_timer: number;
-  return_retry_tries: number;
-}
+/** The minion options the daemon uses: the channel's and the return retries. */
+export type MinionSettings = ChannelSettings & Pick<MinionConfig, 'return_retry_timer' | 'return_retry_tries'>;
 
 export interface JobResult {
   return: unknown;
@@ -80,9 +78,9 @@ export class Minion {
     this.log.info(`Minion "${s.id}" is ready: signed in and subscribed to ${s.master}:${this.channel.publishPort}`);
   }
 
-  /** Keys, the request channel and sign-in, without subscribing: what salt-call needs. */
-  connect(): Promise<Session> {
-    return this.channel.connect();
+  /** Keys, the request channel and sign-in, without subscribing: what salt-call needs (`once`: see ChannelClient.connect). */
+  connect(options: { once?: boolean } = {}): Promise<Session> {
+    return this.channel.connect(options);
   }
 
   /** An aes request to the master and its decrypted answer (the file client uses this). */
