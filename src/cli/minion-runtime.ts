@@ -108,20 +108,18 @@ export async function startPlugins(config: MinionConfig, logging: Logging, files
 }
 
 export function executorFor(runtime: PluginRuntime): JobExecutor {
+  const request = (job: JobLoad) => ({
+    fun: String(job.fun),
+    arg: job.arg,
+    jid: job.jid,
+    user: job.user,
+    tgt: job.tgt,
+    tgtType: job.tgt_type,
+    ret: typeof job.ret === 'string' ? job.ret : '',
+  });
   return {
-    run: (job: JobLoad) =>
-      runtime.run(
-        {
-          fun: String(job.fun),
-          arg: job.arg,
-          jid: job.jid,
-          user: job.user,
-          tgt: job.tgt,
-          tgtType: job.tgt_type,
-          ret: typeof job.ret === 'string' ? job.ret : '',
-        },
-        job as Record<string, unknown>,
-      ),
+    run: (job: JobLoad) => runtime.run(request(job), job as Record<string, unknown>),
+    afterReturn: (job, result) => runtime.sendToReturners(request(job), result),
   };
 }
 
