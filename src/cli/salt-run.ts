@@ -9,6 +9,7 @@ import { JOB_RUNNERS } from './runners/jobs';
 import { isOutputter } from './output';
 import { activeJobs } from './runners/jobs-active';
 import { streamEvents } from './runners/state-event';
+import { unpackArgs } from '../core/protocol/salt-args';
 
 /** A runner that prints as it goes (state.event) answers this instead of data to print. */
 const STREAMED = Symbol('streamed');
@@ -48,10 +49,8 @@ async function status(master: RunnerOptions['master'], timeoutSec: number): Prom
 async function withJobCache(o: RunnerOptions, fun: string): Promise<unknown> {
   const cache = await openJobCache(o.master as unknown as JobCacheConfig);
   try {
-    const last = o.arg[o.arg.length - 1];
-    const hasKwargs = typeof last === 'object' && last !== null && (last as Record<string, unknown>).__kwarg__ === true;
-    const { __kwarg__: _, ...kwargs } = hasKwargs ? (last as Record<string, unknown>) : {};
-    return await JOB_RUNNERS[fun]({ cache, arg: hasKwargs ? o.arg.slice(0, -1) : o.arg, kwargs });
+    const { args, kwargs } = unpackArgs(o.arg);
+    return await JOB_RUNNERS[fun]({ cache, arg: args, kwargs });
   } finally {
     await cache.close();
   }

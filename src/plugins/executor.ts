@@ -6,6 +6,7 @@ import { bindArguments, type PubData } from './loader/binder';
 import type { LoadedPlugins } from './loader/loader';
 import { instantiate } from './loader/instantiate';
 import type { ModuleRegistry } from './loader/registry';
+import { packArgs } from '../core/protocol/salt-args';
 
 /** One job as the minion received it (Salt's publication load). */
 export interface JobRequest {
@@ -131,7 +132,7 @@ export class Executor {
     jobContainer.register(IJobContext, { useValue: ctx });
     const salt: ISalt = {
       call: (f, args = [], kwargs) =>
-        this.call(plugins, catalog, ctx, f, kwargs && Object.keys(kwargs).length > 0 ? [...args, { __kwarg__: true, ...kwargs }] : args),
+        this.call(plugins, catalog, ctx, f, packArgs(args, kwargs)),
       functions: () => registry.functionNames(),
       has: (f) => registry.find(f) !== undefined,
     };

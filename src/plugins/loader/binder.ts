@@ -1,3 +1,4 @@
+import { unpackArgs } from '../../core/protocol/salt-args';
 import { ArgumentError, InvocationError } from '../api/errors';
 import type { FnDescriptor } from './descriptors';
 
@@ -6,22 +7,10 @@ export type PubData = Record<string, unknown>;
 
 const UNSET = Symbol('unset');
 
-function isKwargMap(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v) && !Buffer.isBuffer(v) && (v as Record<string, unknown>).__kwarg__ === true;
-}
-
-/** Split a Salt `arg` list into positional values and keyword arguments (maps with `__kwarg__: true`). */
+/** Split a Salt `arg` list into positional values and keyword arguments (the protocol's codec). */
 export function splitArgs(arg: readonly unknown[]): { positional: unknown[]; keywords: Map<string, unknown> } {
-  const positional: unknown[] = [];
-  const keywords = new Map<string, unknown>();
-  for (const item of arg) {
-    if (isKwargMap(item)) {
-      for (const [k, v] of Object.entries(item)) if (k !== '__kwarg__') keywords.set(k, v);
-    } else {
-      positional.push(item);
-    }
-  }
-  return { positional, keywords };
+  const { args, kwargs } = unpackArgs(arg);
+  return { positional: args, keywords: new Map(Object.entries(kwargs)) };
 }
 
 // Python's wording, so messages read like Salt's "echo() missing 1 required positional argument: 'text'".
