@@ -7,6 +7,7 @@ import type { LoadedPlugins } from './loader/loader';
 import { instantiate } from './loader/instantiate';
 import type { ModuleRegistry } from './loader/registry';
 import { packArgs } from '../core/protocol/salt-args';
+import type { JobResult } from '../core/protocol/loads';
 
 /** One job as the minion received it (Salt's publication load). */
 export interface JobRequest {
@@ -20,12 +21,7 @@ export interface JobRequest {
 }
 
 /** What the minion sends back (the `return`, `retcode`, `success`, `out` of Salt's `_return`). */
-export interface JobResult {
-  return: unknown;
-  retcode: number;
-  success: boolean;
-  out?: string;
-}
+export type { JobResult };
 
 /** Salt's `salt.defaults.exitcodes.EX_GENERIC`. */
 const EX_GENERIC = 1;
