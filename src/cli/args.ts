@@ -10,16 +10,10 @@
  */
 import { ConfigError } from '../core/errors';
 import { loadYaml, type YamlValue } from '../core/pycompat';
-import { packArgs } from '../core/protocol/salt-args';
-
-/** Salt's KWARG_REGEX `^([^\d\W][\w.-]*)=(?!=)(.*)$` (Unicode \w; `$` may precede a final newline). */
-const KWARG_RE = /^([\p{L}\p{Nl}\p{No}_][\p{L}\p{N}_.-]*)=(?!=)([^\n]*)\n?$/u;
+import { packArgs, parseKwargString } from '../core/protocol/salt-args';
 
 /** Split `key=value` as Salt's parse_kwarg; null when the word is positional. */
-export function parseKwarg(word: string): [string, string] | null {
-  const m = KWARG_RE.exec(word);
-  return m ? [m[1], m[2]] : null;
-}
+export const parseKwarg = parseKwargString;
 
 /** Salt's yamlify_arg: the value a CLI word stands for. */
 export function yamlifyArg(word: string): unknown {

@@ -15,7 +15,7 @@ import { unpackArgs } from '../core/protocol/salt-args';
 const STREAMED = Symbol('streamed');
 
 export interface RunnerOptions {
-  master: MasterAddress & { pki_dir: string };
+  master: MasterAddress & JobCacheConfig & { pki_dir: string };
   fun: string;
   arg: unknown[];
   timeoutSec: number;
@@ -47,7 +47,7 @@ async function status(master: RunnerOptions['master'], timeoutSec: number): Prom
 
 /** jobs.* read the master's job cache directly (SQLite in cachedir, or the shared PostgreSQL). */
 async function withJobCache(o: RunnerOptions, fun: string): Promise<unknown> {
-  const cache = await openJobCache(o.master as unknown as JobCacheConfig);
+  const cache = await openJobCache(o.master);
   try {
     const { args, kwargs } = unpackArgs(o.arg);
     return await JOB_RUNNERS[fun]({ cache, arg: args, kwargs });
@@ -57,7 +57,7 @@ async function withJobCache(o: RunnerOptions, fun: string): Promise<unknown> {
 }
 
 async function jobsActive(o: RunnerOptions): Promise<unknown> {
-  const cache = await openJobCache(o.master as unknown as JobCacheConfig);
+  const cache = await openJobCache(o.master);
   try {
     const client = await LocalClient.connect(o.master);
     try {

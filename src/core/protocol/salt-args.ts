@@ -16,6 +16,22 @@ export function isKwargMap(value: unknown): value is KwargMap {
   return Object.prototype.hasOwnProperty.call(value, '__kwarg__') && (value as Record<string, unknown>).__kwarg__ === true;
 }
 
+// Salt's KWARG_REGEX `^([^\d\W][\w.-]*)=(?!=)(.*)$` (Unicode \w; `$` may precede a final newline).
+const KWARG_STRING = /^([\p{L}\p{Nl}\p{No}_][\p{L}\p{N}_.-]*)=(?!=)([^\n]*)\n?$/u;
+
+/**
+ * A `name=value` string as Salt's `parse_kwarg` splits it (the CLI's words, and positional
+ * strings a minion reads as keywords); null for a positional value.
+ *
+ * @example
+ * parseKwargString('foo=bar=baz') // ['foo', 'bar=baz']
+ * parseKwargString('9a=1') // null
+ */
+export function parseKwargString(word: string): [string, string] | null {
+  const m = KWARG_STRING.exec(word);
+  return m ? [m[1], m[2]] : null;
+}
+
 /**
  * Split an `arg` list into positional values and keyword arguments. Every kwarg dict counts,
  * wherever it stands; a later key overrides an earlier one, as in Salt. Keys are set as own

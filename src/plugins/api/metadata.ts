@@ -3,24 +3,56 @@
  * `Reflect` access). Decorators call the `record*` functions; the loader calls the `read*` ones.
  */
 import 'reflect-metadata';
+import type { ArgSchema } from './args';
 
-/** What `@Module` records. */
+/**
+ * What a plugin class is, as Salt's loader types are: execution modules (`salt`, `salt-call`),
+ * state modules, runners (`salt-run`), wheel modules, returners, renderers and ext_pillar sources.
+ */
+export type PluginKind = 'execution' | 'state' | 'runner' | 'wheel' | 'returner' | 'renderer' | 'ext_pillar';
+
+/** What `@Module` (and the other class decorators of ./kinds.ts) records. */
 export interface ModuleMetadata {
+  kind: PluginKind;
   name: string;
   doc?: string;
   available?: (grains: Record<string, unknown>) => true | string | false;
 }
 
+/**
+ * How the host calls a marked method: `fn` = Salt's arguments bound to the schema (`@Fn`);
+ * `state` = the arguments, then a state context (`@State`); `render` = (input, context)
+ * (`@Render`); `pillar` = the configured arguments, then a pillar context (`@Pillar`).
+ */
+export type FnContract = 'fn' | 'state' | 'render' | 'pillar';
+
+/** Structured documentation of a function; `sys.doc` renders it as Salt prints docstrings. */
+export interface FnDocs {
+  /** One line: what the function does. */
+  summary?: string;
+  /** More paragraphs (separated by blank lines). */
+  description?: string;
+  /** Command lines, shown under "CLI Example:". */
+  examples?: readonly string[];
+}
+
 /** What `@Fn` records for one method. */
-export interface FnMetadata {
+export interface FnMetadata extends FnDocs {
   /** The method's property name on the prototype. */
   method: string;
+  /** Which decorator marked it; absent = `fn`. */
+  contract?: FnContract;
   /** The public name (`test.true` from method `true_`); defaults to the method name. */
   name?: string;
-  doc?: string;
-  /** Parameter names, overriding what the loader reads from the method's source. */
-  args?: string[];
-  /** Which parameter is the keyword options object: `true` = the last one, a string = by name. */
+  /** The declared arguments; absent = read the parameters from the method's source (plain JS). */
+  args?: ArgSchema;
+  /** Python's `*args`: the key of the call object that receives extra positional values. */
+  varargs?: string;
+  /**
+   * Python's `**kwargs`: with a schema, the key of the call object that receives the other
+   * keyword arguments and Salt's `__pub_*` data; without one, which parameter is the options
+   * object (`true` = the last one, a string = by name).
+   */
   kwargs?: boolean | string;
 }
 
