@@ -3,7 +3,7 @@ import { buildPublication } from '../channel';
 import { JidFactory } from '../protocol/jid';
 import type { PublishRequestLoad, ReturnLoad } from '../protocol/loads';
 import { checkTarget, expandNodegroups, expectedMinions, type Target, type TargetType } from '../targeting';
-import type { PublishServer } from '../transport/zeromq';
+import type { IPublishServer } from '../transport/types';
 import type { Logger } from '../log';
 import type { MasterEvents } from './events';
 import type { JobCache, ReturnBatcher } from './job-cache';
@@ -22,7 +22,7 @@ export interface JobServiceDeps {
   dataCache: MinionDataCache;
   masterKey: KeyObject;
   publishKey: PublishKey;
-  publisher: Pick<PublishServer, 'publish'>;
+  publisher: Pick<IPublishServer, 'publish'>;
   events: MasterEvents;
   nodegroups: Record<string, string | string[]>;
   cache: { jobs: JobCache; returns: ReturnBatcher };
