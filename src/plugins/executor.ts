@@ -117,6 +117,20 @@ export class Executor {
   }
 
   /**
+   * Call one function outside any published job, its errors thrown as they are (what Jinja's
+   * `salt['mod.fun'](...)` does at render time).
+   */
+  callFunction(fun: string, args: readonly unknown[] = [], kwargs: Record<string, unknown> = {}, signal?: AbortSignal): Promise<unknown> {
+    const arg = Object.keys(kwargs).length > 0 ? [...args, { __kwarg__: true, ...kwargs }] : args;
+    return this.invoke('execution', fun, { arg }, { fun, arg, jid: 'req' }, { signal });
+  }
+
+  /** Whether `fun` exists in the current plugins. */
+  hasFunction(fun: string): boolean {
+    return this.plugins.registry.find(fun) !== undefined;
+  }
+
+  /**
    * Call a function of any plugin kind inside a job, for the parts of the host that run them (the
    * state runner, the renderer pipeline, the pillar compiler, salt-run): Salt's `arg` list is
    * bound to the function's arguments as for a job, then `extra` follows (a state function's

@@ -11,6 +11,8 @@ import {
 import type { MinionConfig } from '../config';
 import { Crypticle } from '../crypto/crypticle';
 import { publicKeyFromPem } from '../crypto/rsa';
+import { checkPkiPermissions } from '../crypto/key-permissions';
+import { join } from 'node:path';
 import { BrineError, CryptoError, ProtocolError, TransportError } from '../errors';
 import type { JobLoad } from '../protocol/loads';
 import { assertMinionId } from '../protocol/minion-id';
@@ -35,7 +37,7 @@ export type ChannelSettings = { id: string; master: string } & Pick<
   MinionConfig,
   'master_port' | 'pki_dir' | 'keysize' | 'acceptance_wait_time' | 'auth_timeout' | 'recon_default' | 'recon_max'
 > &
-  Partial<Pick<MinionConfig, 'auth_tries' | 'acceptance_wait_time_max' | 'random_reauth_delay' | 'recon_randomize' | 'master_finger' | 'hash_type'>>;
+  Partial<Pick<MinionConfig, 'auth_tries' | 'acceptance_wait_time_max' | 'random_reauth_delay' | 'recon_randomize' | 'master_finger' | 'hash_type' | 'permissive_pki_access'>>;
 
 /** What the channel hands up for each publication it could open: the job, as the master sent it. */
 export type PublicationHandler = (job: JobLoad) => Promise<void>;
@@ -117,6 +119,7 @@ export class MinionChannel {
     // Loading the key and the X9.31 tok are RSA work: many minions in one process (the bench)
     // take turns, so the first sign-in goes out at once rather than after all of them.
     await cpuTurn();
+    checkPkiPermissions(s.pki_dir, join(s.pki_dir, 'minion.pem'), s.permissive_pki_access === true);
     this.keys = ensureMinionKeys(s.pki_dir, s.keysize);
     this.masterKey = readCachedMasterKey(s.pki_dir)?.key;
     this.tok = makeTok(this.keys.privateKey);

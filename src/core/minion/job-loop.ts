@@ -19,6 +19,8 @@ export interface JobResult {
 /** Runs jobs in-process; the plugin registry behind it is the minion's own. */
 export interface JobExecutor {
   run(job: JobLoad): Promise<JobResult>;
+  /** After the return reached the master: the job's returners (`--return`, `return:`), as Salt's minion. */
+  afterReturn?(job: JobLoad, result: JobResult): Promise<void>;
 }
 
 /**
@@ -118,6 +120,7 @@ export class Minion {
     const result = await this.executor.run(job);
     await this.flushGrains();
     await this.deliverReturn(job, result);
+    await this.executor.afterReturn?.(job, result).catch((err) => this.log.error(`The return failed for job ${job.jid}: ${(err as Error).message}`));
   }
 
   /**
