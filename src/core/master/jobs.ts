@@ -2,7 +2,7 @@ import type { KeyObject } from 'node:crypto';
 import { buildPublication } from '../channel';
 import { JidFactory, isJid } from '../protocol/jid';
 import { logField } from '../log';
-import type { PublishRequestLoad, ReturnLoad } from '../protocol/loads';
+import type { PublishReply, PublishRequestLoad, ReturnLoad } from '../protocol/loads';
 import { checkTarget, expandNodegroups, expectedMinions, type Target, type TargetType } from '../targeting';
 import type { PublishServer } from '../transport/zeromq';
 import type { Logger } from '../log';
@@ -10,11 +10,6 @@ import type { MasterEvents } from './events';
 import type { JobCache, ReturnBatcher } from './job-cache';
 import type { MinionDataCache } from './minion-data-cache';
 import type { PublishKey } from './publish-key';
-
-export type PublishReply =
-  /** not_connected is brine's: the expected minions without a session (Salt's CLI ignores it). */
-  | { jid: string; minions: string[]; missing: string[]; not_connected: string[] }
-  | { jid: null; minions: never[]; error: string };
 
 /** What {@link JobService} works with. */
 export interface JobServiceDeps {

@@ -1,6 +1,6 @@
 import type { MinionConfig } from '../config';
 import type { Logger } from '../log';
-import type { JobLoad } from '../protocol/loads';
+import type { JobLoad, JobResult } from '../protocol/loads';
 import { matchTarget, type TargetType } from '../targeting';
 import { MinionChannel, type ChannelSettings, type Session } from './channel-client';
 import type { RandomSource } from './sign-in-policy';
@@ -8,13 +8,6 @@ import type { MasterKeyMismatchError, MinionRejectedError } from './minion-error
 
 /** The minion options the daemon uses: the channel's and the return retries. */
 export type MinionSettings = ChannelSettings & Pick<MinionConfig, 'return_retry_timer' | 'return_retry_tries'>;
-
-export interface JobResult {
-  return: unknown;
-  retcode: number;
-  success: boolean;
-  out?: string;
-}
 
 /** Runs jobs in-process; the plugin registry behind it is the minion's own. */
 export interface JobExecutor {
