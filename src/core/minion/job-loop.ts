@@ -1,5 +1,5 @@
 import type { MinionConfig } from '../config';
-import type { Logger } from '../log';
+import { logField, type Logger } from '../log';
 import type { JobLoad, JobResult } from '../protocol/loads';
 import { matchTarget, type TargetType } from '../targeting';
 import { MinionChannel, type ChannelSettings, type Session } from './channel-client';
@@ -108,7 +108,15 @@ export class Minion {
   /** One publication the channel opened: ours if the target matches, then run and return. */
   private async onJob(job: JobLoad): Promise<void> {
     const target = { tgt: job.tgt, tgtType: (job.tgt_type ?? 'glob') as TargetType, delimiter: job.delimiter as string | undefined };
-    if (!matchTarget(target, { id: this.settings.id, grains: this.grains.all() })) return;
+    let mine: boolean;
+    try {
+      mine = matchTarget(target, { id: this.settings.id, grains: this.grains.all() });
+    } catch (err) {
+      // A target this minion cannot evaluate (too large, malformed) is not a match: say so, briefly.
+      this.log.warning(`Ignored job ${logField(job.jid, 40)}: its target cannot be matched: ${logField((err as Error).message, 300)}`);
+      return;
+    }
+    if (!mine) return;
     this.log.info(`User ${job.user ?? 'root'} Executing command ${String(job.fun)} with jid ${job.jid}`);
     const result = await this.executor.run(job);
     await this.flushGrains();
