@@ -162,7 +162,7 @@ export class Master {
     });
     const jobs = new JobService({
       accepted: () => this.accepted, dataCache, masterKey, publishKey, publisher: this.publisher, events, nodegroups: s.nodegroups,
-      cache: { jobs: jobCache, returns }, log, hasSession: (id) => sessions.get(id) !== undefined,
+      cache: { jobs: jobCache, returns }, log, hasSession: (id) => sessions.connected(id),
     });
     const handler = new RequestHandler({
       auth, jobs, sessions, dataCache, events, rsa, log,
