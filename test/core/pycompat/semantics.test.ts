@@ -90,7 +90,7 @@ describe('Python == and dictupdate.update', () => {
   });
   it.each(tables.dictupdate.map((r) => [JSON.stringify(r.dest), JSON.stringify(r.upd), r] as const))('%s <- %s', (_d, _u, row) => {
     const dest = decode(row.dest) as Record<string, unknown>;
-    expect(dictUpdate(dest, decode(row.upd) as Record<string, unknown>)).toEqual(decode(row.result));
+    expect(dictUpdate(dest, decode(row.upd) as Record<string, unknown>, { mergeLists: row.merge_lists })).toEqual(decode(row.result));
   });
   it('keeps a __proto__ key as data', () => {
     const out = dictUpdate({}, JSON.parse('{"__proto__": {"polluted": true}}'));
