@@ -29,6 +29,8 @@ export interface JobExecutor {
  */
 export interface MinionGrains {
   all(): Record<string, unknown>;
+  /** The minion's pillar as last received, for pillar targets (-I, I@). */
+  pillar?(): Record<string, unknown> | undefined;
   onChange?(listener: () => void): unknown;
 }
 
@@ -115,7 +117,7 @@ export class Minion {
   /** One publication the channel opened: ours if the target matches, then run and return. */
   private async onJob(job: JobLoad): Promise<void> {
     const target = { tgt: job.tgt, tgtType: (job.tgt_type ?? 'glob') as TargetType, delimiter: job.delimiter as string | undefined };
-    if (!matchTarget(target, { id: this.settings.id, grains: this.grains.all() })) return;
+    if (!matchTarget(target, { id: this.settings.id, grains: this.grains.all(), pillar: this.grains.pillar?.() })) return;
     this.log.info(`User ${job.user ?? 'root'} Executing command ${String(job.fun)} with jid ${job.jid}`);
     const result = await this.executor.run(job);
     await this.flushGrains();
