@@ -126,3 +126,19 @@ describe('version identity', () => {
     expect(versions.stdout).toBe('Master:\n    3007.10\nUp to date:\n    ----------\n    day1:\n        3007.10\n');
   }, 60_000);
 });
+
+describe('flags scripts use', () => {
+  it('--no-parse keeps the named keyword arguments as text', async () => {
+    const res = await cluster.salt('day1', 'test.arg', 'x=007', 'y=007', '--no-parse=x', '--out', 'json');
+    const { kwargs } = JSON.parse(res.stdout).day1;
+    expect(kwargs.x).toBe('007');
+    expect(kwargs.y).toBe(7);
+  }, 30_000);
+
+  it('--log-file and --log-file-level send salt-call\'s log where asked', async () => {
+    const file = join(cluster.root, 'call.log');
+    const res = await cluster.run('salt-call', ['--local', 'test.ping', '--log-file', file, '--log-file-level', 'debug'], cluster.minionDir('day1'));
+    expect(res.stdout).toBe('local:\n    True\n');
+    expect(await waitForFileText(file, '[DEBUG   ]')).toContain('[DEBUG   ]');
+  }, 30_000);
+});

@@ -1,5 +1,5 @@
 import { Args, Command, Flags } from '@oclif/core';
-import { commonFlags, outputFlags } from '../flags';
+import { commonFlags, noParseFlag, outputFlags } from '../flags';
 import { CliError, EXIT_USAGE } from '../errors';
 
 export default class Salt extends Command {
@@ -14,6 +14,7 @@ export default class Salt extends Command {
   static override flags = {
     ...commonFlags,
     ...outputFlags,
+    'no-parse': noParseFlag,
     pcre: Flags.boolean({ char: 'E', description: 'Target is a regular expression on minion ids' }),
     list: Flags.boolean({ char: 'L', description: 'Target is a comma-separated list of minion ids' }),
     grain: Flags.boolean({ char: 'G', description: "Target is a grain expression 'key:glob'" }),
@@ -38,7 +39,7 @@ export default class Salt extends Command {
 
   async run(): Promise<void> {
     const { args, flags, raw } = await this.parse(Salt);
-    const { parseCliArgs, positionalWords } = await import('../args.js');
+    const { noParseNames, parseCliArgs, positionalWords } = await import('../args.js');
     const { loadMasterForCli } = await import('../context.js');
     const { runSalt } = await import('../salt.js');
     const types = (['pcre', 'list', 'grain', 'grain-pcre', 'pillar', 'pillar-pcre', 'ipcidr', 'compound', 'nodegroup'] as const).filter((t) => flags[t]);
@@ -51,7 +52,7 @@ export default class Salt extends Command {
         tgt: args.target,
         tgtType,
         fun: args.function,
-        arg: parseCliArgs(positionalWords(raw).slice(2)),
+        arg: parseCliArgs(positionalWords(raw).slice(2), noParseNames(flags['no-parse'])),
         timeoutSec: flags.timeout ?? config.timeout,
         out: (flags.out ?? 'nested') as 'nested',
         outFile: flags['out-file'],
