@@ -34,6 +34,8 @@ export default class Salt extends Command {
     'hide-timeout': Flags.boolean({ description: 'Leave out the minions that did not return' }),
     summary: Flags.boolean({ description: 'Print a summary of the returns at the end' }),
     'batch-size': Flags.string({ char: 'b', description: "Run on this many minions at a time: 'N' or 'N%'" }),
+    subset: Flags.integer({ description: 'Run on this many random minions of the target that have the function' }),
+    failhard: Flags.boolean({ description: 'Stop a batch run (-b) at the first minion that fails' }),
     'batch-wait': Flags.string({ description: 'Seconds to wait after a minion returns before starting the next one' }),
   };
 
@@ -67,6 +69,8 @@ export default class Salt extends Command {
         hideTimeout: flags['hide-timeout'],
         summary: flags.summary,
         batch: flags['batch-size'],
+        failhard: flags.failhard,
+        subset: flags.subset,
         batchWaitSec: flags['batch-wait'] === undefined ? 0 : Number(flags['batch-wait']),
       },
       { out: (t) => process.stdout.write(t), err: (t) => process.stderr.write(t), errIsTty: process.stderr.isTTY === true },
