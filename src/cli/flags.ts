@@ -41,6 +41,8 @@ export const outputFlags = {
   out: outFlag,
   'out-file': outFileFlag,
   'out-indent': outIndentFlag,
+  // Salt's outputters color by default; brine's print plain text, so this only keeps Salt's command lines working.
+  'no-color': Flags.boolean({ description: 'Print without colors (brine prints none)', aliases: ['no-colour'] }),
 };
 
 /** A daemon's or salt-call's log file, over the config's log_file / log_level_logfile. */

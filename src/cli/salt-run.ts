@@ -9,6 +9,7 @@ import { JOB_RUNNERS } from './runners/jobs';
 import { isOutputter } from './output';
 import { activeJobs } from './runners/jobs-active';
 import { streamEvents } from './runners/state-event';
+import { unpackArgs } from '../core/protocol/salt-args';
 import { SALT_VERSION } from '../plugins/api/version';
 
 /** A runner that prints as it goes (state.event) answers this instead of data to print. */
@@ -94,10 +95,8 @@ async function versions(o: RunnerOptions): Promise<Record<string, unknown>> {
 async function withJobCache(o: RunnerOptions, fun: string): Promise<unknown> {
   const cache = await openJobCache(o.master);
   try {
-    const last = o.arg[o.arg.length - 1];
-    const hasKwargs = typeof last === 'object' && last !== null && (last as Record<string, unknown>).__kwarg__ === true;
-    const { __kwarg__: _, ...kwargs } = hasKwargs ? (last as Record<string, unknown>) : {};
-    return await JOB_RUNNERS[fun]({ cache, arg: hasKwargs ? o.arg.slice(0, -1) : o.arg, kwargs });
+    const { args, kwargs } = unpackArgs(o.arg);
+    return await JOB_RUNNERS[fun]({ cache, arg: args, kwargs });
   } finally {
     await cache.close();
   }

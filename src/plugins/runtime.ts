@@ -132,6 +132,15 @@ export class PluginRuntime implements IMinionControl {
     }
   }
 
+  /** `salt['mod.fun'](...)` for templates rendered on this minion: errors are thrown as they are. */
+  callFunction(fun: string, args: readonly unknown[] = [], kwargs: Record<string, unknown> = {}): Promise<unknown> {
+    return this.executor.callFunction(fun, args, kwargs);
+  }
+
+  hasFunction(fun: string): boolean {
+    return this.executor.hasFunction(fun);
+  }
+
   /**
    * Sends a finished job's return to the returners it names (`--return a,b`) and those of the
    * minion's `return:` option, as Salt's minion does after returning to the master: each

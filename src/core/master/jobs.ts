@@ -2,19 +2,14 @@ import type { KeyObject } from 'node:crypto';
 import { buildPublication } from '../channel';
 import { JidFactory, isJid } from '../protocol/jid';
 import { logField } from '../log';
-import type { PublishRequestLoad, ReturnLoad } from '../protocol/loads';
+import type { PublishReply, PublishRequestLoad, ReturnLoad } from '../protocol/loads';
 import { checkTarget, expandNodegroups, expectedMinions, type Target, type TargetType } from '../targeting';
-import type { PublishServer } from '../transport/zeromq';
+import type { IPublishServer } from '../transport/types';
 import type { Logger } from '../log';
 import type { MasterEvents } from './events';
 import type { JobCache, ReturnBatcher } from './job-cache';
 import type { MinionDataCache } from './minion-data-cache';
 import type { PublishKey } from './publish-key';
-
-export type PublishReply =
-  /** not_connected is brine's: the expected minions without a session (Salt's CLI ignores it). */
-  | { jid: string; minions: string[]; missing: string[]; not_connected: string[] }
-  | { jid: null; minions: never[]; error: string };
 
 /** What {@link JobService} works with. */
 export interface JobServiceDeps {
@@ -23,7 +18,7 @@ export interface JobServiceDeps {
   dataCache: MinionDataCache;
   masterKey: KeyObject;
   publishKey: PublishKey;
-  publisher: Pick<PublishServer, 'publish'>;
+  publisher: Pick<IPublishServer, 'publish'>;
   events: MasterEvents;
   nodegroups: Record<string, string | string[]>;
   cache: { jobs: JobCache; returns: ReturnBatcher };
