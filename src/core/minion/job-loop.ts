@@ -4,6 +4,7 @@ import type { JobLoad, JobResult } from '../protocol/loads';
 import { matchTarget, type TargetType } from '../targeting';
 import { MinionChannel, type ChannelSettings, type Session } from './channel-client';
 import type { RandomSource } from './sign-in-policy';
+import type { Transport } from '../transport/types';
 import type { MasterKeyMismatchError, MinionRejectedError } from './minion-errors';
 
 /** The minion options the daemon uses: the channel's and the return retries. */
@@ -50,9 +51,9 @@ export class Minion {
     private readonly executor: JobExecutor,
     private readonly grains: MinionGrains,
     private readonly log: Logger,
-    options: { random?: RandomSource; channel?: MinionChannel } = {},
+    options: { random?: RandomSource; channel?: MinionChannel; transport?: Transport } = {},
   ) {
-    this.channel = options.channel ?? new MinionChannel(settings, log, { random: options.random });
+    this.channel = options.channel ?? new MinionChannel(settings, log, { random: options.random, transport: options.transport });
     this.fatal = this.channel.fatal;
     grains.onChange?.(() => {
       this.grainsChanged = true;
