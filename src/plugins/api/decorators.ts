@@ -56,6 +56,8 @@ export interface FnOptions {
    * own keys unless it has a `...rest` element), is the options object.
    */
   kwargs?: boolean | string;
+  /** The outputter the CLI prints this function's return with (Salt's `__outputter__`), e.g. 'highstate'. */
+  outputter?: string;
 }
 
 /**

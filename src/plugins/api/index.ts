@@ -51,3 +51,4 @@ export {
   PluginDefinitionError,
 } from './errors';
 export { BRINE_VERSION } from './version';
+export { IStates, type StateContext, type StateReturn, type StateModuleClass, type StateRunOptions, type StateRunReturn } from './states';

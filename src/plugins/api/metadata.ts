@@ -22,6 +22,8 @@ export interface FnMetadata {
   args?: string[];
   /** Which parameter is the keyword options object: `true` = the last one, a string = by name. */
   kwargs?: boolean | string;
+  /** The outputter for this function's return (Salt's `__outputter__`). */
+  outputter?: string;
 }
 
 /** What `@GrainsProvider` records. */

@@ -25,6 +25,8 @@ export interface FnDescriptor {
   params: ParamSpec[];
   /** Keyword names the options object accepts; null = any keyword, plus Salt's `__pub_*` data. */
   kwargsKeys: string[] | null;
+  /** The outputter the CLI uses for this function's return, when it has one of its own. */
+  outputter?: string;
 }
 
 /** A module class turned into data: what `sys.list_functions`/`sys.doc` can show without running it. */

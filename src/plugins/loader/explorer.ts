@@ -84,7 +84,7 @@ export function exploreModule(cls: unknown): ModuleDescriptor {
       throw new PluginDefinitionError(`${where}: cannot read its parameters; list them with @Fn({ args: [...] })`, { cause: err });
     }
     const { params, kwargsKeys } = toParamSpecs(where, fnMeta, source);
-    functions.set(name, { name, method: fnMeta.method, doc: fnMeta.doc ?? '', params, kwargsKeys });
+    functions.set(name, { name, method: fnMeta.method, doc: fnMeta.doc ?? '', params, kwargsKeys, outputter: fnMeta.outputter });
   }
   const injections = readInjectionTokens(klass);
   for (let i = 0; i < klass.length; i++) {
