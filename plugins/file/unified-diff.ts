@@ -61,5 +61,5 @@ export function unifiedDiff(before: string, after: string): string {
     k = end;
     start = end;
   }
-  return out.join('').replace(/\n$/, '');
+  return out.join('');
 }
