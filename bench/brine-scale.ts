@@ -9,7 +9,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadMinionConfig } from '../src/core/config';
 import { createLogging } from '../src/core/log';
-import { Minion, type JobExecutor, type MinionSettings } from '../src/core/minion/minion';
+import { Minion, type JobExecutor, type MinionGrains, type MinionSettings } from '../src/core/minion/job-loop';
 import { Cluster } from '../scripts/cluster';
 import { IpcChild } from './ipc-child';
 import { installMinionKey } from './keys';
@@ -20,7 +20,7 @@ import { minionSettings } from '../src/cli/minion-runtime';
 /** What every simulated minion shares: the executor and grains of one plugin load. */
 export interface SharedMinionRuntime {
   executor: JobExecutor;
-  grains: () => Record<string, unknown>;
+  grains: MinionGrains;
 }
 
 export interface JobTiming {

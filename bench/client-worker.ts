@@ -11,7 +11,7 @@
  */
 import 'reflect-metadata';
 import { loadMasterConfig } from '../src/core/config';
-import { LocalClient } from '../src/core/master/local-client';
+import { LocalClient } from '../src/core/client/local-client';
 
 const JOB_TIMEOUT_MS = 120_000;
 

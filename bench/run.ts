@@ -20,7 +20,7 @@ import { runBaseline, type BaselineResult } from './baseline';
 import { runBrineScale, type BrineScaleResult, type SharedMinionRuntime } from './brine-scale';
 import { ensureKeyCache, type KeyCacheResult } from './keys';
 import { runMicroBench, type MicroResult } from './micro';
-import { runJobCacheBench, type BenchRow } from '../src/core/master/job-cache/bench';
+import { runJobCacheBench, type BenchRow } from './job-cache-bench';
 import { fmtInt, fmtMs, table } from './report';
 
 interface Options {
@@ -113,7 +113,7 @@ async function sharedRuntime(): Promise<SharedMinionRuntime & { loadMs: number; 
   const runtime = await startPlugins(config, logging);
   return {
     executor: executorFor(runtime),
-    grains: () => runtime.grains(),
+    grains: { all: () => runtime.grains() },
     loadMs: performance.now() - started,
     cleanup: () => rmSync(root, { recursive: true, force: true }),
   };

@@ -4,11 +4,11 @@
  * lines (no sleeps); everything started is stopped by process id.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, watch, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { stringify } from 'yaml';
-import { freePort } from '../src/core/free-port';
+import { freePort } from './free-port';
 
 export { freePort };
 
@@ -150,8 +150,8 @@ export class Cluster {
     return this.master;
   }
 
-  /** Writes the minion's config and starts it; resolves once it has printed `until`. */
-  async startMinion(spec: MinionSpec, until: string | RegExp = /cached the public key|is ready/): Promise<Daemon> {
+  /** Writes a minion's configuration under this cluster's root; returns its config directory. */
+  writeMinionConfig(spec: MinionSpec): string {
     const dir = this.minionDir(spec.name ?? spec.id);
     mkdirSync(dir, { recursive: true });
     writeFileSync(
@@ -169,6 +169,12 @@ export class Cluster {
         ...spec.config,
       }),
     );
+    return dir;
+  }
+
+  /** Writes the minion's config and starts it; resolves once it has printed `until`. */
+  async startMinion(spec: MinionSpec, until: string | RegExp = /cached the public key|is ready/): Promise<Daemon> {
+    const dir = this.writeMinionConfig(spec);
     const daemon = new Daemon(spec.name ?? spec.id, spawn(process.execPath, [join(BIN, 'salt-minion'), '-c', dir, '-l', 'info'], { stdio: ['ignore', 'pipe', 'pipe'] }));
     this.minions.set(spec.name ?? spec.id, daemon);
     await daemon.waitFor(until);
@@ -208,4 +214,35 @@ export class Cluster {
     await this.master?.stop();
     rmSync(this.root, { recursive: true, force: true });
   }
+}
+
+/**
+ * Resolves once the file at `path` contains `text` (a daemon's log file when it runs in the
+ * background): watches its directory, no polling. Rejects after timeoutMs with what it holds.
+ */
+export function waitForFileText(path: string, text: string | RegExp, timeoutMs = 20_000): Promise<string> {
+  const read = (): string => {
+    try {
+      return readFileSync(path, 'utf8');
+    } catch {
+      return '';
+    }
+  };
+  const has = (s: string) => (typeof text === 'string' ? s.includes(text) : text.test(s));
+  mkdirSync(dirname(path), { recursive: true });
+  return new Promise((resolvePromise, reject) => {
+    const watcher = watch(dirname(path), () => check());
+    const timer = setTimeout(() => {
+      watcher.close();
+      reject(new Error(`no "${text}" in ${path} within ${timeoutMs} ms. It holds:\n${read()}`));
+    }, timeoutMs);
+    const check = () => {
+      const now = read();
+      if (!has(now)) return;
+      clearTimeout(timer);
+      watcher.close();
+      resolvePromise(now);
+    };
+    check();
+  });
 }

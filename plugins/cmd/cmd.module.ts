@@ -10,6 +10,7 @@ import {
   IShell,
   InvocationError,
   CommandExecutionError,
+  isTrue,
   Module,
   inject,
   type ShellRunOptions,
@@ -42,11 +43,6 @@ interface CmdResult {
   retcode: number;
   stdout: string;
   stderr: string;
-}
-
-function isTrue(v: unknown): boolean {
-  if (typeof v === 'string') return ['true', 'yes', 'on', '1'].includes(v.toLowerCase());
-  return Boolean(v);
 }
 
 function optionalString(v: unknown, name: string): string | undefined {

@@ -1,39 +1,9 @@
-import { InvocationError, fnmatch } from 'brine/plugin';
+import { InvocationError, dictUpdate, fnmatch, pyStr } from 'brine/plugin';
 
 type Mapping = Record<string, unknown>;
 
 function isMapping(v: unknown): v is Mapping {
   return typeof v === 'object' && v !== null && !Array.isArray(v) && !Buffer.isBuffer(v);
-}
-
-/** Python's `str()` of a grain value, for matching lookup keys (True, 3.0, None...). */
-export function pyStr(v: unknown): string {
-  if (v === true) return 'True';
-  if (v === false) return 'False';
-  if (v === null || v === undefined) return 'None';
-  if (typeof v === 'string') return v;
-  if (typeof v === 'number') return String(v);
-  return JSON.stringify(v) ?? String(v);
-}
-
-/** Python `==` for the plain data jobs carry: deep, key-order blind. */
-export function pyEqual(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((x, i) => pyEqual(x, b[i]));
-  if (isMapping(a) && isMapping(b)) {
-    const ka = Object.keys(a);
-    return ka.length === Object.keys(b).length && ka.every((k) => k in b && pyEqual(a[k], b[k]));
-  }
-  return false;
-}
-
-/** Salt's `salt.utils.dictupdate.update(dest, upd)`: nested mappings merge, anything else replaces. */
-export function dictUpdate(dest: Mapping, upd: Mapping): Mapping {
-  for (const [k, v] of Object.entries(upd)) {
-    const cur = dest[k];
-    dest[k] = isMapping(cur) && isMapping(v) ? dictUpdate(cur, v) : v;
-  }
-  return dest;
 }
 
 /**

@@ -1,5 +1,5 @@
-import { Fn, IGrains, InvocationError, Module, inject } from 'brine/plugin';
-import { filterBy, pyEqual, pyStr } from './filter-by';
+import { Fn, IGrains, InvocationError, Module, inject, pyEqual, pyStr } from 'brine/plugin';
+import { filterBy } from './filter-by';
 
 const MISSING = Symbol('missing');
 

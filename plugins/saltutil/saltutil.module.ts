@@ -6,16 +6,12 @@ import {
   InvocationError,
   Module,
   inject,
+  isTrue,
   type ExtensionForm,
   type RunningJob,
 } from 'brine/plugin';
 
 const SIGKILL = 9;
-
-function isTrue(v: unknown): boolean {
-  if (typeof v === 'string') return ['true', 'yes', 'on', '1'].includes(v.toLowerCase());
-  return Boolean(v);
-}
 
 /** Salt's `extmod_whitelist`/`extmod_blacklist`: a comma list for one form, or a dict of form -> names. */
 function nameFilter(value: unknown, form: ExtensionForm, what: string): string[] | undefined {

@@ -9,8 +9,15 @@ import {
   InvocationError,
   Module,
   inject,
+  pyRepr,
+  pyTupleRepr,
+  pyTypeName,
 } from 'brine/plugin';
-import { pyRepr, pyTupleRepr, pyType } from './py-repr';
+
+/** `str(type(v))` in Python 3: `<class 'int'>`. */
+function pyClass(v: unknown): string {
+  return `<class '${pyTypeName(v)}'>`;
+}
 
 /** Python's `int(x)` for the values jobs carry. */
 function toInt(v: unknown, what: string): number {
@@ -144,8 +151,8 @@ export class TestModule {
   @Fn({ doc: "Return the Python types of the args and kwargs\n\nCLI Example:\n\n    salt '*' test.arg_type 1 'int'" })
   arg_type(kwargs: Record<string, unknown>, ...args: unknown[]): { args: string[]; kwargs: Record<string, string> } {
     return {
-      args: args.map(pyType),
-      kwargs: Object.fromEntries(Object.entries(kwargs).map(([k, v]) => [k, pyType(v)])),
+      args: args.map(pyClass),
+      kwargs: Object.fromEntries(Object.entries(kwargs).map(([k, v]) => [k, pyClass(v)])),
     };
   }
 

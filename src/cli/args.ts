@@ -9,7 +9,7 @@
  * with underscores stay text, and a 20-digit integer (a jid) goes back to its text.
  */
 import { ConfigError } from '../core/errors';
-import { loadYaml, type YamlValue } from '../core/config/yaml11-load';
+import { loadYaml, type YamlValue } from '../core/pycompat';
 
 /** Salt's KWARG_REGEX `^([^\d\W][\w.-]*)=(?!=)(.*)$` (Unicode \w; `$` may precede a final newline). */
 const KWARG_RE = /^([\p{L}\p{Nl}\p{No}_][\p{L}\p{N}_.-]*)=(?!=)([^\n]*)\n?$/u;

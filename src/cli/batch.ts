@@ -7,8 +7,8 @@
  * id: return}). The exit code is Salt's: the highest get_retcode() over the returns.
  */
 import { BrineError } from '../core/errors';
-import { LocalClient, type MinionReturn, type Publication } from '../core/master/local-client';
-import { JobWaiter } from '../core/master/local-client-wait';
+import { LocalClient, type MinionReturn, type Publication } from '../core/client/local-client';
+import { JobWaiter } from '../core/client/local-client-wait';
 import { noReturnMessage } from './output';
 import { CliError } from './errors';
 import type { Io, SaltOptions } from './salt';

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadMasterConfig, loadMinionConfig, type MasterConfig, type MinionConfig } from '../core/config';
 import { createLogging, type Logging } from '../core/log';
-import { daemonize, isDaemonChild, onShutdown, removePidFile, reportReady, writePidFile } from './daemon';
+import { daemonize, isDaemonChild, lockPidFile, onShutdown, removePidFile, reportReady, reportStartFailure } from './daemon';
 
 /** A missing configuration file is allowed (Salt's defaults apply) but never silent. */
 function missingFileWarning(configDir: string, role: 'master' | 'minion'): string[] {
@@ -70,22 +70,26 @@ export async function startDaemon<R extends Role>(
   });
   const log = logging.getLogger(`salt.${role}`);
   for (const w of [...missingFileWarning(flags['config-dir'], role), ...warnings]) log.warning(w);
-  const daemon = await create(config as ConfigOf<R>, logging);
-  writePidFile(settings.pidfile);
-  onShutdown(async () => {
-    log.info(`Shutting down the Salt ${role === 'master' ? 'Master' : 'Minion'}`);
-    await daemon.stop();
-    removePidFile(settings.pidfile);
-    await logging.close();
-  });
-  // A minion may wait a long time for its key to be accepted: it counts as up once configured.
-  if (role === 'minion') reportReady();
+  let daemon: Runnable | undefined;
   try {
+    // The pid file is the lock: taken before anything shared (ports, keys, sockets) is touched.
+    lockPidFile(settings.pidfile, role);
+    daemon = await create(config as ConfigOf<R>, logging);
+    const running = daemon;
+    onShutdown(async () => {
+      log.info(`Shutting down the Salt ${role === 'master' ? 'Master' : 'Minion'}`);
+      await running.stop();
+      removePidFile(settings.pidfile);
+      await logging.close();
+    });
+    // A minion may wait a long time for its key to be accepted: it counts as up once configured.
+    if (role === 'minion') reportReady();
     await daemon.start();
     reportReady();
   } catch (err) {
+    reportStartFailure(err);
     removePidFile(settings.pidfile);
-    await daemon.stop().catch(() => undefined);
+    await daemon?.stop().catch(() => undefined);
     await logging.close();
     throw err;
   }

@@ -4,7 +4,7 @@ import { createNodeIdentitySources, describeIdChoice, resolveMinionId, type Mini
 import { loadMinionConfig } from '../core/config';
 import { join } from 'node:path';
 import { createLogging } from '../core/log';
-import { EXIT_REJECTED, MasterKeyMismatchError, Minion, MinionRejectedError, type JobExecutor, type MinionSettings } from '../core/minion/minion';
+import { EXIT_REJECTED, MasterKeyMismatchError, Minion, MinionRejectedError, type JobExecutor, type MinionGrains, type MinionSettings } from '../core/minion/job-loop';
 import type { JobLoad } from '../core/protocol/loads';
 import { PluginRuntime } from '../plugins/runtime';
 import type { MasterFiles } from '../plugins/services/extension-sync';
@@ -70,6 +70,11 @@ export function executorFor(runtime: PluginRuntime): JobExecutor {
   };
 }
 
+/** The runtime's grains and their change event, for the job loop. */
+export function grainsFor(runtime: PluginRuntime): MinionGrains {
+  return { all: () => runtime.grains(), onChange: (listener) => runtime.onGrainsChange(listener) };
+}
+
 export function minionSettings(config: MinionConfig): MinionSettings {
   return {
     id: minionId(config),
@@ -118,7 +123,7 @@ export async function createMinion(config: MinionConfig, logging: Logging) {
   // minion does: the late binding below closes that loop.
   let minion!: Minion;
   const runtime = await startPlugins(config, logging, new FileClient((load) => minion.request(load)));
-  minion = new Minion(minionSettings(config), executorFor(runtime), () => runtime.grains(), logging.getLogger('salt.crypt'));
+  minion = new Minion(minionSettings(config), executorFor(runtime), grainsFor(runtime), logging.getLogger('salt.crypt'));
   const crypt = logging.getLogger('salt.crypt');
   const fatal = async (err: MinionRejectedError | MasterKeyMismatchError): Promise<never> => {
     crypt.critical(err.message);

@@ -1,8 +1,8 @@
 import { writeFileSync } from 'node:fs';
 import type { MinionConfig } from '../core/config';
 import { createLogging } from '../core/log';
-import { Minion } from '../core/minion/minion';
-import { executorFor, minionSettings, resolveId, startPlugins } from './minion-runtime';
+import { Minion } from '../core/minion/job-loop';
+import { executorFor, grainsFor, minionSettings, resolveId, startPlugins } from './minion-runtime';
 import { FileClient } from '../core/minion/file-client';
 import { formatOutput, type Outputter } from './output';
 import type { Io } from './salt';
@@ -48,7 +48,7 @@ export async function runSaltCall(opts: SaltCallOptions, io: Io): Promise<number
     const files = opts.local ? undefined : new FileClient((load) => connected().then((m) => m.request(load)));
     const connected = async () => {
       if (!minion) {
-        minion = new Minion(minionSettings(opts.config), executor, () => runtime.grains(), logging.getLogger('salt.crypt'));
+        minion = new Minion(minionSettings(opts.config), executor, grainsFor(runtime), logging.getLogger('salt.crypt'));
         await minion.connect();
       }
       return minion;

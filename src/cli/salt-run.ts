@@ -1,4 +1,4 @@
-import { LocalClient, type MasterAddress } from '../core/master/local-client';
+import { LocalClient, type MasterAddress } from '../core/client/local-client';
 import { KeyStore } from '../core/master/key-store';
 import { BrineError } from '../core/errors';
 import { formatOutput, type Outputter } from './output';

@@ -1,7 +1,7 @@
 import { appendFileSync, writeFileSync } from 'node:fs';
 import { BrineError } from '../core/errors';
-import { LocalClient, type MasterAddress, type MinionReturn } from '../core/master/local-client';
-import { JobWaiter } from '../core/master/local-client-wait';
+import { LocalClient, type MasterAddress, type MinionReturn } from '../core/client/local-client';
+import { JobWaiter } from '../core/client/local-client-wait';
 import { checkTarget, type TargetType } from '../core/targeting';
 import { formatOutput, noReturnMessage, type Outputter } from './output';
 import { CliError } from './errors';

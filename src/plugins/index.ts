@@ -12,6 +12,5 @@ export { NodeShell } from './services/shell';
 export { NodeHost } from './services/host';
 export { StaticConfig } from './services/config';
 export { StreamLogger, type LogLevel } from './services/logger';
-export { GrainsStore, traverse } from './services/grains-store';
-export { shlexSplit } from './services/shlex';
+export { GrainsStore } from './services/grains-store';
 export { BUILTIN_PLUGINS } from './builtins';

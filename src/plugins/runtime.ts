@@ -7,6 +7,7 @@ import { findPluginPackages } from './loader/discovery';
 import { forgetPluginFiles } from './loader/host-require';
 import { PluginLoader, type LoadedPlugins, type PluginLoaderOptions } from './loader/loader';
 import { extensionModulesDir, syncExtensions, type MasterFiles } from './services/extension-sync';
+import { GrainsStore } from './services/grains-store';
 
 /** What {@link PluginRuntime.start} needs: the loader's options plus the master's files. */
 export interface PluginRuntimeOptions extends Omit<PluginLoaderOptions, 'control'> {
@@ -44,12 +45,15 @@ function isDir(path: string): boolean {
 export class PluginRuntime implements IMinionControl {
   private readonly jobs = new Map<string, Tracked>();
   private executor!: Executor;
+  private readonly grainsListeners = new Set<() => void>();
+  private unsubscribeGrains?: () => void;
 
   private constructor(private readonly options: PluginRuntimeOptions) {}
 
   static async start(options: PluginRuntimeOptions): Promise<PluginRuntime> {
     const runtime = new PluginRuntime(options);
     runtime.executor = new Executor(await runtime.loadPlugins(), options.logger);
+    runtime.followGrains();
     return runtime;
   }
 
@@ -61,6 +65,27 @@ export class PluginRuntime implements IMinionControl {
   /** The current grains (after a reload or refresh, the new ones). */
   grains(): Record<string, unknown> {
     return this.plugins.grains.all();
+  }
+
+  /**
+   * Calls `listener` whenever the grains change: a refresh, a module writing static grains, or a
+   * module reload (new grains providers). Returns the unsubscribe function.
+   */
+  onGrainsChange(listener: () => void): () => void {
+    this.grainsListeners.add(listener);
+    return () => this.grainsListeners.delete(listener);
+  }
+
+  /** Follows the current plugins' grains store (the reloaded one after a reload). */
+  private followGrains(): void {
+    this.unsubscribeGrains?.();
+    const { grains } = this.plugins;
+    // Grains handed in as they are (tests, salt-call --local) never change behind our back.
+    this.unsubscribeGrains = grains instanceof GrainsStore ? grains.onChange(() => this.grainsChanged()) : undefined;
+  }
+
+  private grainsChanged(): void {
+    for (const listener of [...this.grainsListeners]) listener();
   }
 
   /**
@@ -112,6 +137,8 @@ export class PluginRuntime implements IMinionControl {
     const packages = this.options.npm ? [...findPluginPackages(this.options.npm).values()] : [];
     forgetPluginFiles([...this.moduleDirs(), ...packages]);
     this.executor.replacePlugins(await this.loadPlugins());
+    this.followGrains();
+    this.grainsChanged();
   }
 
   async refreshGrains(): Promise<void> {

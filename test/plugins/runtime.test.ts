@@ -84,3 +84,38 @@ describe('PluginRuntime with plugin packages', () => {
     expect(await call('pkg.answer', '20240101000000000004')).toBe('two');
   });
 });
+
+describe('PluginRuntime grains change event', () => {
+  it('fires when any module changes grains (a third-party module here), on refresh and on reload', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'brine-runtime-grains-'));
+    dirs.push(root);
+    const modules = join(root, 'modules');
+    mkdirSync(modules);
+    writeFileSync(
+      join(modules, 'role.ts'),
+      "import { Module, Fn, inject, IGrains } from 'brine/plugin';\n" +
+        "@Module('role')\nexport class Role {\n  constructor(@inject(IGrains) private readonly grains: IGrains) {}\n" +
+        "  @Fn() async set(): Promise<boolean> { await this.grains.setStatic({ role: 'db' }); return true; }\n" +
+        '  @Fn() peek(): boolean { return true; }\n}\n',
+    );
+    const runtime = await PluginRuntime.start({
+      config: new StaticConfig({ id: 'm1', config_dir: root, module_dirs: [modules] }),
+      logger: new StreamLogger('error', () => undefined),
+      builtins: BUILTIN_PLUGINS,
+    });
+    let changes = 0;
+    runtime.onGrainsChange(() => changes++);
+    expect((await runtime.run({ fun: 'role.peek', arg: [], jid: '20240101000000000001' })).return).toBe(true);
+    expect(changes).toBe(0);
+    expect((await runtime.run({ fun: 'role.set', arg: [], jid: '20240101000000000002' })).return).toBe(true);
+    expect(changes).toBe(1);
+    expect(runtime.grains().role).toBe('db');
+    await runtime.refreshGrains();
+    expect(changes).toBe(2);
+    await runtime.reloadModules();
+    expect(changes).toBe(3);
+    // After a reload the event follows the new grains store.
+    await runtime.run({ fun: 'role.set', arg: [], jid: '20240101000000000003' });
+    expect(changes).toBe(4);
+  });
+});

@@ -11,9 +11,8 @@
 import { BrineError } from '../../core/errors';
 import { formatJson, type JsonIndent } from './json';
 import { nestedLines } from './nested';
-import { formatPprint } from './pprint';
-import { entriesOf, isBytes, isMapping, pyRepr, pySplitlines, pyStr } from './python-repr';
-import { formatYaml } from './yaml-emitter';
+import { formatPprint, formatYaml } from '../../core/pycompat';
+import { entriesOf, isBytes, isMapping, pyRepr, pySplitlines, pyStr } from '../../core/pycompat';
 
 export const OUTPUTTERS = ['nested', 'json', 'yaml', 'txt', 'raw', 'quiet', 'pprint'] as const;
 export type Outputter = (typeof OUTPUTTERS)[number];

@@ -4,7 +4,7 @@
  * indenting, `, ` and `: ` on one line; floats as Python prints them; bytes as their repr.
  */
 import { BrineError } from '../../core/errors';
-import { compareCodePoints, entriesOf, isBytes, isMapping, pyBytesRepr, pyFloat, pyNumber, unprintable } from './python-repr';
+import { compareCodePoints, entriesOf, isBytes, isMapping, pyBytesRepr, pyFloat, pyNumber, unprintable } from '../../core/pycompat';
 
 /** `output_indent`: a number of spaces, null or a negative number for one line, 'pretty' for 4 and sorted keys. */
 export type JsonIndent = number | null | 'pretty';
@@ -19,6 +19,16 @@ export function formatJson(data: unknown, indent: JsonIndent = 4): string {
   else if (Number.isInteger(indent)) width = indent;
   else throw new BrineError('BAD_OUTPUT_INDENT', `output indent must be an integer, null or 'pretty', got ${String(indent)}`);
   return encode(data, width, sortKeys, 0);
+}
+
+/**
+ * Python's json.dumps(value, indent=..., sort_keys=..., ensure_ascii=...) (what Salt's Jinja
+ * filters `json` and `tojson` call). `indent` null = one line with `, ` and `: `.
+ */
+export function pyJsonDumps(value: unknown, options: { indent?: number | null; sortKeys?: boolean; ensureAscii?: boolean } = {}): string {
+  const text = encode(value, options.indent ?? null, options.sortKeys ?? false, 0);
+  if (options.ensureAscii === false) return text;
+  return text.replace(/[\u007f-\uffff]/g, (c) => '\\u' + c.charCodeAt(0).toString(16).padStart(4, '0'));
 }
 
 /** Python's json string encoding with ensure_ascii=False. */

@@ -3,7 +3,7 @@
  * `----------` before a nested dict, `- x` for list items, `|_` for a list or dict inside a
  * list, 4 spaces per dict level, strings printed line by line, an empty string as nothing.
  */
-import { compareCodePoints, entriesOf, isBytes, isMapping, pyNumber, pySplitlines, unprintable } from './python-repr';
+import { compareCodePoints, entriesOf, isBytes, isMapping, pyNumber, pySplitlines, unprintable } from '../../core/pycompat';
 
 const decoder = new TextDecoder('utf-8', { fatal: true });
 

@@ -8,8 +8,8 @@
  */
 import { BrineError } from '../../core/errors';
 import type { JobCache } from '../../core/master/job-cache';
-import type { LocalClient } from '../../core/master/local-client';
-import { JobWaiter } from '../../core/master/local-client-wait';
+import type { LocalClient } from '../../core/client/local-client';
+import { JobWaiter } from '../../core/client/local-client-wait';
 import { jidToTime, setKey } from './job-format';
 
 export interface ActiveOptions {

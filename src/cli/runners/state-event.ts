@@ -8,9 +8,9 @@
  */
 import { BrineError } from '../../core/errors';
 import { eventBusAddress } from '../../core/master/events';
-import { eventData } from '../../core/master/local-client-wait';
+import { eventData } from '../../core/client/local-client-wait';
 import { fnmatch } from '../../core/targeting';
-import { pythonReMatch } from '../../core/targeting/python-regex';
+import { pythonReMatch } from '../../core/pycompat';
 import { EventSubscriber } from '../../core/transport/zeromq';
 import { formatJson } from '../output';
 

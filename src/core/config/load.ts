@@ -17,7 +17,7 @@ import { checkOption, showValue } from './option-types';
 import { MASTER_OPTIONS, MINION_OPTIONS, type OptionSpec } from './options';
 import { prependRootDir } from './root-dir';
 import type { LoadedConfig, MasterConfig, MinionConfig } from './types';
-import { loadYamlWithLines } from './yaml11-load';
+import { loadYamlWithLines } from '../pycompat';
 import { closestName } from './suggest';
 
 export function loadMasterConfig(configDir: string, overrides: Record<string, unknown> = {}): LoadedConfig<MasterConfig> {

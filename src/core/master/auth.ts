@@ -1,5 +1,4 @@
 import type { KeyObject } from 'node:crypto';
-import { Crypticle } from '../crypto/crypticle';
 import { publicKeyFromPem, publicPemOf } from '../crypto/rsa';
 import type { AuthRequest } from '../protocol/loads';
 import type { Logger } from '../log';
@@ -83,7 +82,9 @@ export class AuthService {
 
   private async accept(req: AuthRequest): Promise<Buffer> {
     const minionKey = publicKeyFromPem(req.pub);
-    const sessionKey = Crypticle.generateKeyString();
+    // The minion's session key lives across its sign-ins (see Sessions): requests its other
+    // channels have in flight stay readable.
+    const { sessionKey } = this.sessions.open(req.id, minionKey);
     // The publish key and its signature are read together, so a rotation meanwhile cannot pair
     // one key with the other's signature.
     const { keyString: aesKey, sig: aesSig } = this.publishKey;
@@ -105,7 +106,6 @@ export class AuthService {
     if (tokenUnreadable) {
       this.log.warning(`The token of ${req.id} was not encrypted to this master's key: the minion cached another master key`);
     }
-    this.sessions.open(req.id, sessionKey, minionKey);
     this.events.fire('salt/auth', { result: true, act: 'accept', id: req.id, pub: req.pub });
     return reply;
   }

@@ -1,5 +1,5 @@
 import { readFileSync, statSync } from 'node:fs';
-import { fnmatch } from '../targeting/glob';
+import { fnmatch } from '../pycompat';
 
 /**
  * Salt's autosign_file: one minion-id pattern per line (`#` comments), matched as Salt's

@@ -15,7 +15,7 @@ import type { KeyObject } from 'node:crypto';
 import * as path from 'node:path';
 import { BrineError } from '../errors';
 import { fingerprint, generateKeyPair, privateKeyFromPem, publicKeyFromPem, publicPemOf } from '../crypto/rsa';
-import { fnmatch } from '../targeting/glob';
+import { fnmatch } from '../pycompat';
 import { KeyFileCache, isMissing, statOrUndefined, writeFileAtomic } from './key-files';
 import { assertMinionId } from './minion-id';
 

@@ -1,7 +1,8 @@
 import { availableParallelism } from 'node:os';
 import { mkdirSync, watch, type FSWatcher } from 'node:fs';
 import { join } from 'node:path';
-import { ConfigError } from '../errors';
+import { ConfigError, TransportError } from '../errors';
+import { describeProcess, pidListeningOn } from '../process-owner';
 import { privateKeyFromPem } from '../crypto/rsa';
 import type { Logger } from '../log';
 import { PublishServer, RequestServer, raiseSocketLimit } from '../transport/zeromq';
@@ -44,6 +45,8 @@ export interface MasterSettings {
   file_roots: Record<string, string[]>;
   file_buffer_size?: number;
   keep_jobs?: number;
+  /** Seconds a minion keeps one session key across its sign-ins (Salt's default 86400). */
+  publish_session?: number;
   /** Salt's maintenance period in seconds (default 60): how often old jobs are cleaned. */
   loop_interval?: number;
 }
@@ -71,7 +74,7 @@ export class Master {
   private readonly publisher: PublishServer;
   private readonly requests = new RequestServer();
   private readonly events = new MasterEvents();
-  private readonly sessions = new Sessions();
+  private readonly sessions: Sessions;
   private publishKey!: PublishKey;
   private rootKey = '';
   private readonly watchers: FSWatcher[] = [];
@@ -87,11 +90,16 @@ export class Master {
   constructor(private readonly settings: MasterSettings, private readonly log: Logger) {
     this.keys = new KeyStore({ pkiDir: settings.pki_dir });
     this.publisher = new PublishServer({ highWaterMark: settings.pub_hwm });
+    this.sessions = new Sessions({ publishSession: settings.publish_session });
   }
 
   async start(): Promise<void> {
     raiseSocketLimit(20_000);
     const s = this.settings;
+    // The ports first: a second master on the same ports must fail before it rewrites the root
+    // key or the event bus socket that the running one uses.
+    await this.listen(this.publisher, s.interface, s.publish_port, 'publish_port');
+    await this.listen(this.requests, s.interface, s.ret_port, 'ret_port');
     for (const dir of [s.cachedir, s.sock_dir]) mkdirSync(dir, { recursive: true });
     const masterPem = this.keys.ensureMasterKeys(s.keysize).privatePem;
     const masterKey = privateKeyFromPem(masterPem);
@@ -126,8 +134,6 @@ export class Master {
     }, { file_roots: s.file_roots, file_buffer_size: s.file_buffer_size }, this.log);
 
     await this.events.open(s.sock_dir);
-    await this.publisher.bind(tcp(s.interface, s.publish_port));
-    await this.requests.bind(tcp(s.interface, s.ret_port));
     this.keyListing = this.keys.list('all');
     this.accepted = new Set(this.keyListing.accepted);
     this.watchKeys();
@@ -137,6 +143,19 @@ export class Master {
     );
     this.log.info(`Starting the Salt Publisher on ${tcp(s.interface, s.publish_port)}`);
     this.log.info(`Setting up the master communication server on ${tcp(s.interface, s.ret_port)}`);
+  }
+
+  /** Binds one port; a port in use is one error naming the process that holds it. */
+  private async listen(server: { bind(address: string): Promise<void> }, iface: string, port: number, option: string): Promise<void> {
+    try {
+      await server.bind(tcp(iface, port));
+    } catch (err) {
+      if (!(err instanceof TransportError) || err.code !== 'ADDRESS_IN_USE') throw err;
+      const pid = pidListeningOn(port);
+      const holder = pid === undefined ? 'another process' : `pid ${pid} (${describeProcess(pid)})`;
+      // One line, hint included: it is all a user (or `-d`) sees.
+      throw new TransportError('ADDRESS_IN_USE', `cannot listen on ${tcp(iface, port)}: the port is held by ${holder}; stop it, or set ${option} in the master config`, { cause: err });
+    }
   }
 
   async stop(): Promise<void> {

@@ -1,5 +1,6 @@
-import { BAD_LOAD_REPLY, buildAesReply, openAesRequest } from '../channel';
-import { BrineError } from '../errors';
+import { BAD_LOAD_REPLY, buildAesReply, openAesRequest, type OpenedAesRequest } from '../channel';
+import type { Crypticle } from '../crypto/crypticle';
+import { BrineError, CryptoError } from '../errors';
 import { decode, encode } from '../protocol/msgpack';
 import {
   parseAuthRequest,
@@ -15,7 +16,7 @@ import type { AuthService } from './auth';
 import type { MasterEvents } from './events';
 import type { JobService } from './jobs';
 import type { MinionDataCache } from './minion-data-cache';
-import type { Sessions } from './sessions';
+import type { MinionSession, Sessions } from './sessions';
 import type { MasterRsa } from './rsa-pool';
 import { fileList, serveFile, type FileServerOptions } from './file-server';
 
@@ -86,25 +87,21 @@ export class RequestHandler {
     }
     // The opener checks the HMAC, that the load's id is the envelope's, and the tok against the
     // minion's key (verified once with RSA, then compared as bytes).
-    const { load, nonce } = openAesRequest(payload, () => ({
-      sessionKey: session.crypticle,
-      tok: session.tok,
-      publicKey: session.publicKey,
-    }));
+    const { load, nonce, crypticle } = this.openWithSessionKey(session, payload);
     session.tok ??= load.tok;
     switch (load.cmd) {
       case '_return':
         await this.jobs.onReturn(session.id, parseReturnLoad(load));
-        return buildAesReply(session.crypticle, nonce, null);
+        return buildAesReply(crypticle, nonce, null);
       case '_minion_event': {
         const ev = parseMinionEventLoad(load);
         this.fireMinionEvent(session.id, ev);
-        return buildAesReply(session.crypticle, nonce, null);
+        return buildAesReply(crypticle, nonce, null);
       }
       case '_file_list':
-        return buildAesReply(session.crypticle, nonce, fileList(this.files, load));
+        return buildAesReply(crypticle, nonce, fileList(this.files, load));
       case '_serve_file':
-        return buildAesReply(session.crypticle, nonce, serveFile(this.files, load));
+        return buildAesReply(crypticle, nonce, serveFile(this.files, load));
       case '_pillar': {
         const req = parsePillarRequestLoad(load);
         this.dataCache.update(session.id, { grains: req.grains });
@@ -115,6 +112,25 @@ export class RequestHandler {
       default:
         this.log.warning(`Request from ${id} with unknown command ${JSON.stringify(load.cmd)} refused`);
         return BAD_LOAD_REPLY;
+    }
+  }
+
+  /**
+   * Opens the request with the minion's session key, or with the key that session replaced while
+   * it is still in its grace period (a request sealed just before the minion signed in again).
+   * The reply goes back under the key the request came with.
+   */
+  private openWithSessionKey(session: MinionSession, payload: Buffer): OpenedAesRequest & { crypticle: Crypticle } {
+    const open = (crypticle: Crypticle) => ({
+      ...openAesRequest(payload, () => ({ sessionKey: crypticle, tok: session.tok, publicKey: session.publicKey })),
+      crypticle,
+    });
+    try {
+      return open(session.crypticle);
+    } catch (err) {
+      const previous = err instanceof CryptoError && err.code === 'BAD_HMAC' ? this.sessions.previousKey(session) : undefined;
+      if (!previous) throw err;
+      return open(previous);
     }
   }
 

@@ -7,6 +7,13 @@ export interface MinionSession {
   sessionKey: string;
   crypticle: Crypticle;
   publicKey: KeyObject;
+  /** Date.now() when this session key was made. */
+  createdAt: number;
+  /**
+   * The key this one replaced when it expired, and until when requests sealed with it are still
+   * opened (they were in flight while the minion signed in again).
+   */
+  previous?: { crypticle: Crypticle; until: number };
   /**
    * The minion's X9.31 `tok` once one has been verified: it is deterministic per key, so later
    * requests need only a byte comparison, not an RSA operation.
@@ -14,21 +21,69 @@ export interface MinionSession {
   tok?: Buffer;
 }
 
+export interface SessionOptions {
+  /** Salt's `publish_session` in seconds: how long a minion keeps one session key (default 86400). */
+  publishSession?: number;
+  /** How long requests sealed with a replaced key are still opened, in ms (default 60 s). */
+  graceMs?: number;
+  now?: () => number;
+}
+
 /**
- * Signed-in minions by id. A session ends when the minion's key is deleted or rejected; its next
- * request then gets "bad load" and it has to sign in again.
+ * Signed-in minions by id, with Salt 3007's session keys: one key per minion id, handed out again
+ * at every sign-in until it is `publish_session` old (Salt's `ReqServerChannel.session_key`). A
+ * Salt minion signs in from several processes (each job process has its own channel), and any
+ * minion signs in again when the publish key rotates: with a fresh key per sign-in, the requests
+ * its other channels had in flight no longer decrypt ("message HMAC does not match").
+ * A session ends when the minion's key is deleted or rejected; its next request then gets
+ * "bad load" and its next sign-in a new key.
  */
 export class Sessions {
   private readonly byId = new Map<string, MinionSession>();
+  private readonly lifetimeMs: number;
+  private readonly graceMs: number;
+  private readonly now: () => number;
 
-  open(id: string, sessionKey: string, publicKey: KeyObject): MinionSession {
-    const session: MinionSession = { id, sessionKey, crypticle: new Crypticle(sessionKey), publicKey };
+  constructor(options: SessionOptions = {}) {
+    this.lifetimeMs = (options.publishSession ?? 86400) * 1000;
+    this.graceMs = options.graceMs ?? 60_000;
+    this.now = options.now ?? Date.now;
+  }
+
+  /**
+   * The session for a minion that just signed in: the one it has (same public key, not expired),
+   * or a new key. An expired key stays readable for the grace period; another public key (open_mode
+   * replaced it) starts afresh.
+   */
+  open(id: string, publicKey: KeyObject): MinionSession {
+    const now = this.now();
+    const known = this.byId.get(id);
+    if (known && known.publicKey.equals(publicKey)) {
+      if (now - known.createdAt < this.lifetimeMs) return known;
+    }
+    const sessionKey = Crypticle.generateKeyString();
+    const session: MinionSession = { id, sessionKey, crypticle: new Crypticle(sessionKey), publicKey, createdAt: now };
+    if (known && known.publicKey.equals(publicKey)) {
+      session.previous = { crypticle: known.crypticle, until: now + this.graceMs };
+      session.tok = known.tok;
+    }
     this.byId.set(id, session);
     return session;
   }
 
   get(id: string): MinionSession | undefined {
     return this.byId.get(id);
+  }
+
+  /** The replaced key of this session, while requests sealed with it are still accepted. */
+  previousKey(session: MinionSession): Crypticle | undefined {
+    const prev = session.previous;
+    if (!prev) return undefined;
+    if (this.now() >= prev.until) {
+      session.previous = undefined;
+      return undefined;
+    }
+    return prev.crypticle;
   }
 
   end(id: string): boolean {

@@ -1,7 +1,6 @@
-import { compileGlob } from './glob';
+import { compileGlob, compilePythonRegex, isMapping } from '../pycompat';
 import { parseIpTarget, ipTargetMatches } from './ipcidr';
-import { compilePythonRegex } from './python-regex';
-import { isDict, subdictMatch } from './subdict';
+import { subdictMatch } from './subdict';
 import { TargetError } from '../errors';
 
 /** What a matcher needs to know of a minion. */
@@ -133,7 +132,7 @@ function ipcidrAtom(pattern: unknown): Atom {
   const parsed = parseIpTarget(pattern);
   if ('error' in parsed) return { match: NEVER, needsData: false, problem: `invalid IP/CIDR target: ${parsed.error}` };
   return {
-    match: (m) => (m.grains === undefined ? undefined : isDict(m.grains) && ipTargetMatches(parsed, m.grains as Record<string, unknown>)),
+    match: (m) => (m.grains === undefined ? undefined : isMapping(m.grains) && ipTargetMatches(parsed, m.grains as Record<string, unknown>)),
     needsData: true,
   };
 }

@@ -41,7 +41,21 @@ export {
   type ExtensionForm,
   type SyncOptions,
 } from './control';
-export { fnmatch } from '../../core/targeting/glob';
+// Python's and Salt's semantics, so a module behaves as Salt's does without writing its own copy.
+export {
+  fnmatch,
+  traverse,
+  isTrue,
+  pyTruthy,
+  pyRepr,
+  pyStr,
+  pyTupleRepr,
+  pyTypeName,
+  pyEqual,
+  dictUpdate,
+  shlexSplit,
+  ShlexError,
+} from '../../core/pycompat';
 export {
   CommandExecutionError,
   InvocationError,

@@ -1,6 +1,7 @@
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import YAML from 'yaml';
+import { traverse } from '../../core/pycompat';
 import { CommandExecutionError } from '../api/errors';
 import type { IGrains, ILogger } from '../api/services';
 
@@ -11,34 +12,6 @@ export interface GrainsCollector {
 }
 
 type Tree = Record<string, unknown>;
-
-/**
- * Salt's `traverse_dict_and_list`: walk maps by key and lists by index (or, in a list of maps,
- * the first map holding the key).
- *
- * @example
- * traverse({ a: { b: [10, 20] } }, 'a:b:1', null, ':') // 20
- */
-export function traverse(data: unknown, path: string, defaultValue: unknown, delimiter = ':'): unknown {
-  let node = data;
-  for (const part of path.split(delimiter)) {
-    if (Array.isArray(node)) {
-      const index = /^-?\d+$/.test(part) ? Number(part) : NaN;
-      if (Number.isInteger(index) && index < node.length && index >= -node.length) {
-        node = node[index < 0 ? node.length + index : index];
-        continue;
-      }
-      const holder = node.find((e) => typeof e === 'object' && e !== null && !Array.isArray(e) && part in e) as Tree | undefined;
-      if (!holder) return defaultValue;
-      node = holder[part];
-    } else if (typeof node === 'object' && node !== null && Object.prototype.hasOwnProperty.call(node, part)) {
-      node = (node as Tree)[part];
-    } else {
-      return defaultValue;
-    }
-  }
-  return node;
-}
 
 /**
  * Reading grains out of a map: `get` walks a path (Salt's `traverse_dict_and_list`) and, like
@@ -73,6 +46,7 @@ export class GrainsStore extends GrainsView implements IGrains {
   private readonly configGrains: Tree;
   private readonly grainsFile?: string;
   private readonly log?: ILogger;
+  private readonly listeners = new Set<() => void>();
 
   constructor(options: { providers?: GrainsCollector[]; configGrains?: Tree; grainsFile?: string; logger?: ILogger }) {
     super({});
@@ -80,6 +54,19 @@ export class GrainsStore extends GrainsView implements IGrains {
     this.configGrains = options.configGrains ?? {};
     this.grainsFile = options.grainsFile;
     this.log = options.logger;
+  }
+
+  /**
+   * Calls `listener` after every change (refresh, setStatic, deleteStatic), whichever module made
+   * it: the minion sends its grains to the master then. Returns the unsubscribe function.
+   */
+  onChange(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  private changed(): void {
+    for (const listener of [...this.listeners]) listener();
   }
 
   /** Recompute every grain. A provider that throws is logged and skipped; the others still count. */
@@ -94,6 +81,7 @@ export class GrainsStore extends GrainsView implements IGrains {
     }
     Object.assign(merged, await this.readStaticFile(), structuredClone(this.configGrains));
     this.grains = merged;
+    this.changed();
   }
 
   async setStatic(values: Record<string, unknown>): Promise<void> {
@@ -102,6 +90,7 @@ export class GrainsStore extends GrainsView implements IGrains {
     Object.assign(current, values);
     await this.writeStaticFile(file, current);
     Object.assign(this.grains, structuredClone(values));
+    this.changed();
   }
 
   async deleteStatic(keys: string[]): Promise<void> {
@@ -112,6 +101,7 @@ export class GrainsStore extends GrainsView implements IGrains {
       delete this.grains[k];
     }
     await this.writeStaticFile(file, current);
+    this.changed();
   }
 
   private requireFile(): string {

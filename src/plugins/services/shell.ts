@@ -4,7 +4,7 @@ import { constants as osConstants, homedir } from 'node:os';
 import { delimiter, isAbsolute, join } from 'node:path';
 import { CommandExecutionError, InvocationError } from '../api/errors';
 import type { IShell, ShellResult, ShellRunOptions } from '../api/services';
-import { shlexSplit } from './shlex';
+import { ShlexError, shlexSplit } from '../../core/pycompat';
 
 /** The umask as an octal number; zero and non-octal values are refused, as Salt refuses them. */
 function parseUmask(umask: string | number): number {
@@ -65,7 +65,7 @@ export class NodeShell implements IShell {
     let argv: string[];
     if (Array.isArray(command)) argv = command.map(String);
     else if (options.pythonShell) argv = [options.shell ?? process.env.SHELL ?? '/bin/sh', '-c', command];
-    else argv = shlexSplit(command);
+    else argv = splitCommand(command);
 
     const me = process.getuid?.() ?? -1;
     let user: { uid: number; gid: number; home: string } | undefined;
@@ -182,5 +182,15 @@ function isExecutable(path: string): boolean {
     return statSync(path).isFile();
   } catch {
     return false;
+  }
+}
+
+/** `shlex.split` of a command, its failure told as Salt tells a bad argument. */
+function splitCommand(command: string): string[] {
+  try {
+    return shlexSplit(command);
+  } catch (err) {
+    if (err instanceof ShlexError) throw new InvocationError(`${err.message} in command: ${command}`, { cause: err });
+    throw err;
   }
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { formatOutput, noReturnMessage, isOutputter } from '../../../src/cli/output';
-import { pyFloat, pyRepr, pySplitlines } from '../../../src/cli/output/python-repr';
+import { pyFloat, pyRepr, pySplitlines } from '../../../src/core/pycompat';
 
 // Expected strings come from running salt/output/nested.py's display logic and Python's own
 // repr/json on the same values.

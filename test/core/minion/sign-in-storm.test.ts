@@ -8,7 +8,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createLogging } from '../../../src/core/log';
-import { Minion, type MinionSettings } from '../../../src/core/minion/minion';
+import { Minion, type MinionSettings } from '../../../src/core/minion/job-loop';
 import { freePort } from '../../support/ports';
 import { keyPem } from '../protocol/wire-vectors';
 import { FakeMaster } from './fake-master';
@@ -57,7 +57,7 @@ async function setup(minion: Partial<MinionSettings>, random: () => number, igno
     return_retry_timer: 1, return_retry_tries: 3, ...minion,
   };
   const executor = { run: async () => ({ return: true, retcode: 0, success: true }) };
-  const m = new Minion(settings, executor, () => ({}), logger, { random });
+  const m = new Minion(settings, executor, { all: () => ({}) }, logger, { random });
   cleanups.push(() => m.stop());
   return { master, minion: m, log, ports };
 }

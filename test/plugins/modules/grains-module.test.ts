@@ -28,6 +28,15 @@ describe('grains module', () => {
     expect((await h.call('grains.has_value', ['pkg:nginx'])).return).toBe(false);
   });
 
+  it('get never walks into the prototype chain (a: [{b: 1}], a:constructor)', async () => {
+    const h = await createHarness({ grains: { a: [{ b: 1 }] } });
+    for (const path of ['a:constructor', 'a:toString', 'a:__proto__', 'constructor']) {
+      const res = await h.call('grains.get', [path], { default: 'dflt' });
+      expect([path, res.retcode ?? 0, res.return]).toEqual([path, 0, 'dflt']);
+    }
+    expect((await h.call('grains.get', ['a:b'])).return).toBe(1);
+  });
+
   it('setval/setvals/delval write the grains file next to the config and update grains', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'brine-grains-'));
     const plugins = await new PluginLoader({

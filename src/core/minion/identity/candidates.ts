@@ -4,7 +4,7 @@
  */
 import type { IdentityLog, IdentitySources } from './identity-sources';
 import { isLoopbackIPv4, parseIPv4 } from './ipv4';
-import { pyLines, pySplit, pyStrip } from './python-text';
+import { pyLines, pySplit, pyStrip } from '../../pycompat';
 
 export type CandidateSource =
   | 'getfqdn'

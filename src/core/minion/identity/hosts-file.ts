@@ -4,7 +4,7 @@
  * only and never reads the file).
  */
 import { isIP } from 'node:net';
-import { pyLines, pySplit } from './python-text';
+import { pyLines, pySplit } from '../../pycompat';
 
 export interface HostsEntry {
   address: string;

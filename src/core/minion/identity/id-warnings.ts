@@ -4,7 +4,7 @@
  */
 import { loopbackMatcher, type CandidateReport, type CandidateSource } from './candidates';
 import { isIPv4 } from './ipv4';
-import { pyLines, pySplit, pyStrip } from './python-text';
+import { pyLines, pySplit, pyStrip } from '../../pycompat';
 
 /**
  * Host names OS installers and images ship with, so every clone of an image comes up with the

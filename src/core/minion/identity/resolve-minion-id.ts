@@ -15,7 +15,7 @@ import {
 } from './id-warnings';
 import type { IdentityLog, IdentitySources } from './identity-sources';
 import { isIPv4 } from './ipv4';
-import { pyLines, pyStrip } from './python-text';
+import { pyLines, pyStrip } from '../../pycompat';
 
 export type IdRule = 'config' | 'cache' | CandidateSource | 'fallback';
 

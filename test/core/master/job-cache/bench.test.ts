@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { runJobCacheBench } from '../../../../src/core/master/job-cache/bench';
+import { runJobCacheBench } from '../../../../bench/job-cache-bench';
 import { SKIP_PG } from './support/pg';
 
 describe('job cache benchmark', () => {

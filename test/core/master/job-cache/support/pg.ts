@@ -4,7 +4,7 @@
  */
 import { Client } from 'pg';
 import { afterAll, beforeAll } from 'vitest';
-import { startThrowawayPostgres, type ThrowawayPostgres } from '../../../../../src/core/master/job-cache/pg-sandbox';
+import { startThrowawayPostgres, type ThrowawayPostgres } from '../../../../../bench/pg-sandbox';
 import type { PostgresOptions } from '../../../../../src/core/master/job-cache';
 
 export const SKIP_PG = process.env.BRINE_SKIP_PG === '1' && !process.env.CI;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { InvocationError } from 'brine/plugin';
-import { shlexSplit } from '../../../src/plugins/services/shlex';
+import { ShlexError } from '../../../src/core/pycompat';
+import { shlexSplit } from '../../../src/core/pycompat';
 
 describe('shlexSplit', () => {
   it('splits like Python shlex.split (POSIX)', () => {
@@ -10,7 +10,7 @@ describe('shlexSplit', () => {
     expect(shlexSplit('  ')).toEqual([]);
   });
   it('throws a typed error on unbalanced quotes', () => {
-    expect(() => shlexSplit(`echo "oops`)).toThrow(InvocationError);
-    expect(() => shlexSplit(`echo 'oops`)).toThrow(InvocationError);
+    expect(() => shlexSplit(`echo "oops`)).toThrow(ShlexError);
+    expect(() => shlexSplit(`echo 'oops`)).toThrow(ShlexError);
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { pythonReMatch } from '../../../src/core/targeting/python-regex';
+import { pythonReMatch } from '../../../src/core/pycompat';
 import { TargetError } from '../../../src/core/errors';
 
 // [pattern, text, bool(re.match(pattern, text))] as printed by CPython 3.11.

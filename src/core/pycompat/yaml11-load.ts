@@ -5,7 +5,7 @@
  */
 import { Alias, Document, isAlias, isMap, isPair, isScalar, isSeq, parseDocument, Scalar, type Node } from 'yaml';
 import { ConfigError } from '../errors';
-import { classifyPlainScalar, constructBool, constructFloat, constructInt } from './yaml11-resolver';
+import { classifyPlainScalar, constructBool, constructFloat, constructInt, resolvePlainScalar } from './yaml11-resolver';
 
 const TAG = 'tag:yaml.org,2002:';
 
@@ -133,17 +133,8 @@ function scalarValue(node: Scalar, ctx: Ctx): YamlValue {
     }
   }
   if (node.type !== 'PLAIN') return text;
-  switch (classifyPlainScalar(text)) {
-    case 'null':
-      return null;
-    case 'bool':
-      return constructBool(text);
-    case 'int':
-      return constructInt(text);
-    case 'float':
-      return constructFloat(text);
-    // Salt would load a date object; brine keeps the text, which is what every consumer wants.
-    default:
-      return text;
-  }
+  // PyYAML resolves a plain `=` to the value tag and has no constructor for it.
+  if (classifyPlainScalar(text) === 'value') fail(ctx, node, "could not determine a constructor for the tag 'tag:yaml.org,2002:value'");
+  // Salt would load a date object for a timestamp; brine keeps the text, which every consumer wants.
+  return resolvePlainScalar(text);
 }

@@ -13,7 +13,6 @@ import { publicKeyFromPem } from '../crypto/rsa';
 import { BrineError, CryptoError, ProtocolError, TransportError } from '../errors';
 import type { JobLoad } from '../protocol/loads';
 import type { Logger } from '../log';
-import { matchTarget, type TargetType } from '../targeting';
 import { RequestClient, SubscribeClient, raiseSocketLimit } from '../transport/zeromq';
 import { cpuTurn } from './cpu-turn';
 import { MasterKeyMismatchError, MinionRejectedError, decodeOrNull, rejectedError } from './minion-errors';
@@ -24,8 +23,8 @@ import {
   type RandomSource, type SignInSettings,
 } from './sign-in-policy';
 
-/** The minion options the daemon uses (Salt's names; paths already under root_dir). */
-export interface MinionSettings {
+/** The minion options the channel uses (Salt's names; paths already under root_dir). */
+export interface ChannelSettings {
   id: string;
   master: string;
   master_port: number;
@@ -40,32 +39,13 @@ export interface MinionSettings {
   acceptance_wait_time_max?: number;
   random_reauth_delay?: number;
   recon_randomize?: boolean;
-  return_retry_timer: number;
-  return_retry_tries: number;
   /** Salt's master_finger: the master key's fingerprint this minion trusts from the start. */
   master_finger?: string;
   hash_type?: string;
 }
 
-export interface JobResult {
-  return: unknown;
-  retcode: number;
-  success: boolean;
-  out?: string;
-}
-
-/** Runs jobs in-process; the plugin registry behind it is the minion's own. */
-export interface JobExecutor {
-  run(job: JobLoad): Promise<JobResult>;
-}
-
-export { EXIT_REJECTED, MasterKeyMismatchError, MinionRejectedError } from './minion-errors';
-
-/** Functions after which the minion's grains may differ. */
-const GRAIN_CHANGERS = new Set([
-  'saltutil.refresh_grains', 'saltutil.sync_grains', 'saltutil.sync_all', 'saltutil.refresh_modules',
-  'grains.setval', 'grains.setvals', 'grains.append', 'grains.remove', 'grains.delval',
-]);
+/** What the channel hands up for each publication it could open: the job, as the master sent it. */
+export type PublicationHandler = (job: JobLoad) => Promise<void>;
 
 export interface Session {
   aes: Crypticle;
@@ -79,11 +59,13 @@ function hostPort(host: string, port: number): string {
 }
 
 /**
- * salt-minion: signs in over the request port, subscribes to the publish port, checks each job's
- * target itself, runs it in-process and sends the return. When the master rotates its publish key
- * the next job cannot be read; the minion signs in again and then runs that job.
+ * The minion's side of Salt's secure channel: keys, sign-in over the request port (waiting while
+ * the key is pending), the session, aes requests (signing in again when the master answers "bad
+ * load"), and the subscription to the publish port. A publication it cannot read because the
+ * master rotated its publish key makes it sign in again and open that publication with the new
+ * key; what it opens goes to the handler given to subscribe(). It knows nothing of jobs.
  */
-export class Minion {
+export class MinionChannel {
   private keys!: MinionKeys;
   private masterKey?: KeyObject;
   private requests!: RequestClient;
@@ -98,6 +80,7 @@ export class Minion {
   private readonly random: RandomSource;
   private readonly wakers = new Set<() => void>();
   private readonly running = new Set<Promise<void>>();
+  private onJob?: PublicationHandler;
   private fatalBy?: (err: MinionRejectedError | MasterKeyMismatchError) => void;
   /**
    * Settles when the minion cannot go on after start: its key was rejected (the daemon exits with
@@ -106,9 +89,7 @@ export class Minion {
   readonly fatal = new Promise<MinionRejectedError | MasterKeyMismatchError>((resolve) => (this.fatalBy = resolve));
 
   constructor(
-    private readonly settings: MinionSettings,
-    private readonly executor: JobExecutor,
-    private readonly grains: () => Record<string, unknown>,
+    private readonly settings: ChannelSettings,
     private readonly log: Logger,
     options: { random?: RandomSource } = {},
   ) {
@@ -127,17 +108,7 @@ export class Minion {
     return this.settings.id;
   }
 
-  /** Signs in (waiting while the key is pending), subscribes and announces itself. */
-  async start(): Promise<void> {
-    const s = this.settings;
-    this.log.info(`Setting up the Salt Minion "${s.id}"`);
-    const session = await this.connect();
-    await this.subscribe(session.publishPort).whenConnected();
-    await this.announce();
-    this.log.info(`Minion "${s.id}" is ready: signed in and subscribed to ${s.master}:${session.publishPort}`);
-  }
-
-  /** Keys, the request channel and sign-in, without subscribing: what salt-call needs. */
+  /** Keys, the request channel and sign-in, without subscribing (salt-call needs no more). */
   async connect(): Promise<Session> {
     raiseSocketLimit(20_000);
     const s = this.settings;
@@ -151,19 +122,29 @@ export class Minion {
     return this.signIn();
   }
 
-  /** An aes request to the master and its decrypted answer (the file client uses this). */
-  request(load: Record<string, unknown>): Promise<unknown> {
-    return this.send({ ...load, id: this.settings.id });
+  /**
+   * Subscribes to the master's publish port and resolves once connected; each publication the
+   * channel can open goes to `onJob` (jobs run concurrently; stop() waits for them).
+   */
+  async subscribe(onJob: PublicationHandler): Promise<void> {
+    if (!this.session) throw new BrineError('NOT_CONNECTED', 'subscribe() before connect()');
+    this.onJob = onJob;
+    await this.subscribeTo(this.session.publishPort).whenConnected();
   }
 
-  /** Sends our current grains to the master, which targets with them (Salt's pillar refresh). */
-  async sendGrains(): Promise<void> {
-    await this.send({ cmd: '_pillar', id: this.settings.id, grains: this.grains(), saltenv: 'base', pillarenv: null, pillar_override: {}, extra_minion_data: {}, ver: '2' });
+  /** The publish port of the current session (for the log). */
+  get publishPort(): number | undefined {
+    return this.session?.publishPort;
   }
 
-  /** Sends a job's return to the master (salt-call sends its local result with jid "req"). */
-  async sendReturn(job: JobLoad, result: JobResult): Promise<void> {
-    await this.deliverReturn(job, result);
+  /** An aes request with our id, and the master's decrypted answer. */
+  request(load: Record<string, unknown>, timeoutMs = 60_000): Promise<unknown> {
+    return this.send({ ...load, id: this.settings.id }, timeoutMs);
+  }
+
+  /** Whether stop() was called: the job loop gives up retries then. */
+  get isStopped(): boolean {
+    return this.stopped;
   }
 
   async stop(): Promise<void> {
@@ -246,7 +227,7 @@ export class Minion {
       this.log.info('Authentication with master successful');
       // The master is back but our subscription may still be waiting out its (randomised)
       // reconnect interval: connect it now so the next job reaches us.
-      if (this.subscriber && !this.subscriber.isConnected && !this.stopped) this.subscribe(answer.publishPort);
+      if (this.subscriber && !this.subscriber.isConnected && !this.stopped) this.subscribeTo(answer.publishPort);
       return this.session;
     }
   }
@@ -278,7 +259,7 @@ export class Minion {
   }
 
   /** Subscribes to the publish port (replacing an earlier subscription) and starts listening. */
-  private subscribe(publishPort: number): SubscribeClient {
+  private subscribeTo(publishPort: number): SubscribeClient {
     const s = this.settings;
     const { interval, max } = subscribeReconnect(
       { recon_default: s.recon_default, recon_max: s.recon_max, recon_randomize: s.recon_randomize ?? true },
@@ -313,7 +294,7 @@ export class Minion {
   }
 
   /** A wait that stop() cuts short. */
-  private pause(ms: number): Promise<void> {
+  pause(ms: number): Promise<void> {
     return new Promise((resolve) => {
       const wake = () => {
         clearTimeout(timer);
@@ -323,14 +304,6 @@ export class Minion {
       const timer = setTimeout(wake, ms);
       this.wakers.add(wake);
     });
-  }
-
-  private async announce(): Promise<void> {
-    const id = this.settings.id;
-    const started = `Minion ${id} started at ${new Date().toString()}`;
-    await this.sendGrains();
-    await this.send({ cmd: '_minion_event', id, tag: 'minion_start', data: started, pretag: null });
-    await this.send({ cmd: '_minion_event', id, tag: `salt/minion/${id}/start`, data: started, pretag: null });
   }
 
   /** Sends an aes request; a "bad load" means our session ended: sign in again and resend once. */
@@ -394,48 +367,10 @@ export class Minion {
         return;
       }
     }
-    const target = { tgt: job.tgt, tgtType: (job.tgt_type ?? 'glob') as TargetType, delimiter: job.delimiter as string | undefined };
-    if (!matchTarget(target, { id: this.settings.id, grains: this.grains() })) return;
-    this.log.info(`User ${job.user ?? 'root'} Executing command ${String(job.fun)} with jid ${job.jid}`);
-    const result = await this.executor.run(job);
-    // Grains that a job changed reach the master before the return does, so a target right
-    // after `saltutil.refresh_grains` already sees them.
-    if (GRAIN_CHANGERS.has(String(job.fun))) await this.sendGrains().catch((err) => this.log.warning(`Could not send grains: ${(err as Error).message}`));
-    await this.deliverReturn(job, result);
+    await this.onJob?.(job);
   }
 
   private open(payload: Buffer, session: Session): JobLoad {
     return openPublication(payload, session.aes, this.masterKey!);
-  }
-
-  private async deliverReturn(job: JobLoad, result: JobResult): Promise<void> {
-    const load: Record<string, unknown> = {
-      cmd: '_return',
-      id: this.settings.id,
-      success: result.success,
-      return: result.return,
-      retcode: result.retcode,
-      jid: job.jid,
-      fun: job.fun,
-      fun_args: job.arg,
-      user: job.user ?? 'root',
-    };
-    if (result.out !== undefined) load.out = result.out;
-    load._stamp = new Date().toISOString().replace('Z', '');
-    const { return_retry_tries: tries, return_retry_timer: timer } = this.settings;
-    for (let attempt = 0; ; attempt++) {
-      try {
-        // Salt's return_retry_timer: each try waits this long for the master's answer.
-        await this.send(load, timer * 1000);
-        return;
-      } catch (err) {
-        if (attempt >= tries || this.stopped) {
-          this.log.error(`Return of job ${job.jid} could not be delivered: ${(err as Error).message}`);
-          return;
-        }
-        this.log.warning(`Return of job ${job.jid} not acknowledged, retrying in ${timer} s`);
-        await this.pause(timer * 1000);
-      }
-    }
   }
 }

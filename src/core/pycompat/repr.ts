@@ -3,7 +3,7 @@
  * Values are what the msgpack codec yields: null, booleans, numbers (a whole number is a
  * Python int), bigint, strings, Buffers (Python bytes), arrays, plain objects and Maps.
  */
-import { BrineError } from '../../core/errors';
+import { BrineError } from '../errors';
 
 /** Data an outputter cannot print (a function, a symbol, a class instance). */
 export function unprintable(value: unknown): BrineError {
@@ -50,6 +50,24 @@ export function compareCodePoints(a: string, b: string): number {
     const cy = y.value.codePointAt(0)!;
     if (cx !== cy) return cx - cy;
   }
+}
+
+/**
+ * The order Python's `sorted()` gives dict keys in pprint (its `_safe_key`): numbers (bool, int,
+ * float) by value, str by code point, bytes by byte; keys of different kinds by their type's name.
+ */
+export function comparePyKeys(a: unknown, b: unknown): number {
+  const numeric = (v: unknown) => typeof v === 'number' || typeof v === 'bigint' || typeof v === 'boolean';
+  if (numeric(a) && numeric(b)) {
+    const x = typeof a === 'boolean' ? Number(a) : (a as number | bigint);
+    const y = typeof b === 'boolean' ? Number(b) : (b as number | bigint);
+    return x < y ? -1 : x > y ? 1 : 0;
+  }
+  if (typeof a === 'string' && typeof b === 'string') return compareCodePoints(a, b);
+  if (isBytes(a) && isBytes(b)) return Buffer.compare(a, b);
+  const ta = `<class '${pyTypeName(a)}'>`;
+  const tb = `<class '${pyTypeName(b)}'>`;
+  return ta < tb ? -1 : ta > tb ? 1 : 0;
 }
 
 /** Python's repr of a float: shortest round-trip digits, exponent form below 1e-4 or from 1e16. */
@@ -133,7 +151,7 @@ export function pyRepr(value: unknown, sortKeys = false, depth = 0): string {
     // A Map may hold non-string keys (msgpack allows them); Python shows those unquoted.
     const items: [unknown, string, unknown][] =
       value instanceof Map ? [...value.entries()].map(([k, v]) => [k, keyText(k), v]) : Object.entries(value).map(([k, v]) => [k, k, v]);
-    if (sortKeys) items.sort((a, b) => compareCodePoints(a[1], b[1]));
+    if (sortKeys) items.sort((a, b) => comparePyKeys(a[0], b[0]));
     return '{' + items.map(([k, , v]) => `${pyRepr(k, sortKeys, depth + 1)}: ${pyRepr(v, sortKeys, depth + 1)}`).join(', ') + '}';
   }
   throw unprintable(value);
@@ -144,15 +162,21 @@ export function pyStr(value: unknown): string {
   return typeof value === 'string' ? value : pyRepr(value);
 }
 
-/** Python's str.splitlines() (no line ends kept): \n, \r, \r\n, \v, \f, \x1c-\x1e, \x85, \u2028, \u2029. */
-export function pySplitlines(s: string, keepEnds = false): string[] {
-  const lines: string[] = [];
-  const re = /\r\n|[\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]/g;
-  let start = 0;
-  for (let m = re.exec(s); m; m = re.exec(s)) {
-    lines.push(s.slice(start, keepEnds ? m.index + m[0].length : m.index));
-    start = m.index + m[0].length;
-  }
-  if (start < s.length) lines.push(s.slice(start));
-  return lines;
+/** Python's repr of a tuple: `()`, `(1,)`, `(1, 'two')`. */
+export function pyTupleRepr(items: readonly unknown[]): string {
+  if (items.length === 1) return `(${pyRepr(items[0])},)`;
+  return `(${items.map((v) => pyRepr(v)).join(', ')})`;
+}
+
+/** Python's type name of decoded data (`type(x).__name__`): NoneType, bool, int, float, str, bytes, list, dict. */
+export function pyTypeName(value: unknown): string {
+  if (value === null || value === undefined) return 'NoneType';
+  if (typeof value === 'boolean') return 'bool';
+  if (typeof value === 'bigint') return 'int';
+  if (typeof value === 'number') return pyNumber(value).match(/^-?\d+$/) ? 'int' : 'float';
+  if (typeof value === 'string') return 'str';
+  if (isBytes(value)) return 'bytes';
+  if (Array.isArray(value)) return 'list';
+  if (isMapping(value)) return 'dict';
+  throw unprintable(value);
 }

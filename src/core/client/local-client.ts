@@ -2,8 +2,8 @@ import { userInfo } from 'node:os';
 import { BrineError } from '../errors';
 import { decode, encode } from '../protocol/msgpack';
 import { EventSubscriber, RequestClient } from '../transport/zeromq';
-import { eventBusAddress } from './events';
-import { readRootKey } from './root-key';
+import { eventBusAddress } from '../master/events';
+import { readRootKey } from '../master/root-key';
 
 /** Where the master is, for a client on the same host (the salt CLI, salt-run). */
 export interface MasterAddress {

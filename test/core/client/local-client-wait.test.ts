@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { JobWaiter } from '../../../src/core/master/local-client-wait';
-import type { LocalClient, Publication, PublishRequest } from '../../../src/core/master/local-client';
+import { JobWaiter } from '../../../src/core/client/local-client-wait';
+import type { LocalClient, Publication, PublishRequest } from '../../../src/core/client/local-client';
 import { encode } from '../../../src/core/protocol/msgpack';
 
 /** A LocalClient stand-in: publish answers from a script, events come from a queue. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { loadYaml, loadYamlWithLines } from '../../../src/core/config/yaml11-load';
+import { loadYaml, loadYamlWithLines } from '../../../src/core/pycompat';
 
 // Expected values are what PyYAML 6 with SaltYamlSafeLoader's rules loads.
 describe('loadYaml', () => {

@@ -14,9 +14,9 @@ import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, realpath
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { Client } from 'pg';
-import { BrineError } from '../../errors';
-import type { PostgresOptions } from './postgres-cache';
-import { freePort } from '../../free-port';
+import { BrineError } from '../src/core/errors';
+import type { PostgresOptions } from '../src/core/master/job-cache/postgres-cache';
+import { freePort } from '../scripts/free-port';
 
 export interface ThrowawayPostgres {
   options: PostgresOptions;

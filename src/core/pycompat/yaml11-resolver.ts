@@ -87,3 +87,26 @@ export function constructFloat(text: string): number {
   }
   return sign * Number(value);
 }
+
+/**
+ * The value PyYAML's SafeLoader gives a plain scalar: null, bool, int, float, or the text itself
+ * (timestamps stay text, as brine's consumers want them).
+ *
+ * @example
+ * resolvePlainScalar('0777') // 777
+ * resolvePlainScalar('yes') // true
+ */
+export function resolvePlainScalar(text: string): null | boolean | number | bigint | string {
+  switch (classifyPlainScalar(text)) {
+    case 'null':
+      return null;
+    case 'bool':
+      return constructBool(text);
+    case 'int':
+      return constructInt(text);
+    case 'float':
+      return constructFloat(text);
+    default:
+      return text;
+  }
+}

@@ -5,8 +5,8 @@
  * as something else, long lines folded at 80 columns, a lone plain scalar followed by `...`.
  * The emitter keeps PyYAML's column/indent bookkeeping so the folding matches.
  */
-import { classifyPlainScalar } from '../../core/config/yaml11-resolver';
-import { compareCodePoints, entriesOf, isBytes, isMapping, pyFloat, unprintable } from './python-repr';
+import { classifyPlainScalar } from './yaml11-resolver';
+import { compareCodePoints, entriesOf, isBytes, isMapping, pyFloat, unprintable } from './repr';
 import { analyzeScalar, isBreak, isPrintableUnicode } from './yaml-scalar';
 
 const BEST_WIDTH = 80;

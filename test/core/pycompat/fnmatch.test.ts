@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { fnmatch, hasGlobChars } from '../../../src/core/targeting/glob';
+import { fnmatch, hasGlobChars } from '../../../src/core/pycompat';
 import { TargetError } from '../../../src/core/errors';
 
 // Expected values produced by CPython 3.11 `fnmatch.fnmatchcase(name, pattern)`.

@@ -3,7 +3,8 @@
  * whose repr fits stays on one line; otherwise dicts and lists put one item per line and long
  * strings are cut at whitespace into adjacent literals, as PrettyPrinter does.
  */
-import { compareCodePoints, entriesOf, isMapping, pyRepr, pySplitlines, pyStrRepr } from './python-repr';
+import { comparePyKeys, isBytes, isMapping, pyBytesRepr, pyRepr, pyStrRepr } from './repr';
+import { pySplitlines } from './text';
 
 const WIDTH = 80;
 
@@ -30,6 +31,7 @@ class Printer {
       if (isMapping(value)) return this.dict(value, indent, allowance, level + 1);
       if (Array.isArray(value)) return this.list(value, indent, allowance, level + 1);
       if (typeof value === 'string') return this.str(value, indent, allowance, level + 1);
+      if (isBytes(value) && value.length > 4) return this.bytes(value, indent, allowance, level + 1);
     }
     this.out += rep;
   }
@@ -37,11 +39,12 @@ class Printer {
   private dict(value: Record<string, unknown> | Map<unknown, unknown>, indent: number, allowance: number, level: number): void {
     this.out += '{';
     if (this.perLevel > 1) this.out += ' '.repeat(this.perLevel - 1);
-    const items = entriesOf(value).sort((a, b) => compareCodePoints(a[0], b[0]));
+    const items: [unknown, unknown][] = value instanceof Map ? [...value.entries()] : Object.entries(value);
+    items.sort((a, b) => comparePyKeys(a[0], b[0]));
     const inner = indent + this.perLevel;
     items.forEach(([key, val], i) => {
       const last = i === items.length - 1;
-      const rep = pyStrRepr(key);
+      const rep = pyRepr(key, true);
       this.out += rep + ': ';
       this.format(val, inner + cpLen(rep) + 2, last ? allowance + 1 : 1, level);
       if (!last) this.out += ',\n' + ' '.repeat(inner);
@@ -109,5 +112,31 @@ class Printer {
       this.out += chunk;
     });
     if (level === 1) this.out += ')';
+  }
+
+  /** PrettyPrinter._pprint_bytes: 4-byte steps packed into literals that fit. */
+  private bytes(value: Uint8Array, indent: number, allowance: number, level: number): void {
+    const parens = level === 1;
+    if (parens) {
+      indent += 1;
+      allowance += 1;
+      this.out += '(';
+    }
+    const chunks: string[] = [];
+    let width = WIDTH - indent;
+    let current: Uint8Array = new Uint8Array(0);
+    const last = Math.floor(value.length / 4) * 4;
+    for (let i = 0; i < value.length; i += 4) {
+      const part = value.subarray(i, i + 4);
+      const candidate = Buffer.concat([current, part]);
+      if (i === last) width -= allowance;
+      if (pyBytesRepr(candidate).length > width) {
+        if (current.length > 0) chunks.push(pyBytesRepr(current));
+        current = part;
+      } else current = candidate;
+    }
+    if (current.length > 0) chunks.push(pyBytesRepr(current));
+    this.out += chunks.join('\n' + ' '.repeat(indent));
+    if (parens) this.out += ')';
   }
 }

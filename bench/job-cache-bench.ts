@@ -11,10 +11,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startThrowawayPostgres, type ThrowawayPostgres } from './pg-sandbox';
-import { ReturnBatcher } from './return-batcher';
-import { PostgresJobCache, type PostgresOptions } from './postgres-cache';
-import { SqliteJobCache } from './sqlite-cache';
-import type { JobCache, ReturnInput } from './types';
+import { ReturnBatcher } from '../src/core/master/job-cache/return-batcher';
+import { PostgresJobCache, type PostgresOptions } from '../src/core/master/job-cache/postgres-cache';
+import { SqliteJobCache } from '../src/core/master/job-cache/sqlite-cache';
+import type { JobCache, ReturnInput } from '../src/core/master/job-cache/types';
 
 export interface BenchRow {
   name: string;

@@ -1,0 +1,168 @@
+import type { Logger } from '../log';
+import type { JobLoad } from '../protocol/loads';
+import { matchTarget, type TargetType } from '../targeting';
+import { MinionChannel, type ChannelSettings, type Session } from './channel-client';
+import type { RandomSource } from './sign-in-policy';
+import type { MasterKeyMismatchError, MinionRejectedError } from './minion-errors';
+
+/** The minion options the daemon uses (Salt's names; paths already under root_dir). */
+export interface MinionSettings extends ChannelSettings {
+  return_retry_timer: number;
+  return_retry_tries: number;
+}
+
+export interface JobResult {
+  return: unknown;
+  retcode: number;
+  success: boolean;
+  out?: string;
+}
+
+/** Runs jobs in-process; the plugin registry behind it is the minion's own. */
+export interface JobExecutor {
+  run(job: JobLoad): Promise<JobResult>;
+}
+
+/**
+ * The minion's grains as the job loop sees them: the current ones for its target check and the
+ * `_pillar` request, and a change event (whichever module changed them) so the master gets them.
+ */
+export interface MinionGrains {
+  all(): Record<string, unknown>;
+  onChange?(listener: () => void): unknown;
+}
+
+export { EXIT_REJECTED, MasterKeyMismatchError, MinionRejectedError } from './minion-errors';
+export type { Session } from './channel-client';
+
+/**
+ * salt-minion's job loop over its channel: signs in, subscribes, announces itself; for each
+ * publication checks the target itself, runs the job in-process and sends the return (retrying
+ * per return_retry_timer/tries). Grains that a job changed reach the master before its return.
+ */
+export class Minion {
+  readonly channel: MinionChannel;
+  /** Set by the grains change event; the next finished job sends grains before its return. */
+  private grainsChanged = false;
+  private grainsSending: Promise<void> = Promise.resolve();
+
+  /**
+   * Settles when the minion cannot go on after start: its key was rejected (the daemon exits with
+   * 77) or the master presents another key.
+   */
+  readonly fatal: Promise<MinionRejectedError | MasterKeyMismatchError>;
+
+  constructor(
+    private readonly settings: MinionSettings,
+    private readonly executor: JobExecutor,
+    private readonly grains: MinionGrains,
+    private readonly log: Logger,
+    options: { random?: RandomSource; channel?: MinionChannel } = {},
+  ) {
+    this.channel = options.channel ?? new MinionChannel(settings, log, { random: options.random });
+    this.fatal = this.channel.fatal;
+    grains.onChange?.(() => {
+      this.grainsChanged = true;
+    });
+  }
+
+  get id(): string {
+    return this.settings.id;
+  }
+
+  /** Signs in (waiting while the key is pending), subscribes and announces itself. */
+  async start(): Promise<void> {
+    const s = this.settings;
+    this.log.info(`Setting up the Salt Minion "${s.id}"`);
+    await this.channel.connect();
+    await this.channel.subscribe((job) => this.onJob(job));
+    await this.announce();
+    this.log.info(`Minion "${s.id}" is ready: signed in and subscribed to ${s.master}:${this.channel.publishPort}`);
+  }
+
+  /** Keys, the request channel and sign-in, without subscribing: what salt-call needs. */
+  connect(): Promise<Session> {
+    return this.channel.connect();
+  }
+
+  /** An aes request to the master and its decrypted answer (the file client uses this). */
+  request(load: Record<string, unknown>): Promise<unknown> {
+    return this.channel.request(load);
+  }
+
+  /** Sends our current grains to the master, which targets with them (Salt's pillar refresh). */
+  async sendGrains(): Promise<void> {
+    await this.channel.request({ cmd: '_pillar', id: this.settings.id, grains: this.grains.all(), saltenv: 'base', pillarenv: null, pillar_override: {}, extra_minion_data: {}, ver: '2' });
+  }
+
+  /** Sends a job's return to the master (salt-call sends its local result with jid "req"). */
+  async sendReturn(job: JobLoad, result: JobResult): Promise<void> {
+    await this.deliverReturn(job, result);
+  }
+
+  stop(): Promise<void> {
+    return this.channel.stop();
+  }
+
+  private async announce(): Promise<void> {
+    const id = this.settings.id;
+    const started = `Minion ${id} started at ${new Date().toString()}`;
+    await this.sendGrains();
+    await this.channel.request({ cmd: '_minion_event', id, tag: 'minion_start', data: started, pretag: null });
+    await this.channel.request({ cmd: '_minion_event', id, tag: `salt/minion/${id}/start`, data: started, pretag: null });
+  }
+
+  /** One publication the channel opened: ours if the target matches, then run and return. */
+  private async onJob(job: JobLoad): Promise<void> {
+    const target = { tgt: job.tgt, tgtType: (job.tgt_type ?? 'glob') as TargetType, delimiter: job.delimiter as string | undefined };
+    if (!matchTarget(target, { id: this.settings.id, grains: this.grains.all() })) return;
+    this.log.info(`User ${job.user ?? 'root'} Executing command ${String(job.fun)} with jid ${job.jid}`);
+    const result = await this.executor.run(job);
+    await this.flushGrains();
+    await this.deliverReturn(job, result);
+  }
+
+  /**
+   * Grains that changed reach the master before the return does, so a target right after
+   * `saltutil.refresh_grains` (or any module's change) already sees them. A job that finishes
+   * while another's send is under way waits for that send too.
+   */
+  private async flushGrains(): Promise<void> {
+    if (this.grainsChanged) {
+      this.grainsChanged = false;
+      this.grainsSending = this.sendGrains().catch((err) => this.log.warning(`Could not send grains: ${(err as Error).message}`));
+    }
+    await this.grainsSending;
+  }
+
+  private async deliverReturn(job: JobLoad, result: JobResult): Promise<void> {
+    const load: Record<string, unknown> = {
+      cmd: '_return',
+      id: this.settings.id,
+      success: result.success,
+      return: result.return,
+      retcode: result.retcode,
+      jid: job.jid,
+      fun: job.fun,
+      fun_args: job.arg,
+      user: job.user ?? 'root',
+    };
+    if (result.out !== undefined) load.out = result.out;
+    load._stamp = new Date().toISOString().replace('Z', '');
+    const { return_retry_tries: tries, return_retry_timer: timer } = this.settings;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        // Salt's return_retry_timer: each try waits this long for the master's answer.
+        await this.channel.request(load, timer * 1000);
+        return;
+      } catch (err) {
+        if (attempt >= tries || this.channel.isStopped) {
+          this.log.error(`Return of job ${job.jid} could not be delivered: ${(err as Error).message}`);
+          return;
+        }
+        this.log.warning(`Return of job ${job.jid} not acknowledged, retrying in ${timer} s`);
+        await this.channel.pause(timer * 1000);
+      }
+    }
+  }
+}

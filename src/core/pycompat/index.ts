@@ -1,0 +1,32 @@
+/**
+ * Python's and Salt's semantics in one home: whatever brine must do exactly as CPython or Salt
+ * does it lives here once, tested against tables printed by real Python (test/core/pycompat/).
+ * Pure functions; nothing here knows about sockets, jobs or plugins.
+ */
+export {
+  compareCodePoints,
+  entriesOf,
+  isBytes,
+  isMapping,
+  pyBytesRepr,
+  pyFloat,
+  pyNumber,
+  pyRepr,
+  pyStr,
+  pyStrRepr,
+  pyTupleRepr,
+  pyTypeName,
+  unprintable,
+} from './repr';
+export { pyFloatText, pyIntText, pyLines, pySplit, pySplitlines, pyStrip } from './text';
+export { formatPprint } from './pprint';
+export { compileGlob, fnmatch, hasGlobChars } from './fnmatch';
+export { compilePythonRegex, pythonReMatch, translatePythonRegex } from './regex';
+export { ShlexError, shlexSplit } from './shlex';
+export { traverse } from './traverse';
+export { isTrue, pyTruthy } from './is-true';
+export { loadYaml, loadYamlWithLines, lineOf, type YamlValue } from './yaml11-load';
+export { classifyPlainScalar, constructBool, constructFloat, constructInt, resolvePlainScalar, type PlainScalarKind } from './yaml11-resolver';
+export { formatYaml } from './yaml-emitter';
+export { pyEqual } from './equal';
+export { dictUpdate } from './dict-update';

@@ -1,0 +1,270 @@
+/**
+ * Salt's Jinja filters and tests (salt/utils/jinja.py, salt/utils/*.py `@jinja_filter`), and the
+ * Jinja built-ins whose nunjucks versions differ from Jinja's (default, join, string, list,
+ * length, map, select/reject, unique, tojson). Values print as Python prints them.
+ */
+import { createHash } from 'node:crypto';
+import { isMapping, pyRepr } from '../../../cli/output/python-repr';
+import { pyJsonDumps } from '../../../cli/output/json';
+import { formatYaml } from '../../../cli/output/yaml-emitter';
+import { TemplateRuntimeError, iterate, lookup, percentFormat, pyEquals, pySortCompare, pyText, splitKeywords, truthy } from './python-values';
+import { isUndefined } from './undefined';
+import { loadSaltYaml } from '../yaml-loader';
+
+type Fn = (...args: unknown[]) => unknown;
+
+/** Salt's `is_true`-like `to_bool`. */
+function toBool(v: unknown): boolean {
+  if (v === null || v === undefined) return false;
+  if (typeof v === 'boolean') return v;
+  if (typeof v === 'number') return v > 0;
+  if (typeof v === 'string') return ['yes', '1', 'true', 'on', 'y'].includes(v.toLowerCase());
+  if (Array.isArray(v) || isMapping(v)) return truthy(v);
+  return Boolean(v);
+}
+
+function pyRegex(pattern: string, flags: string): RegExp {
+  // Python's (?P<name>...) and (?P=name) are JS's (?<name>...) and \k<name>.
+  const source = pattern.replace(/\(\?P</g, '(?<').replace(/\(\?P=(\w+)\)/g, '\\k<$1>');
+  return new RegExp(source, flags);
+}
+
+function reFlags(ignorecase: unknown, multiline: unknown): string {
+  return (truthy(ignorecase ?? false) ? 'i' : '') + (truthy(multiline ?? false) ? 'm' : '');
+}
+
+function groups(m: RegExpMatchArray | null): unknown {
+  if (!m) return null;
+  return m.slice(1).map((g) => (g === undefined ? null : g));
+}
+
+/** yaml.safe_dump(value, default_flow_style=...).strip() without a trailing document end. */
+function yamlDump(value: unknown, flow = true): string {
+  let text = (flow ? formatYaml(value, -1) : formatYaml(value)).trim();
+  if (text.endsWith('\n...')) text = text.slice(0, -4);
+  return text;
+}
+
+function yamlDquote(s: unknown): string {
+  return pyJsonDumps(String(s), { ensureAscii: false });
+}
+
+function yamlEncode(v: unknown): string {
+  if (v === null || v === undefined) return 'null';
+  if (typeof v === 'boolean') return v ? 'true' : 'false';
+  return yamlDump(v, true);
+}
+
+function hash(algo: string): Fn {
+  return (v) => createHash(algo).update(pyText(v)).digest('hex');
+}
+
+function uniqueList(values: unknown[]): unknown[] {
+  const out: unknown[] = [];
+  for (const v of values) if (!out.some((x) => pyEquals(x, v))) out.push(v);
+  return out;
+}
+
+function attrOf(item: unknown, attribute: string): unknown {
+  let v = item;
+  for (const part of attribute.split('.')) v = lookup(v, /^\d+$/.test(part) ? Number(part) : part, false);
+  return v;
+}
+
+/** The filters of brine's Jinja environment, by name. `this` is the nunjucks context. */
+export function saltFilters(runTest: (name: string, value: unknown, args: unknown[]) => boolean, runFilter: (name: string, value: unknown, args: unknown[]) => unknown): Record<string, Fn> {
+  const selectLike = (keep: boolean, attr: boolean) =>
+    function (value: unknown, ...raw: unknown[]) {
+      const { args } = splitKeywords(raw);
+      const items = iterate(value);
+      if (attr) {
+        const [attribute, test, ...rest] = args as [string, string | undefined, ...unknown[]];
+        return items.filter((x) => (test === undefined ? truthy(attrOf(x, attribute)) : runTest(test, attrOf(x, attribute), rest)) === keep);
+      }
+      const [test, ...rest] = args as [string | undefined, ...unknown[]];
+      return items.filter((x) => (test === undefined ? truthy(x) : runTest(test, x, rest)) === keep);
+    };
+  const filters: Record<string, Fn> = {
+    default(value: unknown, dflt: unknown = '', boolean: unknown = false) {
+      if (isUndefined(value) || (truthy(boolean) && !truthy(value))) return dflt;
+      return value;
+    },
+    join(value: unknown, sep: unknown = '', attribute?: unknown) {
+      const items = iterate(value);
+      return (attribute === undefined ? items : items.map((x) => attrOf(x, String(attribute)))).map((x) => pyText(x)).join(pyText(sep));
+    },
+    string: (v: unknown) => pyText(v),
+    list: (v: unknown) => [...iterate(v)],
+    length: (v: unknown) => iterate(v).length,
+    count: (v: unknown) => iterate(v).length,
+    first: (v: unknown) => iterate(v)[0] ?? null,
+    last: (v: unknown) => {
+      const items = iterate(v);
+      return items[items.length - 1] ?? null;
+    },
+    unique: (v: unknown) => uniqueList(iterate(v)),
+    items: (v: unknown) => (isMapping(v) ? Object.entries(v) : iterate(v)),
+    map(value: unknown, ...raw: unknown[]) {
+      const { args, kwargs } = splitKeywords(raw);
+      const items = iterate(value);
+      if (kwargs.attribute !== undefined) {
+        return items.map((x) => {
+          const v = attrOf(x, String(kwargs.attribute));
+          return isUndefined(v) && 'default' in kwargs ? kwargs.default : v;
+        });
+      }
+      const [name, ...rest] = args as [string, ...unknown[]];
+      return items.map((x) => runFilter(name, x, rest));
+    },
+    select: selectLike(true, false),
+    reject: selectLike(false, false),
+    selectattr: selectLike(true, true),
+    rejectattr: selectLike(false, true),
+    sort(value: unknown, ...raw: unknown[]) {
+      const { args, kwargs } = splitKeywords(raw);
+      const reverse = truthy(kwargs.reverse ?? args[0] ?? false);
+      const caseSensitive = truthy(kwargs.case_sensitive ?? args[1] ?? false);
+      const attribute = (kwargs.attribute ?? args[2]) as string | undefined;
+      const key = (x: unknown) => {
+        const v = attribute === undefined ? x : attrOf(x, attribute);
+        return !caseSensitive && typeof v === 'string' ? v.toLowerCase() : v;
+      };
+      const out = [...iterate(value)].sort((a, b) => pySortCompare(key(a), key(b)));
+      return reverse ? out.reverse() : out;
+    },
+    dictsort: (v: unknown) => Object.entries(v as Record<string, unknown>).sort((a, b) => pySortCompare(a[0].toLowerCase(), b[0].toLowerCase())),
+    int: (v: unknown, dflt: unknown = 0) => {
+      const n = typeof v === 'string' ? Number.parseInt(v.trim(), 10) : Math.trunc(Number(v));
+      return Number.isNaN(n) ? dflt : n;
+    },
+    float: (v: unknown, dflt: unknown = 0) => {
+      const n = Number(v);
+      return Number.isNaN(n) ? dflt : n;
+    },
+    abs: (v: unknown) => Math.abs(Number(v)),
+    lower: (v: unknown) => pyText(v).toLowerCase(),
+    upper: (v: unknown) => pyText(v).toUpperCase(),
+    trim: (v: unknown) => pyText(v).trim(),
+    replace: (v: unknown, a: unknown, b: unknown) => pyText(v).split(pyText(a)).join(pyText(b)),
+    tojson(v: unknown, indent?: unknown) {
+      return pyJsonDumps(v, { indent: indent === undefined || indent === null ? null : Number(indent), ensureAscii: true })
+        .replace(/</g, '\\u003c')
+        .replace(/>/g, '\\u003e')
+        .replace(/&/g, '\\u0026')
+        .replace(/'/g, '\\u0027');
+    },
+    json: (v: unknown, sortKeys: unknown = true, indent?: unknown) =>
+      pyJsonDumps(v, { sortKeys: truthy(sortKeys), indent: indent === undefined || indent === null ? null : Number(indent), ensureAscii: true }).trim(),
+    yaml: (v: unknown, flow: unknown = true) => yamlDump(v, truthy(flow)),
+    yaml_encode: (v: unknown) => yamlEncode(v),
+    yaml_dquote: (v: unknown) => yamlDquote(v),
+    yaml_squote: (v: unknown) => `'${String(v).replace(/'/g, "''")}'`,
+    python: (v: unknown) => pyRepr(v),
+    load_yaml: (v: unknown) => loadSaltYaml(pyText(v)),
+    load_json(v: unknown) {
+      try {
+        return JSON.parse(pyText(v));
+      } catch {
+        throw new TemplateRuntimeError(`Unable to load json from ${pyText(v)}`);
+      }
+    },
+    load_text: (v: unknown) => pyText(v),
+    to_bool: (v: unknown) => toBool(v),
+    quote: (v: unknown) => `'${pyText(v).replace(/'/g, `'"'"'`)}'`,
+    regex_search(v: unknown, pattern: unknown, ignorecase?: unknown, multiline?: unknown) {
+      return groups(pyText(v).match(pyRegex(String(pattern), reFlags(ignorecase, multiline))));
+    },
+    regex_match(v: unknown, pattern: unknown, ignorecase?: unknown, multiline?: unknown) {
+      const re = pyRegex(String(pattern), reFlags(ignorecase, multiline) + 'y');
+      return groups(pyText(v).match(re));
+    },
+    regex_replace(v: unknown, pattern: unknown, repl: unknown, ignorecase?: unknown, multiline?: unknown) {
+      const replacement = pyText(repl).replace(/\\(\d)/g, '$$$1').replace(/\\g<(\w+)>/g, (_m, g: string) => (/^\d+$/.test(g) ? `$${g}` : `$<${g}>`));
+      return pyText(v).replace(pyRegex(String(pattern), reFlags(ignorecase, multiline) + 'g'), replacement);
+    },
+    md5: hash('md5'),
+    sha1: hash('sha1'),
+    sha256: hash('sha256'),
+    sha512: hash('sha512'),
+    base64_encode: (v: unknown) => Buffer.from(pyText(v)).toString('base64'),
+    base64_decode: (v: unknown) => Buffer.from(pyText(v), 'base64').toString('utf8'),
+    is_list: (v: unknown) => Array.isArray(v),
+    is_iter: (v: unknown) => Array.isArray(v) || isMapping(v),
+    sequence: (v: unknown) => (Array.isArray(v) ? v : [v]),
+    flatten(v: unknown, levels?: unknown) {
+      const flat = (xs: unknown[], depth: number): unknown[] =>
+        xs.flatMap((x) => (Array.isArray(x) && (levels === undefined || levels === null || depth < Number(levels)) ? flat(x, depth + 1) : [x]));
+      return flat(iterate(v), 0);
+    },
+    union: (a: unknown, b: unknown) => uniqueList([...iterate(a), ...iterate(b)]),
+    intersect: (a: unknown, b: unknown) => uniqueList(iterate(a).filter((x) => iterate(b).some((y) => pyEquals(x, y)))),
+    difference: (a: unknown, b: unknown) => uniqueList(iterate(a).filter((x) => !iterate(b).some((y) => pyEquals(x, y)))),
+    symmetric_difference: (a: unknown, b: unknown) =>
+      uniqueList([...iterate(a).filter((x) => !iterate(b).some((y) => pyEquals(x, y))), ...iterate(b).filter((y) => !iterate(a).some((x) => pyEquals(x, y)))]),
+    min: (v: unknown) => [...iterate(v)].sort(pySortCompare)[0] ?? null,
+    max: (v: unknown) => [...iterate(v)].sort(pySortCompare).pop() ?? null,
+    avg: (v: unknown) => {
+      const xs = iterate(v).map(Number);
+      return xs.length === 0 ? 0 : xs.reduce((a, b) => a + b, 0) / xs.length;
+    },
+    path_join: (...parts: unknown[]) => parts.map((p) => pyText(p)).reduce((a, b) => (b.startsWith('/') ? b : a === '' || a.endsWith('/') ? a + b : `${a}/${b}`), ''),
+    to_num(v: unknown) {
+      const s = pyText(v).trim();
+      if (/^[-+]?\d+$/.test(s)) return Number.parseInt(s, 10);
+      const n = Number(s);
+      return s === '' || Number.isNaN(n) ? v : n;
+    },
+    str_to_num: (v: unknown) => filters.to_num(v),
+    exactly_n_true: (v: unknown, n: unknown = 1) => iterate(v).filter((x) => truthy(x)).length === Number(n),
+    exactly_one_true: (v: unknown) => iterate(v).filter((x) => truthy(x)).length === 1,
+    is_hex: (v: unknown) => /^(0x)?[0-9a-fA-F]+$/.test(pyText(v)),
+    contains_whitespace: (v: unknown) => /\s/.test(pyText(v)),
+    substring_in_list: (s: unknown, list: unknown) => iterate(list).some((x) => pyText(x).includes(pyText(s))),
+    to_snake_case: (v: unknown) => pyText(v).replace(/([a-z0-9])([A-Z])/g, '$1_$2').toLowerCase(),
+    to_camelcase: (v: unknown) => pyText(v).replace(/_([a-z])/g, (_m, c: string) => c.toUpperCase()),
+  };
+  // Jinja's short alias.
+  filters.d = filters.default;
+  filters.format = (fmt: unknown, ...raw: unknown[]) => {
+    const { args, kwargs } = splitKeywords(raw);
+    const text = pyText(fmt);
+    return Object.keys(kwargs).length > 0 ? percentLike(text, kwargs) : percentLike(text, args);
+  };
+  return filters;
+}
+
+function percentLike(fmt: string, values: unknown): string {
+  return percentFormat(fmt, values);
+}
+
+/** Jinja's tests that nunjucks lacks or treats differently, plus Salt's (`match`, `equalto`, `list`). */
+export function saltTests(): Record<string, Fn> {
+  return {
+    defined: (v: unknown) => !isUndefined(v),
+    undefined: (v: unknown) => isUndefined(v),
+    none: (v: unknown) => v === null || v === undefined,
+    string: (v: unknown) => typeof v === 'string',
+    number: (v: unknown) => typeof v === 'number',
+    integer: (v: unknown) => typeof v === 'number' && Number.isInteger(v),
+    float: (v: unknown) => typeof v === 'number' && !Number.isInteger(v),
+    boolean: (v: unknown) => typeof v === 'boolean',
+    true: (v: unknown) => v === true,
+    false: (v: unknown) => v === false,
+    mapping: (v: unknown) => isMapping(v),
+    sequence: (v: unknown) => typeof v === 'string' || Array.isArray(v) || isMapping(v),
+    iterable: (v: unknown) => typeof v === 'string' || Array.isArray(v) || isMapping(v),
+    list: (v: unknown) => Array.isArray(v),
+    equalto: (v: unknown, other: unknown) => pyEquals(v, other),
+    eq: (v: unknown, other: unknown) => pyEquals(v, other),
+    ne: (v: unknown, other: unknown) => !pyEquals(v, other),
+    in: (v: unknown, seq: unknown) => (typeof seq === 'string' ? seq.includes(pyText(v)) : iterate(seq).some((x) => pyEquals(x, v))),
+    match: (v: unknown, pattern: unknown, ignorecase?: unknown, multiline?: unknown) =>
+      pyRegex(String(pattern), reFlags(ignorecase, multiline) + 'y').test(pyText(v)),
+    odd: (v: unknown) => Number(v) % 2 === 1,
+    even: (v: unknown) => Number(v) % 2 === 0,
+    divisibleby: (v: unknown, n: unknown) => Number(v) % Number(n) === 0,
+    lower: (v: unknown) => typeof v === 'string' && v === v.toLowerCase(),
+    upper: (v: unknown) => typeof v === 'string' && v === v.toUpperCase(),
+    callable: (v: unknown) => typeof v === 'function',
+  };
+}
