@@ -95,6 +95,8 @@ export const MASTER_OPTIONS: Record<string, OptionSpec> = {
   zmq_backlog: o('int', 1000),
   max_open_files: o('int', 100000),
   max_minions: o('int', 0),
+  /** brine: longest request (bytes) the request port decodes; longer ones get "bad load". */
+  max_request_size: o('int', 64 * 1024 * 1024),
   con_cache: o('bool', false),
   preserve_minion_cache: o('bool', false),
   rotate_aes_key: o('bool', true),

@@ -67,3 +67,49 @@ export function formatMessage(msg: string, args: readonly unknown[]): string {
   const rest = args.slice(i).map((a) => show(a, false));
   return rest.length ? `${out} ${rest.join(' ')}` : out;
 }
+
+// Control characters (C0 but newline and tab, DEL, C1) and invisible formatting characters (bidi
+// overrides, zero-width): in a log line they move the cursor, erase text or reorder it on a terminal.
+const UNSAFE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\p{Cf}\u2028\u2029]/gu;
+const UNSAFE_WITH_NEWLINES = /[\p{Cc}\p{Cf}\u2028\u2029]/gu;
+
+function escapeChar(c: string): string {
+  const code = c.codePointAt(0)!;
+  if (c === '\n') return '\\n';
+  if (c === '\r') return '\\r';
+  if (c === '\t') return '\\t';
+  return code <= 0xff ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`;
+}
+
+/** A whole log message: newlines stay (stack traces, multi-line hints), other controls are escaped. */
+export function escapeLogMessage(message: string): string {
+  return message.replace(UNSAFE, escapeChar);
+}
+
+/** Longest message written to a log: a field that slipped past logField cannot fill the disk. */
+export const MAX_LOG_MESSAGE = 64 * 1024;
+
+/** Cuts a message longer than MAX_LOG_MESSAGE, saying how long it was. */
+export function cutLogMessage(message: string): string {
+  if (message.length <= MAX_LOG_MESSAGE) return message;
+  return `${message.slice(0, MAX_LOG_MESSAGE)}... (message cut, ${message.length} characters)`;
+}
+
+/** Default length kept of a field that a peer sent. */
+export const LOG_FIELD_CHARS = 200;
+
+/**
+ * A value that came from the network, ready to put in a log line: every control character
+ * (newlines too, so it cannot forge a line) escaped, and cut to `max` characters with its length.
+ *
+ * @example
+ * log.warning(`Bad request from ${logField(id)}`); // 'Bad request from evil\x1b[2J... (100000 characters)'
+ */
+export function logField(value: unknown, max = LOG_FIELD_CHARS): string {
+  let text: string;
+  if (typeof value === 'string') text = value;
+  else if (Buffer.isBuffer(value)) return `<${value.length} bytes>`;
+  else text = show(value, false);
+  const cut = text.length > max ? `${text.slice(0, max)}... (${text.length} characters)` : text;
+  return cut.replace(UNSAFE_WITH_NEWLINES, escapeChar);
+}

@@ -1,3 +1,6 @@
 export { createLogging, type Logger, type Logging, type LoggingOptions } from './logging';
 export { LEVELS, levelNumber, isLevelName, type LevelName } from './levels';
-export { formatConsoleLine, formatFileLine, formatMessage, DEFAULT_NAME_WIDTH, type LogRecord } from './format';
+export {
+  formatConsoleLine, formatFileLine, formatMessage, escapeLogMessage, logField, DEFAULT_NAME_WIDTH, LOG_FIELD_CHARS, MAX_LOG_MESSAGE,
+  type LogRecord,
+} from './format';

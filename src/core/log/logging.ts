@@ -12,7 +12,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { ConfigError } from '../errors';
-import { DEFAULT_NAME_WIDTH, formatConsoleLine, formatFileLine, formatMessage, type LogRecord } from './format';
+import {
+  DEFAULT_NAME_WIDTH, cutLogMessage, escapeLogMessage, formatConsoleLine, formatFileLine, formatMessage, type LogRecord,
+} from './format';
 import { levelNumber, LEVELS, type LevelName } from './levels';
 
 export interface Logger {
@@ -85,7 +87,7 @@ export function createLogging(options: LoggingOptions): Logging {
     const toConsole = n >= consoleLevel;
     const toFile = fd !== null && n >= fileLevel;
     if (!toConsole && !toFile) return;
-    const record: LogRecord = { time: new Date(), name, lineno, levelName: LEVEL_LABELS[level], pid: process.pid, message: formatMessage(String(msg), args) };
+    const record: LogRecord = { time: new Date(), name, lineno, levelName: LEVEL_LABELS[level], pid: process.pid, message: escapeLogMessage(cutLogMessage(formatMessage(String(msg), args))) };
     if (toConsole) stderr.write(formatConsoleLine(record) + '\n');
     if (toFile && fd !== null) fs.writeSync(fd, formatFileLine(record, nameWidth) + '\n');
   }

@@ -2,6 +2,8 @@ import type { KeyObject } from 'node:crypto';
 import { publicKeyFromPem, publicPemOf } from '../crypto/rsa';
 import type { AuthRequest } from '../protocol/loads';
 import type { Logger } from '../log';
+import { assertMinionId } from '../protocol/minion-id';
+import { ProtocolError } from '../errors';
 import type { KeyStore } from './key-store';
 import type { AutosignFile } from './autosign';
 import type { PublishKey } from './publish-key';
@@ -18,6 +20,9 @@ export interface AuthPolicy {
   openMode: boolean;
   publishPort: number;
 }
+
+/** A 16384-bit RSA public key is under 3 kB of PEM. */
+const MAX_PUBLIC_KEY_PEM = 8192;
 
 /**
  * The master's side of Salt's sign-in (`_auth`): decides from the key store whether the minion is
@@ -43,6 +48,11 @@ export class AuthService {
 
   async handle(req: AuthRequest): Promise<Buffer> {
     const { id, nonce } = req;
+    // Checked before anything logs or stores them: an id names a file, a key is a few kB of PEM.
+    assertMinionId(id);
+    if (req.pub.length > MAX_PUBLIC_KEY_PEM) {
+      throw new ProtocolError('BAD_LOAD', `_auth from ${id}: public key of ${req.pub.length} characters, longer than any RSA key`);
+    }
     this.log.info(`Authentication request from ${id}`);
     if (this.policy.openMode) {
       this.keys.acceptOpen(id, req.pub);

@@ -28,6 +28,12 @@ function field(load: Record<string, unknown>, name: string): unknown {
   return Object.prototype.hasOwnProperty.call(load, name) ? load[name] : undefined;
 }
 
+/** The roots of a saltenv named over the wire: own keys only (`__proto__` is not an environment). */
+function rootsOf(roots: FileRoots, saltenv: string): string[] {
+  const dirs = Object.hasOwn(roots, saltenv) ? roots[saltenv] : undefined;
+  return Array.isArray(dirs) ? dirs : [];
+}
+
 function saltenvOf(load: Record<string, unknown>): string | undefined {
   const env = field(load, 'saltenv');
   if (env === undefined || env === null) return undefined;
@@ -73,7 +79,7 @@ function inside(root: string, full: string): boolean {
 export function findFile(roots: FileRoots, path: string, saltenv: string): { path: string; rel: string } | null {
   if (typeof path !== 'string' || path === '' || path.includes('\0')) return null;
   if (isAbsolute(path) || path.split(/[\\/]/).includes('..')) return null;
-  for (const root of roots[saltenv] ?? []) {
+  for (const root of rootsOf(roots, saltenv)) {
     const full = resolve(root, path);
     try {
       if (!statSync(full).isFile()) continue;
@@ -128,7 +134,7 @@ export function fileList(options: FileServerOptions, load: Record<string, unknow
   const prefix = typeof rawPrefix === 'string' ? rawPrefix.replace(/^\/+|\/+$/g, '') : '';
   if (prefix.split('/').includes('..') || isAbsolute(prefix)) return [];
   const found = new Set<string>();
-  for (const root of options.file_roots[saltenv] ?? []) {
+  for (const root of rootsOf(options.file_roots, saltenv)) {
     const start = prefix === '' ? root : join(root, prefix);
     if (prefix !== '' && !inside(root, start)) continue;
     walk(start, root, options.fileserver_ignoresymlinks === true, found);
@@ -153,7 +159,7 @@ export function serveFile(options: FileServerOptions, load: Record<string, unkno
   const loc = field(load, 'loc');
   let saltenv = saltenvOf(load);
   if (typeof rawPath !== 'string' || loc === undefined || saltenv === undefined) return empty;
-  if (typeof loc !== 'number' || !Number.isInteger(loc) || loc < 0) {
+  if (typeof loc !== 'number' || !Number.isSafeInteger(loc) || loc < 0) {
     throw new ProtocolError('BAD_LOAD', `_serve_file loc must be a non-negative integer, got ${JSON.stringify(loc)}`);
   }
   const url = splitSaltUrl(rawPath);

@@ -49,7 +49,13 @@ export class JobService {
       return { jid: null, minions: [], error: (err as Error).message };
     }
     const accepted = [...this.accepted()].map((id) => ({ id, grains: this.dataCache.grains(id) }));
-    const minions = expectedMinions(target, accepted, { nodegroups: this.nodegroups });
+    let minions: string[];
+    try {
+      minions = expectedMinions(target, accepted, { nodegroups: this.nodegroups });
+    } catch (err) {
+      // A target that passes the syntax check can still fail to match (a glob too large to compile).
+      return { jid: null, minions: [], error: (err as Error).message };
+    }
     if (minions.length === 0) {
       return { jid: null, minions: [], error: `Master could not resolve minions for target ${String(load.tgt)}` };
     }

@@ -64,7 +64,8 @@ export function isMissing(err: unknown): boolean {
  * seconds of the master's time.
  */
 export function writeFileAtomic(file: string, text: string, mode: number, durable = true): void {
-  const tmp = path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
+  // The temp name does not embed the file's: an id may use all 255 bytes a file name can have.
+  const tmp = path.join(path.dirname(file), `.tmp.${process.pid}.${randomBytes(6).toString('hex')}`);
   const fd = openSync(tmp, 'wx', mode);
   try {
     fchmodSync(fd, mode); // the umask must not loosen or tighten what Salt expects

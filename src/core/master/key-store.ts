@@ -17,7 +17,7 @@ import { BrineError } from '../errors';
 import { fingerprint, generateKeyPair, privateKeyFromPem, publicKeyFromPem, publicPemOf } from '../crypto/rsa';
 import { fnmatch } from '../pycompat';
 import { KeyFileCache, isMissing, statOrUndefined, writeFileAtomic } from './key-files';
-import { assertMinionId } from './minion-id';
+import { assertMinionId } from '../protocol/minion-id';
 
 export type KeyState = 'accepted' | 'pending' | 'rejected' | 'denied';
 

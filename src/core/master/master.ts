@@ -14,7 +14,7 @@ import { openJobCache, retentionSeconds, ReturnBatcher, startJobCacheCleaner, ty
 import { KeyStore, STATE_DIRS, type KeyListing } from './key-store';
 import { MinionDataCache } from './minion-data-cache';
 import { PublishKey } from './publish-key';
-import { RequestHandler } from './request-handler';
+import { DEFAULT_MAX_REQUEST_SIZE, RequestHandler } from './request-handler';
 import { RsaPool } from './rsa-pool';
 import { writeRootKey } from './root-key';
 import { Sessions } from './sessions';
@@ -49,6 +49,8 @@ export interface MasterSettings {
   publish_session?: number;
   /** Salt's maintenance period in seconds (default 60): how often old jobs are cleaned. */
   loop_interval?: number;
+  /** brine: requests longer than this many bytes get "bad load" before decoding (docs/security.md). */
+  max_request_size?: number;
 }
 
 /** loop_interval in ms for the job cache cleaner; a bad value is a configuration error. */
@@ -58,6 +60,15 @@ function loopIntervalMs(value: unknown): number {
     throw new ConfigError('BAD_CONFIG', `loop_interval must be a number of seconds > 0, got ${JSON.stringify(value)}`, { hint: "fix or remove 'loop_interval' in the master config" });
   }
   return Math.max(1, Math.round(value * 1000));
+}
+
+/** A limit option: a positive whole number, or the default when unset. */
+function positiveOption(name: string, value: unknown, fallback: number): number {
+  if (value === undefined || value === null) return fallback;
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value <= 0) {
+    throw new ConfigError('BAD_CONFIG', `${name} must be a whole number > 0, got ${JSON.stringify(value)}`, { hint: `fix or remove '${name}' in the master config` });
+  }
+  return value;
 }
 
 function tcp(iface: string, port: number): string {
@@ -131,7 +142,9 @@ export class Master {
     const handler = new RequestHandler(auth, jobs, this.sessions, dataCache, this.events, rsa, {
       rootKey: () => this.rootKey,
       beforePublish: () => this.reconcileKeys(),
-    }, { file_roots: s.file_roots, file_buffer_size: s.file_buffer_size }, this.log);
+    }, { file_roots: s.file_roots, file_buffer_size: s.file_buffer_size }, this.log, {
+      maxRequestSize: positiveOption('max_request_size', s.max_request_size, DEFAULT_MAX_REQUEST_SIZE),
+    });
 
     await this.events.open(s.sock_dir);
     this.keyListing = this.keys.list('all');

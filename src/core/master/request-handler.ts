@@ -11,7 +11,8 @@ import {
   parseReturnLoad,
   type MinionEventLoad,
 } from '../protocol/loads';
-import type { Logger } from '../log';
+import { logField, type Logger } from '../log';
+import { isValidMinionId, minionIdProblem } from '../protocol/minion-id';
 import type { AuthService } from './auth';
 import type { MasterEvents } from './events';
 import type { JobService } from './jobs';
@@ -20,10 +21,19 @@ import type { MinionSession, Sessions } from './sessions';
 import type { MasterRsa } from './rsa-pool';
 import { fileList, serveFile, type FileServerOptions } from './file-server';
 
+/** Bounds on what one request may cost (see docs/security.md). */
+export interface RequestLimits {
+  /** max_request_size: requests longer than this many bytes are refused before decoding. */
+  maxRequestSize: number;
+}
+
+/** 64 MiB: far above any sign-in or ping, room for a large `_return`. */
+export const DEFAULT_MAX_REQUEST_SIZE = 64 * 1024 * 1024;
+
 /**
  * Every message on the request port comes through here. Nothing a peer sends can stop the master:
- * undecodable, forged or replayed requests get Salt's "bad load" and a log line, and the master
- * goes on serving the others.
+ * oversized, undecodable, forged or replayed requests get Salt's "bad load" and a log line (every
+ * field the peer chose escaped and cut), whatever failed, and the master goes on serving the others.
  */
 export class RequestHandler {
   constructor(
@@ -36,25 +46,29 @@ export class RequestHandler {
     private readonly hooks: { rootKey: () => string; beforePublish: () => void },
     private readonly files: FileServerOptions,
     private readonly log: Logger,
+    private readonly limits: RequestLimits = { maxRequestSize: DEFAULT_MAX_REQUEST_SIZE },
   ) {}
 
   async handle(payload: Buffer): Promise<Buffer> {
-    let envelope;
-    try {
-      envelope = parseRequestEnvelope(decode(payload));
-    } catch (err) {
-      this.log.warning(`Dropped a request that is not a Salt message: ${(err as Error).message}`);
+    // Before decoding: an oversized request costs its length check, nothing more.
+    if (payload.length > this.limits.maxRequestSize) {
+      this.log.warning(`Dropped a request of ${payload.length} bytes, more than max_request_size (${this.limits.maxRequestSize})`);
       return BAD_LOAD_REPLY;
     }
     try {
+      const envelope = parseRequestEnvelope(decode(payload));
       if (envelope.enc === 'clear') return await this.clear(envelope.load);
       return await this.aes(envelope.id, payload);
     } catch (err) {
+      // Whatever failed, the peer gets an answer: a BrineError is a bad request, anything else a
+      // bug of ours that this request found (logged as an error, with the stack at debug level).
       if (err instanceof BrineError) {
-        this.log.warning(`Bad request: ${err.message}`);
-        return BAD_LOAD_REPLY;
+        this.log.warning(`Bad request: ${logField(err.message, 500)}`);
+      } else {
+        this.log.error(`Request handling failed, answered "bad load": ${logField((err as Error)?.message ?? err, 500)}`);
+        this.log.debug(logField((err as Error)?.stack, 4000));
       }
-      throw err;
+      return BAD_LOAD_REPLY;
     }
   }
 
@@ -72,16 +86,20 @@ export class RequestHandler {
         return encode({ enc: 'clear', load: await this.jobs.publish(req) });
       }
       default:
-        this.log.warning(`Clear request with unknown command ${JSON.stringify(load.cmd)} refused`);
+        this.log.warning(`Clear request with unknown command ${logField(load.cmd)} refused`);
         return BAD_LOAD_REPLY;
     }
   }
 
   private async aes(id: string, payload: Buffer): Promise<Buffer> {
+    if (!isValidMinionId(id)) {
+      this.log.warning(`Refused an aes request: ${logField(minionIdProblem(id))}`);
+      return BAD_LOAD_REPLY;
+    }
     const session = this.sessions.get(id);
     if (!session) {
       this.log.warning(
-        `Salt minion claiming to be ${id} attempted to communicate with master, but key could not be read and verification was denied.`,
+        `Salt minion claiming to be ${logField(id)} attempted to communicate with master, but key could not be read and verification was denied.`,
       );
       return BAD_LOAD_REPLY;
     }
@@ -110,7 +128,7 @@ export class RequestHandler {
         return (await this.rsa.run({ op: 'sendPrivate', minionPublicPem: pem, nonce, pillar: {} })).reply;
       }
       default:
-        this.log.warning(`Request from ${id} with unknown command ${JSON.stringify(load.cmd)} refused`);
+        this.log.warning(`Request from ${id} with unknown command ${logField(load.cmd)} refused`);
         return BAD_LOAD_REPLY;
     }
   }

@@ -12,6 +12,7 @@ import { Crypticle } from '../crypto/crypticle';
 import { publicKeyFromPem } from '../crypto/rsa';
 import { BrineError, CryptoError, ProtocolError, TransportError } from '../errors';
 import type { JobLoad } from '../protocol/loads';
+import { assertMinionId } from '../protocol/minion-id';
 import type { Logger } from '../log';
 import { RequestClient, SubscribeClient, raiseSocketLimit } from '../transport/zeromq';
 import { cpuTurn } from './cpu-turn';
@@ -93,6 +94,8 @@ export class MinionChannel {
     private readonly log: Logger,
     options: { random?: RandomSource } = {},
   ) {
+    // The master refuses such an id at sign-in; say so here, before the first request.
+    assertMinionId(settings.id);
     this.random = options.random ?? Math.random;
     this.policy = {
       auth_timeout: settings.auth_timeout,

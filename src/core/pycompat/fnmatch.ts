@@ -35,7 +35,16 @@ export function compileGlob(pattern: string): RegExp {
     cache.set(pattern, hit);
     return hit;
   }
-  const re = new RegExp(translate(pattern), 'su');
+  let re: RegExp;
+  try {
+    re = new RegExp(translate(pattern), 'su');
+  } catch (cause) {
+    // V8 refuses regexes past its size limits (a glob of ~100k characters): a bad target, not a crash.
+    throw new TargetError('BAD_TARGET', `glob pattern of ${pattern.length} characters is too large to match: ${(cause as Error).message.slice(0, 80)}`, {
+      cause,
+      hint: 'use a shorter glob, or a list target (-L) for many ids',
+    });
+  }
   if (cache.size >= CACHE_LIMIT) {
     const oldest = cache.keys().next().value;
     if (oldest !== undefined) cache.delete(oldest);

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createLogging, formatFileLine, formatMessage, levelNumber } from '../../../src/core/log';
+import { createLogging, formatFileLine, formatMessage, levelNumber, logField } from '../../../src/core/log';
 
 const SAMPLES = path.resolve(__dirname, '../../../..', 'shared/salt-wire/cli-output-samples.md');
 
@@ -106,5 +106,31 @@ describe('formatMessage and levels', () => {
   it('accepts level names in any case', () => {
     expect(levelNumber('DEBUG')).toBe(10);
     expect(levelNumber('garbage')).toBe(1);
+  });
+});
+
+describe('untrusted text in logs', () => {
+  it('escapes control and bidi characters in every message, keeping newlines', async () => {
+    const err = captureStderr();
+    const logging = createLogging({ level: 'info', console: true, stderr: err.stream });
+    logging.getLogger('salt.master').warning('from evil\u001b[2J\r\b\u202e!\nsecond line');
+    await logging.close();
+    expect(err.lines).toEqual(['[WARNING ] from evil\\x1b[2J\\r\\x08\\u202e!\nsecond line\n']);
+  });
+
+  it('logField escapes newlines too and cuts long values, saying how long they were', () => {
+    expect(logField('a\nb')).toBe('a\\nb');
+    expect(logField('x'.repeat(1000), 10)).toBe('xxxxxxxxxx... (1000 characters)');
+    expect(logField(Buffer.alloc(5))).toBe('<5 bytes>');
+    expect(logField(2n ** 64n)).toBe('18446744073709551616');
+  });
+
+  it('cuts a whole message past 64 kB', async () => {
+    const err = captureStderr();
+    const logging = createLogging({ level: 'info', console: true, stderr: err.stream });
+    logging.getLogger('salt.master').info(`id ${'y'.repeat(1_000_000)}`);
+    await logging.close();
+    expect(err.lines[0].length).toBeLessThan(70_000);
+    expect(err.lines[0]).toMatch(/\.\.\. \(message cut, 1000003 characters\)\n$/);
   });
 });

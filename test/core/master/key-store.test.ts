@@ -128,7 +128,12 @@ describe('KeyStore auth decisions', () => {
 });
 
 describe('KeyStore ids', () => {
-  const bad = ['', '.', '..', 'a/b', '../etc', 'a\\b', 'a\u0000b', 'a\nb', 'tab\there', 'del\u007f'];
+  const bad = [
+    '', '.', '..', 'a/b', '../etc', 'a\\b', 'a\u0000b', 'a\nb', 'tab\there', 'del\u007f',
+    // Hidden from salt-key -L, or displayed as another id.
+    '.root_key', '.hidden', 'web1\u202e', '\u202egnp.exe', 'web\u2215etc', 'web\uff0e1', '\uff0e\uff0e', 'web1 ', ' web1',
+    'zero\u200bwidth', 'x'.repeat(256), 'é'.repeat(128),
+  ];
   for (const id of bad) {
     it(`rejects ${JSON.stringify(id)} with BAD_ID everywhere`, () => {
       expect(codeOf(() => store.registerPending(id, wirePub('web1')))).toBe('BAD_ID');
@@ -142,7 +147,7 @@ describe('KeyStore ids', () => {
   }
 
   it('accepts ordinary ids with dots, dashes and unicode', () => {
-    for (const id of ['web1.example.com', 'db-01_x', 'café']) {
+    for (const id of ['web1.example.com', 'db-01_x', 'café', 'x'.repeat(255), 'minion with inner spaces']) {
       expect(store.registerPending(id, wirePub('web1')).state).toBe('pending');
     }
   });
