@@ -1,4 +1,4 @@
-import { chmodSync, copyFileSync, existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { inject, IShell, type StateContext, type StateReturn } from 'brine/plugin';
@@ -166,14 +166,18 @@ export class CmdStates {
       ret.comment = `Unable to cache script ${source} from saltenv '${ctx.saltenv}'`;
       return ret;
     }
-    if (args.template) {
-      ret.comment = `Templates are not supported yet for cmd.script (template: ${String(args.template)})`;
+    if (args.template && args.template !== 'jinja') {
+      ret.comment = `The template renderer '${String(args.template)}' is not available (brine renders jinja)`;
       return ret;
     }
     const dir = mkdtempSync(join(tmpdir(), 'brine-script-'));
     const path = join(dir, basename(source));
     try {
-      copyFileSync(cached, path);
+      if (args.template) {
+        const rel = source.startsWith('salt://') ? source.slice('salt://'.length).split('?')[0] : source;
+        const obj = (v: unknown): Record<string, unknown> => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {});
+        writeFileSync(path, await ctx.renderTemplate(cached, rel, { ...obj(args.defaults), ...obj(args.context) }));
+      } else copyFileSync(cached, path);
       chmodSync(path, 0o700);
       const cmd = args.args !== undefined && args.args !== null ? `${path} ${String(args.args)}` : path;
       const all = await this.runAll(cmd, args, ctx);

@@ -5,6 +5,17 @@ import { unifiedDiff } from './unified-diff';
 
 type Args = Record<string, unknown> & { name: string };
 
+/** The path inside the saltenv of a `salt://` URL (for relative template imports). */
+export function saltPath(source: string): string {
+  return source.startsWith('salt://') ? source.slice('salt://'.length).split('?')[0] : source;
+}
+
+/** A template's variables: the state's own arguments, `defaults`, then `context` over them. */
+export function templateContext(args: Record<string, unknown>, source: string): Record<string, unknown> {
+  const obj = (v: unknown): Record<string, unknown> => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {});
+  return { name: args.name, source, user: args.user, group: args.group, mode: args.mode, ...obj(args.defaults), ...obj(args.context) };
+}
+
 function modeOf(v: unknown): number | undefined {
   if (v === undefined || v === null || v === '') return undefined;
   return parseInt(String(v), 8);
@@ -47,8 +58,10 @@ export class FileStates {
     if (args.source !== undefined && args.source !== null) {
       const sources = Array.isArray(args.source) ? args.source.map(String) : [String(args.source)];
       let found: string | null = null;
+      let used = sources[0];
       for (const s of sources) {
         found = await ctx.cacheFile(s);
+        used = s;
         if (found) break;
       }
       if (!found) {
@@ -56,12 +69,12 @@ export class FileStates {
         ret.comment = `Source file ${sources[0]} not found in saltenv '${ctx.saltenv}'`;
         return ret;
       }
-      if (args.template) {
+      if (args.template && args.template !== 'jinja') {
         ret.result = false;
-        ret.comment = `Templates are not supported yet (template: ${String(args.template)})`;
+        ret.comment = `The template renderer '${String(args.template)}' is not available (brine renders jinja)`;
         return ret;
       }
-      contents = readFileSync(found, 'utf8');
+      contents = args.template ? await ctx.renderTemplate(found, saltPath(used), templateContext(args, used)) : readFileSync(found, 'utf8');
       fromSource = true;
     } else if (args.contents !== undefined && args.contents !== null) {
       const c = args.contents;

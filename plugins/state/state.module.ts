@@ -1,4 +1,4 @@
-import { Fn, IJobContext, inject, IStates, Module, type StateRunOptions, type StateRunReturn } from 'brine/plugin';
+import { Fn, IJobContext, inject, ISalt, IStates, Module, type StateRunOptions, type StateRunReturn } from 'brine/plugin';
 
 type Kw = Record<string, unknown>;
 
@@ -29,6 +29,7 @@ export class StateModule {
   constructor(
     @inject(IStates) private readonly states: IStates,
     @inject(IJobContext) private readonly job: IJobContext,
+    @inject(ISalt) private readonly salt: ISalt,
   ) {}
 
   private options(kw: Kw): StateRunOptions {
@@ -37,6 +38,7 @@ export class StateModule {
       saltenv: kw.saltenv === undefined ? undefined : String(kw.saltenv),
       pillar: pillarOf(kw.pillar),
       exclude: kw.exclude,
+      caller: this.salt,
     };
   }
 

@@ -6,7 +6,7 @@
  *   formatHighstate({ local: ret }, { stateOutput: 'terse' })
  */
 import { nestedLines } from './nested';
-import { pyFloat, pyStr } from './python-repr';
+import { pyFloat, pyStr } from '../../core/pycompat';
 
 export const STATE_OUTPUT_MODES = ['full', 'terse', 'mixed', 'changes', 'full_id', 'terse_id', 'mixed_id', 'changes_id', 'filter'] as const;
 export type StateOutputMode = (typeof STATE_OUTPUT_MODES)[number];

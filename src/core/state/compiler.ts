@@ -3,7 +3,7 @@
  * auto order), high data checks (verify_high), and low chunks (compile_high_data, order_chunks),
  * following salt/state.py so errors, orders and key orders come out as Salt's.
  */
-import { fnmatch } from '../targeting/glob';
+import { fnmatch } from '../pycompat';
 import type { SlsRenderer, SlsRenderContext } from './render-sls';
 import { SlsRenderError } from './render-sls';
 import type { SlsSource } from './sls-source';
@@ -68,7 +68,7 @@ export class HighstateCompiler {
     if (!file) {
       errors.push(`Specified SLS ${sls} in saltenv ${saltenv} is not available on the salt master or through a configured fileserver`);
     } else {
-      const rctx: SlsRenderContext = { saltenv, sls, grains: this.ctx.grains, pillar: this.ctx.pillar };
+      const rctx: SlsRenderContext = { saltenv, sls, grains: this.ctx.grains, pillar: this.ctx.pillar, roots: this.ctx.source.roots(saltenv) };
       try {
         state = await this.ctx.renderer.render(file, rctx);
       } catch (err) {

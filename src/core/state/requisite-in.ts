@@ -4,7 +4,7 @@
  * the arguments of the state it names. Show functions print the high data without these, as
  * Salt 3007 does.
  */
-import { fnmatch } from '../targeting/glob';
+import { fnmatch } from '../pycompat';
 import { isPlainObject, REQUISITE_KEYWORDS, type LowChunk } from './types';
 
 function entries(list: unknown): Record<string, unknown>[] {

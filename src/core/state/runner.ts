@@ -4,7 +4,7 @@
  * prereq, their _any forms), with `__run_num__` numbering (gaps included), failhard, and the
  * result dicts of states that did not run, in Salt's key order.
  */
-import { fnmatch } from '../targeting/glob';
+import { fnmatch } from '../pycompat';
 import { runCheck } from './run-check';
 import type { StateFunctions } from './state-functions';
 import { isPlainObject, stateTag, type LowChunk, type StateResult } from './types';
@@ -16,6 +16,7 @@ export interface RunnerOptions {
   failhard: boolean;
   /** Shell used for `unless`/`onlyif`. */
   shellCheck: (cmd: string, low: LowChunk) => Promise<number>;
+  template: (path: string, name: string, saltenv: string, context: Record<string, unknown>) => Promise<string>;
 }
 
 type Status = 'met' | 'unmet' | 'fail' | 'change' | 'pre' | 'onfail' | 'onchanges';
@@ -354,7 +355,8 @@ export class StateRunner {
     } else {
       const fn = this.opts.functions.find(`${low.state}.${low.fun}`)!;
       try {
-        ret = await fn.call(stateArgs(low), { test, low, running, saltenv: low.__env__ });
+        const saltenv = low.__env__ ?? 'base';
+        ret = await fn.call(stateArgs(low), { test, low, running, saltenv, template: (p, n, c) => this.opts.template(p, n, saltenv, c) });
       } catch (err) {
         ret = { result: false, name: low.name, changes: {}, comment: `An exception occurred in this state: ${(err as Error).stack ?? String(err)}` } as StateResult;
       }

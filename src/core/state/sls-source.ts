@@ -24,14 +24,20 @@ export interface SlsSource {
   envs(): Promise<string[]>;
   /** A `salt://` file (path relative to the env root), or null. */
   getFile(saltenv: string, path: string): Promise<{ path: string } | null>;
+  /** Local directories holding the saltenv's files (where Jinja imports are looked up). */
+  roots(saltenv: string): string[];
 }
 
 /** `file_roots` on this machine. */
 export class LocalSlsSource implements SlsSource {
-  constructor(private readonly roots: Record<string, string[]>) {}
+  constructor(private readonly roots_: Record<string, string[]>) {}
+
+  roots(saltenv: string): string[] {
+    return this.roots_[saltenv] ?? [];
+  }
 
   async envs(): Promise<string[]> {
-    return Object.keys(this.roots);
+    return Object.keys(this.roots_);
   }
 
   async getSls(saltenv: string, sls: string): Promise<SlsFile | null> {
@@ -46,7 +52,7 @@ export class LocalSlsSource implements SlsSource {
   async getFile(saltenv: string, path: string): Promise<{ path: string } | null> {
     const clean = path.replace(/^\/+/, '');
     if (clean === '' || clean.split('/').includes('..')) return null;
-    for (const root of this.roots[saltenv] ?? []) {
+    for (const root of this.roots_[saltenv] ?? []) {
       const full = join(root, clean);
       if (existsSync(full) && statSync(full).isFile()) return { path: full };
     }
@@ -55,7 +61,7 @@ export class LocalSlsSource implements SlsSource {
 
   async listSls(saltenv: string): Promise<string[]> {
     const found = new Set<string>();
-    for (const root of this.roots[saltenv] ?? []) {
+    for (const root of this.roots_[saltenv] ?? []) {
       if (!existsSync(root)) continue;
       for (const file of walk(root)) {
         if (!file.endsWith('.sls')) continue;

@@ -13,6 +13,8 @@ export interface StateCall {
   /** Results of the states run so far, by tag. */
   running: Readonly<Record<string, StateResult>>;
   saltenv: string;
+  /** Render a Jinja template file (`template: jinja`) with the run's grains and pillar plus `context`. */
+  template(path: string, name: string, context: Record<string, unknown>): Promise<string>;
 }
 
 export interface StateFunction {

@@ -136,7 +136,10 @@ export class StateSystem {
 
   private async runChunks(chunks: LowChunk[], run: RunOptions): Promise<StateReturn> {
     applyRequisiteIn(chunks);
-    const runner = new StateRunner({ functions: this.opts.functions, test: run.test, failhard: this.opts.failhard, shellCheck: this.opts.shellCheck });
+    const { renderer, source, grains, pillar } = this.opts;
+    const template = (path: string, name: string, saltenv: string, context: Record<string, unknown>): Promise<string> =>
+      renderer.template(path, name, { saltenv, sls: '', grains, pillar, roots: source.roots(saltenv), context });
+    const runner = new StateRunner({ functions: this.opts.functions, test: run.test, failhard: this.opts.failhard, shellCheck: this.opts.shellCheck, template });
     return runner.callChunks(chunks);
   }
 }

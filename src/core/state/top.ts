@@ -31,7 +31,7 @@ export async function topMatches(ctx: TopContext): Promise<{ matches: Record<str
     const { readFileSync } = await import('node:fs');
     let top: unknown;
     try {
-      top = await ctx.renderer.render({ path: file.path, source: ctx.stateTop, text: readFileSync(file.path, 'utf8') }, { saltenv: env, sls: ctx.stateTop, grains: ctx.grains, pillar: ctx.pillar });
+      top = await ctx.renderer.render({ path: file.path, source: ctx.stateTop, text: readFileSync(file.path, 'utf8') }, { saltenv: env, sls: '', grains: ctx.grains, pillar: ctx.pillar, roots: ctx.source.roots(env) });
     } catch (err) {
       errors.push(`Rendering Primary Top File failed, render error:\n${(err as Error).message}`);
       continue;

@@ -26,6 +26,11 @@ export interface StateContext {
   saltenv: string;
   /** A `salt://` (or local) file fetched to a local path, or null when it does not exist. */
   cacheFile(source: string): Promise<string | null>;
+  /**
+   * Render a Jinja template file to text (`template: jinja`), with grains, pillar and opts of the
+   * run plus `context`. `name` is the file's `salt://` path (for relative imports).
+   */
+  renderTemplate(path: string, name: string, context?: Record<string, unknown>): Promise<string>;
 }
 
 /** What a state module class declares statically. */
@@ -45,6 +50,8 @@ export interface StateRunOptions {
   saltenv?: string;
   pillar?: Record<string, unknown>;
   exclude?: unknown;
+  /** How templates reach execution functions (`salt['cmd.run'](...)`): the job's ISalt. */
+  caller?: { call(fun: string, args?: readonly unknown[], kwargs?: Record<string, unknown>): Promise<unknown>; has(fun: string): boolean };
 }
 
 /** Results by state tag, or Salt's list of compile errors. */

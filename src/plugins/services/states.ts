@@ -4,7 +4,7 @@
  */
 import type { IConfig, IGrains, IShell } from '../api/services';
 import type { IStates, StateContext, StateModuleClass, StateRunOptions, StateRunReturn } from '../api/states';
-import { YamlSlsRenderer, type SlsRenderer } from '../../core/state/render-sls';
+import { PipelineSlsRenderer } from '../../core/state/render-sls';
 import { LocalSlsSource, type SlsSource } from '../../core/state/sls-source';
 import type { StateFunction, StateFunctions } from '../../core/state/state-functions';
 import { StateSystem, stateRetcode } from '../../core/state/state-system';
@@ -22,7 +22,14 @@ export class StateModuleTable implements StateFunctions {
         this.table.set(`${cls.stateModule}.${fun}`, {
           required,
           call: (args, call) => {
-            const ctx: StateContext = { test: call.test, low: call.low, running: call.running, saltenv: call.saltenv, cacheFile: (s) => this.cacheFile(s, call.saltenv) };
+            const ctx: StateContext = {
+              test: call.test,
+              low: call.low,
+              running: call.running,
+              saltenv: call.saltenv,
+              cacheFile: (s) => this.cacheFile(s, call.saltenv),
+              renderTemplate: (path, name, context = {}) => call.template(path, name, context),
+            };
             return (method as (a: unknown, c: StateContext) => Promise<StateResult>).call(instance, args, ctx);
           },
         });
@@ -51,13 +58,12 @@ export class NodeStates implements IStates {
     private readonly shell: IShell,
     private readonly functions: StateFunctions,
     private readonly source: SlsSource = new LocalSlsSource(fileRoots(config)),
-    private readonly renderer: SlsRenderer = new YamlSlsRenderer(),
   ) {}
 
   private system(opts: StateRunOptions): StateSystem {
     return new StateSystem({
       source: this.source,
-      renderer: this.renderer,
+      renderer: new PipelineSlsRenderer(this.config.all(), opts.caller ? { call: (f, a, k) => opts.caller!.call(f, a, k), has: (f) => opts.caller!.has(f) } : undefined, this.config.get<string | undefined>('renderer', undefined)),
       functions: this.functions,
       minionId: String(this.config.get('id', '')),
       grains: this.grains.all(),
