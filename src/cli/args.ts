@@ -82,3 +82,12 @@ export function parseCliArgs(words: readonly string[]): unknown[] {
   }
   return out;
 }
+
+/**
+ * The positional words of a command line in the order typed, from oclif's raw tokens. oclif's
+ * own `argv` is re-sorted by first occurrence, which reorders repeated words: `salt '*' mine.get
+ * '*' test.ping` would publish the arguments as ['mine.get', 'test.ping'].
+ */
+export function positionalWords(raw: ReadonlyArray<{ type: string; input: string }>): string[] {
+  return raw.filter((t) => t.type === 'arg').map((t) => t.input);
+}

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseCliArgs, parseKwarg, yamlifyArg } from '../../src/cli/args';
+import { parseCliArgs, parseKwarg, positionalWords, yamlifyArg } from '../../src/cli/args';
 
 // Expected values were produced by Salt 3007's own parse_input/yamlify_arg (with
 // SaltYamlSafeLoader) on the same words; floats that are whole numbers are plain JS numbers.
@@ -111,5 +111,23 @@ describe('parseKwarg', () => {
 describe('yamlifyArg', () => {
   it('keeps a date as its text', () => {
     expect(yamlifyArg('2024-05-01T10:00:00Z')).toBe('2024-05-01T10:00:00Z');
+  });
+});
+
+describe('positionalWords', () => {
+  it("keeps repeated words in the order typed (oclif's argv re-sorts them)", async () => {
+    const { Args, Command, Flags } = await import('@oclif/core');
+    class Probe extends Command {
+      static override strict = false;
+      static override args = { target: Args.string({ required: true }), function: Args.string({ required: true }) };
+      static override flags = { out: Flags.string() };
+      async run() {
+        const { raw, argv } = await this.parse(Probe);
+        return { words: positionalWords(raw), argv: argv as string[] };
+      }
+    }
+    const got = (await Probe.run(['*', 'mine.get', '--out', 'json', '*', 'test.ping'])) as { words: string[]; argv: string[] };
+    expect(got.words).toEqual(['*', 'mine.get', '*', 'test.ping']);
+    expect(got.argv).not.toEqual(got.words); // the oclif behaviour this works around
   });
 });

@@ -21,9 +21,9 @@ export default class SaltCall extends Command {
   };
 
   async run(): Promise<void> {
-    const { args, flags, argv } = await this.parse(SaltCall);
+    const { args, flags, raw } = await this.parse(SaltCall);
     const { loadMinionForCli } = await import('../context.js');
-    const { parseCliArgs } = await import('../args.js');
+    const { parseCliArgs, positionalWords } = await import('../args.js');
     const { runSaltCall } = await import('../salt-call.js');
     const { config } = loadMinionForCli(flags['config-dir'], flags['log-level']);
     if (flags.id) config.id = flags.id;
@@ -31,7 +31,7 @@ export default class SaltCall extends Command {
       {
         config,
         fun: args.function,
-        arg: parseCliArgs((argv as string[]).slice(1)),
+        arg: parseCliArgs(positionalWords(raw).slice(1)),
         local: flags.local,
         out: flags.out as 'nested' | undefined,
         stateOutput: flags['state-output'],

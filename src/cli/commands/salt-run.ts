@@ -15,13 +15,13 @@ export default class SaltRun extends Command {
   };
 
   async run(): Promise<void> {
-    const { args, flags, argv } = await this.parse(SaltRun);
+    const { args, flags, raw } = await this.parse(SaltRun);
     const { loadMasterForCli } = await import('../context.js');
-    const { parseCliArgs } = await import('../args.js');
+    const { parseCliArgs, positionalWords } = await import('../args.js');
     const { runRunner } = await import('../salt-run.js');
     const { config } = loadMasterForCli(flags['config-dir'], flags['log-level']);
     process.exitCode = await runRunner(
-      { master: config, fun: args.function, arg: parseCliArgs((argv as string[]).slice(1)), timeoutSec: flags.timeout ?? config.timeout, gatherJobTimeoutSec: config.gather_job_timeout, out: (flags.out ?? 'nested') as 'nested' },
+      { master: config, fun: args.function, arg: parseCliArgs(positionalWords(raw).slice(1)), timeoutSec: flags.timeout ?? config.timeout, gatherJobTimeoutSec: config.gather_job_timeout, out: (flags.out ?? 'nested') as 'nested' },
       { out: (t) => process.stdout.write(t), err: (t) => process.stderr.write(t) },
     );
   }

@@ -37,8 +37,8 @@ export default class Salt extends Command {
   };
 
   async run(): Promise<void> {
-    const { args, flags, argv } = await this.parse(Salt);
-    const { parseCliArgs } = await import('../args.js');
+    const { args, flags, raw } = await this.parse(Salt);
+    const { parseCliArgs, positionalWords } = await import('../args.js');
     const { loadMasterForCli } = await import('../context.js');
     const { runSalt } = await import('../salt.js');
     const types = (['pcre', 'list', 'grain', 'grain-pcre', 'pillar', 'pillar-pcre', 'ipcidr', 'compound', 'nodegroup'] as const).filter((t) => flags[t]);
@@ -51,7 +51,7 @@ export default class Salt extends Command {
         tgt: args.target,
         tgtType,
         fun: args.function,
-        arg: parseCliArgs((argv as string[]).slice(2)),
+        arg: parseCliArgs(positionalWords(raw).slice(2)),
         timeoutSec: flags.timeout ?? config.timeout,
         out: (flags.out ?? 'nested') as 'nested',
         outFile: flags['out-file'],

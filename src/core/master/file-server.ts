@@ -1,7 +1,8 @@
-import { closeSync, openSync, readSync, readdirSync, realpathSync, statSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { closeSync, openSync, readFileSync, readSync, readdirSync, readlinkSync, realpathSync, statSync } from 'node:fs';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { ProtocolError } from '../errors';
+import { ConfigError, ProtocolError } from '../errors';
 
 /** Salt's `file_roots`: saltenv -> directories, searched in order (the first holding a file wins). */
 export type FileRoots = Record<string, string[]>;
@@ -13,6 +14,8 @@ export interface FileServerOptions {
   file_buffer_size?: number;
   /** Skip symlinked files when listing (Salt's `fileserver_ignoresymlinks`, default false). */
   fileserver_ignoresymlinks?: boolean;
+  /** The digest of `_file_hash` (Salt's master `hash_type`, default sha256). */
+  hash_type?: string;
 }
 
 /** Salt's `_serve_file` reply: one chunk of `dest` from `loc`; empty `data` = end of file (or no such file when `dest` is ''). */
@@ -92,7 +95,16 @@ export function findFile(roots: FileRoots, path: string, saltenv: string): { pat
   return null;
 }
 
-function walk(dir: string, root: string, ignoreSymlinks: boolean, out: Set<string>): void {
+/** What one saltenv's roots hold, as Salt's `roots._file_lists` gathers it (paths relative, with `/`). */
+export interface RootsListing {
+  files: Set<string>;
+  dirs: Set<string>;
+  emptyDirs: Set<string>;
+  /** Symlink path -> its target as written in the link. */
+  links: Map<string, string>;
+}
+
+function walk(dir: string, root: string, ignoreSymlinks: boolean, out: RootsListing): void {
   let entries;
   try {
     entries = readdirSync(dir, { withFileTypes: true });
@@ -101,7 +113,9 @@ function walk(dir: string, root: string, ignoreSymlinks: boolean, out: Set<strin
   }
   for (const e of entries) {
     const full = join(dir, e.name);
+    const rel = relative(root, full).split(sep).join('/');
     if (e.isSymbolicLink()) {
+      // Links leading outside the root are neither listed nor served (stricter than Salt's default).
       if (ignoreSymlinks || !inside(root, full)) continue;
       let st;
       try {
@@ -109,37 +123,152 @@ function walk(dir: string, root: string, ignoreSymlinks: boolean, out: Set<strin
       } catch {
         continue; // dangling link
       }
-      if (st.isFile()) out.add(relative(root, full).split(sep).join('/'));
-      // Linked directories are not followed (Salt's fileserver_followsymlinks is about loops; keep it simple and safe).
+      out.links.set(rel, readlinkSync(full));
+      if (st.isFile()) out.files.add(rel);
+      // Linked directories are listed but not followed (no loops).
+      else if (st.isDirectory()) out.dirs.add(rel);
       continue;
     }
-    if (e.isDirectory()) walk(full, root, ignoreSymlinks, out);
-    else if (e.isFile()) out.add(relative(root, full).split(sep).join('/'));
+    if (e.isDirectory()) {
+      out.dirs.add(rel);
+      let empty = false;
+      try {
+        empty = readdirSync(full).length === 0;
+      } catch {
+        // unreadable: not listed as empty
+      }
+      if (empty) out.emptyDirs.add(rel);
+      walk(full, root, ignoreSymlinks, out);
+    } else if (e.isFile()) out.files.add(rel);
   }
+}
+
+/** Every file, directory, empty directory and symlink of a saltenv's roots. */
+export function listRoots(options: FileServerOptions, saltenv: string): RootsListing {
+  const out: RootsListing = { files: new Set(), dirs: new Set(), emptyDirs: new Set(), links: new Map() };
+  for (const root of rootsOf(options.file_roots, saltenv)) walk(root, root, options.fileserver_ignoresymlinks === true, out);
+  return out;
+}
+
+/** The load's `prefix` as Salt's fileserver strips it; `null` when it tries to leave the roots. */
+function prefixOf(load: Record<string, unknown>): string | null {
+  const raw = field(load, 'prefix');
+  const prefix = typeof raw === 'string' ? raw.replace(/^\/+|\/+$/g, '') : '';
+  if (prefix.split('/').includes('..') || isAbsolute(prefix)) return null;
+  return prefix;
+}
+
+function listed(options: FileServerOptions, load: Record<string, unknown>, form: 'files' | 'dirs' | 'emptyDirs'): string[] {
+  const saltenv = saltenvOf(load);
+  const prefix = prefixOf(load);
+  if (saltenv === undefined || prefix === null) return [];
+  return [...listRoots(options, saltenv)[form]].filter((f) => f.startsWith(prefix)).sort();
 }
 
 /**
  * The master's answer to the aes request `_file_list` (`{saltenv, prefix}`): every file of the
- * saltenv's roots under `prefix`, relative to its root with `/`, sorted and without duplicates
- * (Salt's `fileserver.file_list`). An unknown saltenv is `[]`.
+ * saltenv's roots whose path starts with `prefix`, relative to its root with `/`, sorted and
+ * without duplicates (Salt's `fileserver.file_list`). An unknown saltenv is `[]`.
  *
  * @example
  * fileList({ file_roots: { base: ['/srv/salt'] } }, { cmd: '_file_list', saltenv: 'base', prefix: '_modules' })
  * // ['_modules/hello.ts']
  */
 export function fileList(options: FileServerOptions, load: Record<string, unknown>): string[] {
+  return listed(options, load, 'files');
+}
+
+/** `_dir_list` (`{saltenv, prefix}`): every directory below the roots (not the roots themselves), sorted. */
+export function dirList(options: FileServerOptions, load: Record<string, unknown>): string[] {
+  return listed(options, load, 'dirs');
+}
+
+/** `_file_list_emptydirs` (`{saltenv, prefix}`): the directories holding nothing, sorted. */
+export function fileListEmptyDirs(options: FileServerOptions, load: Record<string, unknown>): string[] {
+  return listed(options, load, 'emptyDirs');
+}
+
+/** `_symlink_list` (`{saltenv, prefix}`): symlink path -> the target written in the link (Salt's `roots.symlink_list`). */
+export function symlinkList(options: FileServerOptions, load: Record<string, unknown>): Record<string, string> {
   const saltenv = saltenvOf(load);
-  if (saltenv === undefined) return [];
-  const rawPrefix = field(load, 'prefix');
-  const prefix = typeof rawPrefix === 'string' ? rawPrefix.replace(/^\/+|\/+$/g, '') : '';
-  if (prefix.split('/').includes('..') || isAbsolute(prefix)) return [];
-  const found = new Set<string>();
-  for (const root of rootsOf(options.file_roots, saltenv)) {
-    const start = prefix === '' ? root : join(root, prefix);
-    if (prefix !== '' && !inside(root, start)) continue;
-    walk(start, root, options.fileserver_ignoresymlinks === true, found);
+  const prefix = prefixOf(load);
+  if (saltenv === undefined || prefix === null) return {};
+  const out: Record<string, string> = {};
+  for (const [path, target] of [...listRoots(options, saltenv).links].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+    if (path.startsWith(prefix)) out[path] = target;
   }
-  return [...found].filter((f) => prefix === '' || f.startsWith(prefix)).sort();
+  return out;
+}
+
+/** `_file_envs`: the saltenvs of file_roots, sorted (Salt's `roots.envs`). */
+export function fileEnvs(options: FileServerOptions): string[] {
+  return Object.keys(options.file_roots).sort();
+}
+
+/** A file as Salt's `find_file` returns it: `{path, rel}` empty when not found, else with `stat` and `back`. */
+export interface FoundFile {
+  path: string;
+  rel: string;
+  stat?: number[];
+  back?: string;
+}
+
+/** `os.stat` as the list Salt sends: mode, ino, dev, nlink, uid, gid, size, atime, mtime, ctime (whole seconds). */
+function statList(path: string): number[] {
+  const st = statSync(path);
+  return [st.mode, st.ino, st.dev, st.nlink, st.uid, st.gid, st.size, Math.floor(st.atimeMs / 1000), Math.floor(st.mtimeMs / 1000), Math.floor(st.ctimeMs / 1000)];
+}
+
+/** Salt's `Fileserver.find_file` over a load's `path` (a `salt://` URL may name its saltenv) and `saltenv`. */
+function locate(options: FileServerOptions, load: Record<string, unknown>): FoundFile {
+  const rawPath = field(load, 'path');
+  const saltenv = saltenvOf(load) ?? 'base';
+  if (typeof rawPath !== 'string' || rawPath === '') return { path: '', rel: '' };
+  const url = splitSaltUrl(rawPath);
+  const fnd = findFile(options.file_roots, url.path, url.saltenv ?? saltenv);
+  if (!fnd) return { path: '', rel: '' };
+  return { path: fnd.path, rel: fnd.rel, stat: statList(fnd.path), back: 'roots' };
+}
+
+/** `_file_find` (`{path, saltenv}`): where the master holds the file, `{path: '', rel: ''}` when nowhere. */
+export function fileFind(options: FileServerOptions, load: Record<string, unknown>): FoundFile {
+  return locate(options, load);
+}
+
+/** Hex digests by path, kept while the file's mtime and size stay the same (Salt caches them on disk). */
+const hashes = new Map<string, { key: string; hsum: string }>();
+
+/**
+ * `_file_hash` (`{path, saltenv}`): `{hsum, hash_type}` with the master's `hash_type` (default
+ * sha256); `''` when a field is missing or no root holds the file, as Salt answers.
+ */
+export function fileHash(options: FileServerOptions, load: Record<string, unknown>): { hsum: string; hash_type: string } | '' {
+  if (field(load, 'path') === undefined || saltenvOf(load) === undefined) return '';
+  const fnd = locate(options, load);
+  if (!fnd.back) return '';
+  const hashType = options.hash_type ?? 'sha256';
+  const st = statSync(fnd.path);
+  const key = `${hashType}:${st.mtimeMs}:${st.size}`;
+  let memo = hashes.get(fnd.path);
+  if (memo?.key !== key) {
+    let hsum: string;
+    try {
+      hsum = createHash(hashType).update(readFileSync(fnd.path)).digest('hex');
+    } catch (cause) {
+      throw new ConfigError('BAD_CONFIG', `hash_type ${JSON.stringify(hashType)} is not a hash this master can compute`, { cause, hint: 'set hash_type to sha256, sha512, sha1 or md5' });
+    }
+    memo = { key, hsum };
+    if (hashes.size >= 4096) hashes.delete(hashes.keys().next().value as string);
+    hashes.set(fnd.path, memo);
+  }
+  return { hsum: memo.hsum, hash_type: hashType };
+}
+
+/** `_file_hash_and_stat`: `[hash, stat]` as `_file_hash` and `_file_find` give them; `['', null]` when not found. */
+export function fileHashAndStat(options: FileServerOptions, load: Record<string, unknown>): [{ hsum: string; hash_type: string } | '', number[] | null] {
+  const hash = fileHash(options, load);
+  if (hash === '') return ['', null];
+  return [hash, locate(options, load).stat ?? null];
 }
 
 /**

@@ -13,6 +13,8 @@ import { JobService } from './jobs';
 import { openJobCache, retentionSeconds, ReturnBatcher, startJobCacheCleaner, type JobCache, type JobCacheCleaner, type JobCacheConfig } from './job-cache';
 import { KeyStore, STATE_DIRS, type KeyListing } from './key-store';
 import { MinionDataCache } from './minion-data-cache';
+import { MineStore } from './mine-store';
+import { MinionRequests } from './minion-requests';
 import { PublishKey } from './publish-key';
 import { DEFAULT_MAX_REQUEST_SIZE, RequestHandler } from './request-handler';
 import { RsaPool } from './rsa-pool';
@@ -44,6 +46,8 @@ export interface MasterSettings {
   /** Salt's file server: saltenv -> directories (for cmd.script salt:// and saltutil.sync_*). */
   file_roots: Record<string, string[]>;
   file_buffer_size?: number;
+  /** The digest the file server gives for `_file_hash` (Salt's default sha256). */
+  hash_type?: string;
   keep_jobs?: number;
   /** Seconds a minion keeps one session key across its sign-ins (Salt's default 86400). */
   publish_session?: number;
@@ -101,7 +105,11 @@ export class Master {
   constructor(private readonly settings: MasterSettings, private readonly log: Logger) {
     this.keys = new KeyStore({ pkiDir: settings.pki_dir });
     this.publisher = new PublishServer({ highWaterMark: settings.pub_hwm });
-    this.sessions = new Sessions({ publishSession: settings.publish_session });
+    this.sessions = new Sessions({
+      publishSession: settings.publish_session,
+      dir: join(settings.cachedir, 'sessions'),
+      acceptedKey: (id) => this.keys.acceptedKey(id),
+    });
   }
 
   async start(): Promise<void> {
@@ -142,7 +150,13 @@ export class Master {
     const handler = new RequestHandler(auth, jobs, this.sessions, dataCache, this.events, rsa, {
       rootKey: () => this.rootKey,
       beforePublish: () => this.reconcileKeys(),
-    }, { file_roots: s.file_roots, file_buffer_size: s.file_buffer_size }, this.log, {
+    }, new MinionRequests({
+      files: { file_roots: s.file_roots, file_buffer_size: s.file_buffer_size, hash_type: s.hash_type },
+      mine: new MineStore(s.cachedir),
+      accepted: () => this.accepted,
+      grains: (id) => dataCache.grains(id),
+      options: s as unknown as Record<string, unknown>,
+    }), this.log, {
       maxRequestSize: positiveOption('max_request_size', s.max_request_size, DEFAULT_MAX_REQUEST_SIZE),
     });
 

@@ -19,7 +19,7 @@ import type { JobService } from './jobs';
 import type { MinionDataCache } from './minion-data-cache';
 import type { MinionSession, Sessions } from './sessions';
 import type { MasterRsa } from './rsa-pool';
-import { fileList, serveFile, type FileServerOptions } from './file-server';
+import type { MinionRequests } from './minion-requests';
 
 /** Bounds on what one request may cost (see docs/security.md). */
 export interface RequestLimits {
@@ -44,7 +44,7 @@ export class RequestHandler {
     private readonly events: MasterEvents,
     private readonly rsa: MasterRsa,
     private readonly hooks: { rootKey: () => string; beforePublish: () => void },
-    private readonly files: FileServerOptions,
+    private readonly minionRequests: MinionRequests,
     private readonly log: Logger,
     private readonly limits: RequestLimits = { maxRequestSize: DEFAULT_MAX_REQUEST_SIZE },
   ) {}
@@ -116,10 +116,6 @@ export class RequestHandler {
         this.fireMinionEvent(session.id, ev);
         return buildAesReply(crypticle, nonce, null);
       }
-      case '_file_list':
-        return buildAesReply(crypticle, nonce, fileList(this.files, load));
-      case '_serve_file':
-        return buildAesReply(crypticle, nonce, serveFile(this.files, load));
       case '_pillar': {
         const req = parsePillarRequestLoad(load);
         this.dataCache.update(session.id, { grains: req.grains });
@@ -128,8 +124,12 @@ export class RequestHandler {
         return (await this.rsa.run({ op: 'sendPrivate', minionPublicPem: pem, nonce, pillar: {} })).reply;
       }
       default:
-        this.log.warning(`Request from ${id} with unknown command ${logField(load.cmd)} refused`);
-        return BAD_LOAD_REPLY;
+        // The file server, master options and mine, as Salt's AESFuncs; anything else gets
+        // Salt's answer to a method it does not expose (`{}`), which a Salt minion understands.
+        if (!this.minionRequests.answers(String(load.cmd))) {
+          this.log.warning(`Requested method not exposed: ${logField(load.cmd)} (from ${id}), answered {}`);
+        }
+        return buildAesReply(crypticle, nonce, this.minionRequests.answer(session.id, load));
     }
   }
 

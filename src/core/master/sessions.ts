@@ -1,4 +1,6 @@
 import type { KeyObject } from 'node:crypto';
+import { mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { Crypticle } from '../crypto/crypticle';
 
 /** What the master holds for one signed-in minion. */
@@ -27,6 +29,14 @@ export interface SessionOptions {
   /** How long requests sealed with a replaced key are still opened, in ms (default 60 s). */
   graceMs?: number;
   now?: () => number;
+  /**
+   * Salt's `<cachedir>/sessions`: each key is written there, so a restarted master still reads
+   * the requests of minions that signed in before (a Salt minion does not sign in again until a
+   * request fails). Needs `acceptedKey`.
+   */
+  dir?: string;
+  /** The accepted public key of an id (undefined when not accepted; throws for an invalid id). */
+  acceptedKey?: (id: string) => KeyObject | undefined;
 }
 
 /**
@@ -44,7 +54,7 @@ export class Sessions {
   private readonly graceMs: number;
   private readonly now: () => number;
 
-  constructor(options: SessionOptions = {}) {
+  constructor(private readonly options: SessionOptions = {}) {
     this.lifetimeMs = (options.publishSession ?? 86400) * 1000;
     this.graceMs = options.graceMs ?? 60_000;
     this.now = options.now ?? Date.now;
@@ -68,11 +78,40 @@ export class Sessions {
       session.tok = known.tok;
     }
     this.byId.set(id, session);
+    this.save(id, sessionKey);
     return session;
   }
 
+  /** The live session of `id`, restored from the sessions folder after a restart when still valid. */
   get(id: string): MinionSession | undefined {
-    return this.byId.get(id);
+    return this.byId.get(id) ?? this.restore(id);
+  }
+
+  private save(id: string, sessionKey: string): void {
+    const dir = this.options.dir;
+    if (!dir) return;
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    const tmp = join(dir, `.${id}.${process.pid}`);
+    writeFileSync(tmp, sessionKey, { mode: 0o600 });
+    renameSync(tmp, join(dir, id));
+  }
+
+  private restore(id: string): MinionSession | undefined {
+    const { dir, acceptedKey } = this.options;
+    if (!dir || !acceptedKey) return undefined;
+    try {
+      const publicKey = acceptedKey(id);
+      if (!publicKey) return undefined;
+      const file = join(dir, id);
+      const createdAt = statSync(file).mtimeMs;
+      if (this.now() - createdAt >= this.lifetimeMs) return undefined;
+      const sessionKey = readFileSync(file, 'latin1').trim();
+      const session: MinionSession = { id, sessionKey, crypticle: new Crypticle(sessionKey), publicKey, createdAt };
+      this.byId.set(id, session);
+      return session;
+    } catch {
+      return undefined; // an invalid id, no file, or a damaged key: the minion signs in again
+    }
   }
 
   /** The replaced key of this session, while requests sealed with it are still accepted. */
@@ -87,6 +126,13 @@ export class Sessions {
   }
 
   end(id: string): boolean {
+    if (this.options.dir) {
+      try {
+        rmSync(join(this.options.dir, id), { force: true });
+      } catch {
+        // nothing to remove
+      }
+    }
     return this.byId.delete(id);
   }
 }

@@ -1,5 +1,5 @@
 import { BrineError } from '../errors';
-import { pySplitlines } from '../../cli/output/python-repr';
+import { pySplitlines } from '../pycompat';
 
 /**
  * A template or data file that could not be rendered. `message` is Salt's own text

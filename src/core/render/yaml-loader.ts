@@ -5,7 +5,7 @@
  * package parses; errors are described with libyaml's words and PyYAML's marks (yaml-errors.ts).
  */
 import { isAlias, isMap, isPair, isScalar, isSeq, parseDocument, type Document, type Node, type Scalar } from 'yaml';
-import { classifyPlainScalar, constructBool, constructFloat, constructInt } from '../config/yaml11-resolver';
+import { classifyPlainScalar, constructBool, constructFloat, constructInt } from '../pycompat';
 import { RenderError } from './errors';
 import { describeYamlError, markText, type Mark } from './yaml-errors';
 

@@ -28,6 +28,8 @@ export {
   ILogger,
   IJobContext,
   ISalt,
+  IPillar,
+  type PillarCompileOptions,
   type ShellRunOptions,
   type ShellResult,
 } from './services';

@@ -158,3 +158,32 @@ export function serviceName(token: unknown): string {
   if (typeof token === 'function') return token.name || 'anonymous class';
   return String(token);
 }
+
+/** What {@link IPillar.compile} compiles. */
+export interface PillarCompileOptions {
+  /** Compile only this pillar environment (Salt's `pillarenv`). */
+  pillarenv?: string | null;
+  saltenv?: string | null;
+  /** Command-line `pillar=` data, merged over the compiled pillar. */
+  override?: Record<string, unknown>;
+}
+
+/**
+ * The minion's pillar: the data its master compiled for it alone (or, with `file_client: local`,
+ * that it compiled itself from its `pillar_roots`).
+ *
+ * @example
+ * const pillar = await this.pillar.current();          // Salt's __pillar__
+ * const fresh = await this.pillar.compile();           // what pillar.items returns
+ * await this.pillar.refresh();                          // saltutil.refresh_pillar
+ */
+export interface IPillar {
+  /** The pillar this minion holds (a copy); compiled on first use. */
+  current(): Promise<Record<string, unknown>>;
+  /** Compile the pillar afresh without keeping it. */
+  compile(options?: PillarCompileOptions): Promise<Record<string, unknown>>;
+  /** Compile afresh and keep it as the minion's pillar; returns it. */
+  refresh(): Promise<Record<string, unknown>>;
+}
+/** Service id of {@link IPillar}. @example constructor(@inject(IPillar) private readonly pillar: IPillar) {} */
+export const IPillar: unique symbol = Symbol('IPillar');

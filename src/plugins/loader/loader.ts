@@ -3,7 +3,7 @@ import { dirname, join } from 'node:path';
 import * as api from '../api';
 import { readGrainsProvider, readInjectionTokens } from '../api/metadata';
 import { IHost } from '../api/host';
-import { IConfig, IGrains, IJobContext, ILogger, ISalt, IShell } from '../api/services';
+import { IConfig, IGrains, IJobContext, ILogger, IPillar, ISalt, IShell } from '../api/services';
 import { IMinionControl, IModules } from '../api/control';
 import { IStates, type StateModuleClass } from '../api/states';
 import { fileRoots, NodeStates, StateModuleTable } from '../services/states';
@@ -12,6 +12,7 @@ import { existsSync } from 'node:fs';
 import { PluginDefinitionError } from '../api/errors';
 import { GrainsStore, type GrainsCollector } from '../services/grains-store';
 import { NodeHost } from '../services/host';
+import { NoPillar } from '../services/pillar';
 import { NodeShell } from '../services/shell';
 import { StreamLogger } from '../services/logger';
 import { classify, discoverModuleDirs, discoverNpm, type DiscoveredPlugins, type NpmPluginOptions } from './discovery';
@@ -38,6 +39,8 @@ export interface PluginLoaderOptions {
   control?: api.IMinionControl;
   /** State module classes (see `StateModuleClass`), built-ins first. */
   stateModules?: readonly unknown[];
+  /** The minion's pillar. Default: none, and asking for it is a clear error. */
+  pillar?: api.IPillar;
 }
 
 /** Everything a loaded plugin set offers the executor. */
@@ -76,6 +79,7 @@ export class PluginLoader {
     container.register(IShell, { useValue: this.options.shell ?? new NodeShell() });
     container.register(IHost, { useValue: this.options.host ?? new NodeHost('/') });
     if (this.options.control) container.register(IMinionControl, { useValue: this.options.control });
+    container.register(IPillar, { useValue: this.options.pillar ?? new NoPillar() });
 
     const registry = new ModuleRegistry();
     const sources: DiscoveredPlugins[] = [classify('builtin', { ...(this.options.builtins ?? []) } as Record<string, unknown>)];

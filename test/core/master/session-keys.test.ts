@@ -6,7 +6,7 @@
  * sealed with a key the master had dropped. Salt keeps one key per minion id for publish_session.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { generateKeyPairSync } from 'node:crypto';
+import { generateKeyPairSync, type KeyObject } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -142,6 +142,32 @@ describe('Sessions', () => {
     expect(sessions.previousKey(b)).toBe(a.crypticle);
     now += 5_000;
     expect(sessions.previousKey(b)).toBeUndefined();
+  });
+
+  it('keeps the keys in a folder, so a restarted master reads requests sealed before (while the key is accepted and fresh)', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'brine-sessions-'));
+    try {
+      const pub = key();
+      let accepted: KeyObject | undefined = pub;
+      let now = Date.now();
+      const opts = { dir, acceptedKey: (id: string) => (id === 'm1' ? accepted : undefined), publishSession: 3600, now: () => now };
+      const a = new Sessions(opts).open('m1', pub);
+      const restarted = new Sessions(opts);
+      expect(restarted.get('m1')?.sessionKey).toBe(a.sessionKey);
+      expect(restarted.open('m1', pub).sessionKey).toBe(a.sessionKey);
+      expect(new Sessions(opts).get('m2')).toBeUndefined();
+      expect(new Sessions(opts).get('../m1')).toBeUndefined();
+      now += 3600_000;
+      expect(new Sessions(opts).get('m1')).toBeUndefined();
+      now -= 3600_000;
+      accepted = undefined; // salt-key -d while the master was down
+      expect(new Sessions(opts).get('m1')).toBeUndefined();
+      accepted = pub;
+      restarted.end('m1');
+      expect(new Sessions(opts).get('m1')).toBeUndefined();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('starts afresh for another public key and after the session ended', () => {

@@ -12,7 +12,7 @@
 import { readFileSync, statSync } from 'node:fs';
 import { join, posix } from 'node:path';
 import nunjucks from 'nunjucks';
-import { isMapping } from '../../../cli/output/python-repr';
+import { isMapping } from '../../pycompat';
 import { RenderError, saltRenderErrorText } from '../errors';
 import { loadSaltYaml } from '../yaml-loader';
 import { saltFilters, saltTests } from './filters';

@@ -3,7 +3,7 @@
  * before keys for `d.items`, keys before methods for `d['items']`), the methods templates call
  * on dicts, lists and strings, truthiness, equality, `+`, `~`, `%` and how a value prints.
  */
-import { isMapping, pyRepr, pyStr } from '../../../cli/output/python-repr';
+import { isMapping, pyRepr, pyStr } from '../../pycompat';
 import { missingMember, strict, Undefined, UndefinedError } from './undefined';
 
 type Dict = Record<string, unknown>;

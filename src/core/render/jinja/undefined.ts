@@ -3,7 +3,7 @@
  * Undefined value that may be tested (`is defined`, `| default`) but fails as soon as it is
  * printed, iterated, compared or looked into, with Jinja's own message.
  */
-import { isMapping } from '../../../cli/output/python-repr';
+import { isMapping } from '../../pycompat';
 
 export class Undefined {
   constructor(

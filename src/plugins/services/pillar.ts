@@ -1,0 +1,56 @@
+import { CommandExecutionError } from '../api/errors';
+import type { IPillar, PillarCompileOptions } from '../api/services';
+
+type Dict = Record<string, unknown>;
+
+/** How a minion gets a freshly compiled pillar: a `_pillar` request to its master, or a local compile. */
+export type PillarSource = (options: PillarCompileOptions) => Promise<Dict>;
+
+/**
+ * The pillar a minion holds (Salt's `__pillar__`): compiled once on first use, again on refresh;
+ * concurrent first uses share one compile. Callers get copies, so no job changes another's view.
+ */
+export class MinionPillar implements IPillar {
+  private held?: Promise<Dict>;
+
+  constructor(private readonly source: PillarSource) {}
+
+  async current(): Promise<Dict> {
+    this.held ??= this.source({});
+    try {
+      return structuredClone(await this.held);
+    } catch (err) {
+      // A failed compile is not kept: the next use asks again.
+      this.held = undefined;
+      throw err;
+    }
+  }
+
+  compile(options: PillarCompileOptions = {}): Promise<Dict> {
+    return this.source(options);
+  }
+
+  async refresh(): Promise<Dict> {
+    const next = this.source({});
+    const data = await next;
+    this.held = Promise.resolve(data);
+    return structuredClone(data);
+  }
+}
+
+function noPillar(): CommandExecutionError {
+  return new CommandExecutionError('No pillar here: this minion was started without a pillar source (a master, or file_client: local with pillar_roots)');
+}
+
+/** The pillar of a plugin set loaded without one (tests, tools): every use says so. */
+export class NoPillar implements IPillar {
+  current(): Promise<Dict> {
+    return Promise.reject(noPillar());
+  }
+  compile(): Promise<Dict> {
+    return Promise.reject(noPillar());
+  }
+  refresh(): Promise<Dict> {
+    return Promise.reject(noPillar());
+  }
+}
