@@ -60,13 +60,13 @@ export function pluginFiles(name: string): Record<string, string> {
 export class ${cls} {
   constructor(@inject(IShell) private readonly shell: IShell) {}
 
-  @Fn({ doc: "Echo a text back\\n\\nCLI Example:\\n\\n    salt '*' ${name}.echo hello" })
+  @Fn({ summary: "Echo a text back\\n\\nCLI Example:\\n\\n    salt '*' ${name}.echo hello" })
   echo(text: unknown): string {
     if (typeof text !== 'string') throw new InvocationError('text must be a string');
     return text;
   }
 
-  @Fn({ doc: "Return the kernel name (uname -s)\\n\\nCLI Example:\\n\\n    salt '*' ${name}.kernel" })
+  @Fn({ summary: "Return the kernel name (uname -s)\\n\\nCLI Example:\\n\\n    salt '*' ${name}.kernel" })
   async kernel(): Promise<string> {
     const res = await this.shell.run(['uname', '-s']);
     return res.stdout.trim();

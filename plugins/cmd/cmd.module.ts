@@ -139,54 +139,54 @@ export class CmdModule {
     return result;
   }
 
-  @Fn({ doc: "Execute the passed command and return its output (stdout and stderr together) as a string\n\nCLI Example:\n\n    salt '*' cmd.run \"ls -l | awk '/foo/{print \\$2}'\"" })
+  @Fn({ summary: "Execute the passed command and return its output (stdout and stderr together) as a string", examples: [`salt '*' cmd.run "ls -l | awk '/foo/{print \\$2}'"`] })
   async run(cmd: unknown, kwargs: CmdKwargs = {}): Promise<string> {
     const res = await this.execute(cmd, kwargs, { mergeStderr: true });
     return isTrue(kwargs.hide_output) ? '' : res.stdout;
   }
 
-  @Fn({ doc: "Execute the passed command through the shell and return its output\n\nCLI Example:\n\n    salt '*' cmd.shell \"ls -l | awk '/foo/{print \\$2}'\"" })
+  @Fn({ summary: "Execute the passed command through the shell and return its output", examples: [`salt '*' cmd.shell "ls -l | awk '/foo/{print \\$2}'"`] })
   async shell(cmd: unknown, kwargs: CmdKwargs = {}): Promise<string> {
     const res = await this.execute(cmd, kwargs, { mergeStderr: true, forceShell: true });
     return isTrue(kwargs.hide_output) ? '' : res.stdout;
   }
 
-  @Fn({ doc: "Execute a command and return only its standard output\n\nCLI Example:\n\n    salt '*' cmd.run_stdout \"ls -l\"" })
+  @Fn({ summary: "Execute a command and return only its standard output", examples: [`salt '*' cmd.run_stdout "ls -l"`] })
   async run_stdout(cmd: unknown, kwargs: CmdKwargs = {}): Promise<string> {
     const res = await this.execute(cmd, kwargs, { mergeStderr: false });
     return isTrue(kwargs.hide_output) ? '' : res.stdout;
   }
 
-  @Fn({ doc: "Execute a command and return only its standard error\n\nCLI Example:\n\n    salt '*' cmd.run_stderr \"ls -l\"" })
+  @Fn({ summary: "Execute a command and return only its standard error", examples: [`salt '*' cmd.run_stderr "ls -l"`] })
   async run_stderr(cmd: unknown, kwargs: CmdKwargs = {}): Promise<string> {
     const res = await this.execute(cmd, kwargs, { mergeStderr: false });
     return isTrue(kwargs.hide_output) ? '' : res.stderr;
   }
 
-  @Fn({ doc: "Execute a command and return {pid, retcode, stdout, stderr}\n\nCLI Example:\n\n    salt '*' cmd.run_all \"ls -l\"" })
+  @Fn({ summary: "Execute a command and return {pid, retcode, stdout, stderr}", examples: [`salt '*' cmd.run_all "ls -l"`] })
   async run_all(cmd: unknown, kwargs: CmdKwargs = {}): Promise<CmdResult> {
     const res = await this.execute(cmd, kwargs, { mergeStderr: isTrue(kwargs.redirect_stderr) });
     return isTrue(kwargs.hide_output) ? { ...res, stdout: '', stderr: '' } : res;
   }
 
-  @Fn({ doc: "Execute a command and return its exit code\n\nCLI Example:\n\n    salt '*' cmd.retcode \"file /bin/bash\"" })
+  @Fn({ summary: "Execute a command and return its exit code", examples: [`salt '*' cmd.retcode "file /bin/bash"`] })
   async retcode(cmd: unknown, kwargs: CmdKwargs = {}): Promise<number> {
     return (await this.execute(cmd, kwargs, { mergeStderr: true })).retcode;
   }
 
-  @Fn({ doc: "Return the path of an executable, or None\n\nCLI Example:\n\n    salt '*' cmd.which cat" })
+  @Fn({ summary: "Return the path of an executable, or None", examples: ["salt '*' cmd.which cat"] })
   async which(cmd: unknown): Promise<string | null> {
     if (typeof cmd !== 'string' || cmd === '') throw new InvocationError('cmd must be an executable name');
     return this.shellService.which(cmd);
   }
 
-  @Fn({ doc: "Whether an executable is on the PATH\n\nCLI Example:\n\n    salt '*' cmd.has_exec cat" })
+  @Fn({ summary: "Whether an executable is on the PATH", examples: ["salt '*' cmd.has_exec cat"] })
   async has_exec(cmd: unknown): Promise<boolean> {
     if (typeof cmd !== 'string' || cmd === '') throw new InvocationError('cmd must be an executable name');
     return (await this.shellService.which(cmd)) !== null;
   }
 
-  @Fn({ doc: "Start a command in the background and return {pid} without waiting for it\n\nCLI Example:\n\n    salt '*' cmd.run_bg \"sleep 60; touch /tmp/done\"" })
+  @Fn({ summary: "Start a command in the background and return {pid} without waiting for it", examples: [`salt '*' cmd.run_bg "sleep 60; touch /tmp/done"`] })
   async run_bg(cmd: unknown, kwargs: CmdKwargs = {}): Promise<{ pid: number }> {
     if (!(typeof cmd === 'string' && cmd.trim() !== '') && !(Array.isArray(cmd) && cmd.length > 0)) {
       throw new InvocationError('cmd must be a command line or a list of arguments');
@@ -196,7 +196,7 @@ export class CmdModule {
     return this.shellService.runBackground(command, this.runOptions(kwargs, pythonShell));
   }
 
-  @Fn({ doc: "Download a script (salt://path from the master, or a local path) and run it with args; returns {pid, retcode, stdout, stderr}\n\nCLI Example:\n\n    salt '*' cmd.script salt://scripts/runme.sh\n    salt '*' cmd.script salt://scripts/runme.sh 'arg1 arg2 \"arg 3\"'" })
+  @Fn({ summary: "Download a script (salt://path from the master, or a local path) and run it with args; returns {pid, retcode, stdout, stderr}", examples: ["salt '*' cmd.script salt://scripts/runme.sh", `salt '*' cmd.script salt://scripts/runme.sh 'arg1 arg2 "arg 3"'`] })
   async script(source: unknown, args: unknown = null, kwargs: CmdKwargs = {}): Promise<Record<string, unknown>> {
     if (typeof source !== 'string' || source === '') throw new InvocationError('source must be a salt:// URL or a local path');
     const saltenv = optionalString(kwargs.saltenv, 'saltenv') ?? 'base';
@@ -227,20 +227,20 @@ export class CmdModule {
     }
   }
 
-  @Fn({ doc: "Run a script like cmd.script and return only its exit code\n\nCLI Example:\n\n    salt '*' cmd.script_retcode salt://scripts/runme.sh" })
+  @Fn({ summary: "Run a script like cmd.script and return only its exit code", examples: ["salt '*' cmd.script_retcode salt://scripts/runme.sh"] })
   async script_retcode(source: unknown, args: unknown = null, kwargs: CmdKwargs = {}): Promise<unknown> {
     const res = await this.script(source, args, kwargs);
     return res.retcode;
   }
 
-  @Fn({ doc: "Return the valid login shells listed in /etc/shells\n\nCLI Example:\n\n    salt '*' cmd.shells" })
+  @Fn({ summary: "Return the valid login shells listed in /etc/shells", examples: ["salt '*' cmd.shells"] })
   async shells(): Promise<string[]> {
     const text = await this.host.readFile('/etc/shells');
     if (text === null) return [];
     return text.split(/\r?\n/).map((l) => l.trim()).filter((l) => l !== '' && !l.startsWith('#'));
   }
 
-  @Fn({ doc: "Return the path of the first executable found in a list of names, or None\n\nCLI Example:\n\n    salt '*' cmd.which_bin '[pip2, pip, pip-python]'" })
+  @Fn({ summary: "Return the path of the first executable found in a list of names, or None", examples: ["salt '*' cmd.which_bin '[pip2, pip, pip-python]'"] })
   async which_bin(cmds: unknown): Promise<string | null> {
     if (!Array.isArray(cmds) || !cmds.every((c) => typeof c === 'string')) throw new InvocationError('cmds must be a list of executable names');
     for (const c of cmds as string[]) {

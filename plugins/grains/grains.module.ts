@@ -1,4 +1,4 @@
-import { Fn, IGrains, InvocationError, Module, inject, pyEqual, pyStr } from 'brine/plugin';
+import { Fn, IGrains, InvocationError, Module, arg, inject, pyEqual, pyStr } from 'brine/plugin';
 import { filterBy } from './filter-by';
 
 const MISSING = Symbol('missing');
@@ -7,13 +7,20 @@ const MISSING = Symbol('missing');
 export class GrainsModule {
   constructor(@inject(IGrains) private readonly grains: IGrains) {}
 
-  @Fn({ doc: "Return all of the minion's grains\n\nCLI Example:\n\n    salt '*' grains.items" })
+  @Fn({ summary: "Return all of the minion's grains", examples: ["salt '*' grains.items"] })
   items(): Record<string, unknown> {
     return this.grains.all();
   }
 
-  @Fn({ doc: "Return one or more grains (keyword arguments: default, delimiter)\n\nCLI Example:\n\n    salt '*' grains.item os\n    salt '*' grains.item os osrelease oscodename" })
-  item(kwargs: Record<string, unknown>, ...keys: unknown[]): Record<string, unknown> {
+  @Fn({
+    summary: 'Return one or more grains',
+    description: 'Keyword arguments: default (the value of a missing grain), delimiter.',
+    examples: ["salt '*' grains.item os", "salt '*' grains.item os osrelease oscodename"],
+    args: {},
+    varargs: 'keys',
+    kwargs: true,
+  })
+  item({ keys, kwargs }: { keys: unknown[]; kwargs: Record<string, unknown> }): Record<string, unknown> {
     const defaultValue = kwargs.default ?? '';
     const delimiter = typeof kwargs.delimiter === 'string' ? kwargs.delimiter : ':';
     const ret: Record<string, unknown> = {};
@@ -21,47 +28,64 @@ export class GrainsModule {
     return ret;
   }
 
-  // `default` is a reserved word in JS, so the parameter names are given explicitly.
-  @Fn({ args: ['key', 'default?', 'delimiter?'], doc: "Get a grain, walking nested data with the delimiter (default ':')\n\nCLI Example:\n\n    salt '*' grains.get pkg:apache" })
-  get(key: unknown, default_: unknown = '', delimiter: unknown = ':'): unknown {
-    if (typeof key !== 'string') throw new InvocationError('key must be a string');
-    return this.grains.get(key, default_, typeof delimiter === 'string' ? delimiter : ':');
+  @Fn({
+    summary: "Get a grain, walking nested data with the delimiter (default ':')",
+    examples: ["salt '*' grains.get pkg:apache"],
+    args: { key: arg.string(), default: arg.any({ default: '' }), delimiter: arg.string({ default: ':' }) },
+  })
+  get({ key, default: fallback, delimiter }: { key: string; default: unknown; delimiter: string }): unknown {
+    return this.grains.get(key, fallback, delimiter);
   }
 
-  @Fn({ doc: "Return the grain names, sorted\n\nCLI Example:\n\n    salt '*' grains.ls" })
+  @Fn({ summary: "Return the grain names, sorted", examples: ["salt '*' grains.ls"] })
   ls(): string[] {
     return Object.keys(this.grains.all()).sort();
   }
 
-  @Fn({ doc: "Whether a grain exists (nested keys with ':')\n\nCLI Example:\n\n    salt '*' grains.has_value pkg:apache" })
-  has_value(key: unknown): boolean {
-    if (typeof key !== 'string') throw new InvocationError('key must be a string');
+  @Fn({
+    summary: "Whether a grain exists (nested keys with ':')",
+    examples: ["salt '*' grains.has_value pkg:apache"],
+    args: { key: arg.string() },
+  })
+  has_value({ key }: { key: string }): boolean {
     return this.grains.get(key, MISSING) !== MISSING;
   }
 
-  @Fn({ doc: "Set a static grain, stored in the grains file of the config dir\n\nCLI Example:\n\n    salt '*' grains.setval key val" })
-  async setval(key: unknown, val: unknown, destructive: unknown = false): Promise<Record<string, unknown>> {
-    if (typeof key !== 'string' || key === '') throw new InvocationError('key must be a non-empty string');
-    return this.setvals({ [key]: val }, destructive);
+  @Fn({
+    summary: 'Set a static grain, stored in the grains file of the config dir',
+    examples: ["salt '*' grains.setval key val"],
+    args: { key: arg.string({ nonEmpty: true }), val: arg.any(), destructive: arg.boolean({ default: false }) },
+  })
+  async setval({ key, val, destructive }: { key: string; val: unknown; destructive: boolean }): Promise<Record<string, unknown>> {
+    return this.setvals({ grains: { [key]: val }, destructive });
   }
 
-  @Fn({ doc: "Set several static grains at once\n\nCLI Example:\n\n    salt '*' grains.setvals \"{'key1': 'val1', 'key2': 'val2'}\"" })
-  async setvals(grains: unknown, destructive: unknown = false): Promise<Record<string, unknown>> {
+  @Fn({
+    summary: 'Set several static grains at once',
+    examples: [`salt '*' grains.setvals "{'key1': 'val1', 'key2': 'val2'}"`],
+    args: { grains: arg.any(), destructive: arg.boolean({ default: false }) },
+  })
+  async setvals({ grains, destructive }: { grains: unknown; destructive: boolean }): Promise<Record<string, unknown>> {
+    // Salt's own wording for a value that is not a dict.
     if (typeof grains !== 'object' || grains === null || Array.isArray(grains)) {
       throw new InvocationError('setvals grains must be a dictionary.');
     }
     const values = grains as Record<string, unknown>;
     // Salt: a None value with destructive=True removes the grain instead of storing None.
-    const remove = destructive === true ? Object.keys(values).filter((k) => values[k] === null) : [];
+    const remove = destructive ? Object.keys(values).filter((k) => values[k] === null) : [];
     const keep = Object.fromEntries(Object.entries(values).filter(([k]) => !remove.includes(k)));
     if (Object.keys(keep).length > 0) await this.grains.setStatic(keep);
     if (remove.length > 0) await this.grains.deleteStatic(remove);
     return values;
   }
 
-  @Fn({ doc: "Set a grain to None, or remove it with destructive=True\n\nCLI Example:\n\n    salt '*' grains.delval key" })
-  async delval(key: unknown, destructive: unknown = false): Promise<Record<string, unknown>> {
-    return this.setval(key, null, destructive);
+  @Fn({
+    summary: 'Set a grain to None, or remove it with destructive=True',
+    examples: ["salt '*' grains.delval key"],
+    args: { key: arg.string({ nonEmpty: true }), destructive: arg.boolean({ default: false }) },
+  })
+  async delval({ key, destructive }: { key: string; destructive: boolean }): Promise<Record<string, unknown>> {
+    return this.setval({ key, val: null, destructive });
   }
 
   /** Salt writes a nested list back through its parents: `a:b` becomes `{a: {...a, b: list}}`. */
@@ -79,15 +103,23 @@ export class GrainsModule {
         v = parent;
       }
     }
-    return this.setval(k, v);
+    return this.setval({ key: k, val: v, destructive: false });
   }
 
-  @Fn({ doc: "Append a value (or each value of a list) to a list grain, stored as a static grain\n\nCLI Example:\n\n    salt '*' grains.append key val" })
-  async append(key: unknown, val: unknown, convert: unknown = false, delimiter: unknown = ':'): Promise<unknown> {
-    if (typeof key !== 'string' || key === '') throw new InvocationError('key must be a non-empty string');
-    const delim = typeof delimiter === 'string' && delimiter !== '' ? delimiter : ':';
+  @Fn({
+    summary: 'Append a value (or each value of a list) to a list grain, stored as a static grain',
+    examples: ["salt '*' grains.append key val"],
+    args: {
+      key: arg.string({ nonEmpty: true }),
+      val: arg.any(),
+      convert: arg.boolean({ default: false }),
+      delimiter: arg.string({ default: ':', nonEmpty: true }),
+    },
+  })
+  async append(a: { key: string; val: unknown; convert: boolean; delimiter: string }): Promise<unknown> {
+    const { key, val, convert, delimiter: delim } = a;
     let grains = this.grains.get(key, [], delim);
-    if (convert === true && !Array.isArray(grains)) grains = grains === null ? [] : [grains];
+    if (convert && !Array.isArray(grains)) grains = grains === null ? [] : [grains];
     if (!Array.isArray(grains)) return `The key ${key} is not a valid list`;
     const list = [...grains];
     for (const item of Array.isArray(val) ? val : [val]) {
@@ -97,10 +129,12 @@ export class GrainsModule {
     return this.storeNested(key, list, delim);
   }
 
-  @Fn({ doc: "Remove a value from a list grain, stored as a static grain\n\nCLI Example:\n\n    salt '*' grains.remove key val" })
-  async remove(key: unknown, val: unknown, delimiter: unknown = ':'): Promise<unknown> {
-    if (typeof key !== 'string' || key === '') throw new InvocationError('key must be a non-empty string');
-    const delim = typeof delimiter === 'string' && delimiter !== '' ? delimiter : ':';
+  @Fn({
+    summary: 'Remove a value from a list grain, stored as a static grain',
+    examples: ["salt '*' grains.remove key val"],
+    args: { key: arg.string({ nonEmpty: true }), val: arg.any(), delimiter: arg.string({ default: ':', nonEmpty: true }) },
+  })
+  async remove({ key, val, delimiter: delim }: { key: string; val: unknown; delimiter: string }): Promise<unknown> {
     const grains = this.grains.get(key, [], delim);
     if (!Array.isArray(grains)) return `The key ${key} is not a valid list`;
     const at = grains.findIndex((g) => pyEqual(g, val));
@@ -110,18 +144,21 @@ export class GrainsModule {
   }
 
   @Fn({
-    args: ['lookup_dict', 'grain?', 'merge?', 'default?', 'base?'],
-    doc: "Pick the entry of lookup_dict whose key (a glob) matches the grain's value (default grain os_family), else the 'default' entry; base is merged under it, merge over it\n\nCLI Example:\n\n    salt '*' grains.filter_by '{Debian: Debheads rule, RedHat: I love my hat}'\n    salt '*' grains.filter_by '{A: B, C: {D: {E: F, G: H}}}' 'xxx' '{D: {E: I, J: K}}' 'C'",
+    summary: "Pick the entry of lookup_dict whose key (a glob) matches the grain's value",
+    description: "The grain is os_family unless given; no match picks the 'default' entry. base is merged under the entry, merge over it.",
+    examples: [
+      "salt '*' grains.filter_by '{Debian: Debheads rule, RedHat: I love my hat}'",
+      "salt '*' grains.filter_by '{A: B, C: {D: {E: F, G: H}}}' 'xxx' '{D: {E: I, J: K}}' 'C'",
+    ],
+    args: {
+      lookup_dict: arg.dict(),
+      grain: arg.string({ default: 'os_family' }),
+      merge: arg.any({ optional: true }),
+      default: arg.string({ default: 'default' }),
+      base: arg.any({ optional: true }),
+    },
   })
-  filter_by(lookup_dict: unknown, grain: unknown = 'os_family', merge: unknown = null, default_: unknown = 'default', base: unknown = null): unknown {
-    if (typeof lookup_dict !== 'object' || lookup_dict === null || Array.isArray(lookup_dict)) {
-      throw new InvocationError('lookup_dict must be a dictionary');
-    }
-    const grainName = typeof grain === 'string' ? grain : 'os_family';
-    return filterBy(lookup_dict as Record<string, unknown>, this.grains.get(grainName, []), {
-      merge,
-      default: typeof default_ === 'string' ? default_ : 'default',
-      base,
-    });
+  filter_by(a: { lookup_dict: Record<string, unknown>; grain: string; merge?: unknown; default: string; base?: unknown }): unknown {
+    return filterBy(a.lookup_dict, this.grains.get(a.grain, []), { merge: a.merge ?? null, default: a.default, base: a.base ?? null });
   }
 }

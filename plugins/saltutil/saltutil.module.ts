@@ -54,21 +54,21 @@ export class SaltutilModule {
     });
   }
 
-  @Fn({ doc: "Sync execution modules from salt://_modules (.ts/.js) to the minion and reload them; returns the synced names\n\nCLI Example:\n\n    salt '*' saltutil.sync_modules\n    salt '*' saltutil.sync_modules saltenv=dev refresh=False" })
+  @Fn({ summary: "Sync execution modules from salt://_modules (.ts/.js) to the minion and reload them; returns the synced names", examples: ["salt '*' saltutil.sync_modules", "salt '*' saltutil.sync_modules saltenv=dev refresh=False"] })
   async sync_modules(saltenv: unknown = null, refresh: unknown = true, extmod_whitelist: unknown = null, extmod_blacklist: unknown = null): Promise<string[]> {
     const { changed, touched } = await this.sync('modules', saltenv, extmod_whitelist, extmod_blacklist);
     if (touched && isTrue(refresh)) await this.control.reloadModules();
     return changed;
   }
 
-  @Fn({ doc: "Sync grains providers from salt://_grains to the minion, then refresh grains and modules\n\nCLI Example:\n\n    salt '*' saltutil.sync_grains" })
+  @Fn({ summary: "Sync grains providers from salt://_grains to the minion, then refresh grains and modules", examples: ["salt '*' saltutil.sync_grains"] })
   async sync_grains(saltenv: unknown = null, refresh: unknown = true, extmod_whitelist: unknown = null, extmod_blacklist: unknown = null): Promise<string[]> {
     const { changed, touched } = await this.sync('grains', saltenv, extmod_whitelist, extmod_blacklist);
     if (touched && isTrue(refresh)) await this.control.reloadModules();
     return changed;
   }
 
-  @Fn({ doc: "Sync everything brine can sync (modules, grains); returns {modules: [...], grains: [...]}\n\nCLI Example:\n\n    salt '*' saltutil.sync_all" })
+  @Fn({ summary: "Sync everything brine can sync (modules, grains); returns {modules: [...], grains: [...]}", examples: ["salt '*' saltutil.sync_all"] })
   async sync_all(saltenv: unknown = null, refresh: unknown = true, extmod_whitelist: unknown = null, extmod_blacklist: unknown = null): Promise<Record<string, string[]>> {
     const modules = await this.sync('modules', saltenv, extmod_whitelist, extmod_blacklist);
     const grains = await this.sync('grains', saltenv, extmod_whitelist, extmod_blacklist);
@@ -76,36 +76,36 @@ export class SaltutilModule {
     return { modules: modules.changed, grains: grains.changed };
   }
 
-  @Fn({ doc: "Reload every module, as after a sync\n\nCLI Example:\n\n    salt '*' saltutil.refresh_modules" })
+  @Fn({ summary: "Reload every module, as after a sync", examples: ["salt '*' saltutil.refresh_modules"] })
   async refresh_modules(): Promise<boolean> {
     await this.control.reloadModules();
     return true;
   }
 
-  @Fn({ doc: "Recompute the grains, then reload the modules (their availability may depend on grains)\n\nCLI Example:\n\n    salt '*' saltutil.refresh_grains" })
+  @Fn({ summary: "Recompute the grains, then reload the modules (their availability may depend on grains)", examples: ["salt '*' saltutil.refresh_grains"] })
   async refresh_grains(): Promise<boolean> {
     await this.control.refreshGrains();
     await this.control.reloadModules();
     return true;
   }
 
-  @Fn({ doc: "Return the data of the running jobs, this one excepted\n\nCLI Example:\n\n    salt '*' saltutil.running" })
+  @Fn({ summary: "Return the data of the running jobs, this one excepted", examples: ["salt '*' saltutil.running"] })
   running(): RunningJob[] {
     return this.control.runningJobs().filter((j) => j.jid !== this.job.jid);
   }
 
-  @Fn({ doc: "Return the data of a running job, or {} when it is not running\n\nCLI Example:\n\n    salt '*' saltutil.find_job <job id>" })
+  @Fn({ summary: "Return the data of a running job, or {} when it is not running", examples: ["salt '*' saltutil.find_job <job id>"] })
   find_job(jid: unknown): RunningJob | Record<string, never> {
     const id = toJid(jid);
     return this.running().find((j) => j.jid === id) ?? {};
   }
 
-  @Fn({ doc: "Kill a running job (its commands' process groups get SIGKILL)\n\nCLI Example:\n\n    salt '*' saltutil.kill_job <job id>" })
+  @Fn({ summary: "Kill a running job (its commands' process groups get SIGKILL)", examples: ["salt '*' saltutil.kill_job <job id>"] })
   kill_job(jid: unknown): string {
     return this.signalJob(toJid(jid), SIGKILL);
   }
 
-  @Fn({ doc: "Terminate a running job; jobs run inside the minion, so this aborts it like kill_job\n\nCLI Example:\n\n    salt '*' saltutil.term_job <job id>" })
+  @Fn({ summary: "Terminate a running job; jobs run inside the minion, so this aborts it like kill_job", examples: ["salt '*' saltutil.term_job <job id>"] })
   term_job(jid: unknown): string {
     return this.signalJob(toJid(jid), 15);
   }

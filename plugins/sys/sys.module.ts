@@ -25,7 +25,7 @@ export class SysModule {
     @inject(IMinionControl, { isOptional: true }) private readonly control: IMinionControl | undefined,
   ) {}
 
-  @Fn({ doc: "List the available modules; globs are matched against function names, as Salt does\n\nCLI Example:\n\n    salt '*' sys.list_modules\n    salt '*' sys.list_modules 's*'" })
+  @Fn({ summary: "List the available modules; globs are matched against function names, as Salt does", examples: ["salt '*' sys.list_modules", "salt '*' sys.list_modules 's*'"] })
   list_modules(...args: unknown[]): string[] {
     const funcs = this.modules.functionNames();
     const found = new Set<string>();
@@ -39,7 +39,7 @@ export class SysModule {
     return [...found].sort();
   }
 
-  @Fn({ doc: "List the functions of modules, or the functions matching globs\n\nCLI Example:\n\n    salt '*' sys.list_functions\n    salt '*' sys.list_functions sys\n    salt '*' sys.list_functions 'sys.list_*'" })
+  @Fn({ summary: "List the functions of modules, or the functions matching globs", examples: ["salt '*' sys.list_functions", "salt '*' sys.list_functions sys", "salt '*' sys.list_functions 'sys.list_*'"] })
   list_functions(kwargs: Record<string, unknown>, ...args: unknown[]): string[] {
     const funcs = this.modules.functionNames();
     if (args.length === 0) return funcs;
@@ -52,7 +52,7 @@ export class SysModule {
     return [...found].sort();
   }
 
-  @Fn({ doc: "Return the docstrings of all functions, of a module, of a function, or of globs\n\nCLI Example:\n\n    salt '*' sys.doc\n    salt '*' sys.doc sys\n    salt '*' sys.doc sys.doc\n    salt '*' sys.doc 'sys.*'" })
+  @Fn({ summary: "Return the docstrings of all functions, of a module, of a function, or of globs", examples: ["salt '*' sys.doc", "salt '*' sys.doc sys", "salt '*' sys.doc sys.doc", "salt '*' sys.doc 'sys.*'"] })
   doc(...args: unknown[]): Record<string, string> {
     const funcs = this.modules.functionNames();
     const docs: Record<string, string> = {};
@@ -71,7 +71,7 @@ export class SysModule {
     return docs;
   }
 
-  @Fn({ doc: "Return the argument specification of functions: {fun: {args, defaults, varargs, kwargs}}\n\nCLI Example:\n\n    salt '*' sys.argspec sys\n    salt '*' sys.argspec 'sys.*'\n    salt '*' sys.argspec sys.argspec" })
+  @Fn({ summary: "Return the argument specification of functions: {fun: {args, defaults, varargs, kwargs}}", examples: ["salt '*' sys.argspec sys", "salt '*' sys.argspec 'sys.*'", "salt '*' sys.argspec sys.argspec"] })
   argspec(module: unknown = ''): Record<string, ArgSpec> {
     const [pattern] = names([module ?? '']);
     const funcs = this.modules.functionNames();
@@ -84,7 +84,7 @@ export class SysModule {
     return ret;
   }
 
-  @Fn({ doc: "Why modules are missing: unavailable modules with their __virtual__ reason, and modules that failed to load\n\nCLI Example:\n\n    salt '*' sys.missing_modules" })
+  @Fn({ summary: "Why modules are missing: unavailable modules with their __virtual__ reason, and modules that failed to load", examples: ["salt '*' sys.missing_modules"] })
   missing_modules(): Record<string, string> {
     const ret: Record<string, string> = {};
     for (const [mod, reason] of Object.entries(this.modules.unavailable())) {
@@ -94,7 +94,7 @@ export class SysModule {
     return ret;
   }
 
-  @Fn({ doc: "Reload every module: new and changed module files take effect for the next jobs\n\nCLI Example:\n\n    salt '*' sys.reload_modules" })
+  @Fn({ summary: "Reload every module: new and changed module files take effect for the next jobs", examples: ["salt '*' sys.reload_modules"] })
   async reload_modules(): Promise<boolean> {
     if (!this.control) throw new CommandExecutionError('Modules cannot be reloaded: this loader runs without a minion');
     await this.control.reloadModules();

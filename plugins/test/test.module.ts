@@ -8,6 +8,7 @@ import {
   ISalt,
   InvocationError,
   Module,
+  arg,
   inject,
   pyRepr,
   pyTupleRepr,
@@ -17,13 +18,6 @@ import {
 /** `str(type(v))` in Python 3: `<class 'int'>`. */
 function pyClass(v: unknown): string {
   return `<class '${pyTypeName(v)}'>`;
-}
-
-/** Python's `int(x)` for the values jobs carry. */
-function toInt(v: unknown, what: string): number {
-  const n = typeof v === 'string' && /^\s*[-+]?\d+\s*$/.test(v) ? Number(v) : v;
-  if (typeof n !== 'number' || !Number.isInteger(n)) throw new InvocationError(`${what} must be an integer, got ${JSON.stringify(v)}`);
-  return n;
 }
 
 /** Sleep that ends early (returning false) when the job is aborted. */
@@ -56,20 +50,27 @@ export class TestModule {
     @inject(IModules) private readonly modules: IModules,
   ) {}
 
-  @Fn({ doc: "Return the name of the file (without extension) that provides a module: a module_dirs file's name, an npm package's name, or the module's own name for a built-in\n\nCLI Example:\n\n    salt '*' test.provider cmd" })
-  provider(module: unknown): string {
-    if (typeof module !== 'string') throw new InvocationError('module must be a module name');
+  @Fn({
+    summary: 'Return the name of the file (without extension) that provides a module',
+    description: "A module_dirs file's name, an npm package's name, or the module's own name for a built-in.",
+    examples: ["salt '*' test.provider cmd"],
+    args: { module: arg.string() },
+  })
+  provider({ module }: { module: string }): string {
     return providerName(module, this.modules.origin(module));
   }
 
-  @Fn({ doc: "Return {provider: module} for every loaded module, keyed by provider as Salt keys it\n\nCLI Example:\n\n    salt '*' test.providers" })
+  @Fn({
+    summary: 'Return {provider: module} for every loaded module, keyed by provider as Salt keys it',
+    examples: ["salt '*' test.providers"],
+  })
   providers(): Record<string, string> {
     const ret: Record<string, string> = {};
     for (const mod of this.modules.moduleNames()) ret[providerName(mod, this.modules.origin(mod))] = mod;
     return ret;
   }
 
-  @Fn({ doc: "List the module_dirs files that provide no loaded module\n\nCLI Example:\n\n    salt '*' test.not_loaded" })
+  @Fn({ summary: "List the module_dirs files that provide no loaded module", examples: ["salt '*' test.not_loaded"] })
   not_loaded(): string[] {
     const providers = new Set(Object.keys(this.providers()));
     const ret = new Set<string>();
@@ -82,12 +83,19 @@ export class TestModule {
     return [...ret].sort();
   }
 
-  @Fn({ doc: "Return the option test.foo of the minion configuration, 'unconfigured' when it is not set\n\nCLI Example:\n\n    salt '*' test.conf_test" })
+  @Fn({
+    summary: "Return the option test.foo of the minion configuration, 'unconfigured' when it is not set",
+    examples: ["salt '*' test.conf_test"],
+  })
   conf_test(): unknown {
     return this.config.get('test.foo', 'unconfigured');
   }
 
-  @Fn({ doc: "Report how functions and modules line up in the loader: every function, every module, each module's functions, and anything registered on one side only\n\nCLI Example:\n\n    salt '*' test.module_report" })
+  @Fn({
+    summary: 'Report how functions and modules line up in the loader',
+    description: "Every function, every module, each module's functions, and anything registered on one side only.",
+    examples: ["salt '*' test.module_report"],
+  })
   module_report(): Record<string, string[]> {
     const functions = this.modules.functionNames();
     const modules = this.modules.moduleNames();
@@ -103,67 +111,96 @@ export class TestModule {
     };
   }
 
-  @Fn({ doc: "Used to make sure the minion is up and responding. Returns True.\n\nCLI Example:\n\n    salt '*' test.ping" })
+  @Fn({
+    summary: 'Used to make sure the minion is up and responding. Not an ICMP ping.',
+    description: 'Returns ``True``.',
+    examples: ["salt '*' test.ping"],
+  })
   ping(): boolean {
     return true;
   }
 
-  @Fn({ doc: "Return a string - used for testing the connection\n\nCLI Example:\n\n    salt '*' test.echo 'foo bar baz quo qux'" })
-  echo(text: unknown): unknown {
+  @Fn({ summary: "Return a string - used for testing the connection", examples: ["salt '*' test.echo 'foo bar baz quo qux'"], args: { text: arg.any() } })
+  echo({ text }: { text: unknown }): unknown {
     return text;
   }
 
-  @Fn({ doc: "Return the version of brine on the minion\n\nCLI Example:\n\n    salt '*' test.version" })
+  @Fn({ summary: "Return the version of brine on the minion", examples: ["salt '*' test.version"] })
   version(): string {
     return BRINE_VERSION;
   }
 
-  @Fn({ doc: "Returns versions of components used by brine\n\nCLI Example:\n\n    salt '*' test.versions_report" })
+  @Fn({ summary: "Returns versions of components used by brine", examples: ["salt '*' test.versions_report"] })
   versions_report(): string {
     return versionsReport();
   }
 
-  @Fn({ doc: "Alias of test.versions_report\n\nCLI Example:\n\n    salt '*' test.versions" })
+  @Fn({ summary: "Alias of test.versions_report", examples: ["salt '*' test.versions"] })
   versions(): string {
     return versionsReport();
   }
 
-  @Fn({ doc: "Sleep for the given number of seconds, then return True\n\nCLI Example:\n\n    salt '*' test.sleep 20" })
-  async sleep(length: unknown): Promise<boolean> {
-    return sleep(toInt(length, 'length'), this.job.signal);
+  @Fn({ summary: "Sleep for the given number of seconds, then return True", examples: ["salt '*' test.sleep 20"], args: { length: arg.integer() } })
+  async sleep({ length }: { length: number }): Promise<boolean> {
+    return sleep(length, this.job.signal);
   }
 
-  @Fn({ doc: "Sleep for a random number of seconds up to max\n\nCLI Example:\n\n    salt '*' test.rand_sleep 60" })
-  async rand_sleep(max: unknown = 60): Promise<boolean> {
-    return sleep(randomInt(0, toInt(max, 'max') + 1), this.job.signal);
+  @Fn({ summary: "Sleep for a random number of seconds up to max", examples: ["salt '*' test.rand_sleep 60"], args: { max: arg.integer({ default: 60, min: 0 }) } })
+  async rand_sleep({ max }: { max: number }): Promise<boolean> {
+    return sleep(randomInt(0, max + 1), this.job.signal);
   }
 
-  @Fn({ doc: "Return {args, kwargs} as the function received them, publication data included\n\nCLI Example:\n\n    salt '*' test.arg 1 \"two\" 3.1 txt=\"hello\"" })
-  arg(kwargs: Record<string, unknown>, ...args: unknown[]): { args: unknown[]; kwargs: Record<string, unknown> } {
+  @Fn({
+    summary: 'Return {args, kwargs} as the function received them, publication data included',
+    examples: ['salt \'*\' test.arg 1 "two" 3.1 txt="hello"'],
+    args: {},
+    varargs: true,
+    kwargs: true,
+  })
+  arg({ args, kwargs }: { args: unknown[]; kwargs: Record<string, unknown> }): { args: unknown[]; kwargs: Record<string, unknown> } {
     return { args, kwargs };
   }
 
-  @Fn({ doc: "Return the keyword arguments, publication data included\n\nCLI Example:\n\n    salt '*' test.kwarg num=1 txt=\"two\"" })
-  kwarg(kwargs: Record<string, unknown>): Record<string, unknown> {
+  @Fn({
+    summary: 'Return the keyword arguments, publication data included',
+    examples: ['salt \'*\' test.kwarg num=1 txt="two"'],
+    args: {},
+    kwargs: true,
+  })
+  kwarg({ kwargs }: { kwargs: Record<string, unknown> }): Record<string, unknown> {
     return kwargs;
   }
 
-  @Fn({ doc: "Return the Python types of the args and kwargs\n\nCLI Example:\n\n    salt '*' test.arg_type 1 'int'" })
-  arg_type(kwargs: Record<string, unknown>, ...args: unknown[]): { args: string[]; kwargs: Record<string, string> } {
+  @Fn({
+    summary: 'Return the Python types of the args and kwargs',
+    examples: ["salt '*' test.arg_type 1 'int'"],
+    args: {},
+    varargs: true,
+    kwargs: true,
+  })
+  arg_type({ args, kwargs }: { args: unknown[]; kwargs: Record<string, unknown> }): {
+    args: string[];
+    kwargs: Record<string, string>;
+  } {
     return {
       args: args.map(pyClass),
       kwargs: Object.fromEntries(Object.entries(kwargs).map(([k, v]) => [k, pyClass(v)])),
     };
   }
 
-  @Fn({ doc: "Return the Python repr of the args and kwargs\n\nCLI Example:\n\n    salt '*' test.arg_repr 1 \"two\" 3.1 txt=\"hello\"" })
-  arg_repr(kwargs: Record<string, unknown>, ...args: unknown[]): { args: string; kwargs: string } {
+  @Fn({
+    summary: 'Return the Python repr of the args and kwargs',
+    examples: ['salt \'*\' test.arg_repr 1 "two" 3.1 txt="hello"'],
+    args: {},
+    varargs: true,
+    kwargs: true,
+  })
+  arg_repr({ args, kwargs }: { args: unknown[]; kwargs: Record<string, unknown> }): { args: string; kwargs: string } {
     return { args: pyTupleRepr(args), kwargs: pyRepr(kwargs) };
   }
 
-  @Fn({ doc: "Return the num-th Fibonacci number and the seconds it took\n\nCLI Example:\n\n    salt '*' test.fib 3" })
-  fib(num: unknown): [number, number] {
-    const n = toInt(num, 'num');
+  @Fn({ summary: "Return the num-th Fibonacci number and the seconds it took", examples: ["salt '*' test.fib 3"], args: { num: arg.integer() } })
+  fib({ num: n }: { num: number }): [number, number] {
     if (n < 0) throw new InvocationError('Negative number is not allowed!');
     const start = performance.now();
     let prev = 0;
@@ -173,9 +210,9 @@ export class TestModule {
     return [curr, (performance.now() - start) / 1000];
   }
 
-  @Fn({ doc: "Return the Collatz sequence from start and the seconds it took\n\nCLI Example:\n\n    salt '*' test.collatz 3" })
-  collatz(start: unknown): [number[], number] {
-    let n = toInt(start, 'start');
+  @Fn({ summary: "Return the Collatz sequence from start and the seconds it took", examples: ["salt '*' test.collatz 3"], args: { start: arg.integer() } })
+  collatz({ start }: { start: number }): [number[], number] {
+    let n = start;
     if (n < 1) throw new InvocationError('start must be a positive integer');
     const begin = performance.now();
     const steps: number[] = [];
@@ -186,37 +223,40 @@ export class TestModule {
     return [steps, (performance.now() - begin) / 1000];
   }
 
-  @Fn({ doc: "Return the data passed in, to test the outputter\n\nCLI Example:\n\n    salt '*' test.outputter foobar" })
-  outputter(data: unknown): unknown {
+  @Fn({ summary: "Return the data passed in, to test the outputter", examples: ["salt '*' test.outputter foobar"], args: { data: arg.any() } })
+  outputter({ data }: { data: unknown }): unknown {
     return data;
   }
 
-  @Fn({ doc: "Set the job's return code and return True\n\nCLI Example:\n\n    salt '*' test.retcode 42" })
-  retcode(code: unknown = 42): boolean {
-    this.job.retcode = toInt(code, 'code');
+  @Fn({ summary: "Set the job's return code and return True", examples: ["salt '*' test.retcode 42"], args: { code: arg.integer({ default: 42 }) } })
+  retcode({ code }: { code: number }): boolean {
+    this.job.retcode = code;
     return true;
   }
 
-  @Fn({ doc: "Raise an exception with the given message\n\nCLI Example:\n\n    salt '*' test.exception 'Oh noes!'" })
-  exception(message: unknown = 'Test Exception'): never {
-    throw new TestException(String(message));
+  @Fn({ summary: "Raise an exception with the given message", examples: ["salt '*' test.exception 'Oh noes!'"], args: { message: arg.string({ default: 'Test Exception' }) } })
+  exception({ message }: { message: string }): never {
+    throw new TestException(message);
   }
 
-  @Fn({ name: 'true', doc: "Always return True\n\nCLI Example:\n\n    salt '*' test.true" })
+  @Fn({ name: 'true', summary: "Always return True", examples: ["salt '*' test.true"] })
   true_(): boolean {
     return true;
   }
 
-  @Fn({ name: 'false', doc: "Always return False\n\nCLI Example:\n\n    salt '*' test.false" })
+  @Fn({ name: 'false', summary: "Always return False", examples: ["salt '*' test.false"] })
   false_(): boolean {
     return false;
   }
 
-  @Fn({ doc: "Hash a random number between 1 and size (hash_type: the config's hash_type, default sha256)\n\nCLI Example:\n\n    salt '*' test.random_hash hash_type=sha512" })
-  random_hash(size: unknown = 9999999999, hash_type: unknown = null): string {
-    const algo = String(hash_type ?? this.config.get('hash_type', 'sha256'));
-    const max = toInt(size, 'size');
-    if (max < 1) throw new InvocationError('size must be at least 1');
+  @Fn({
+    summary: 'Hash a random number between 1 and size',
+    description: "hash_type defaults to the minion config's hash_type (sha256 when unset).",
+    examples: ["salt '*' test.random_hash", "salt '*' test.random_hash hash_type=sha512"],
+    args: { size: arg.integer({ default: 9999999999, min: 1 }), hash_type: arg.string({ optional: true }) },
+  })
+  random_hash({ size: max, hash_type }: { size: number; hash_type?: string }): string {
+    const algo = hash_type ?? String(this.config.get('hash_type', 'sha256'));
     const value = Math.floor(Math.random() * max) + 1;
     try {
       return createHash(algo).update(String(value)).digest('hex');
@@ -225,19 +265,18 @@ export class TestModule {
     }
   }
 
-  @Fn({ doc: "Call another module function through the loader\n\nCLI Example:\n\n    salt '*' test.cross_test test.echo '[hi]'" })
-  async cross_test(func: unknown, args: unknown = null): Promise<unknown> {
-    if (typeof func !== 'string') throw new InvocationError('func must be a function name such as test.echo');
+  @Fn({ summary: "Call another module function through the loader", examples: ["salt '*' test.cross_test test.echo '[hi]'"], args: { func: arg.string({ nonEmpty: true }), args: arg.any({ optional: true }) } })
+  async cross_test({ func, args }: { func: string; args?: unknown }): Promise<unknown> {
     const list = args === null || args === undefined ? [] : Array.isArray(args) ? args : [args];
     return this.salt.call(func, list);
   }
 
-  @Fn({ doc: "Return the minion's configuration options\n\nCLI Example:\n\n    salt '*' test.get_opts" })
+  @Fn({ summary: "Return the minion's configuration options", examples: ["salt '*' test.get_opts"] })
   get_opts(): Record<string, unknown> {
     return this.config.all();
   }
 
-  @Fn({ doc: "Return the current stack trace\n\nCLI Example:\n\n    salt '*' test.stack" })
+  @Fn({ summary: "Return the current stack trace", examples: ["salt '*' test.stack"] })
   stack(): string {
     return new Error('stack').stack ?? '';
   }

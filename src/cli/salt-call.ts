@@ -4,6 +4,7 @@ import { createLogging } from '../core/log';
 import { Minion } from '../core/minion/job-loop';
 import { executorFor, grainsFor, minionSettings, resolveId, startPlugins } from './minion-runtime';
 import { FileClient } from '../core/minion/file-client';
+import { SignInError } from '../core/minion/minion-errors';
 import { formatOutput, type Outputter } from './output';
 import type { Io } from './salt';
 import { formatHighstate, type HighstateOptions } from './output/highstate';
@@ -49,12 +50,25 @@ export async function runSaltCall(opts: SaltCallOptions, io: Io): Promise<number
     const connected = async () => {
       if (!minion) {
         minion = new Minion(minionSettings(opts.config), executor, grainsFor(runtime), logging.getLogger('salt.crypt'));
-        await minion.connect();
+        await minion.connect({ once: true });
       }
       return minion;
     };
     const runtime = await startPlugins(opts.config, logging, files);
     const executor = executorFor(runtime);
+    // As Salt's caller: sign in before running anything; a master that does not answer (or a key
+    // not accepted yet) ends salt-call with Salt's text and exit code, nothing run.
+    if (!opts.local) {
+      try {
+        await connected();
+      } catch (err) {
+        await minion?.stop();
+        if (!(err instanceof SignInError)) throw err;
+        if (err.code === 'SIGN_IN_PENDING') io.out(`${err.message}\n`);
+        else io.err(`${err.message}\n`);
+        return err.exitCode;
+      }
+    }
     const job = { fun: opts.fun, arg: opts.arg, tgt: minionSettings(opts.config).id, tgt_type: 'glob', jid: 'req', ret: '', user: 'root' };
     const result = await executor.run(job);
     const out = opts.out ?? result.out ?? 'nested';

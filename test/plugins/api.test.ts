@@ -22,7 +22,7 @@ import { createHarness } from 'brine/testing';
 class Sample {
   constructor(@inject(IShell) readonly shell: IShell, @inject(IConfig) readonly config: IConfig) {}
 
-  @Fn({ doc: 'echo doc' })
+  @Fn({ summary: "echo doc" })
   echo(text: unknown): unknown {
     return text;
   }
@@ -72,7 +72,7 @@ describe('exploreModule', () => {
     expect(d.name).toBe('sample');
     expect(d.doc).toBe('A sample');
     expect([...d.functions.keys()].sort()).toEqual(['echo', 'many', 'opts', 'true']);
-    expect(d.functions.get('echo')).toMatchObject({ method: 'echo', doc: 'echo doc', params: [{ name: 'text', kind: 'positional', optional: false }] });
+    expect(d.functions.get('echo')).toMatchObject({ method: 'echo', doc: '\n    echo doc\n    ', params: [{ name: 'text', kind: 'positional', optional: false }] });
     expect(d.functions.get('true')?.method).toBe('true_');
     expect(d.functions.get('many')?.params).toEqual([
       { name: 'a', kind: 'positional', optional: false },

@@ -16,20 +16,20 @@ export class HelloModule {
   ) {}
 
   /** Say hello. */
-  @Fn({ doc: "Return 'hello world' and the minion's id\n\nCLI Example:\n\n    salt '*' hello.world" })
+  @Fn({ summary: "Return 'hello world' and the minion's id", examples: ["salt '*' hello.world"] })
   world(): string {
     return `hello world from ${String(this.grains.get('id', 'unknown'))}`;
   }
 
   /** Positional and keyword arguments: `salt '*' hello.greet bob punctuation='?'`. */
-  @Fn({ doc: "Greet someone\n\nCLI Example:\n\n    salt '*' hello.greet bob punctuation='?'" })
+  @Fn({ summary: "Greet someone", examples: ["salt '*' hello.greet bob punctuation='?'"] })
   greet(name: unknown, punctuation: unknown = '!'): string {
     if (typeof name !== 'string' || name === '') throw new InvocationError('name must be a non-empty string');
     return `hello ${name}${String(punctuation)}`;
   }
 
   /** Uses the shell service; a failing command is a CommandExecutionError (Salt's "ERROR: ..."). */
-  @Fn({ doc: "Return the output of uptime\n\nCLI Example:\n\n    salt '*' hello.uptime" })
+  @Fn({ summary: "Return the output of uptime", examples: ["salt '*' hello.uptime"] })
   async uptime(): Promise<string> {
     const res = await this.shell.run(['uptime']);
     if (res.retcode !== 0) throw new CommandExecutionError(`uptime failed with exit code ${res.retcode}`, { info: res.stderr });

@@ -109,6 +109,10 @@ export const MASTER_OPTIONS: Record<string, OptionSpec> = {
   max_minions: o('int', 0),
   /** brine: longest request (bytes) the request port decodes; longer ones get "bad load". */
   max_request_size: o('int', 64 * 1024 * 1024),
+  /** brine: pending keys kept at most; new ids beyond are answered "pending" without a file. */
+  max_pending_keys: o('int', 1000),
+  /** brine: `_auth` requests per connection per second; more get "bad load". */
+  auth_rate_limit: o('int', 10),
   con_cache: o('bool', false),
   preserve_minion_cache: o('bool', false),
   rotate_aes_key: o('bool', true),

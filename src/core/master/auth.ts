@@ -10,6 +10,7 @@ import type { PublishKey } from './publish-key';
 import type { Sessions } from './sessions';
 import type { MasterEvents } from './events';
 import type { MasterRsa } from './rsa-pool';
+import type { PendingKeyCap } from './sign-in-limits';
 
 export interface AuthPolicy {
   /** auto_accept: every new key is accepted. */
@@ -19,6 +20,8 @@ export interface AuthPolicy {
   /** open_mode: every key is accepted, replacing what was there. */
   openMode: boolean;
   publishPort: number;
+  /** max_pending_keys: new ids beyond it are answered "pending" without a key file. */
+  pendingCap?: PendingKeyCap;
 }
 
 /** A 16384-bit RSA public key is under 3 kB of PEM. */
@@ -58,8 +61,14 @@ export class AuthService {
       this.keys.acceptOpen(id, req.pub);
       return this.accept(req);
     }
+    const autoAccepts = this.policy.autoAccept || this.policy.autosign.matches(id);
+    const cap = this.policy.pendingCap;
+    // An id with no key file yet would add one to minions_pre: only below max_pending_keys.
+    if (cap && !autoAccepts && this.keys.state(id) === undefined && !cap.allows(this.keys.list('pending').length)) {
+      return this.clearReply('pending', nonce);
+    }
     let decision = this.keys.authDecision(id, req.pub);
-    if (decision.state === 'pending' && (this.policy.autoAccept || this.policy.autosign.matches(id))) {
+    if (decision.state === 'pending' && autoAccepts) {
       this.keys.accept([id]);
       this.log.info(`Accepted key for ${id} (${this.policy.autoAccept ? 'auto_accept' : 'autosign_file'})`);
       decision = { state: 'accepted' };

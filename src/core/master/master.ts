@@ -17,6 +17,7 @@ import { MineStore } from './mine-store';
 import { MinionRequests } from './minion-requests';
 import { PublishKey } from './publish-key';
 import { DEFAULT_MAX_REQUEST_SIZE, RequestHandler } from './request-handler';
+import { DEFAULT_AUTH_RATE_LIMIT, DEFAULT_MAX_PENDING_KEYS, PendingKeyCap, SignInRateLimit } from './sign-in-limits';
 import { RsaPool } from './rsa-pool';
 import { writeRootKey } from './root-key';
 import { Sessions } from './sessions';
@@ -55,6 +56,10 @@ export interface MasterSettings {
   loop_interval?: number;
   /** brine: requests longer than this many bytes get "bad load" before decoding (docs/security.md). */
   max_request_size?: number;
+  /** brine: new ids beyond this many pending keys are answered "pending" without a key file. */
+  max_pending_keys?: number;
+  /** brine: `_auth` requests allowed per connection per second. */
+  auth_rate_limit?: number;
 }
 
 /** loop_interval in ms for the job cache cleaner; a bad value is a configuration error. */
@@ -145,6 +150,7 @@ export class Master {
       autosign: new AutosignFile(s.autosign_file || undefined),
       openMode: s.open_mode,
       publishPort: s.publish_port,
+      pendingCap: new PendingKeyCap(positiveOption('max_pending_keys', s.max_pending_keys, DEFAULT_MAX_PENDING_KEYS), this.log),
     }, this.log);
     const jobs = new JobService(() => this.accepted, dataCache, masterKey, this.publishKey, this.publisher, this.events, s.nodegroups, { jobs: jobCache, returns }, this.log, (id) => this.sessions.get(id) !== undefined);
     const handler = new RequestHandler(auth, jobs, this.sessions, dataCache, this.events, rsa, {
@@ -158,6 +164,7 @@ export class Master {
       options: s as unknown as Record<string, unknown>,
     }), this.log, {
       maxRequestSize: positiveOption('max_request_size', s.max_request_size, DEFAULT_MAX_REQUEST_SIZE),
+      signIns: new SignInRateLimit(positiveOption('auth_rate_limit', s.auth_rate_limit, DEFAULT_AUTH_RATE_LIMIT)),
     });
 
     await this.events.open(s.sock_dir);
@@ -165,7 +172,7 @@ export class Master {
     this.accepted = new Set(this.keyListing.accepted);
     this.watchKeys();
     this.requests.serve(
-      (payload) => handler.handle(payload),
+      (payload, peer) => handler.handle(payload, peer),
       (err) => this.log.error(`Request handling failed: ${(err as Error)?.stack ?? err}`),
     );
     this.log.info(`Starting the Salt Publisher on ${tcp(s.interface, s.publish_port)}`);

@@ -19,12 +19,15 @@ import type { JobService } from './jobs';
 import type { MinionDataCache } from './minion-data-cache';
 import type { MinionSession, Sessions } from './sessions';
 import type { MasterRsa } from './rsa-pool';
+import type { SignInRateLimit } from './sign-in-limits';
 import type { MinionRequests } from './minion-requests';
 
 /** Bounds on what one request may cost (see docs/security.md). */
 export interface RequestLimits {
   /** max_request_size: requests longer than this many bytes are refused before decoding. */
   maxRequestSize: number;
+  /** auth_rate_limit: `_auth` requests per connection per second; more get "bad load". */
+  signIns?: SignInRateLimit;
 }
 
 /** 64 MiB: far above any sign-in or ping, room for a large `_return`. */
@@ -49,7 +52,8 @@ export class RequestHandler {
     private readonly limits: RequestLimits = { maxRequestSize: DEFAULT_MAX_REQUEST_SIZE },
   ) {}
 
-  async handle(payload: Buffer): Promise<Buffer> {
+  /** `peer` is the connection the request came on (ZeroMQ's routing id), for rate limits. */
+  async handle(payload: Buffer, peer?: Buffer): Promise<Buffer> {
     // Before decoding: an oversized request costs its length check, nothing more.
     if (payload.length > this.limits.maxRequestSize) {
       this.log.warning(`Dropped a request of ${payload.length} bytes, more than max_request_size (${this.limits.maxRequestSize})`);
@@ -57,7 +61,7 @@ export class RequestHandler {
     }
     try {
       const envelope = parseRequestEnvelope(decode(payload));
-      if (envelope.enc === 'clear') return await this.clear(envelope.load);
+      if (envelope.enc === 'clear') return await this.clear(envelope.load, peer);
       return await this.aes(envelope.id, payload);
     } catch (err) {
       // Whatever failed, the peer gets an answer: a BrineError is a bad request, anything else a
@@ -72,9 +76,13 @@ export class RequestHandler {
     }
   }
 
-  private async clear(load: Record<string, unknown>): Promise<Buffer> {
+  private async clear(load: Record<string, unknown>, peer: Buffer | undefined): Promise<Buffer> {
     switch (load.cmd) {
       case '_auth':
+        if (this.limits.signIns && !this.limits.signIns.allow(peer)) {
+          this.log.warning(`Sign-in refused: more than auth_rate_limit (${this.limits.signIns.perSecond}) _auth requests per second on one connection`);
+          return BAD_LOAD_REPLY;
+        }
         return await this.auth.handle(parseAuthRequest(load));
       case 'publish': {
         const req = parsePublishRequestLoad(load);

@@ -16,7 +16,7 @@ import { assertMinionId } from '../protocol/minion-id';
 import type { Logger } from '../log';
 import { RequestClient, SubscribeClient, raiseSocketLimit } from '../transport/zeromq';
 import { cpuTurn } from './cpu-turn';
-import { MasterKeyMismatchError, MinionRejectedError, decodeOrNull, rejectedError } from './minion-errors';
+import { MasterKeyMismatchError, MinionRejectedError, SignInError, decodeOrNull, rejectedError } from './minion-errors';
 import { checkMasterFinger, openTrustedAuthReply } from './master-trust';
 import { cacheMasterKey, ensureMinionKeys, readCachedMasterKey, type MinionKeys } from './minion-keys';
 import {
@@ -75,6 +75,8 @@ export class MinionChannel {
   private signingIn?: Promise<Session>;
   private tok!: Buffer;
   private stopped = false;
+  /** salt-call's single sign-in round (see connect). */
+  private once = false;
   /** Date.now() of the last successful sign-in. */
   private lastSignIn = 0;
   private readonly policy: SignInSettings;
@@ -111,8 +113,13 @@ export class MinionChannel {
     return this.settings.id;
   }
 
-  /** Keys, the request channel and sign-in, without subscribing (salt-call needs no more). */
-  async connect(): Promise<Session> {
+  /**
+   * Keys, the request channel and sign-in, without subscribing (salt-call needs no more).
+   * `once` is salt-call's sign-in (Salt's caller mode): one round of auth_tries requests, and a
+   * master that does not answer, or a key not accepted yet, is a SignInError instead of a wait.
+   */
+  async connect(options: { once?: boolean } = {}): Promise<Session> {
+    this.once = options.once === true;
     raiseSocketLimit(20_000);
     const s = this.settings;
     // Loading the key and the X9.31 tok are RSA work: many minions in one process (the bench)
@@ -182,6 +189,9 @@ export class MinionChannel {
     };
     for (;;) {
       const sent = await this.signInRound();
+      if (sent === null && this.once) {
+        throw new SignInError('SIGN_IN_TIMEOUT', 'Attempt to authenticate with the salt master failed with timeout error', 1);
+      }
       if (sent === null) {
         this.log.warning(`Master ${s.master}:${s.master_port} answered none of ${this.policy.auth_tries} sign-in requests; signing in again in ${wait} s`);
         await waitMore();
@@ -206,6 +216,9 @@ export class MinionChannel {
       }
       if (answer.kind === 'rejected') {
         throw rejectedError(s.id);
+      }
+      if (answer.kind !== 'accepted' && this.once) {
+        throw new SignInError('SIGN_IN_PENDING', 'Minion failed to authenticate with the master, has the minion key been accepted?', 2);
       }
       if (answer.kind !== 'accepted') {
         this.log.error(

@@ -80,9 +80,9 @@ export class Minion {
     this.log.info(`Minion "${s.id}" is ready: signed in and subscribed to ${s.master}:${this.channel.publishPort}`);
   }
 
-  /** Keys, the request channel and sign-in, without subscribing: what salt-call needs. */
-  connect(): Promise<Session> {
-    return this.channel.connect();
+  /** Keys, the request channel and sign-in, without subscribing: what salt-call needs (`once`: see ChannelClient.connect). */
+  connect(options: { once?: boolean } = {}): Promise<Session> {
+    return this.channel.connect(options);
   }
 
   /** An aes request to the master and its decrypted answer (the file client uses this). */

@@ -18,6 +18,16 @@ export class MasterKeyMismatchError extends BrineError {
   }
 }
 
+/**
+ * salt-call's sign-in failed (Salt's caller mode signs in once, before running anything): the
+ * master did not answer (exit 1) or our key is not accepted yet (exit 2), with Salt's texts.
+ */
+export class SignInError extends BrineError {
+  constructor(code: 'SIGN_IN_TIMEOUT' | 'SIGN_IN_PENDING', message: string, readonly exitCode: number) {
+    super(code, message);
+  }
+}
+
 /** Salt's CRITICAL text when the master rejected our key, with brine's hint on why. */
 export function rejectedError(id: string): MinionRejectedError {
   return new MinionRejectedError(

@@ -26,6 +26,9 @@ export function hasGlobChars(pattern: string): boolean {
 const CACHE_LIMIT = 2048;
 const cache = new Map<string, RegExp>();
 
+/** Longest glob compiled: far beyond any id pattern, short enough to compile in microseconds. */
+export const MAX_GLOB_LENGTH = 8192;
+
 /** The anchored RegExp for a glob pattern, from a bounded LRU cache. */
 export function compileGlob(pattern: string): RegExp {
   const hit = cache.get(pattern);
@@ -34,6 +37,12 @@ export function compileGlob(pattern: string): RegExp {
     cache.delete(pattern);
     cache.set(pattern, hit);
     return hit;
+  }
+  if (pattern.length > MAX_GLOB_LENGTH) {
+    // Compiling costs seconds of the event loop at ~100k characters, and V8 refuses some sooner.
+    throw new TargetError('BAD_TARGET', `glob pattern of ${pattern.length} characters is too large to match (at most ${MAX_GLOB_LENGTH})`, {
+      hint: 'use a shorter glob, or a list target (-L) for many ids',
+    });
   }
   let re: RegExp;
   try {

@@ -3,15 +3,15 @@
  * here; host and plugins share one tsyringe, so `inject` below is the host's own.
  *
  * @example
- * import { Module, Fn, inject, IShell, CommandExecutionError } from 'brine/plugin';
+ * import { Module, Fn, arg, inject, IShell, CommandExecutionError } from 'brine/plugin';
  *
  * @Module('hello')
  * export class Hello {
  *   constructor(@inject(IShell) private readonly shell: IShell) {}
  *
- *   @Fn({ doc: "Say hello. CLI: salt '*' hello.world" })
- *   async world(): Promise<string> {
- *     const res = await this.shell.run(['echo', 'hello']);
+ *   @Fn({ summary: 'Say hello', examples: ["salt '*' hello.world bob"], args: { name: arg.string({ default: 'world' }) } })
+ *   async world({ name }: { name: string }): Promise<string> {
+ *     const res = await this.shell.run(['echo', 'hello', name]);
  *     if (res.retcode !== 0) throw new CommandExecutionError('echo failed');
  *     return res.stdout.trim();
  *   }
@@ -20,7 +20,9 @@
 import 'reflect-metadata';
 
 export { inject, injectable } from 'tsyringe';
-export { Module, Fn, GrainsProvider, type ModuleOptions, type FnOptions } from './decorators';
+export { Module, Fn, GrainsProvider, type ModuleOptions, type FnOptions, type CallArgs, type TypedMethodDecorator } from './decorators';
+export { arg, type ArgDef, type ArgSchema, type ArgsOf, type ArgType } from './args';
+export type { FnDocs } from './metadata';
 export {
   IShell,
   IGrains,

@@ -3,6 +3,7 @@
  * `Reflect` access). Decorators call the `record*` functions; the loader calls the `read*` ones.
  */
 import 'reflect-metadata';
+import type { ArgSchema } from './args';
 
 /** What `@Module` records. */
 export interface ModuleMetadata {
@@ -11,16 +12,31 @@ export interface ModuleMetadata {
   available?: (grains: Record<string, unknown>) => true | string | false;
 }
 
+/** Structured documentation of a function; `sys.doc` renders it as Salt prints docstrings. */
+export interface FnDocs {
+  /** One line: what the function does. */
+  summary?: string;
+  /** More paragraphs (separated by blank lines). */
+  description?: string;
+  /** Command lines, shown under "CLI Example:". */
+  examples?: readonly string[];
+}
+
 /** What `@Fn` records for one method. */
-export interface FnMetadata {
+export interface FnMetadata extends FnDocs {
   /** The method's property name on the prototype. */
   method: string;
   /** The public name (`test.true` from method `true_`); defaults to the method name. */
   name?: string;
-  doc?: string;
-  /** Parameter names, overriding what the loader reads from the method's source. */
-  args?: string[];
-  /** Which parameter is the keyword options object: `true` = the last one, a string = by name. */
+  /** The declared arguments; absent = read the parameters from the method's source (plain JS). */
+  args?: ArgSchema;
+  /** Python's `*args`: the key of the call object that receives extra positional values. */
+  varargs?: string;
+  /**
+   * Python's `**kwargs`: with a schema, the key of the call object that receives the other
+   * keyword arguments and Salt's `__pub_*` data; without one, which parameter is the options
+   * object (`true` = the last one, a string = by name).
+   */
   kwargs?: boolean | string;
   /** The outputter for this function's return (Salt's `__outputter__`). */
   outputter?: string;

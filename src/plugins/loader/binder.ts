@@ -1,4 +1,5 @@
 import { ArgumentError, InvocationError } from '../api/errors';
+import { coerceArg } from './coerce';
 import type { FnDescriptor } from './descriptors';
 
 /** Salt's job data handed to a function that accepts any keyword, as `__pub_<key>`. */
@@ -6,20 +7,31 @@ export type PubData = Record<string, unknown>;
 
 const UNSET = Symbol('unset');
 
+// salt.utils.args.KWARG_REGEX: a positional string "name=value" is a keyword argument.
+const KWARG_STRING = /^([\p{L}\p{Nl}_][\p{L}\p{N}_.-]*)=(?!=)(.*)\n?$/u;
+
 function isKwargMap(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v) && !Buffer.isBuffer(v) && (v as Record<string, unknown>).__kwarg__ === true;
 }
 
-/** Split a Salt `arg` list into positional values and keyword arguments (maps with `__kwarg__: true`). */
+/**
+ * Split a Salt `arg` list into positional values and keyword arguments: maps with `__kwarg__: true`
+ * and, as Salt's minion reads them, positional strings of the form `name=value`.
+ *
+ * @example
+ * splitArgs(['a', 'b=1', { __kwarg__: true, c: 2 }]) // { positional: ['a'], keywords: Map { 'b' => '1', 'c' => 2 } }
+ */
 export function splitArgs(arg: readonly unknown[]): { positional: unknown[]; keywords: Map<string, unknown> } {
   const positional: unknown[] = [];
   const keywords = new Map<string, unknown>();
   for (const item of arg) {
     if (isKwargMap(item)) {
       for (const [k, v] of Object.entries(item)) if (k !== '__kwarg__') keywords.set(k, v);
-    } else {
-      positional.push(item);
+      continue;
     }
+    const m = typeof item === 'string' ? KWARG_STRING.exec(item) : null;
+    if (m) keywords.set(m[1], m[2]);
+    else positional.push(item);
   }
   return { positional, keywords };
 }
@@ -37,26 +49,35 @@ function takesMessage(fn: string, min: number, max: number, given: number): stri
   return `${fn}() takes ${takes} but ${given} ${given === 1 ? 'was' : 'were'} given`;
 }
 
+// Python's str() of a value in "The following keyword arguments are not valid: k=v".
 function showValue(v: unknown): string {
-  return typeof v === 'string' ? v : JSON.stringify(v) ?? String(v);
+  if (typeof v === 'string') return v;
+  if (v === null || v === undefined) return 'None';
+  if (typeof v === 'boolean') return v ? 'True' : 'False';
+  return JSON.stringify(v) ?? String(v);
 }
 
 /**
- * Maps a job's `arg` list onto a function's parameters (the convention is documented on
- * `toParamSpecs` in explorer.ts) and returns the values to call the method with.
- * Unknown keywords throw `InvocationError` ("The following keyword arguments are not valid:
- * k=v", Salt's check); wrong counts throw `ArgumentError` with Python's `TypeError` wording.
+ * Maps a job's `arg` list onto a function's parameters the way Salt's minion does
+ * (`load_args_and_kwargs`, then Python's call rules) and returns the values to call the method
+ * with: one object for a function with a schema (values coerced and validated), the values in
+ * order for a plain-JS one.
+ * - a keyword naming no parameter, for a function without `**kwargs`: `InvocationError` "The
+ *   following keyword arguments are not valid: k=v" (Salt's check);
+ * - too many or too few values, a value given twice: `ArgumentError` with Python's `TypeError`
+ *   wording ("echo() missing 1 required positional argument: 'text'");
+ * - a value of the wrong type or out of bounds: `InvocationError` naming the argument.
  * `pub` is given only for jobs from a master, not for cross-calls, as in Salt.
  *
  * @example
- * bindArguments(echoDescriptor, ['hi'])                                  // ['hi']
- * bindArguments(echoDescriptor, [])  // throws ArgumentError "echo() missing 1 required positional argument: 'text'"
+ * bindArguments(echoDescriptor, ['hi'])  // [{ text: 'hi' }]
+ * bindArguments(echoDescriptor, [])      // throws ArgumentError "echo() missing 1 required positional argument: 'text'"
  */
 export function bindArguments(fn: FnDescriptor, arg: readonly unknown[], pub?: PubData): unknown[] {
   const { positional, keywords } = splitArgs(arg);
   const named = fn.params.filter((p) => p.kind === 'positional');
-  const restIndex = fn.params.findIndex((p) => p.kind === 'rest');
-  const bagIndex = fn.params.findIndex((p) => p.kind === 'kwargs');
+  const rest = fn.params.find((p) => p.kind === 'rest');
+  const bagParam = fn.params.find((p) => p.kind === 'kwargs');
   const values: unknown[] = named.map(() => UNSET);
   const bag: Record<string, unknown> = {};
 
@@ -67,7 +88,7 @@ export function bindArguments(fn: FnDescriptor, arg: readonly unknown[], pub?: P
     if (i !== -1) {
       if (i < positional.length) duplicated.push(key);
       values[i] = value;
-    } else if (bagIndex !== -1 && (fn.kwargsKeys === null || fn.kwargsKeys.includes(key))) {
+    } else if (bagParam && (fn.kwargsKeys === null || fn.kwargsKeys.includes(key))) {
       bag[key] = value;
     } else {
       invalid.push(`${key}=${showValue(value)}`);
@@ -75,22 +96,33 @@ export function bindArguments(fn: FnDescriptor, arg: readonly unknown[], pub?: P
   }
   if (invalid.length > 0) throw new InvocationError(`The following keyword arguments are not valid: ${invalid.join(', ')}`);
 
-  if (restIndex === -1 && positional.length > named.length) {
+  if (!rest && positional.length > named.length) {
     const min = named.filter((p) => !p.optional).length;
-    throw new ArgumentError(takesMessage(fn.name, min, named.length, positional.length));
+    throw new ArgumentError(takesMessage(fn.method, min, named.length, positional.length));
   }
-  if (duplicated.length > 0) throw new ArgumentError(`${fn.name}() got multiple values for argument '${duplicated[0]}'`);
+  if (duplicated.length > 0) throw new ArgumentError(`${fn.method}() got multiple values for argument '${duplicated[0]}'`);
   positional.slice(0, named.length).forEach((v, i) => (values[i] = v));
   const missing = named.filter((p, i) => !p.optional && values[i] === UNSET).map((p) => p.name);
   if (missing.length > 0) {
     throw new ArgumentError(
-      `${fn.name}() missing ${missing.length} required positional argument${missing.length === 1 ? '' : 's'}: ${quoteList(missing)}`,
+      `${fn.method}() missing ${missing.length} required positional argument${missing.length === 1 ? '' : 's'}: ${quoteList(missing)}`,
     );
   }
-  if (bagIndex !== -1 && fn.kwargsKeys === null && pub) {
+  if (bagParam && fn.kwargsKeys === null && pub) {
     for (const [k, v] of Object.entries(pub)) bag[`__pub_${k}`] = v;
   }
+  const extra = positional.slice(named.length);
 
+  if (fn.call === 'object') {
+    const call: Record<string, unknown> = {};
+    named.forEach((p, i) => {
+      const v = values[i] === UNSET ? undefined : values[i];
+      call[p.name] = p.arg ? coerceArg(p.arg, p.name, v) : v;
+    });
+    if (rest) call[rest.name] = extra;
+    if (bagParam) call[bagParam.name] = bag;
+    return [call];
+  }
   const call: unknown[] = [];
   let nextNamed = 0;
   for (const p of fn.params) {
@@ -100,7 +132,7 @@ export function bindArguments(fn: FnDescriptor, arg: readonly unknown[], pub?: P
     } else if (p.kind === 'kwargs') {
       call.push(bag);
     } else {
-      call.push(...positional.slice(named.length));
+      call.push(...extra);
     }
   }
   return call;

@@ -23,7 +23,7 @@ export function argspecOf(fn: FnDescriptor): ArgSpec {
   // Salt's defaults are the values of the trailing parameters that have one.
   let firstDefault = positional.length;
   while (firstDefault > 0 && positional[firstDefault - 1].optional) firstDefault--;
-  const defaults = positional.slice(firstDefault).map((p) => defaultValueOf(p.defaultText));
+  const defaults = positional.slice(firstDefault).map((p) => (p.arg ? (p.arg.default ?? null) : defaultValueOf(p.defaultText)));
   return {
     args: positional.length > 0 ? positional.map((p) => p.name) : null,
     defaults: defaults.length > 0 ? defaults : null,

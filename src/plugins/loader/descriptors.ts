@@ -1,4 +1,5 @@
-import type { InjectionToken } from '../api/metadata';
+import type { ArgDef } from '../api/args';
+import type { FnDocs, InjectionToken } from '../api/metadata';
 
 /** A plugin class as written: any constructor. */
 export type PluginClass = new (...args: never[]) => object;
@@ -11,7 +12,9 @@ export interface ParamSpec {
   kind: 'positional' | 'rest' | 'kwargs';
   /** Has a default, so it may be left out. */
   optional: boolean;
-  /** The default's source text, when the loader could read it (for `sys.argspec`). */
+  /** The declared argument (functions with a schema): coerced and validated before the call. */
+  arg?: ArgDef;
+  /** The default's source text, when the loader read it from plain-JS source (for `sys.argspec`). */
   defaultText?: string;
 }
 
@@ -21,10 +24,17 @@ export interface FnDescriptor {
   name: string;
   /** The method's property name on the class. */
   method: string;
+  /** The docstring as Salt's `sys.doc` shows it, rendered from `docs`. */
   doc: string;
+  docs: FnDocs;
   params: ParamSpec[];
   /** Keyword names the options object accepts; null = any keyword, plus Salt's `__pub_*` data. */
   kwargsKeys: string[] | null;
+  /**
+   * `object`: the method receives one object keyed by parameter name (functions with a schema);
+   * `positional`: values in parameter order (plain-JS functions read from source).
+   */
+  call: 'object' | 'positional';
   /** The outputter the CLI uses for this function's return, when it has one of its own. */
   outputter?: string;
 }

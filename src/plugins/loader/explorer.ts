@@ -1,20 +1,21 @@
 import { PluginDefinitionError } from '../api/errors';
-import { readFns, readInjectionTokens, readModule, type FnMetadata } from '../api/metadata';
+import type { ArgSchema } from '../api/args';
+import { readFns, readInjectionTokens, readModule, type FnDocs, type FnMetadata } from '../api/metadata';
+import { renderDocstring } from './docstring';
 import type { FnDescriptor, ModuleDescriptor, ParamSpec, PluginClass } from './descriptors';
 import { readParams, type SourceParam } from './params';
 
-/** Params written as `@Fn({ args: ['text', 'count?', '...rest'] })`. */
-function paramsFromOption(args: string[]): SourceParam[] {
-  return args.map((a) => {
-    const rest = a.startsWith('...');
-    const bare = rest ? a.slice(3) : a;
-    const hasDefault = bare.endsWith('?');
-    return { name: hasDefault ? bare.slice(0, -1) : bare, rest, hasDefault };
-  });
+/** Params of a function declared with a schema: its arguments, then `*args`, then `**kwargs`. */
+function paramsFromSchema(meta: FnMetadata & { args: ArgSchema }): { params: ParamSpec[]; kwargsKeys: string[] | null } {
+  const params: ParamSpec[] = Object.entries(meta.args).map(([name, arg]) => ({ name, kind: 'positional', optional: arg.optional, arg }));
+  if (meta.varargs) params.push({ name: meta.varargs, kind: 'rest', optional: true });
+  if (typeof meta.kwargs === 'string') params.push({ name: meta.kwargs, kind: 'kwargs', optional: true });
+  return { params, kwargsKeys: typeof meta.kwargs === 'string' ? null : [] };
 }
 
 /**
- * The argument convention, applied to one method's parameters:
+ * The argument convention of plain-JS functions (no schema), applied to the method's parameters
+ * as its source names them:
  * - parameters are filled in order by the job's positional values;
  * - a keyword argument fills the parameter of the same name;
  * - a rest parameter (`...args`) takes the remaining positional values (Python's `*args`);
@@ -77,14 +78,21 @@ export function exploreModule(cls: unknown): ModuleDescriptor {
     const name = fnMeta.name ?? fnMeta.method;
     if (name.startsWith('_')) continue; // Salt's rule: leading underscore = private helper
     if (functions.has(name)) throw new PluginDefinitionError(`${where}: two functions are named '${name}'`);
+    const docs: FnDocs = { summary: fnMeta.summary, description: fnMeta.description, examples: fnMeta.examples };
+    const doc = renderDocstring(docs);
+    if (fnMeta.args) {
+      const { params, kwargsKeys } = paramsFromSchema({ ...fnMeta, args: fnMeta.args });
+      functions.set(name, { name, method: fnMeta.method, doc, docs, params, kwargsKeys, call: 'object', outputter: fnMeta.outputter });
+      continue;
+    }
     let source: SourceParam[];
     try {
-      source = fnMeta.args ? paramsFromOption(fnMeta.args) : readParams(method as (...a: never[]) => unknown);
+      source = readParams(method as (...a: never[]) => unknown);
     } catch (err) {
-      throw new PluginDefinitionError(`${where}: cannot read its parameters; list them with @Fn({ args: [...] })`, { cause: err });
+      throw new PluginDefinitionError(`${where}: cannot read its parameters; declare them with @Fn({ args: { ... } })`, { cause: err });
     }
     const { params, kwargsKeys } = toParamSpecs(where, fnMeta, source);
-    functions.set(name, { name, method: fnMeta.method, doc: fnMeta.doc ?? '', params, kwargsKeys, outputter: fnMeta.outputter });
+    functions.set(name, { name, method: fnMeta.method, doc, docs, params, kwargsKeys, call: 'positional', outputter: fnMeta.outputter });
   }
   const injections = readInjectionTokens(klass);
   for (let i = 0; i < klass.length; i++) {

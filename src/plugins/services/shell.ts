@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
-import { accessSync, constants, readFileSync, statSync } from 'node:fs';
-import { constants as osConstants, homedir } from 'node:os';
+import { randomUUID } from 'node:crypto';
+import { accessSync, closeSync, constants, mkdtempSync, openSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { constants as osConstants, homedir, tmpdir } from 'node:os';
 import { delimiter, isAbsolute, join } from 'node:path';
 import { CommandExecutionError, InvocationError } from '../api/errors';
 import type { IShell, ShellResult, ShellRunOptions } from '../api/services';
@@ -14,12 +15,51 @@ function parseUmask(umask: string | number): number {
   return parseInt(text, 8);
 }
 
+interface LocalUser {
+  name: string;
+  uid: number;
+  gid: number;
+  home: string;
+}
+
 /** uid, gid and home of a local user, from /etc/passwd. */
-function lookupUser(name: string): { uid: number; gid: number; home: string } {
+function lookupUser(name: string): LocalUser {
   const line = readFileSync('/etc/passwd', 'utf8').split('\n').find((l) => l.split(':')[0] === name);
   if (!line) throw new CommandExecutionError(`User '${name}' is not available`);
   const f = line.split(':');
-  return { uid: Number(f[2]), gid: Number(f[3]), home: f[5] };
+  return { name, uid: Number(f[2]), gid: Number(f[3]), home: f[5] };
+}
+
+/**
+ * The login environment of `user`, as Salt's cmdmod builds it for `runas`: `su -s SHELL - USER`
+ * prints its environment between two markers (so a noisy profile cannot confuse the parse);
+ * USER and HOME are then forced to the user's own, as Salt does. When su cannot log the user in
+ * (PAM, no su), Salt goes on with only USER and HOME, and so does this.
+ */
+function loginEnvironment(user: LocalUser, shell: string): Promise<Record<string, string>> {
+  const marker = `<<<${randomUUID()}>>>`;
+  return new Promise((resolvePromise) => {
+    const child = spawn('su', ['-s', shell, '-', user.name, '-c', `printf %s '${marker}'; env -0; printf %s '${marker}'`], {
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
+    const out: Buffer[] = [];
+    child.stdout.on('data', (b: Buffer) => out.push(b));
+    const finish = () => {
+      const parts = Buffer.concat(out).toString('utf8').split(marker);
+      const env: Record<string, string> = {};
+      if (parts.length === 3) {
+        for (const entry of parts[1].split('\0')) {
+          const eq = entry.indexOf('=');
+          if (eq > 0) env[entry.slice(0, eq)] = entry.slice(eq + 1);
+        }
+      }
+      env.USER = user.name;
+      env.HOME = user.home;
+      resolvePromise(env);
+    };
+    child.once('error', finish);
+    child.once('close', finish);
+  });
 }
 
 /** The gid of a local group, from /etc/group (a number is taken as a gid). */
@@ -41,12 +81,12 @@ function lookupGroup(name: string): number {
  */
 export class NodeShell implements IShell {
   async run(command: string | string[], options: ShellRunOptions = {}): Promise<ShellResult> {
-    const p = this.prepare(command, options);
+    const p = await this.prepare(command, options);
     return this.spawnAndWait(p.argv, { cwd: p.cwd, env: p.env, uid: p.uid, gid: p.gid, stdin: options.stdin, timeout: options.timeout, signal: options.signal });
   }
 
   async runBackground(command: string | string[], options: ShellRunOptions = {}): Promise<{ pid: number }> {
-    const p = this.prepare(command, options);
+    const p = await this.prepare(command, options);
     return new Promise((resolvePromise, reject) => {
       const child = spawn(p.argv[0], p.argv.slice(1), { cwd: p.cwd, env: p.env, detached: true, stdio: 'ignore', uid: p.uid, gid: p.gid });
       child.once('error', (e) => reject(new CommandExecutionError(`Unable to run command '${p.argv.join(' ')}': ${e.message}`, { cause: e })));
@@ -58,7 +98,7 @@ export class NodeShell implements IShell {
   }
 
   /** argv, cwd, environment and identity of a command, checked as Salt checks them. */
-  private prepare(command: string | string[], options: ShellRunOptions): { argv: string[]; cwd: string; env: NodeJS.ProcessEnv; uid?: number; gid?: number } {
+  private async prepare(command: string | string[], options: ShellRunOptions): Promise<{ argv: string[]; cwd: string; env: NodeJS.ProcessEnv; uid?: number; gid?: number }> {
     if (typeof command === 'string' ? command.trim() === '' : command.length === 0) {
       throw new InvocationError('The command to run is empty');
     }
@@ -68,7 +108,7 @@ export class NodeShell implements IShell {
     else argv = splitCommand(command);
 
     const me = process.getuid?.() ?? -1;
-    let user: { uid: number; gid: number; home: string } | undefined;
+    let user: LocalUser | undefined;
     if (options.runas !== undefined && options.runas !== '') {
       user = lookupUser(options.runas);
       if (me !== 0 && me !== user.uid) {
@@ -93,7 +133,11 @@ export class NodeShell implements IShell {
     if (wrapper.length > 0 || options.mergeStderr) {
       argv = ['/bin/sh', '-c', `${[...wrapper, `exec "$@"${options.mergeStderr ? ' 2>&1' : ''}`].join('; ')}`, 'sh', ...argv];
     }
-    const env = { ...(options.cleanEnv ? {} : process.env), ...(options.env ?? {}) };
+    // runas: the user's login environment under the caller's variables, USER and HOME the user's.
+    const asUser = user ? { ...(await loginEnvironment(user, options.shell ?? '/bin/sh')), ...(options.env ?? {}), USER: user.name, HOME: user.home } : options.env ?? {};
+    const env: NodeJS.ProcessEnv = { ...(options.cleanEnv ? {} : process.env), ...asUser };
+    // As Salt: systemd's notify socket is the minion's, not the command's.
+    if (options.env?.NOTIFY_SOCKET === undefined) delete env.NOTIFY_SOCKET;
     return { argv, cwd, env, uid: user?.uid, gid };
   }
 
@@ -102,14 +146,22 @@ export class NodeShell implements IShell {
     o: { cwd: string; env: NodeJS.ProcessEnv; uid?: number; gid?: number; stdin?: string; timeout?: number; signal?: AbortSignal },
   ): Promise<ShellResult> {
     return new Promise((resolvePromise, reject) => {
-      const child = spawn(argv[0], argv.slice(1), {
-        cwd: o.cwd,
-        env: o.env,
-        detached: true, // own process group, so the whole group can be killed
-        stdio: ['pipe', 'pipe', 'pipe'],
-        uid: o.uid,
-        gid: o.gid,
-      });
+      // stdin is /dev/null, or a file holding `stdin=`: never a socket, which makes bash believe
+      // it was started by rshd and read ~/.bashrc on every command.
+      const input = stdinFile(o.stdin);
+      let child;
+      try {
+        child = spawn(argv[0], argv.slice(1), {
+          cwd: o.cwd,
+          env: o.env,
+          detached: true, // own process group, so the whole group can be killed
+          stdio: [input?.fd ?? 'ignore', 'pipe', 'pipe'],
+          uid: o.uid,
+          gid: o.gid,
+        });
+      } finally {
+        input?.close();
+      }
       const out: Buffer[] = [];
       const err: Buffer[] = [];
       let timedOut = false;
@@ -122,9 +174,8 @@ export class NodeShell implements IShell {
         }
       };
       const onAbort = (): void => killGroup();
-      child.stdout.on('data', (b: Buffer) => out.push(b));
-      child.stderr.on('data', (b: Buffer) => err.push(b));
-      child.stdin.on('error', () => undefined); // the command may exit without reading its stdin
+      child.stdout?.on('data', (b: Buffer) => out.push(b));
+      child.stderr?.on('data', (b: Buffer) => err.push(b));
       child.on('error', (e) => {
         if (timer) clearTimeout(timer);
         o.signal?.removeEventListener('abort', onAbort);
@@ -152,7 +203,6 @@ export class NodeShell implements IShell {
         if (o.signal.aborted) killGroup();
         else o.signal.addEventListener('abort', onAbort, { once: true });
       }
-      child.stdin.end(o.stdin ?? '');
     });
   }
 
@@ -164,6 +214,20 @@ export class NodeShell implements IShell {
       if (isExecutable(candidate)) return candidate;
     }
     return null;
+  }
+}
+
+/** `stdin=` text as an open, already unlinked file the child reads from; undefined for none. */
+function stdinFile(text: string | undefined): { fd: number; close(): void } | undefined {
+  if (text === undefined) return undefined;
+  const dir = mkdtempSync(join(tmpdir(), 'brine-stdin-'));
+  const path = join(dir, 'stdin');
+  try {
+    writeFileSync(path, text, { mode: 0o600 });
+    const fd = openSync(path, 'r');
+    return { fd, close: () => closeSync(fd) };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
   }
 }
 

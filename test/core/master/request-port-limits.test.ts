@@ -77,8 +77,8 @@ describe('requests of an accepted minion', () => {
     expect(reply.load.error).toMatch(/too large to match/);
   });
 
-  it('answers an unknown command with "bad load" and logs it escaped', async () => {
-    await expect(minion.send({ cmd: '\u001b[2Jx' })).rejects.toMatchObject({ code: 'MASTER_BAD_LOAD' });
-    expect(h.log).toContain('unknown command \\x1b[2Jx refused');
+  it('answers an unknown clear command with "bad load" and logs it escaped', async () => {
+    expect(await rawRequest(h.address, encode({ enc: 'clear', load: { cmd: '\u001b[2Jx\r\n' }, version: 3 }))).toBe('bad load');
+    expect(h.log).toContain('unknown command \\x1b[2Jx\\r\\n refused');
   });
 });

@@ -7,8 +7,10 @@ const fn = (name: string, params: FnDescriptor['params'], kwargsKeys: string[] |
   name,
   method: name,
   doc: '',
+  docs: {},
   params,
   kwargsKeys,
+  call: 'positional',
 });
 const echo = fn('echo', [{ name: 'text', kind: 'positional', optional: false }]);
 const two = fn('two', [

@@ -33,7 +33,7 @@ describe('grains.filter_by', () => {
     const res = await h.call('grains.filter_by', [{ A: 'B', C: { D: { E: 'F', G: 'H' } } }, 'xxx', { D: { E: 'I', J: 'K' } }, 'C']);
     expect(res.return).toEqual({ D: { E: 'I', G: 'H', J: 'K' } });
     expect((await h.call('grains.filter_by', [lookup], { base: 'default', merge: { extra: 1 } })).return).toEqual({ pkg: 'apache2', extra: 1 });
-    expect((await h.call('grains.filter_by', ['nope'])).return).toBe("ERROR executing 'grains.filter_by': lookup_dict must be a dictionary");
+    expect((await h.call('grains.filter_by', ['nope'])).return).toBe("ERROR executing 'grains.filter_by': lookup_dict must be a dict, got 'nope'");
     expect((await h.call('grains.filter_by', [lookup], { merge: 'x' })).return).toBe("ERROR executing 'grains.filter_by': filter_by merge argument must be a dictionary.");
   });
 

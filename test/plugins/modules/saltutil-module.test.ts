@@ -37,7 +37,7 @@ function fakeMaster(envs: Record<string, Record<string, string>>): MasterFiles &
 const GREETER_TS = `import { Module, Fn } from 'brine/plugin';
 @Module('greeter')
 export class Greeter {
-  @Fn({ doc: 'Greet. CLI: salt * greeter.hi bob' })
+  @Fn({ summary: "Greet. CLI: salt * greeter.hi bob" })
   hi(name: string): string { return 'hi ' + name; }
 }
 `;

@@ -4,9 +4,8 @@
  * length, map, select/reject, unique, tojson). Values print as Python prints them.
  */
 import { createHash } from 'node:crypto';
-import { isMapping, pyRepr } from '../../pycompat';
+import { formatYaml, isMapping, pyRepr } from '../../pycompat';
 import { pyJsonDumps } from '../../../cli/output/json';
-import { formatYaml } from '../../pycompat';
 import { TemplateRuntimeError, iterate, lookup, percentFormat, pyEquals, pySortCompare, pyText, splitKeywords, truthy } from './python-values';
 import { isUndefined } from './undefined';
 import { loadSaltYaml } from '../yaml-loader';
