@@ -47,61 +47,61 @@ export class StateModule {
     return ret;
   }
 
-  @Fn({ doc: "Apply SLS files, or the highstate without any. CLI: salt '*' state.apply webserver,db test=True", outputter: 'highstate', kwargs: true })
+  @Fn({ summary: "Apply SLS files, or the highstate without any", examples: ["salt '*' state.apply webserver,db test=True"], outputter: 'highstate', kwargs: true })
   async apply(mods: unknown = undefined, kwargs: Kw = {}): Promise<StateRunReturn> {
     const list = modsOf(mods);
     return this.finish(list.length ? await this.states.sls(list, this.options(kwargs)) : await this.states.highstate(this.options(kwargs)));
   }
 
-  @Fn({ doc: "Apply SLS files. CLI: salt '*' state.sls webserver", outputter: 'highstate', kwargs: true })
+  @Fn({ summary: "Apply SLS files", examples: ["salt '*' state.sls webserver"], outputter: 'highstate', kwargs: true })
   async sls(mods: unknown = undefined, kwargs: Kw = {}): Promise<StateRunReturn> {
     const list = modsOf(mods);
     return this.finish(list.length ? await this.states.sls(list, this.options(kwargs)) : await this.states.highstate(this.options(kwargs)));
   }
 
-  @Fn({ doc: "Apply the highstate (the top file's SLS files). CLI: salt '*' state.highstate", outputter: 'highstate', kwargs: true })
+  @Fn({ summary: "Apply the highstate (the top file's SLS files)", examples: ["salt '*' state.highstate"], outputter: 'highstate', kwargs: true })
   async highstate(kwargs: Kw = {}): Promise<StateRunReturn> {
     return this.finish(await this.states.highstate(this.options(kwargs)));
   }
 
-  @Fn({ doc: "Apply the highstate in test mode. CLI: salt '*' state.test", outputter: 'highstate', kwargs: true })
+  @Fn({ summary: "Apply the highstate in test mode", examples: ["salt '*' state.test"], outputter: 'highstate', kwargs: true })
   async test(mods: unknown = undefined, kwargs: Kw = {}): Promise<StateRunReturn> {
     return this.apply(mods, { ...kwargs, test: true });
   }
 
-  @Fn({ doc: "Run one state function. CLI: salt '*' state.single file.managed /etc/motd contents=hi", outputter: 'highstate', kwargs: true })
+  @Fn({ summary: "Run one state function", examples: ["salt '*' state.single file.managed /etc/motd contents=hi"], outputter: 'highstate', kwargs: true })
   async single(fun: string, name: string, kwargs: Kw = {}): Promise<StateRunReturn> {
     const args: Kw = {};
     for (const [k, v] of Object.entries(kwargs)) if (!k.startsWith('__') && !['test', 'saltenv', 'pillar', 'queue'].includes(k)) args[k] = v;
     return this.finish(await this.states.single(fun, name, args, this.options(kwargs)));
   }
 
-  @Fn({ doc: "Run one ID of SLS files. CLI: salt '*' state.sls_id my_id webserver", outputter: 'highstate', kwargs: true })
+  @Fn({ summary: "Run one ID of SLS files", examples: ["salt '*' state.sls_id my_id webserver"], outputter: 'highstate', kwargs: true })
   async sls_id(id: string, mods: unknown, kwargs: Kw = {}): Promise<StateRunReturn> {
     return this.finish(await this.states.slsId(id, modsOf(mods), this.options(kwargs)));
   }
 
-  @Fn({ doc: "The high data of SLS files. CLI: salt '*' state.show_sls webserver", kwargs: true })
+  @Fn({ summary: "The high data of SLS files", examples: ["salt '*' state.show_sls webserver"], kwargs: true })
   async show_sls(mods: unknown, kwargs: Kw = {}): Promise<unknown> {
     return this.shown(await this.states.showSls(modsOf(mods), this.options(kwargs)));
   }
 
-  @Fn({ doc: "The low chunks of SLS files. CLI: salt '*' state.show_low_sls webserver", kwargs: true })
+  @Fn({ summary: "The low chunks of SLS files", examples: ["salt '*' state.show_low_sls webserver"], kwargs: true })
   async show_low_sls(mods: unknown, kwargs: Kw = {}): Promise<unknown> {
     return this.shown(await this.states.showLowSls(modsOf(mods), this.options(kwargs)));
   }
 
-  @Fn({ doc: "The top file's matches for this minion. CLI: salt '*' state.show_top", kwargs: true })
+  @Fn({ summary: "The top file's matches for this minion", examples: ["salt '*' state.show_top"], kwargs: true })
   async show_top(kwargs: Kw = {}): Promise<unknown> {
     return this.shown(await this.states.showTop(this.options(kwargs)));
   }
 
-  @Fn({ doc: "The highstate's high data. CLI: salt '*' state.show_highstate", kwargs: true })
+  @Fn({ summary: "The highstate's high data", examples: ["salt '*' state.show_highstate"], kwargs: true })
   async show_highstate(kwargs: Kw = {}): Promise<unknown> {
     return this.shown(await this.states.showHighstate(this.options(kwargs)));
   }
 
-  @Fn({ doc: "The highstate's low chunks. CLI: salt '*' state.show_lowstate", kwargs: true })
+  @Fn({ summary: "The highstate's low chunks", examples: ["salt '*' state.show_lowstate"], kwargs: true })
   async show_lowstate(kwargs: Kw = {}): Promise<unknown> {
     return this.shown(await this.states.showLowstate(this.options(kwargs)));
   }
