@@ -46,9 +46,10 @@ async function storm(mode: string, n: number, pems: string[], makeRsa: (masterPe
   await events.open(root);
   const rsa = await makeRsa(masterPem);
   const log = createLogging({ level: 'warning', console: false }).getLogger('salt.master');
-  const auth = new AuthService(keys, masterKey, rsa, new PublishKey(masterKey), new Sessions(), events, {
-    autoAccept: true, autosign: new AutosignFile(undefined), openMode: false, publishPort: 4505,
-  }, log);
+  const auth = new AuthService({
+    keys, masterKey, rsa, publishKey: new PublishKey(masterKey), sessions: new Sessions(), events, log,
+    policy: { autoAccept: true, autosign: new AutosignFile(undefined), openMode: false, publishPort: 4505 },
+  });
   const round = async (name: string, withToken: boolean): Promise<StormResult> => {
     const requests = pems.slice(0, n).map((pem, i) => openAuthRequest(buildAuthRequest({
       id: `storm-${i}`, publicPem: publicPemOf(pem),

@@ -8,15 +8,6 @@ function names(args: unknown[]): string[] {
   });
 }
 
-/**
- * The name a failed source is listed under when its module name is unknown: a module_dirs file by
- * its base name, as Salt names modules after their files; a package by its origin (`npm:<name>`).
- */
-function problemKey(origin: string): string {
-  if (!origin.startsWith('/')) return origin;
-  return origin.slice(origin.lastIndexOf('/') + 1).replace(/\.(c?js|ts)$/, '');
-}
-
 @Module('sys', { doc: "The loader's view: modules, functions, their docs and argument specs" })
 export class SysModule {
   constructor(
@@ -90,7 +81,7 @@ export class SysModule {
     for (const [mod, reason] of Object.entries(this.modules.unavailable())) {
       ret[mod] = reason === null ? `'${mod}' __virtual__ returned False` : `'${mod}' __virtual__ returned False: ${reason}`;
     }
-    for (const p of this.modules.problems()) ret[p.module ?? problemKey(p.origin)] = `failed to load from ${p.origin}: ${p.message}`;
+    for (const p of this.modules.problems()) ret[p.module] = `failed to load from ${p.origin}: ${p.message}`;
     return ret;
   }
 

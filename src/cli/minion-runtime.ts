@@ -75,26 +75,9 @@ export function grainsFor(runtime: PluginRuntime): MinionGrains {
   return { all: () => runtime.grains(), onChange: (listener) => runtime.onGrainsChange(listener) };
 }
 
+/** The daemon's settings: the config itself, with the resolved id and the (first) master. */
 export function minionSettings(config: MinionConfig): MinionSettings {
-  return {
-    id: minionId(config),
-    master: Array.isArray(config.master) ? String(config.master[0]) : String(config.master),
-    master_port: config.master_port,
-    pki_dir: config.pki_dir,
-    keysize: config.keysize,
-    acceptance_wait_time: config.acceptance_wait_time,
-    auth_timeout: config.auth_timeout,
-    recon_default: config.recon_default,
-    recon_max: config.recon_max,
-    recon_randomize: config.recon_randomize,
-    auth_tries: config.auth_tries,
-    acceptance_wait_time_max: config.acceptance_wait_time_max,
-    random_reauth_delay: config.random_reauth_delay,
-    return_retry_timer: config.return_retry_timer,
-    return_retry_tries: config.return_retry_tries,
-    master_finger: config.master_finger,
-    hash_type: config.hash_type,
-  };
+  return { ...config, id: minionId(config), master: Array.isArray(config.master) ? String(config.master[0]) : String(config.master) };
 }
 
 /**

@@ -2,10 +2,7 @@
  * The logic of `salt-key`, behaving and printing exactly as Salt 3007's KeyCLI does (salt/key.py
  * and the `key` outputter): the oclif command parses flags into SaltKeyOptions and calls runSaltKey.
  */
-import { existsSync, mkdirSync } from 'node:fs';
 import * as path from 'node:path';
-import { generateKeyPair } from '../core/crypto/rsa';
-import { writeFileAtomic } from '../core/master/key-files';
 import { KEY_STATES, KeyState, KeyStore, STATE_DIRS } from '../core/master/key-store';
 import { EXIT_USAGE } from './errors';
 import { formatOutput, isOutputter, OUTPUTTERS } from './output';
@@ -212,16 +209,8 @@ async function change(cmd: Change, glob: string, store: KeyStore, opts: SaltKeyO
 function genKeys(opts: SaltKeyOptions, io: SaltKeyIo): number {
   const dir = path.resolve(opts.genKeysDir ?? '.');
   const name = opts.genKeys as string;
-  const privFile = path.join(dir, `${name}.pem`);
-  const pubFile = path.join(dir, `${name}.pub`);
-  mkdirSync(dir, { recursive: true });
-  if (!existsSync(privFile)) {
-    const pair = generateKeyPair(opts.keysize ?? MIN_KEYSIZE);
-    writeFileAtomic(pubFile, pair.publicPem, 0o644);
-    writeFileAtomic(privFile, pair.privatePem, 0o400);
-  }
-  const store = new KeyStore({ pkiDir: dir });
-  const finger = existsSync(pubFile) ? store.localFingerprint(`${name}.pub`, opts.hashType ?? 'sha256') ?? '' : '';
+  KeyStore.genKeys(dir, name, opts.keysize ?? MIN_KEYSIZE);
+  const finger = new KeyStore({ pkiDir: dir }).localFingerprint(`${name}.pub`, opts.hashType ?? 'sha256') ?? '';
   // Salt hands {return: fingerprint} to the key outputter, which fails on it and falls back to nested.
   const out = opts.out === undefined || opts.out === 'key' ? 'nested' : opts.out;
   io.out(formatOutput(isOutputter(out) ? out : 'nested', { return: finger }));

@@ -14,7 +14,7 @@ import { streamEvents } from './runners/state-event';
 const STREAMED = Symbol('streamed');
 
 export interface RunnerOptions {
-  master: MasterAddress & { pki_dir: string };
+  master: MasterAddress & JobCacheConfig & { pki_dir: string };
   fun: string;
   arg: unknown[];
   timeoutSec: number;
@@ -46,7 +46,7 @@ async function status(master: RunnerOptions['master'], timeoutSec: number): Prom
 
 /** jobs.* read the master's job cache directly (SQLite in cachedir, or the shared PostgreSQL). */
 async function withJobCache(o: RunnerOptions, fun: string): Promise<unknown> {
-  const cache = await openJobCache(o.master as unknown as JobCacheConfig);
+  const cache = await openJobCache(o.master);
   try {
     const last = o.arg[o.arg.length - 1];
     const hasKwargs = typeof last === 'object' && last !== null && (last as Record<string, unknown>).__kwarg__ === true;
@@ -58,7 +58,7 @@ async function withJobCache(o: RunnerOptions, fun: string): Promise<unknown> {
 }
 
 async function jobsActive(o: RunnerOptions): Promise<unknown> {
-  const cache = await openJobCache(o.master as unknown as JobCacheConfig);
+  const cache = await openJobCache(o.master);
   try {
     const client = await LocalClient.connect(o.master);
     try {

@@ -1,6 +1,7 @@
 import { ArgumentError, CommandExecutionError, FunctionNotFoundError, InvocationError } from './api/errors';
 import { IJobContext, ISalt, type ILogger } from './api/services';
 import { IModules } from './api/control';
+import type { PluginKind } from './api/metadata';
 import { ModuleCatalog } from './loader/catalog';
 import { bindArguments, type PubData } from './loader/binder';
 import type { LoadedPlugins } from './loader/loader';
@@ -116,6 +117,29 @@ export class Executor {
     }
   }
 
+  /**
+   * Call a function of any plugin kind inside a job, for the parts of the host that run them (the
+   * state runner, the renderer pipeline, the pillar compiler, salt-run): Salt's `arg` list is
+   * bound to the function's arguments as for a job, then `extra` follows (a state function's
+   * {@link StateContext}, an ext_pillar's {@link PillarContext}); a renderer receives `extra` only
+   * (its input and {@link RendererContext}). Errors are thrown as they are.
+   *
+   * @example
+   * await executor.invoke('state', 'motd.present', { arg: ['/etc/motd', { __kwarg__: true, text: 'hi' }], extra: [{ test: true }] }, job);
+   * await executor.invoke('renderer', 'upper.render', { extra: ['text', renderCtx] }, job);
+   */
+  async invoke(
+    kind: PluginKind,
+    fun: string,
+    call: { arg?: readonly unknown[]; extra?: readonly unknown[] },
+    job: JobRequest,
+    options: { signal?: AbortSignal } = {},
+  ): Promise<unknown> {
+    const plugins = this.plugins;
+    const ctx = new JobContext(job, options.signal ?? new AbortController().signal);
+    return this.call(plugins, new ModuleCatalog(plugins.registry), ctx, fun, call.arg ?? [], undefined, kind, call.extra ?? []);
+  }
+
   /** Call `fun` inside the job `ctx`; cross-calls through `ISalt` land here too (without `pub`). */
   private async call(
     plugins: LoadedPlugins,
@@ -124,10 +148,12 @@ export class Executor {
     fun: string,
     arg: readonly unknown[],
     pub?: PubData,
+    kind: PluginKind = 'execution',
+    extra: readonly unknown[] = [],
   ): Promise<unknown> {
     const { registry } = plugins;
-    const found = registry.find(fun);
-    if (!found) throw registry.missingError(fun);
+    const found = registry.find(fun, kind);
+    if (!found) throw registry.missingError(fun, kind);
     const jobContainer = plugins.container.createChildContainer();
     jobContainer.register(IJobContext, { useValue: ctx });
     const salt: ISalt = {
@@ -139,17 +165,18 @@ export class Executor {
     jobContainer.register(ISalt, { useValue: salt });
     jobContainer.register(IModules, { useValue: catalog });
     const { descriptor } = found.module;
-    const values = bindArguments(found.fn, arg, pub);
+    const values = found.fn.contract === 'render' ? [] : bindArguments(found.fn, arg, pub);
     const instance = instantiate(descriptor.cls, descriptor.injections, jobContainer, `Module '${descriptor.name}'`) as Record<string, unknown>;
     const method = instance[found.fn.method] as (...a: unknown[]) => unknown;
-    return await method.apply(instance, values);
+    return await method.apply(instance, [...values, ...extra]);
   }
 
   private missing(registry: ModuleRegistry, fun: string): JobResult {
     const error = registry.missingError(fun);
     let message = error.message;
-    const problem = registry.problems.find((p) => p.module === fun.split('.')[0]);
-    if (error instanceof FunctionNotFoundError && problem) message += ` Possible reasons: '${problem.error.message}'`;
+    // Salt appends the module's load error (its `function_errors`), as `sys.missing_modules` has it.
+    const failure = registry.loadFailure(fun.split('.')[0]);
+    if (error instanceof FunctionNotFoundError && failure) message += ` Possible reasons: '${failure}'`;
     const docs = registry.docsStartingWith(fun);
     if (Object.keys(docs).length > 0) return { return: { ...docs, [fun]: message }, retcode: EX_GENERIC, success: false, out: 'nested' };
     return { return: message, retcode: EX_GENERIC, success: false, out: 'nested' };

@@ -5,7 +5,7 @@
 export { PluginLoader, type PluginLoaderOptions, type LoadedPlugins } from './loader/loader';
 export { ModuleRegistry, type LoadProblem, type LoadedModule } from './loader/registry';
 export { exploreModule } from './loader/explorer';
-export { bindArguments, splitArgs } from './loader/binder';
+export { bindArguments, splitArgs, extPillarArgs } from './loader/binder';
 export type { ModuleDescriptor, FnDescriptor, ParamSpec } from './loader/descriptors';
 export { Executor, type JobRequest, type JobResult } from './executor';
 export { NodeShell } from './services/shell';

@@ -3,6 +3,7 @@ import { isAbsolute, join } from 'node:path';
 import { CommandExecutionError, InvocationError } from './api/errors';
 import type { ExtensionForm, IMinionControl, RunningJob, SyncOptions } from './api/control';
 import { Executor, type JobRequest, type JobResult } from './executor';
+import type { PluginKind } from './api/metadata';
 import { findPluginPackages } from './loader/discovery';
 import { forgetPluginFiles } from './loader/host-require';
 import { PluginLoader, type LoadedPlugins, type PluginLoaderOptions } from './loader/loader';
@@ -119,6 +120,11 @@ export class PluginRuntime implements IMinionControl {
       signal?.removeEventListener('abort', onOuterAbort);
       if (this.jobs.get(job.jid) === tracked) this.jobs.delete(job.jid);
     }
+  }
+
+  /** A function of any plugin kind (state, renderer, ext_pillar, runner, ...): {@link Executor.invoke}. */
+  invoke(kind: PluginKind, fun: string, call: { arg?: readonly unknown[]; extra?: readonly unknown[] }, job: JobRequest): Promise<unknown> {
+    return this.executor.invoke(kind, fun, call, job);
   }
 
   runningJobs(): RunningJob[] {

@@ -101,6 +101,8 @@ export const MASTER_OPTIONS: Record<string, OptionSpec> = {
   /** brine: SQLite job cache durability, 'normal' (survives kill -9) or 'full' (survives power loss). */
   job_cache_synchronous: o('str', 'normal'),
   minion_data_cache: o('bool', true),
+  /** The file server's chunk size for _serve_file (Salt's default). */
+  file_buffer_size: o('int', 262144),
   nodegroups: o('dict', {}),
   publish_session: o('int', 86400),
   pub_hwm: o('int', 1000),

@@ -53,6 +53,15 @@ export interface MasterConfig extends CommonConfig {
   nodegroups: Record<string, string | string[]>;
   publish_session: number;
   pub_hwm: number;
+  loop_interval: number;
+  keep_jobs_seconds: number;
+  /** brine: the PostgreSQL job cache's connection ({host, port, user, pass, db}). */
+  postgres: Record<string, unknown> | null;
+  /** brine: SQLite job cache durability, 'normal' or 'full'. */
+  job_cache_synchronous: string;
+  file_buffer_size: number;
+  /** brine: requests longer than this many bytes get "bad load" before decoding. */
+  max_request_size: number;
 }
 
 export interface MinionConfig extends CommonConfig {

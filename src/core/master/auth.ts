@@ -27,6 +27,19 @@ export interface AuthPolicy {
 /** A 16384-bit RSA public key is under 3 kB of PEM. */
 const MAX_PUBLIC_KEY_PEM = 8192;
 
+/** What {@link AuthService} works with. */
+export interface AuthServiceDeps {
+  keys: KeyStore;
+  /** The master's private key (its public half goes into accepted replies). */
+  masterKey: KeyObject;
+  rsa: MasterRsa;
+  publishKey: PublishKey;
+  sessions: Sessions;
+  events: MasterEvents;
+  policy: AuthPolicy;
+  log: Logger;
+}
+
 /**
  * The master's side of Salt's sign-in (`_auth`): decides from the key store whether the minion is
  * accepted, pending, rejected or denied, and for an accepted one hands out the publish key and a
@@ -35,18 +48,17 @@ const MAX_PUBLIC_KEY_PEM = 8192;
  */
 export class AuthService {
   private readonly masterPublicPem: string;
+  private readonly keys: KeyStore;
+  private readonly rsa: MasterRsa;
+  private readonly publishKey: PublishKey;
+  private readonly sessions: Sessions;
+  private readonly events: MasterEvents;
+  private readonly policy: AuthPolicy;
+  private readonly log: Logger;
 
-  constructor(
-    private readonly keys: KeyStore,
-    masterKey: KeyObject,
-    private readonly rsa: MasterRsa,
-    private readonly publishKey: PublishKey,
-    private readonly sessions: Sessions,
-    private readonly events: MasterEvents,
-    private readonly policy: AuthPolicy,
-    private readonly log: Logger,
-  ) {
-    this.masterPublicPem = publicPemOf(masterKey);
+  constructor(deps: AuthServiceDeps) {
+    ({ keys: this.keys, rsa: this.rsa, publishKey: this.publishKey, sessions: this.sessions, events: this.events, policy: this.policy, log: this.log } = deps);
+    this.masterPublicPem = publicPemOf(deps.masterKey);
   }
 
   async handle(req: AuthRequest): Promise<Buffer> {

@@ -15,6 +15,22 @@ export type PublishReply =
   | { jid: string; minions: string[]; missing: string[]; not_connected: string[] }
   | { jid: null; minions: never[]; error: string };
 
+/** What {@link JobService} works with. */
+export interface JobServiceDeps {
+  /** The accepted minion ids, as reconciled just before publishing. */
+  accepted: () => Iterable<string>;
+  dataCache: MinionDataCache;
+  masterKey: KeyObject;
+  publishKey: PublishKey;
+  publisher: Pick<PublishServer, 'publish'>;
+  events: MasterEvents;
+  nodegroups: Record<string, string | string[]>;
+  cache: { jobs: JobCache; returns: ReturnBatcher };
+  log: Logger;
+  /** Whether the master holds a session for the minion (it signed in since the master started); default: always. */
+  hasSession?: (id: string) => boolean;
+}
+
 /**
  * Turns the CLI's publish requests into signed, encrypted publications, and returns into events.
  * The expected minions come from the accepted keys and the grains the minions sent, so the CLI
@@ -23,21 +39,24 @@ export type PublishReply =
 export class JobService {
   private readonly jids = new JidFactory();
   private serial = 0;
+  private readonly accepted: () => Iterable<string>;
+  private readonly dataCache: MinionDataCache;
+  private readonly masterKey: KeyObject;
+  private readonly publishKey: PublishKey;
+  private readonly publisher: JobServiceDeps['publisher'];
+  private readonly events: MasterEvents;
+  private readonly nodegroups: Record<string, string | string[]>;
+  private readonly cache: { jobs: JobCache; returns: ReturnBatcher };
+  private readonly log: Logger;
+  private readonly hasSession: (id: string) => boolean;
 
-  constructor(
-    /** The accepted minion ids, as reconciled just before publishing. */
-    private readonly accepted: () => Iterable<string>,
-    private readonly dataCache: MinionDataCache,
-    private readonly masterKey: KeyObject,
-    private readonly publishKey: PublishKey,
-    private readonly publisher: PublishServer,
-    private readonly events: MasterEvents,
-    private readonly nodegroups: Record<string, string | string[]>,
-    private readonly cache: { jobs: JobCache; returns: ReturnBatcher },
-    private readonly log: Logger,
-    /** Whether the master holds a session for the minion (it signed in since the master started). */
-    private readonly hasSession: (id: string) => boolean = () => true,
-  ) {}
+  constructor(deps: JobServiceDeps) {
+    ({
+      accepted: this.accepted, dataCache: this.dataCache, masterKey: this.masterKey, publishKey: this.publishKey, publisher: this.publisher,
+      events: this.events, nodegroups: this.nodegroups, cache: this.cache, log: this.log,
+    } = deps);
+    this.hasSession = deps.hasSession ?? (() => true);
+  }
 
   async publish(load: PublishRequestLoad): Promise<PublishReply> {
     const kwargs = (load.kwargs ?? {}) as Record<string, unknown>;

@@ -1,12 +1,9 @@
 /**
- * File helpers for the key store: atomic writes (temp file + rename, so a crash never leaves half a
- * key) and a small content cache keyed by (inode, size, mtime), so that re-reading an unchanged key
+ * File helpers for the key store (atomic writes are crypto/key-files.ts's writeFileAtomic): a small content cache keyed by (inode, size, mtime), so that re-reading an unchanged key
  * costs one stat, while a change made by another process (salt-key) is still seen at once.
  */
-import { closeSync, fchmodSync, fsyncSync, openSync, readFileSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import type { Stats } from 'node:fs';
-import { randomBytes } from 'node:crypto';
-import * as path from 'node:path';
 
 interface CachedFile {
   ino: number;
@@ -55,32 +52,4 @@ export function statOrUndefined(file: string): Stats | undefined {
 export function isMissing(err: unknown): boolean {
   const code = (err as NodeJS.ErrnoException | undefined)?.code;
   return code === 'ENOENT' || code === 'ENOTDIR';
-}
-
-/**
- * Write `text` to `file` atomically with `mode`: a dot-named temp file beside it, fsync, rename.
- * `durable: false` skips the fsync, for files whose loss in a power cut costs nothing (a pending
- * key: the minion sends it again at its next sign-in). At a thousand new minions the fsyncs were
- * seconds of the master's time.
- */
-export function writeFileAtomic(file: string, text: string, mode: number, durable = true): void {
-  // The temp name does not embed the file's: an id may use all 255 bytes a file name can have.
-  const tmp = path.join(path.dirname(file), `.tmp.${process.pid}.${randomBytes(6).toString('hex')}`);
-  const fd = openSync(tmp, 'wx', mode);
-  try {
-    fchmodSync(fd, mode); // the umask must not loosen or tighten what Salt expects
-    writeSync(fd, text);
-    if (durable) fsyncSync(fd);
-  } catch (err) {
-    closeSync(fd);
-    unlinkSync(tmp);
-    throw err;
-  }
-  closeSync(fd);
-  try {
-    renameSync(tmp, file);
-  } catch (err) {
-    unlinkSync(tmp);
-    throw err;
-  }
 }

@@ -1,7 +1,7 @@
 /**
  * The master's key store: Salt's pki_dir layout, shared with `salt-key` in another process.
  *
- *   <pki_dir>/master.pem (0600), master.pub
+ *   <pki_dir>/master.pem (0400), master.pub
  *   <pki_dir>/minions/<id>           accepted
  *   <pki_dir>/minions_pre/<id>       unaccepted (pending)
  *   <pki_dir>/minions_rejected/<id>  rejected
@@ -14,9 +14,10 @@ import { mkdirSync, readdirSync, renameSync, rmSync, unlinkSync } from 'node:fs'
 import type { KeyObject } from 'node:crypto';
 import * as path from 'node:path';
 import { BrineError } from '../errors';
-import { fingerprint, generateKeyPair, privateKeyFromPem, publicKeyFromPem, publicPemOf } from '../crypto/rsa';
+import { fingerprint, publicKeyFromPem } from '../crypto/rsa';
 import { fnmatch } from '../pycompat';
-import { KeyFileCache, isMissing, statOrUndefined, writeFileAtomic } from './key-files';
+import { KeyFileCache, isMissing, statOrUndefined } from './key-files';
+import { ensureKeyPair, writeFileAtomic, type KeyPairFiles } from '../crypto/key-files';
 import { assertMinionId } from '../protocol/minion-id';
 
 export type KeyState = 'accepted' | 'pending' | 'rejected' | 'denied';
@@ -43,13 +44,7 @@ export type AuthDecision =
   | { state: 'rejected' }
   | { state: 'denied'; knownState: 'accepted' | 'pending'; knownFingerprint: string; offeredFingerprint: string };
 
-export interface MasterKeyFiles {
-  privatePem: string;
-  publicPem: string;
-  privateKey: KeyObject;
-  /** True when this call generated the pair. */
-  created: boolean;
-}
+export type MasterKeyFiles = KeyPairFiles;
 
 export interface KeyStoreOptions {
   pkiDir: string;
@@ -76,26 +71,18 @@ export class KeyStore {
     for (const state of KEY_STATES) mkdirSync(this.dir(state), { recursive: true, mode: 0o700 });
   }
 
+  /**
+   * `salt-key --gen-keys NAME`: NAME.pem and NAME.pub in `dir`, written as the master's own pair
+   * is; an existing pair is kept.
+   */
+  static genKeys(dir: string, name: string, keysize: number): KeyPairFiles {
+    return ensureKeyPair(dir, name, keysize);
+  }
+
   /** Load master.pem/master.pub, generating them (and the layout) on first start. */
   ensureMasterKeys(keysize = 2048): MasterKeyFiles {
     this.ensureLayout();
-    const pemFile = path.join(this.pkiDir, 'master.pem');
-    const pubFile = path.join(this.pkiDir, 'master.pub');
-    const existing = this.files.read(pemFile);
-    if (existing !== undefined) {
-      const privateKey = privateKeyFromPem(existing);
-      let publicPem = this.files.read(pubFile);
-      if (publicPem === undefined) {
-        publicPem = publicPemOf(privateKey);
-        writeFileAtomic(pubFile, publicPem, 0o644);
-      }
-      return { privatePem: existing, publicPem, privateKey, created: false };
-    }
-    const pair = generateKeyPair(keysize);
-    // Public half first: a crash in between leaves no private key, so the next start regenerates.
-    writeFileAtomic(pubFile, pair.publicPem, 0o644);
-    writeFileAtomic(pemFile, pair.privatePem, 0o600);
-    return { ...pair, privateKey: privateKeyFromPem(pair.privatePem), created: true };
+    return ensureKeyPair(this.pkiDir, 'master', keysize);
   }
 
   /** Ids in one state, or in every state; sorted ignoring case as Salt does; dot files skipped. */

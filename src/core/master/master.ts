@@ -1,6 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { mkdirSync, watch, type FSWatcher } from 'node:fs';
 import { join } from 'node:path';
+import type { MasterConfig } from '../config';
 import { ConfigError, TransportError } from '../errors';
 import { describeProcess, pidListeningOn } from '../process-owner';
 import { privateKeyFromPem } from '../crypto/rsa';
@@ -22,45 +23,24 @@ import { RsaPool } from './rsa-pool';
 import { writeRootKey } from './root-key';
 import { Sessions } from './sessions';
 
-/** The master options the daemon uses (Salt's names; paths already under root_dir). */
-export interface MasterSettings {
-  interface: string;
-  publish_port: number;
-  ret_port: number;
-  pki_dir: string;
-  cachedir: string;
-  sock_dir: string;
-  keysize: number;
-  auto_accept: boolean;
-  autosign_file: string;
-  open_mode: boolean;
-  pub_hwm: number;
-  /**
-   * Salt's worker_threads: its request workers. Here the request port is one event loop and the
-   * part that runs in parallel is the RSA of sign-ins, so this caps that pool (never above the
-   * number of cores, where more threads only contend).
-   */
-  worker_threads?: number;
-  nodegroups: Record<string, string | string[]>;
-  /** master_job_cache, keep_jobs and the backend's own options. */
-  master_job_cache?: string;
-  /** Salt's file server: saltenv -> directories (for cmd.script salt:// and saltutil.sync_*). */
-  file_roots: Record<string, string[]>;
-  file_buffer_size?: number;
-  /** The digest the file server gives for `_file_hash` (Salt's default sha256). */
-  hash_type?: string;
-  keep_jobs?: number;
-  /** Seconds a minion keeps one session key across its sign-ins (Salt's default 86400). */
-  publish_session?: number;
-  /** Salt's maintenance period in seconds (default 60): how often old jobs are cleaned. */
-  loop_interval?: number;
-  /** brine: requests longer than this many bytes get "bad load" before decoding (docs/security.md). */
-  max_request_size?: number;
-  /** brine: new ids beyond this many pending keys are answered "pending" without a key file. */
-  max_pending_keys?: number;
-  /** brine: `_auth` requests allowed per connection per second. */
-  auth_rate_limit?: number;
-}
+/**
+ * The master options the daemon uses (Salt's names; paths already under root_dir): a loaded
+ * master config is one. `worker_threads` is Salt's request workers; here the request port is one
+ * event loop and the part that runs in parallel is the RSA of sign-ins, so it caps that pool
+ * (never above the number of cores, where more threads only contend). `publish_session`: seconds
+ * a minion keeps one session key across its sign-ins (Salt's default 86400). `loop_interval`
+ * (seconds, default 60): how often old jobs are cleaned. `max_request_size`: requests longer than
+ * this many bytes get "bad load" before decoding; `max_pending_keys`: new ids beyond this many
+ * pending keys are answered "pending" without a key file; `auth_rate_limit`: `_auth` requests
+ * allowed per connection per second (docs/security.md). `hash_type`: the digest of `_file_hash`. `file_roots` feeds the file server; the
+ * job cache options are {@link JobCacheConfig}'s.
+ */
+export type MasterSettings = Pick<
+  MasterConfig,
+  'interface' | 'publish_port' | 'ret_port' | 'pki_dir' | 'cachedir' | 'sock_dir' | 'keysize' | 'auto_accept' | 'autosign_file' | 'open_mode' | 'pub_hwm' | 'nodegroups' | 'file_roots'
+> &
+  Partial<Pick<MasterConfig, 'worker_threads' | 'publish_session' | 'loop_interval' | 'file_buffer_size' | 'hash_type' | 'max_request_size' | 'max_pending_keys' | 'auth_rate_limit'>> &
+  JobCacheConfig;
 
 /** loop_interval in ms for the job cache cleaner; a bad value is a configuration error. */
 function loopIntervalMs(value: unknown): number {
@@ -136,35 +116,44 @@ export class Master {
     this.publishKey = new PublishKey(masterKey);
     this.rootKey = writeRootKey(s.cachedir);
     const dataCache = (this.dataCache = new MinionDataCache(s.cachedir));
-    const jobCache = (this.jobCache = await openJobCache(s as unknown as JobCacheConfig));
+    const jobCache = (this.jobCache = await openJobCache(s));
     const returns = (this.returns = new ReturnBatcher(jobCache));
     this.cleaner = startJobCacheCleaner(jobCache, {
-      keepSeconds: retentionSeconds(s as unknown as JobCacheConfig),
+      keepSeconds: retentionSeconds(s),
       intervalMs: loopIntervalMs(s.loop_interval),
       onError: (err) => this.log.error(`Cleaning the job cache failed: ${(err as Error).message}`),
       onSweep: (n) => n > 0 && this.log.info(`Removed ${n} jobs older than keep_jobs from the job cache`),
     });
 
-    const auth = new AuthService(this.keys, masterKey, rsa, this.publishKey, this.sessions, this.events, {
-      autoAccept: s.auto_accept,
-      autosign: new AutosignFile(s.autosign_file || undefined),
-      openMode: s.open_mode,
-      publishPort: s.publish_port,
-      pendingCap: new PendingKeyCap(positiveOption('max_pending_keys', s.max_pending_keys, DEFAULT_MAX_PENDING_KEYS), this.log),
-    }, this.log);
-    const jobs = new JobService(() => this.accepted, dataCache, masterKey, this.publishKey, this.publisher, this.events, s.nodegroups, { jobs: jobCache, returns }, this.log, (id) => this.sessions.get(id) !== undefined);
-    const handler = new RequestHandler(auth, jobs, this.sessions, dataCache, this.events, rsa, {
-      rootKey: () => this.rootKey,
-      beforePublish: () => this.reconcileKeys(),
-    }, new MinionRequests({
-      files: { file_roots: s.file_roots, file_buffer_size: s.file_buffer_size, hash_type: s.hash_type },
-      mine: new MineStore(s.cachedir),
-      accepted: () => this.accepted,
-      grains: (id) => dataCache.grains(id),
-      options: s as unknown as Record<string, unknown>,
-    }), this.log, {
-      maxRequestSize: positiveOption('max_request_size', s.max_request_size, DEFAULT_MAX_REQUEST_SIZE),
-      signIns: new SignInRateLimit(positiveOption('auth_rate_limit', s.auth_rate_limit, DEFAULT_AUTH_RATE_LIMIT)),
+    const { sessions, events, publishKey, log } = this;
+    const auth = new AuthService({
+      keys: this.keys, masterKey, rsa, publishKey, sessions, events, log,
+      policy: {
+        autoAccept: s.auto_accept,
+        autosign: new AutosignFile(s.autosign_file || undefined),
+        openMode: s.open_mode,
+        publishPort: s.publish_port,
+        pendingCap: new PendingKeyCap(positiveOption('max_pending_keys', s.max_pending_keys, DEFAULT_MAX_PENDING_KEYS), log),
+      },
+    });
+    const jobs = new JobService({
+      accepted: () => this.accepted, dataCache, masterKey, publishKey, publisher: this.publisher, events, nodegroups: s.nodegroups,
+      cache: { jobs: jobCache, returns }, log, hasSession: (id) => sessions.get(id) !== undefined,
+    });
+    const handler = new RequestHandler({
+      auth, jobs, sessions, dataCache, events, rsa, log,
+      hooks: { rootKey: () => this.rootKey, beforePublish: () => this.reconcileKeys() },
+      minionRequests: new MinionRequests({
+        files: { file_roots: s.file_roots, file_buffer_size: s.file_buffer_size, hash_type: s.hash_type },
+        mine: new MineStore(s.cachedir),
+        accepted: () => this.accepted,
+        grains: (id) => dataCache.grains(id),
+        options: s,
+      }),
+      limits: {
+        maxRequestSize: positiveOption('max_request_size', s.max_request_size, DEFAULT_MAX_REQUEST_SIZE),
+        signIns: new SignInRateLimit(positiveOption('auth_rate_limit', s.auth_rate_limit, DEFAULT_AUTH_RATE_LIMIT)),
+      },
     });
 
     await this.events.open(s.sock_dir);

@@ -33,24 +33,47 @@ export interface RequestLimits {
 /** 64 MiB: far above any sign-in or ping, room for a large `_return`. */
 export const DEFAULT_MAX_REQUEST_SIZE = 64 * 1024 * 1024;
 
+/** What {@link RequestHandler} works with. */
+export interface RequestHandlerDeps {
+  auth: AuthService;
+  jobs: JobService;
+  sessions: Sessions;
+  dataCache: MinionDataCache;
+  events: MasterEvents;
+  rsa: MasterRsa;
+  /** The root key a CLI publish must carry; reconciling keys before each publish. */
+  hooks: { rootKey: () => string; beforePublish: () => void };
+  /** Salt's AESFuncs beyond returns, events and pillar (file server, mine, ...). */
+  minionRequests: MinionRequests;
+  log: Logger;
+  /** Default: max_request_size 64 MiB, no sign-in rate limit. */
+  limits?: RequestLimits;
+}
+
 /**
  * Every message on the request port comes through here. Nothing a peer sends can stop the master:
  * oversized, undecodable, forged or replayed requests get Salt's "bad load" and a log line (every
  * field the peer chose escaped and cut), whatever failed, and the master goes on serving the others.
  */
 export class RequestHandler {
-  constructor(
-    private readonly auth: AuthService,
-    private readonly jobs: JobService,
-    private readonly sessions: Sessions,
-    private readonly dataCache: MinionDataCache,
-    private readonly events: MasterEvents,
-    private readonly rsa: MasterRsa,
-    private readonly hooks: { rootKey: () => string; beforePublish: () => void },
-    private readonly minionRequests: MinionRequests,
-    private readonly log: Logger,
-    private readonly limits: RequestLimits = { maxRequestSize: DEFAULT_MAX_REQUEST_SIZE },
-  ) {}
+  private readonly auth: AuthService;
+  private readonly jobs: JobService;
+  private readonly sessions: Sessions;
+  private readonly dataCache: MinionDataCache;
+  private readonly events: MasterEvents;
+  private readonly rsa: MasterRsa;
+  private readonly hooks: RequestHandlerDeps['hooks'];
+  private readonly minionRequests: MinionRequests;
+  private readonly log: Logger;
+  private readonly limits: RequestLimits;
+
+  constructor(deps: RequestHandlerDeps) {
+    ({
+      auth: this.auth, jobs: this.jobs, sessions: this.sessions, dataCache: this.dataCache, events: this.events, rsa: this.rsa,
+      hooks: this.hooks, minionRequests: this.minionRequests, log: this.log,
+    } = deps);
+    this.limits = deps.limits ?? { maxRequestSize: DEFAULT_MAX_REQUEST_SIZE };
+  }
 
   /** `peer` is the connection the request came on (ZeroMQ's routing id), for rate limits. */
   async handle(payload: Buffer, peer?: Buffer): Promise<Buffer> {

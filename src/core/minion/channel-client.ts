@@ -8,6 +8,7 @@ import {
   publicationPayload,
   openSendPrivateReply,
 } from '../channel';
+import type { MinionConfig } from '../config';
 import { Crypticle } from '../crypto/crypticle';
 import { publicKeyFromPem } from '../crypto/rsa';
 import { BrineError, CryptoError, ProtocolError, TransportError } from '../errors';
@@ -24,26 +25,17 @@ import {
   type RandomSource, type SignInSettings,
 } from './sign-in-policy';
 
-/** The minion options the channel uses (Salt's names; paths already under root_dir). */
-export interface ChannelSettings {
-  id: string;
-  master: string;
-  master_port: number;
-  pki_dir: string;
-  keysize: number;
-  acceptance_wait_time: number;
-  auth_timeout: number;
-  recon_default: number;
-  recon_max: number;
-  /** Salt's defaults when absent: auth_tries 7, acceptance_wait_time_max 0, random_reauth_delay 10, recon_randomize true. */
-  auth_tries?: number;
-  acceptance_wait_time_max?: number;
-  random_reauth_delay?: number;
-  recon_randomize?: boolean;
-  /** Salt's master_finger: the master key's fingerprint this minion trusts from the start. */
-  master_finger?: string;
-  hash_type?: string;
-}
+/**
+ * The minion options the channel uses (Salt's names; paths already under root_dir): a loaded
+ * minion config with its id resolved and one master is one. Those left out take Salt's defaults:
+ * auth_tries 7, acceptance_wait_time_max 0, random_reauth_delay 10, recon_randomize true.
+ * `master_finger` is the master key's fingerprint this minion trusts from the start.
+ */
+export type ChannelSettings = { id: string; master: string } & Pick<
+  MinionConfig,
+  'master_port' | 'pki_dir' | 'keysize' | 'acceptance_wait_time' | 'auth_timeout' | 'recon_default' | 'recon_max'
+> &
+  Partial<Pick<MinionConfig, 'auth_tries' | 'acceptance_wait_time_max' | 'random_reauth_delay' | 'recon_randomize' | 'master_finger' | 'hash_type'>>;
 
 /** What the channel hands up for each publication it could open: the job, as the master sent it. */
 export type PublicationHandler = (job: JobLoad) => Promise<void>;

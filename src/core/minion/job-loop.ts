@@ -1,3 +1,4 @@
+import type { MinionConfig } from '../config';
 import type { Logger } from '../log';
 import type { JobLoad } from '../protocol/loads';
 import { matchTarget, type TargetType } from '../targeting';
@@ -5,11 +6,8 @@ import { MinionChannel, type ChannelSettings, type Session } from './channel-cli
 import type { RandomSource } from './sign-in-policy';
 import type { MasterKeyMismatchError, MinionRejectedError } from './minion-errors';
 
-/** The minion options the daemon uses (Salt's names; paths already under root_dir). */
-export interface MinionSettings extends ChannelSettings {
-  return_retry_timer: number;
-  return_retry_tries: number;
-}
+/** The minion options the daemon uses: the channel's and the return retries. */
+export type MinionSettings = ChannelSettings & Pick<MinionConfig, 'return_retry_timer' | 'return_retry_tries'>;
 
 export interface JobResult {
   return: unknown;

@@ -1,7 +1,8 @@
-import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import type { KeyObject } from 'node:crypto';
 import { join } from 'node:path';
-import { generateKeyPair, privateKeyFromPem, publicKeyFromPem, publicPemOf } from '../crypto/rsa';
+import { ensureKeyPair, PUBLIC_KEY_MODE, writeFileAtomic } from '../crypto/key-files';
+import { publicKeyFromPem, publicPemOf } from '../crypto/rsa';
 
 export interface MinionKeys {
   privateKey: KeyObject;
@@ -9,27 +10,10 @@ export interface MinionKeys {
   publicPem: string;
 }
 
-function writeAtomic(path: string, text: string, mode: number): void {
-  const tmp = `${path}.${process.pid}.tmp`;
-  writeFileSync(tmp, text, { mode });
-  chmodSync(tmp, mode);
-  renameSync(tmp, path);
-}
-
-/** minion.pem (0600) and minion.pub in pki_dir, created on first start as Salt does. */
+/** minion.pem and minion.pub in pki_dir, created on first start as Salt does (see ensureKeyPair). */
 export function ensureMinionKeys(pkiDir: string, keysize: number): MinionKeys {
-  mkdirSync(pkiDir, { recursive: true, mode: 0o700 });
-  const pemPath = join(pkiDir, 'minion.pem');
-  const pubPath = join(pkiDir, 'minion.pub');
-  if (!existsSync(pemPath)) {
-    const pair = generateKeyPair(keysize);
-    writeAtomic(pemPath, pair.privatePem, 0o600);
-    writeAtomic(pubPath, pair.publicPem, 0o644);
-  }
-  const privateKey = privateKeyFromPem(readFileSync(pemPath));
-  const publicPem = publicPemOf(privateKey).trim();
-  if (!existsSync(pubPath)) writeAtomic(pubPath, `${publicPem}\n`, 0o644);
-  return { privateKey, publicPem };
+  const { privateKey } = ensureKeyPair(pkiDir, 'minion', keysize);
+  return { privateKey, publicPem: publicPemOf(privateKey).trim() };
 }
 
 /** The master's public key as cached on first contact (`minion_master.pub`), if any. */
@@ -41,5 +25,5 @@ export function readCachedMasterKey(pkiDir: string): { pem: string; key: KeyObje
 }
 
 export function cacheMasterKey(pkiDir: string, pem: string): void {
-  writeAtomic(join(pkiDir, 'minion_master.pub'), `${pem.trim()}\n`, 0o644);
+  writeFileAtomic(join(pkiDir, 'minion_master.pub'), `${pem.trim()}\n`, PUBLIC_KEY_MODE);
 }

@@ -1,3 +1,5 @@
+import type { PluginKind } from './metadata';
+
 /**
  * Services about the loader and the minion itself, for modules such as `sys` and `saltutil`.
  * Kept apart from services.ts: ordinary modules never need them.
@@ -19,7 +21,8 @@ export interface ArgSpec {
 /** A module or file the loader could not load, with the reason. */
 export interface ModuleProblem {
   origin: string;
-  module?: string;
+  /** The name it is listed under: the module's, else the file's base name, else the origin. */
+  module: string;
   message: string;
 }
 
@@ -33,16 +36,16 @@ export interface ModuleProblem {
  * this.modules.unavailable();            // { pkgx: 'pkgx needs Linux' }
  */
 export interface IModules {
-  /** Available module names, sorted. */
-  moduleNames(): string[];
-  /** Every callable `mod.fn`, sorted. */
-  functionNames(): string[];
+  /** Available module names of a kind (default: execution modules), sorted. */
+  moduleNames(kind?: PluginKind): string[];
+  /** Every callable `mod.fn` of a kind (default: execution modules), sorted. */
+  functionNames(kind?: PluginKind): string[];
   /** The doc of `mod.fn`, or undefined when there is no such function. */
-  doc(fun: string): string | undefined;
+  doc(fun: string, kind?: PluginKind): string | undefined;
   /** The doc of a module (`@Module({ doc })`), or undefined when it is not loaded. */
-  moduleDoc(module: string): string | undefined;
+  moduleDoc(module: string, kind?: PluginKind): string | undefined;
   /** Salt's argspec of `mod.fn`, or undefined when there is no such function. */
-  argspec(fun: string): ArgSpec | undefined;
+  argspec(fun: string, kind?: PluginKind): ArgSpec | undefined;
   /** Where a loaded module came from: `builtin`, a module file path, or `npm:<package>`. */
   origin(module: string): string | undefined;
   /** Modules that declared themselves unavailable, with their reason (null: none given). */

@@ -4,8 +4,10 @@ import {
   recordGrainsProvider,
   recordModule,
   type FnDocs,
+  type FnContract,
   type FnMetadata,
   type ModuleMetadata,
+  type PluginKind,
 } from './metadata';
 
 /** Options of {@link Module}. */
@@ -30,11 +32,16 @@ const MODULE_NAME = /^[A-Za-z][A-Za-z0-9_]*$/;
  * export class Pkgx { ... }
  */
 export function Module(name: string, options: ModuleOptions = {}): ClassDecorator {
+  return moduleDecorator('execution', '@Module', name, options);
+}
+
+/** The class decorator of one plugin kind; ./kinds.ts builds the others with it. */
+export function moduleDecorator(kind: PluginKind, decorator: string, name: string, options: ModuleOptions): ClassDecorator {
   if (typeof name !== 'string' || !MODULE_NAME.test(name)) {
-    throw new TypeError(`@Module name must be a word of letters, digits and '_' (got ${JSON.stringify(name)})`);
+    throw new TypeError(`${decorator} name must be a word of letters, digits and '_' (got ${JSON.stringify(name)})`);
   }
   return (target) => {
-    const meta: ModuleMetadata = { name, doc: options.doc, available: options.available };
+    const meta: ModuleMetadata = { kind, name, doc: options.doc, available: options.available };
     recordModule(target as unknown as abstract new (...args: never[]) => unknown, meta);
   };
 }
@@ -133,11 +140,17 @@ export function Fn<const S extends ArgSchema, const V extends boolean | string =
 /** Without `args` (plain JavaScript): parameters are read from the method's source. */
 export function Fn(options?: FnOptions<never, never, boolean | string>): MethodDecorator;
 export function Fn(options: FnOptions = {}): MethodDecorator {
+  return markFunction('fn', '@Fn', options);
+}
+
+/** The method decorator of one call contract; ./kinds.ts builds `@State`, `@Render`, `@Pillar` with it. */
+export function markFunction(contract: FnContract, decorator: string, options: FnOptions, extra: Partial<FnMetadata> = {}): MethodDecorator {
   return (prototype, propertyKey) => {
-    if (typeof propertyKey !== 'string') throw new TypeError('@Fn can only mark methods with string names');
-    checkArgs(`@Fn on ${propertyKey}`, options);
+    if (typeof propertyKey !== 'string') throw new TypeError(`${decorator} can only mark methods with string names`);
+    checkArgs(`${decorator} on ${propertyKey}`, options);
     const { varargs, ...rest } = options;
-    const meta: FnMetadata = { method: propertyKey, ...rest };
+    const meta: FnMetadata = { method: propertyKey, ...rest, ...extra };
+    if (contract !== 'fn') meta.contract = contract;
     const varargsKey = keyOf(varargs, 'args');
     if (varargsKey !== undefined) meta.varargs = varargsKey;
     if (options.args && options.kwargs !== undefined) {

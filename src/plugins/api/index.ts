@@ -21,6 +21,24 @@ import 'reflect-metadata';
 
 export { inject, injectable } from 'tsyringe';
 export { Module, Fn, GrainsProvider, type ModuleOptions, type FnOptions, type CallArgs, type TypedMethodDecorator } from './decorators';
+export {
+  StateModule,
+  State,
+  Runner,
+  Wheel,
+  Returner,
+  Renderer,
+  Render,
+  ExtPillar,
+  Pillar,
+  type StateOptions,
+  type StateReturn,
+  type StateContext,
+  type RendererContext,
+  type PillarContext,
+  type ContractDecorator,
+} from './kinds';
+export type { PluginKind } from './metadata';
 export { arg, type ArgDef, type ArgSchema, type ArgsOf, type ArgType } from './args';
 export type { FnDocs } from './metadata';
 export {

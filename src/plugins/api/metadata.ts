@@ -5,12 +5,26 @@
 import 'reflect-metadata';
 import type { ArgSchema } from './args';
 
-/** What `@Module` records. */
+/**
+ * What a plugin class is, as Salt's loader types are: execution modules (`salt`, `salt-call`),
+ * state modules, runners (`salt-run`), wheel modules, returners, renderers and ext_pillar sources.
+ */
+export type PluginKind = 'execution' | 'state' | 'runner' | 'wheel' | 'returner' | 'renderer' | 'ext_pillar';
+
+/** What `@Module` (and the other class decorators of ./kinds.ts) records. */
 export interface ModuleMetadata {
+  kind: PluginKind;
   name: string;
   doc?: string;
   available?: (grains: Record<string, unknown>) => true | string | false;
 }
+
+/**
+ * How the host calls a marked method: `fn` = Salt's arguments bound to the schema (`@Fn`);
+ * `state` = the arguments, then a state context (`@State`); `render` = (input, context)
+ * (`@Render`); `pillar` = the configured arguments, then a pillar context (`@Pillar`).
+ */
+export type FnContract = 'fn' | 'state' | 'render' | 'pillar';
 
 /** Structured documentation of a function; `sys.doc` renders it as Salt prints docstrings. */
 export interface FnDocs {
@@ -26,6 +40,8 @@ export interface FnDocs {
 export interface FnMetadata extends FnDocs {
   /** The method's property name on the prototype. */
   method: string;
+  /** Which decorator marked it; absent = `fn`. */
+  contract?: FnContract;
   /** The public name (`test.true` from method `true_`); defaults to the method name. */
   name?: string;
   /** The declared arguments; absent = read the parameters from the method's source (plain JS). */

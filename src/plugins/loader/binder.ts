@@ -137,3 +137,17 @@ export function bindArguments(fn: FnDescriptor, arg: readonly unknown[], pub?: P
   }
   return call;
 }
+
+/**
+ * An ext_pillar entry's configured value as a Salt `arg` list: a map is keyword arguments, a list
+ * positional ones, anything else the one positional value (Salt's `_external_pillar_data`).
+ *
+ * @example
+ * extPillarArgs({ roles: { web1: 'web' } }) // [{ __kwarg__: true, roles: { web1: 'web' } }]
+ * extPillarArgs('echo x')                   // ['echo x']
+ */
+export function extPillarArgs(value: unknown): unknown[] {
+  if (Array.isArray(value)) return [...value];
+  if (typeof value === 'object' && value !== null && !Buffer.isBuffer(value)) return [{ ...(value as Record<string, unknown>), __kwarg__: true }];
+  return [value];
+}

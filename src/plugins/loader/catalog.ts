@@ -1,6 +1,7 @@
 import type { ArgSpec, IModules, ModuleProblem } from '../api/control';
+import type { PluginKind } from '../api/metadata';
 import type { FnDescriptor } from './descriptors';
-import type { ModuleRegistry } from './registry';
+import { problemKey, type ModuleRegistry } from './registry';
 
 /**
  * A default's source text as a value, for `sys.argspec`: JSON-like literals (numbers, strings in
@@ -41,20 +42,20 @@ export function argspecOf(fn: FnDescriptor): ArgSpec {
 export class ModuleCatalog implements IModules {
   constructor(private readonly registry: ModuleRegistry) {}
 
-  moduleNames(): string[] {
-    return this.registry.moduleNames();
+  moduleNames(kind?: PluginKind): string[] {
+    return this.registry.moduleNames(kind);
   }
-  functionNames(): string[] {
-    return this.registry.functionNames();
+  functionNames(kind?: PluginKind): string[] {
+    return this.registry.functionNames(kind);
   }
-  doc(fun: string): string | undefined {
-    return this.registry.find(fun)?.fn.doc;
+  doc(fun: string, kind?: PluginKind): string | undefined {
+    return this.registry.find(fun, kind)?.fn.doc;
   }
-  moduleDoc(module: string): string | undefined {
-    return this.registry.module(module)?.descriptor.doc;
+  moduleDoc(module: string, kind?: PluginKind): string | undefined {
+    return this.registry.module(module, kind)?.descriptor.doc;
   }
-  argspec(fun: string): ArgSpec | undefined {
-    const found = this.registry.find(fun);
+  argspec(fun: string, kind?: PluginKind): ArgSpec | undefined {
+    const found = this.registry.find(fun, kind);
     return found ? argspecOf(found.fn) : undefined;
   }
   origin(module: string): string | undefined {
@@ -68,7 +69,7 @@ export class ModuleCatalog implements IModules {
     return out;
   }
   problems(): ModuleProblem[] {
-    return this.registry.problems.map((p) => (p.module === undefined ? { origin: p.origin, message: p.error.message } : { origin: p.origin, module: p.module, message: p.error.message }));
+    return this.registry.problems.map((p) => ({ origin: p.origin, module: problemKey(p), message: p.error.message }));
   }
   files(): string[] {
     return [...this.registry.files];

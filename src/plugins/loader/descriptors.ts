@@ -1,5 +1,5 @@
 import type { ArgDef } from '../api/args';
-import type { FnDocs, InjectionToken } from '../api/metadata';
+import type { FnContract, FnDocs, InjectionToken, PluginKind } from '../api/metadata';
 
 /** A plugin class as written: any constructor. */
 export type PluginClass = new (...args: never[]) => object;
@@ -35,12 +35,15 @@ export interface FnDescriptor {
    * `positional`: values in parameter order (plain-JS functions read from source).
    */
   call: 'object' | 'positional';
+  /** How the host calls it: `fn`, `state` (then a state context), `render`, `pillar`. */
+  contract: FnContract;
   /** The outputter the CLI uses for this function's return, when it has one of its own. */
   outputter?: string;
 }
 
 /** A module class turned into data: what `sys.list_functions`/`sys.doc` can show without running it. */
 export interface ModuleDescriptor {
+  kind: PluginKind;
   name: string;
   doc: string;
   available?: (grains: Record<string, unknown>) => true | string | false;

@@ -1,9 +1,21 @@
 import { PluginDefinitionError } from '../api/errors';
 import type { ArgSchema } from '../api/args';
-import { readFns, readInjectionTokens, readModule, type FnDocs, type FnMetadata } from '../api/metadata';
+import { readFns, readInjectionTokens, readModule, type FnContract, type FnDocs, type FnMetadata, type PluginKind } from '../api/metadata';
 import { renderDocstring } from './docstring';
 import type { FnDescriptor, ModuleDescriptor, ParamSpec, PluginClass } from './descriptors';
 import { readParams, type SourceParam } from './params';
+
+/** Which method decorator each kind of module takes. */
+const CONTRACT_OF: Record<PluginKind, FnContract> = {
+  execution: 'fn',
+  runner: 'fn',
+  wheel: 'fn',
+  returner: 'fn',
+  state: 'state',
+  renderer: 'render',
+  ext_pillar: 'pillar',
+};
+const DECORATOR_OF: Record<FnContract, string> = { fn: '@Fn', state: '@State', render: '@Render', pillar: '@Pillar' };
 
 /** Params of a function declared with a schema: its arguments, then `*args`, then `**kwargs`. */
 function paramsFromSchema(meta: FnMetadata & { args: ArgSchema }): { params: ParamSpec[]; kwargsKeys: string[] | null } {
@@ -67,22 +79,34 @@ export function exploreModule(cls: unknown): ModuleDescriptor {
   const meta = readModule(cls);
   if (!meta) {
     const what = typeof cls === 'function' ? `class ${cls.name || '(anonymous)'}` : typeof cls;
-    throw new PluginDefinitionError(`${what} is not marked with @Module(name)`);
+    throw new PluginDefinitionError(`${what} is not marked with @Module(name) (or @StateModule, @Runner, @Wheel, @Returner, @Renderer, @ExtPillar)`);
   }
   const klass = cls as PluginClass;
   const functions = new Map<string, FnDescriptor>();
+  const contract = CONTRACT_OF[meta.kind];
   for (const fnMeta of readFns(klass)) {
     const where = `${meta.name}.${fnMeta.name ?? fnMeta.method} (${klass.name}.${fnMeta.method})`;
     const method = (klass.prototype as Record<string, unknown>)[fnMeta.method];
     if (typeof method !== 'function') throw new PluginDefinitionError(`${where}: @Fn marks something that is not a method`);
-    const name = fnMeta.name ?? fnMeta.method;
+    const marked = fnMeta.contract ?? 'fn';
+    if (marked !== contract) {
+      throw new PluginDefinitionError(`${where}: ${DECORATOR_OF[marked]} marks a method of a ${meta.kind} module, which takes ${DECORATOR_OF[contract]}`);
+    }
+    const name = marked === 'render' ? 'render' : marked === 'pillar' ? 'ext_pillar' : (fnMeta.name ?? fnMeta.method);
     if (name.startsWith('_')) continue; // Salt's rule: leading underscore = private helper
-    if (functions.has(name)) throw new PluginDefinitionError(`${where}: two functions are named '${name}'`);
+    if (functions.has(name)) {
+      const what = marked === 'render' || marked === 'pillar' ? `two ${DECORATOR_OF[marked]} methods` : `two functions are named '${name}'`;
+      throw new PluginDefinitionError(`${where}: ${what}`);
+    }
     const docs: FnDocs = { summary: fnMeta.summary, description: fnMeta.description, examples: fnMeta.examples };
     const doc = renderDocstring(docs);
     if (fnMeta.args) {
       const { params, kwargsKeys } = paramsFromSchema({ ...fnMeta, args: fnMeta.args });
-      functions.set(name, { name, method: fnMeta.method, doc, docs, params, kwargsKeys, call: 'object', outputter: fnMeta.outputter });
+      functions.set(name, { name, method: fnMeta.method, doc, docs, params, kwargsKeys, call: 'object', contract: marked, outputter: fnMeta.outputter });
+      continue;
+    }
+    if (marked === 'render') {
+      functions.set(name, { name, method: fnMeta.method, doc, docs, params: [], kwargsKeys: [], call: 'positional', contract: marked });
       continue;
     }
     let source: SourceParam[];
@@ -92,7 +116,10 @@ export function exploreModule(cls: unknown): ModuleDescriptor {
       throw new PluginDefinitionError(`${where}: cannot read its parameters; declare them with @Fn({ args: { ... } })`, { cause: err });
     }
     const { params, kwargsKeys } = toParamSpecs(where, fnMeta, source);
-    functions.set(name, { name, method: fnMeta.method, doc, docs, params, kwargsKeys, call: 'positional', outputter: fnMeta.outputter });
+    functions.set(name, { name, method: fnMeta.method, doc, docs, params, kwargsKeys, call: 'positional', contract: marked, outputter: fnMeta.outputter });
+  }
+  if ((contract === 'render' || contract === 'pillar') && functions.size === 0) {
+    throw new PluginDefinitionError(`${meta.kind} '${meta.name}' (class ${klass.name}) has no ${DECORATOR_OF[contract]} method`);
   }
   const injections = readInjectionTokens(klass);
   for (let i = 0; i < klass.length; i++) {
@@ -103,5 +130,5 @@ export function exploreModule(cls: unknown): ModuleDescriptor {
       );
     }
   }
-  return { name: meta.name, doc: meta.doc ?? '', available: meta.available, cls: klass, functions, injections };
+  return { kind: meta.kind, name: meta.name, doc: meta.doc ?? '', available: meta.available, cls: klass, functions, injections };
 }

@@ -172,7 +172,7 @@ export class PluginLoader {
       if (missing.length > 0) throw missingServiceError(`Module '${name}'`, descriptor.cls.name, missing);
       const verdict = descriptor.available ? descriptor.available(grains) : true;
       if (verdict === true) registry.add(descriptor, origin);
-      else registry.markUnavailable(name, typeof verdict === 'string' ? verdict : undefined);
+      else registry.markUnavailable(name, typeof verdict === 'string' ? verdict : undefined, descriptor.kind);
     } catch (err) {
       registry.problems.push({ origin, module: name, error: toError(err) });
     }

@@ -1,4 +1,5 @@
 import { FunctionNotFoundError, ModuleUnavailableError } from '../api/errors';
+import type { PluginKind } from '../api/metadata';
 import type { FnDescriptor, ModuleDescriptor } from './descriptors';
 
 /** Where a module came from: `builtin`, a module_dirs file path, or `npm:<package>`. */
@@ -19,72 +20,104 @@ export interface LoadedModule {
 }
 
 /**
- * The modules a loader found: available ones by name, unavailable ones with their reasons
- * (Salt's `missing_modules`), and the problems met on the way.
+ * The name a failed source is listed under: its module name when known, else a module_dirs
+ * file's base name (Salt names modules after their files), else the origin (`npm:<name>`).
+ *
+ * @example
+ * problemKey({ origin: '/srv/modules/pkgx.js', error }) // 'pkgx'
+ */
+export function problemKey(problem: { origin: PluginOrigin; module?: string }): string {
+  if (problem.module !== undefined) return problem.module;
+  const { origin } = problem;
+  if (!origin.startsWith('/')) return origin;
+  return origin.slice(origin.lastIndexOf('/') + 1).replace(/\.(c?js|ts)$/, '');
+}
+
+function sorted(names: Iterable<string>): string[] {
+  return [...names].sort();
+}
+
+/**
+ * The modules a loader found, per kind (execution modules, state modules, runners, ...):
+ * available ones by name, unavailable ones with their reasons (Salt's `missing_modules`), and the
+ * problems met on the way. `kind` defaults to execution modules everywhere.
  *
  * @example
  * registry.find('test.ping');          // { module, fn } or undefined
- * registry.missingMessage('pkgx.list'); // "'pkgx' __virtual__ returned False: pkgx needs Linux"
+ * registry.find('pkg.installed', 'state');
+ * registry.missingError('pkgx.list');  // "'pkgx' __virtual__ returned False: pkgx needs Linux"
  */
 export class ModuleRegistry {
-  private readonly modules = new Map<string, LoadedModule>();
-  private readonly unavailableReasons = new Map<string, string | undefined>();
+  private readonly modules = new Map<PluginKind, Map<string, LoadedModule>>();
+  private readonly unavailableReasons = new Map<PluginKind, Map<string, string | undefined>>();
   readonly problems: LoadProblem[] = [];
   /** `{ module, replaced, by }`: a later source's module took over an earlier one's name. */
-  readonly overrides: { module: string; replaced: PluginOrigin; by: PluginOrigin }[] = [];
+  readonly overrides: { module: string; replaced: PluginOrigin; by: PluginOrigin; kind: PluginKind }[] = [];
   /** Every plugin file found in module_dirs, loaded or not (Salt's `test.not_loaded` reads them). */
   readonly files: string[] = [];
 
-  /** Register an available module; a module of the same name loaded earlier is replaced. */
+  private of<T>(map: Map<PluginKind, Map<string, T>>, kind: PluginKind): Map<string, T> {
+    let m = map.get(kind);
+    if (!m) map.set(kind, (m = new Map()));
+    return m;
+  }
+
+  /** Register an available module; a module of the same kind and name loaded earlier is replaced. */
   add(descriptor: ModuleDescriptor, origin: PluginOrigin): void {
-    const previous = this.modules.get(descriptor.name);
-    if (previous) this.overrides.push({ module: descriptor.name, replaced: previous.origin, by: origin });
-    this.modules.set(descriptor.name, { descriptor, origin });
-    this.unavailableReasons.delete(descriptor.name);
+    const { kind, name } = descriptor;
+    const previous = this.of(this.modules, kind).get(name);
+    if (previous) this.overrides.push({ module: name, replaced: previous.origin, by: origin, kind });
+    this.of(this.modules, kind).set(name, { descriptor, origin });
+    this.of(this.unavailableReasons, kind).delete(name);
   }
 
   /** Record a module that declared itself unavailable (kept only if no available one has the name). */
-  markUnavailable(name: string, reason: string | undefined): void {
-    if (!this.modules.has(name)) this.unavailableReasons.set(name, reason);
+  markUnavailable(name: string, reason: string | undefined, kind: PluginKind = 'execution'): void {
+    if (!this.of(this.modules, kind).has(name)) this.of(this.unavailableReasons, kind).set(name, reason);
   }
 
-  module(name: string): LoadedModule | undefined {
-    return this.modules.get(name);
+  module(name: string, kind: PluginKind = 'execution'): LoadedModule | undefined {
+    return this.modules.get(kind)?.get(name);
   }
 
-  /** Names of available modules, sorted. */
-  moduleNames(): string[] {
-    return [...this.modules.keys()].sort();
+  /** Names of available modules of a kind, sorted. */
+  moduleNames(kind: PluginKind = 'execution'): string[] {
+    return sorted(this.modules.get(kind)?.keys() ?? []);
   }
 
-  /** Unavailable modules and their reasons. */
-  unavailable(): ReadonlyMap<string, string | undefined> {
-    return this.unavailableReasons;
+  /** Unavailable modules of a kind and their reasons. */
+  unavailable(kind: PluginKind = 'execution'): ReadonlyMap<string, string | undefined> {
+    return this.of(this.unavailableReasons, kind);
   }
 
-  /** Every `mod.fn`, sorted. */
-  functionNames(): string[] {
+  /** Every `mod.fn` of a kind, sorted. */
+  functionNames(kind: PluginKind = 'execution'): string[] {
     const names: string[] = [];
-    for (const [mod, { descriptor }] of this.modules) for (const fn of descriptor.functions.keys()) names.push(`${mod}.${fn}`);
+    for (const [mod, { descriptor }] of this.modules.get(kind) ?? []) for (const fn of descriptor.functions.keys()) names.push(`${mod}.${fn}`);
     return names.sort();
   }
 
-  find(fun: string): { module: LoadedModule; fn: FnDescriptor } | undefined {
+  find(fun: string, kind: PluginKind = 'execution'): { module: LoadedModule; fn: FnDescriptor } | undefined {
     const dot = fun.indexOf('.');
     if (dot <= 0) return undefined;
-    const module = this.modules.get(fun.slice(0, dot));
+    const module = this.module(fun.slice(0, dot), kind);
     const fn = module?.descriptor.functions.get(fun.slice(dot + 1));
     return module && fn ? { module, fn } : undefined;
   }
 
+  /** Why module `mod` failed to load, as `sys.missing_modules` says it, or undefined. */
+  loadFailure(mod: string): string | undefined {
+    const problem = this.problems.find((p) => problemKey(p) === mod);
+    return problem ? `failed to load from ${problem.origin}: ${problem.error.message}` : undefined;
+  }
+
   /** The error for a function that is not there, with the module's `__virtual__` reason if any. */
-  missingError(fun: string): FunctionNotFoundError | ModuleUnavailableError {
+  missingError(fun: string, kind: PluginKind = 'execution'): FunctionNotFoundError | ModuleUnavailableError {
     const mod = fun.split('.')[0];
-    if (!this.modules.has(mod) && this.unavailableReasons.has(mod)) {
-      return new ModuleUnavailableError(mod, this.unavailableReasons.get(mod));
-    }
-    const problem = this.problems.find((p) => p.module === mod);
-    return new FunctionNotFoundError(fun, problem ? { hint: `loading '${mod}' failed: ${problem.error.message}` } : {});
+    const reasons = this.of(this.unavailableReasons, kind);
+    if (!this.module(mod, kind) && reasons.has(mod)) return new ModuleUnavailableError(mod, reasons.get(mod));
+    const failure = this.loadFailure(mod);
+    return new FunctionNotFoundError(fun, failure ? { hint: failure } : {});
   }
 
   /** Salt's `sys.doc '<prefix>*'`: the docs of every function whose name starts with `prefix`. */

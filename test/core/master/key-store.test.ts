@@ -30,10 +30,10 @@ describe('KeyStore layout and master keys', () => {
     expect(readdirSync(dir).sort()).toEqual(['minions', 'minions_denied', 'minions_pre', 'minions_rejected']);
   });
 
-  it('generates master.pem (0600) and master.pub once, then loads them', () => {
+  it('generates master.pem (0400, as Salt) and master.pub once, then loads them', () => {
     const first = store.ensureMasterKeys(1024);
     expect(first.created).toBe(true);
-    expect(statSync(path.join(dir, 'master.pem')).mode & 0o777).toBe(0o600);
+    expect(statSync(path.join(dir, 'master.pem')).mode & 0o777).toBe(0o400);
     expect(readFileSync(path.join(dir, 'master.pem'), 'utf8')).toBe(first.privatePem);
     expect(readFileSync(path.join(dir, 'master.pub'), 'utf8')).toBe(first.publicPem);
     expect(first.privatePem.startsWith('-----BEGIN RSA PRIVATE KEY-----')).toBe(true);

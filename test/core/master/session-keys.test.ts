@@ -77,7 +77,7 @@ describe('session keys across sign-ins (real master)', () => {
       stringify({ root_dir: root, interface: '127.0.0.1', publish_port: await freePort(), ret_port: retPort, auto_accept: true, keysize: 1024, worker_threads: 2 }),
     );
     logging = createLogging({ level: 'info', console: true, stderr: { write: (t: string) => ((log += t), onLog()) } });
-    master = new Master(loadMasterConfig(confDir).config as unknown as MasterSettings, logging.getLogger('salt.master'));
+    master = new Master(loadMasterConfig(confDir).config, logging.getLogger('salt.master'));
     await master.start();
   });
 

@@ -11,6 +11,7 @@ const fn = (name: string, params: FnDescriptor['params'], kwargsKeys: string[] |
   params,
   kwargsKeys,
   call: 'positional',
+  contract: 'fn',
 });
 const echo = fn('echo', [{ name: 'text', kind: 'positional', optional: false }]);
 const two = fn('two', [

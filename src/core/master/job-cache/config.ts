@@ -12,23 +12,22 @@
  * password `salt`, database `salt`.
  */
 import { join } from 'node:path';
+import type { MasterConfig } from '../../config';
 import { ConfigError } from '../../errors';
 import type { PostgresOptions } from './postgres-cache';
 import type { JobCacheBackend } from './types';
 import type { SqliteSynchronous } from './sqlite-cache';
 
-export interface JobCacheConfig {
-  master_job_cache?: string;
-  cachedir: string;
-  keep_jobs?: number;
-  keep_jobs_seconds?: number;
-  /** brine's nested form. `pass`, `passwd` and `password` are all read. */
-  postgres?: Record<string, unknown>;
-  /** 'normal' (default) or 'full': see sqlite-cache.ts. */
-  job_cache_synchronous?: SqliteSynchronous;
-  /** Salt's flat option names (`returner.postgres.host`, `postgres.db`, ...). */
-  [flat: string]: unknown;
-}
+/**
+ * The master options the job cache reads: a loaded master config is one as it is. `postgres` is
+ * brine's nested form (`pass`, `passwd` and `password` are all read); `job_cache_synchronous` is
+ * 'normal' (default) or 'full' (see sqlite-cache.ts); Salt's flat option names
+ * (`returner.postgres.host`, `postgres.db`, ...) come through the index signature.
+ */
+export type JobCacheConfig = Pick<MasterConfig, 'cachedir'> &
+  Partial<Pick<MasterConfig, 'master_job_cache' | 'keep_jobs' | 'keep_jobs_seconds' | 'postgres' | 'job_cache_synchronous'>> & {
+    [flat: string]: unknown;
+  };
 
 export const SQLITE_FILE = 'job-cache.sqlite3';
 
@@ -55,6 +54,17 @@ export function sqlitePath(config: JobCacheConfig): string {
     throw new ConfigError('BAD_OPTION', 'cachedir must be a directory path for the job cache');
   }
   return join(config.cachedir, SQLITE_FILE);
+}
+
+/** job_cache_synchronous, checked: `ConfigError BAD_OPTION` for anything but 'normal' or 'full'. */
+export function sqliteSynchronous(config: JobCacheConfig): SqliteSynchronous {
+  const v = config.job_cache_synchronous ?? 'normal';
+  if (v !== 'normal' && v !== 'full') {
+    throw new ConfigError('BAD_OPTION', `job_cache_synchronous must be 'normal' or 'full', not ${JSON.stringify(v)}`, {
+      hint: "set job_cache_synchronous: normal (survives kill -9) or full (survives power loss) in the master config",
+    });
+  }
+  return v;
 }
 
 /** Where each connection field may be written, first match wins. */

@@ -7,7 +7,7 @@
  *   await cache.saveReturn({ jid, id, fun, fun_args, return: ret, retcode: 0, success: true, at: new Date() });
  *   const returns = await cache.getReturns(jid);   // { web1: { return, retcode, success, at } }
  */
-import { jobCacheBackend, postgresOptions, sqlitePath, type JobCacheConfig } from './config';
+import { jobCacheBackend, postgresOptions, sqlitePath, sqliteSynchronous, type JobCacheConfig } from './config';
 import { PostgresJobCache } from './postgres-cache';
 import { SqliteJobCache } from './sqlite-cache';
 import type { JobCache } from './types';
@@ -15,7 +15,7 @@ import type { JobCache } from './types';
 export type { JobCache, JobCacheBackend, JobFilter, JobInput, JobRecord, MaybePromise, ReturnInput, StoredReturn } from './types';
 export { SqliteJobCache, type SqliteJobCacheOptions, type SqliteSynchronous } from './sqlite-cache';
 export { PostgresJobCache, type PostgresOptions } from './postgres-cache';
-export { jobCacheBackend, postgresOptions, retentionSeconds, sqlitePath, SQLITE_FILE, type JobCacheConfig } from './config';
+export { jobCacheBackend, postgresOptions, retentionSeconds, sqlitePath, sqliteSynchronous, SQLITE_FILE, type JobCacheConfig } from './config';
 export { startJobCacheCleaner, type CleanerOptions, type JobCacheCleaner } from './cleaner';
 export { decodeValue, encodeValue } from './value-codec';
 export { ReturnBatcher } from './return-batcher';
@@ -26,5 +26,5 @@ export { ReturnBatcher } from './return-batcher';
  */
 export async function openJobCache(config: JobCacheConfig): Promise<JobCache> {
   if (jobCacheBackend(config) === 'postgres') return PostgresJobCache.open(postgresOptions(config));
-  return new SqliteJobCache(sqlitePath(config), { synchronous: config.job_cache_synchronous });
+  return new SqliteJobCache(sqlitePath(config), { synchronous: sqliteSynchronous(config) });
 }

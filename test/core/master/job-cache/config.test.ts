@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { jobCacheBackend, openJobCache, postgresOptions, retentionSeconds, sqlitePath } from '../../../../src/core/master/job-cache';
+import { jobCacheBackend, openJobCache, postgresOptions, retentionSeconds, sqlitePath, sqliteSynchronous } from '../../../../src/core/master/job-cache';
 import { codeOfAsync as codeOf } from '../../../support/errors';
 
 
@@ -12,6 +12,12 @@ describe('job cache options', () => {
     expect(jobCacheBackend({ cachedir: '/c', master_job_cache: 'pgjsonb' })).toBe('postgres');
     expect(await codeOf(() => jobCacheBackend({ cachedir: '/c', master_job_cache: 'mysql' }))).toBe('UNKNOWN_JOB_CACHE');
     expect(await codeOf(() => openJobCache({ cachedir: '/c', master_job_cache: 'redis' }))).toBe('UNKNOWN_JOB_CACHE');
+  });
+
+  it('reads job_cache_synchronous (normal by default) and refuses anything else', async () => {
+    expect(sqliteSynchronous({ cachedir: '/c' })).toBe('normal');
+    expect(sqliteSynchronous({ cachedir: '/c', job_cache_synchronous: 'full' })).toBe('full');
+    expect(await codeOf(() => sqliteSynchronous({ cachedir: '/c', job_cache_synchronous: 'FULL' }))).toBe('BAD_OPTION');
   });
 
   it('puts the SQLite file in cachedir', async () => {
