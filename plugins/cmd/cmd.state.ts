@@ -1,9 +1,15 @@
 import { chmodSync, copyFileSync, existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
-import { inject, IShell, type StateContext, type StateReturn } from 'brine/plugin';
+import { CommandExecutionError, inject, IShell, type StateContext, type StateReturn } from 'brine/plugin';
 
 type Args = Record<string, unknown> & { name: string };
+
+/** A state-runner service of the context; outside a state run it is a clear error. */
+function needed<F>(f: F | undefined, what: string): F {
+  if (!f) throw new CommandExecutionError(`cmd states need the state runner's ${what}: run them through state.apply / state.sls`);
+  return f;
+}
 
 /** Salt's `cmd.run_all` fields as a state's changes: pid, retcode, stdout, stderr (stripped). */
 interface RunAll {
@@ -43,7 +49,7 @@ function reinterpreted(state: StateReturn): StateReturn {
   state.comment = '';
   let out = ret.stdout;
   if (!out) {
-    if (ret.stderr) state.comment = ret.stderr;
+    if (ret.stderr) state.comment = String(ret.stderr);
     return state;
   }
   let isJson = false;
@@ -71,7 +77,7 @@ function reinterpreted(state: StateReturn): StateReturn {
   }
   const changed = isTrue(data.changed ?? 'no');
   if ('comment' in data) {
-    state.comment = data.comment;
+    state.comment = String(data.comment);
     delete data.comment;
   }
   if (changed) {
@@ -111,7 +117,7 @@ export class CmdStates {
   }
 
   async run(args: Args, ctx: StateContext): Promise<StateReturn> {
-    const name = args.name === null || args.name === undefined ? String(ctx.low.__id__) : String(args.name);
+    const name = args.name === null || args.name === undefined ? String(ctx.low?.__id__) : String(args.name);
     const stateful = args.stateful === true || Array.isArray(args.stateful);
     let ret: StateReturn = { name, changes: {}, result: false, comment: '' };
     if (args.env !== undefined && args.env !== null && typeof args.env !== 'object') {
@@ -161,7 +167,7 @@ export class CmdStates {
       return stateful ? reinterpreted(ret) : ret;
     }
     const source = String(args.source ?? name);
-    const cached = await ctx.cacheFile(source);
+    const cached = await needed(ctx.cacheFile, 'cacheFile')(source);
     if (!cached) {
       ret.comment = `Unable to cache script ${source} from saltenv '${ctx.saltenv}'`;
       return ret;
@@ -176,7 +182,7 @@ export class CmdStates {
       if (args.template) {
         const rel = source.startsWith('salt://') ? source.slice('salt://'.length).split('?')[0] : source;
         const obj = (v: unknown): Record<string, unknown> => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {});
-        writeFileSync(path, await ctx.renderTemplate(cached, rel, { ...obj(args.defaults), ...obj(args.context) }));
+        writeFileSync(path, await needed(ctx.renderTemplate, 'renderTemplate')(cached, rel, { ...obj(args.defaults), ...obj(args.context) }));
       } else copyFileSync(cached, path);
       chmodSync(path, 0o700);
       const cmd = args.args !== undefined && args.args !== null ? `${path} ${String(args.args)}` : path;

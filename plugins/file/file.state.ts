@@ -1,9 +1,15 @@
 import { chmodSync, existsSync, lstatSync, mkdirSync, readFileSync, readlinkSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join, basename } from 'node:path';
-import type { StateContext, StateReturn } from 'brine/plugin';
+import { CommandExecutionError, type StateContext, type StateReturn } from 'brine/plugin';
 import { unifiedDiff } from './unified-diff';
 
 type Args = Record<string, unknown> & { name: string };
+
+/** A state-runner service of the context; outside a state run it is a clear error. */
+function needed<F>(f: F | undefined, what: string): F {
+  if (!f) throw new CommandExecutionError(`file states need the state runner's ${what}: run them through state.apply / state.sls`);
+  return f;
+}
 
 /** The path inside the saltenv of a `salt://` URL (for relative template imports). */
 export function saltPath(source: string): string {
@@ -60,7 +66,7 @@ export class FileStates {
       let found: string | null = null;
       let used = sources[0];
       for (const s of sources) {
-        found = await ctx.cacheFile(s);
+        found = await needed(ctx.cacheFile, 'cacheFile')(s);
         used = s;
         if (found) break;
       }
@@ -74,7 +80,7 @@ export class FileStates {
         ret.comment = `The template renderer '${String(args.template)}' is not available (brine renders jinja)`;
         return ret;
       }
-      contents = args.template ? await ctx.renderTemplate(found, saltPath(used), templateContext(args, used)) : readFileSync(found, 'utf8');
+      contents = args.template ? await needed(ctx.renderTemplate, 'renderTemplate')(found, saltPath(used), templateContext(args, used)) : readFileSync(found, 'utf8');
       fromSource = true;
     } else if (args.contents !== undefined && args.contents !== null) {
       const c = args.contents;

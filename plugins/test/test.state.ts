@@ -27,17 +27,17 @@ export class TestStates {
   }
 
   async succeed_without_changes(args: Args): Promise<StateReturn> {
-    return { name: args.name, changes: {}, result: true, comment: (args.comment as string) ?? 'Success!' };
+    return { name: args.name, changes: {}, result: true, comment: String(args.comment ?? 'Success!') };
   }
 
   async fail_without_changes(args: Args, ctx: StateContext): Promise<StateReturn> {
-    const ret: StateReturn = { name: args.name, changes: {}, result: false, comment: (args.comment as string) ?? 'Failure!' };
+    const ret: StateReturn = { name: args.name, changes: {}, result: false, comment: String(args.comment ?? 'Failure!') };
     if (ctx.test) ret.comment = "If we weren't testing, this would be a failure!";
     return ret;
   }
 
   async succeed_with_changes(args: Args, ctx: StateContext): Promise<StateReturn> {
-    const ret: StateReturn = { name: args.name, changes: changeData(), result: true, comment: (args.comment as string) ?? 'Success!' };
+    const ret: StateReturn = { name: args.name, changes: changeData(), result: true, comment: String(args.comment ?? 'Success!') };
     if (ctx.test) {
       ret.result = null;
       ret.comment = "If we weren't testing, this would be successful with changes";
@@ -46,7 +46,7 @@ export class TestStates {
   }
 
   async fail_with_changes(args: Args, ctx: StateContext): Promise<StateReturn> {
-    const ret: StateReturn = { name: args.name, changes: changeData(), result: false, comment: (args.comment as string) ?? 'Failure!' };
+    const ret: StateReturn = { name: args.name, changes: changeData(), result: false, comment: String(args.comment ?? 'Failure!') };
     if (ctx.test) {
       ret.result = null;
       ret.comment = "If we weren't testing, this would be failed with changes";
@@ -55,11 +55,11 @@ export class TestStates {
   }
 
   async succeed_with_comment(args: Args): Promise<StateReturn> {
-    return { name: args.name, changes: {}, result: true, comment: args.comment };
+    return { name: args.name, changes: {}, result: true, comment: String(args.comment) };
   }
 
   async fail_with_comment(args: Args): Promise<StateReturn> {
-    return { name: args.name, changes: {}, result: false, comment: args.comment };
+    return { name: args.name, changes: {}, result: false, comment: String(args.comment) };
   }
 
   async configurable_test_state(args: Args, ctx: StateContext): Promise<StateReturn> {
@@ -88,7 +88,7 @@ export class TestStates {
 
   async show_notification(args: Args): Promise<StateReturn> {
     if (!args.text) throw new CommandExecutionError('Missing required argument text.');
-    return { name: args.name, changes: {}, result: true, comment: args.text };
+    return { name: args.name, changes: {}, result: true, comment: String(args.text) };
   }
 
   async check_pillar(args: Args): Promise<StateReturn> {
@@ -97,16 +97,16 @@ export class TestStates {
 
   async mod_watch(args: Args, ctx: StateContext): Promise<StateReturn> {
     const hasChanges: string[] = [];
-    const reqs = (ctx.low.__reqs__ as Record<string, Record<string, string>[]> | undefined)?.watch ?? [];
+    const reqs = (ctx.low?.__reqs__ as Record<string, Record<string, string>[]> | undefined)?.watch ?? [];
     for (const req of reqs) {
       const tag = `${req.state}_|-${req.__id__}_|-${req.name}_|-${req.fun}`;
-      const r = ctx.running[tag];
+      const r = ctx.running?.[tag];
       if (r && Object.keys(r.changes ?? {}).length) hasChanges.push(`${req.state}: ${req.__id__}`);
     }
     return {
       name: args.name,
       result: (args.result as boolean) ?? true,
-      comment: (args.comment as string) ?? 'Watch statement fired.',
+      comment: String(args.comment ?? 'Watch statement fired.'),
       changes: (args.changes as Record<string, unknown>) ?? { 'Requisites with changes': hasChanges },
     };
   }

@@ -87,4 +87,4 @@ export {
   PluginDefinitionError,
 } from './errors';
 export { BRINE_VERSION } from './version';
-export { IStates, type StateContext, type StateReturn, type StateModuleClass, type StateRunOptions, type StateRunReturn } from './states';
+export { IStates, type StateModuleClass, type StateRunOptions, type StateRunReturn } from './states';

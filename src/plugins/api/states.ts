@@ -1,37 +1,10 @@
 /**
- * State modules (the state counterpart of `@Module`): a class naming its state module and its
- * functions' required parameters; each function receives the state's arguments and a
- * {@link StateContext}, and returns Salt's `{name, changes, result, comment}`.
- *
- * @example
- * export class HelloStates {
- *   static readonly stateModule = 'hello';
- *   static readonly functions = { present: ['name'] };
- *   async present(args: { name: string }, ctx: StateContext): Promise<StateReturn> {
- *     return { name: args.name, changes: {}, result: ctx.test ? null : true, comment: 'hello' };
- *   }
- * }
+ * The state system as the `state` execution module sees it (IStates), and the static form of a
+ * built-in state module class the loader instantiates.
  */
-import type { StateResult } from '../../core/state/types';
+import type { StateContext, StateReturn } from './kinds';
 
-export type StateReturn = StateResult;
-
-export interface StateContext {
-  /** Test mode: predict, change nothing. */
-  test: boolean;
-  /** The low chunk (`__reqs__`, `sfun` for mod_watch). */
-  low: Readonly<Record<string, unknown>>;
-  /** Results so far, by state tag. */
-  running: Readonly<Record<string, StateReturn>>;
-  saltenv: string;
-  /** A `salt://` (or local) file fetched to a local path, or null when it does not exist. */
-  cacheFile(source: string): Promise<string | null>;
-  /**
-   * Render a Jinja template file to text (`template: jinja`), with grains, pillar and opts of the
-   * run plus `context`. `name` is the file's `salt://` path (for relative imports).
-   */
-  renderTemplate(path: string, name: string, context?: Record<string, unknown>): Promise<string>;
-}
+export type { StateContext, StateReturn };
 
 /** What a state module class declares statically. */
 export interface StateModuleClass {
@@ -40,9 +13,6 @@ export interface StateModuleClass {
   readonly functions: Record<string, readonly string[]>;
   new (...args: never[]): object;
 }
-
-/** Salt's `__virtual__` equivalent of a state module is not needed yet; availability is per function. */
-export const STATE_CHANGES_TESTING = { testing: { old: 'Unchanged', new: 'Something pretended to change' } };
 
 /** How a state run was asked for (`state.apply ... test=True saltenv=dev pillar='{...}'`). */
 export interface StateRunOptions {

@@ -3,7 +3,7 @@
  * modules from the loaded plugins, and the compiler/runner of src/core/state.
  */
 import type { IConfig, IGrains, IShell } from '../api/services';
-import type { IStates, StateContext, StateModuleClass, StateRunOptions, StateRunReturn } from '../api/states';
+import type { IStates, StateContext, StateModuleClass, StateReturn, StateRunOptions, StateRunReturn } from '../api/states';
 import { PipelineSlsRenderer } from '../../core/state/render-sls';
 import { LocalSlsSource, type SlsSource } from '../../core/state/sls-source';
 import type { StateFunction, StateFunctions } from '../../core/state/state-functions';
@@ -24,8 +24,10 @@ export class StateModuleTable implements StateFunctions {
           call: (args, call) => {
             const ctx: StateContext = {
               test: call.test,
+              id: call.low.__id__,
+              sls: call.low.__sls__,
               low: call.low,
-              running: call.running,
+              running: call.running as unknown as Record<string, StateReturn>,
               saltenv: call.saltenv,
               cacheFile: (s) => this.cacheFile(s, call.saltenv),
               renderTemplate: (path, name, context = {}) => call.template(path, name, context),
@@ -87,19 +89,19 @@ export class NodeStates implements IStates {
   }
 
   sls(mods: string[], opts: StateRunOptions): Promise<StateRunReturn> {
-    return this.system(opts).sls(mods, this.run(opts));
+    return this.system(opts).sls(mods, this.run(opts)) as Promise<StateRunReturn>;
   }
 
   highstate(opts: StateRunOptions): Promise<StateRunReturn> {
-    return this.system(opts).highstate(this.run(opts));
+    return this.system(opts).highstate(this.run(opts)) as Promise<StateRunReturn>;
   }
 
   single(fun: string, name: string, kwargs: Record<string, unknown>, opts: StateRunOptions): Promise<StateRunReturn> {
-    return this.system(opts).single(fun, name, kwargs, this.run(opts));
+    return this.system(opts).single(fun, name, kwargs, this.run(opts)) as Promise<StateRunReturn>;
   }
 
   slsId(id: string, mods: string[], opts: StateRunOptions): Promise<StateRunReturn> {
-    return this.system(opts).slsId(id, mods, this.run(opts));
+    return this.system(opts).slsId(id, mods, this.run(opts)) as Promise<StateRunReturn>;
   }
 
   showSls(mods: string[], opts: StateRunOptions): Promise<unknown> {
