@@ -13,6 +13,7 @@ import { fnmatch } from '../../core/targeting';
 import { pythonReMatch } from '../../core/pycompat';
 import { EventSubscriber } from '../../core/transport/zeromq';
 import { formatJson } from '../output';
+import { unpackArgs } from '../../core/protocol/salt-args';
 
 export interface StateEventOptions {
   sockDir: string;
@@ -42,13 +43,7 @@ function truthy(name: string, v: unknown): boolean {
 
 /** Binds Salt's parameters (tagmatch, count, quiet, sock_dir, pretty, node) from the CLI arguments. */
 export function eventArgs(arg: unknown[]): EventArgs & { sockDir?: string } {
-  const positional = [...arg];
-  const kw: Record<string, unknown> = {};
-  const last = positional[positional.length - 1];
-  if (last !== null && typeof last === 'object' && (last as Record<string, unknown>).__kwarg__ === true) {
-    positional.pop();
-    for (const [k, v] of Object.entries(last as Record<string, unknown>)) if (k !== '__kwarg__') kw[k] = v;
-  }
+  const { args: positional, kwargs: kw } = unpackArgs(arg);
   if (positional.length > PARAMS.length) bad(`takes at most ${PARAMS.length} positional arguments`);
   const bound: Record<string, unknown> = {};
   positional.forEach((v, i) => (bound[PARAMS[i]] = v));

@@ -1,10 +1,11 @@
 import { availableParallelism } from 'node:os';
-import { mkdirSync, watch, type FSWatcher } from 'node:fs';
+import { chmodSync, mkdirSync, watch, type FSWatcher } from 'node:fs';
 import { join } from 'node:path';
 import type { MasterConfig } from '../config';
 import { ConfigError, TransportError } from '../errors';
 import { describeProcess, pidListeningOn } from '../process-owner';
 import { privateKeyFromPem } from '../crypto/rsa';
+import { checkPkiPermissions } from '../crypto/key-permissions';
 import type { Logger } from '../log';
 import { PublishServer, RequestServer, raiseSocketLimit } from '../transport/zeromq';
 import { AuthService } from './auth';
@@ -18,6 +19,7 @@ import { MineStore } from './mine-store';
 import { MinionRequests } from './minion-requests';
 import { PublishKey } from './publish-key';
 import { DEFAULT_MAX_REQUEST_SIZE, RequestHandler } from './request-handler';
+import { ReplayGuard } from './replay-guard';
 import { DEFAULT_AUTH_RATE_LIMIT, DEFAULT_MAX_PENDING_KEYS, PendingKeyCap, SignInRateLimit } from './sign-in-limits';
 import { RsaPool } from './rsa-pool';
 import { writeRootKey } from './root-key';
@@ -39,7 +41,7 @@ export type MasterSettings = Pick<
   MasterConfig,
   'interface' | 'publish_port' | 'ret_port' | 'pki_dir' | 'cachedir' | 'sock_dir' | 'keysize' | 'auto_accept' | 'autosign_file' | 'open_mode' | 'pub_hwm' | 'nodegroups' | 'file_roots'
 > &
-  Partial<Pick<MasterConfig, 'worker_threads' | 'publish_session' | 'loop_interval' | 'file_buffer_size' | 'hash_type' | 'max_request_size' | 'max_pending_keys' | 'auth_rate_limit'>> &
+  Partial<Pick<MasterConfig, 'worker_threads' | 'publish_session' | 'loop_interval' | 'file_buffer_size' | 'hash_type' | 'max_request_size' | 'max_pending_keys' | 'auth_rate_limit' | 'request_server_ttl' | 'permissive_pki_access'>> &
   JobCacheConfig;
 
 /** loop_interval in ms for the job cache cleaner; a bad value is a configuration error. */
@@ -58,6 +60,12 @@ function positiveOption(name: string, value: unknown, fallback: number): number 
     throw new ConfigError('BAD_CONFIG', `${name} must be a whole number > 0, got ${JSON.stringify(value)}`, { hint: `fix or remove '${name}' in the master config` });
   }
   return value;
+}
+
+/** request_server_ttl: brine checks by default (300 s); 0 turns the check off as in Salt. */
+function requestTtl(value: unknown): number {
+  if (value === 0) return 0;
+  return positiveOption('request_server_ttl', value, 300);
 }
 
 function tcp(iface: string, port: number): string {
@@ -104,7 +112,10 @@ export class Master {
     // key or the event bus socket that the running one uses.
     await this.listen(this.publisher, s.interface, s.publish_port, 'publish_port');
     await this.listen(this.requests, s.interface, s.ret_port, 'ret_port');
+    checkPkiPermissions(s.pki_dir, join(s.pki_dir, 'master.pem'), s.permissive_pki_access === true);
     for (const dir of [s.cachedir, s.sock_dir]) mkdirSync(dir, { recursive: true });
+    // Job returns, grains and mine data live here: readable by the master's user only.
+    chmodSync(s.cachedir, 0o700);
     const masterPem = this.keys.ensureMasterKeys(s.keysize).privatePem;
     const masterKey = privateKeyFromPem(masterPem);
     // Sign-in and _pillar RSA runs on worker threads so publishing and returns never wait on it.
@@ -153,6 +164,7 @@ export class Master {
       limits: {
         maxRequestSize: positiveOption('max_request_size', s.max_request_size, DEFAULT_MAX_REQUEST_SIZE),
         signIns: new SignInRateLimit(positiveOption('auth_rate_limit', s.auth_rate_limit, DEFAULT_AUTH_RATE_LIMIT)),
+        replays: new ReplayGuard(requestTtl(s.request_server_ttl)),
       },
     });
 

@@ -86,5 +86,5 @@ export {
   FunctionNotFoundError,
   PluginDefinitionError,
 } from './errors';
-export { BRINE_VERSION } from './version';
+export { BRINE_VERSION, SALT_VERSION, SALT_VERSION_INFO, versionsReport } from './version';
 export { IStates, type StateModuleClass, type StateRunOptions, type StateRunReturn } from './states';
