@@ -1,4 +1,4 @@
-import { Fn, IJobContext, inject, ISalt, IStates, Module, type StateRunOptions, type StateRunReturn } from 'brine/plugin';
+import { Fn, IJobContext, inject, IPillar, ISalt, IStates, Module, type StateRunOptions, type StateRunReturn } from 'brine/plugin';
 
 type Kw = Record<string, unknown>;
 
@@ -30,13 +30,16 @@ export class StateModule {
     @inject(IStates) private readonly states: IStates,
     @inject(IJobContext) private readonly job: IJobContext,
     @inject(ISalt) private readonly salt: ISalt,
+    @inject(IPillar) private readonly pillar: IPillar,
   ) {}
 
-  private options(kw: Kw): StateRunOptions {
+  /** The run's options; the pillar is compiled afresh with `pillar=` over it, as Salt's State does. */
+  private async options(kw: Kw): Promise<StateRunOptions> {
+    const saltenv = kw.saltenv === undefined ? undefined : String(kw.saltenv);
     return {
       test: kw.test === undefined ? undefined : isTrue(kw.test),
-      saltenv: kw.saltenv === undefined ? undefined : String(kw.saltenv),
-      pillar: pillarOf(kw.pillar),
+      saltenv,
+      pillar: await this.pillar.compile({ override: pillarOf(kw.pillar), saltenv }),
       exclude: kw.exclude,
       caller: this.salt,
     };
@@ -50,18 +53,18 @@ export class StateModule {
   @Fn({ summary: "Apply SLS files, or the highstate without any", examples: ["salt '*' state.apply webserver,db test=True"], outputter: 'highstate', kwargs: true })
   async apply(mods: unknown = undefined, kwargs: Kw = {}): Promise<StateRunReturn> {
     const list = modsOf(mods);
-    return this.finish(list.length ? await this.states.sls(list, this.options(kwargs)) : await this.states.highstate(this.options(kwargs)));
+    return this.finish(list.length ? await this.states.sls(list, await this.options(kwargs)) : await this.states.highstate(await this.options(kwargs)));
   }
 
   @Fn({ summary: "Apply SLS files", examples: ["salt '*' state.sls webserver"], outputter: 'highstate', kwargs: true })
   async sls(mods: unknown = undefined, kwargs: Kw = {}): Promise<StateRunReturn> {
     const list = modsOf(mods);
-    return this.finish(list.length ? await this.states.sls(list, this.options(kwargs)) : await this.states.highstate(this.options(kwargs)));
+    return this.finish(list.length ? await this.states.sls(list, await this.options(kwargs)) : await this.states.highstate(await this.options(kwargs)));
   }
 
   @Fn({ summary: "Apply the highstate (the top file's SLS files)", examples: ["salt '*' state.highstate"], outputter: 'highstate', kwargs: true })
   async highstate(kwargs: Kw = {}): Promise<StateRunReturn> {
-    return this.finish(await this.states.highstate(this.options(kwargs)));
+    return this.finish(await this.states.highstate(await this.options(kwargs)));
   }
 
   @Fn({ summary: "Apply the highstate in test mode", examples: ["salt '*' state.test"], outputter: 'highstate', kwargs: true })
@@ -73,37 +76,37 @@ export class StateModule {
   async single(fun: string, name: string, kwargs: Kw = {}): Promise<StateRunReturn> {
     const args: Kw = {};
     for (const [k, v] of Object.entries(kwargs)) if (!k.startsWith('__') && !['test', 'saltenv', 'pillar', 'queue'].includes(k)) args[k] = v;
-    return this.finish(await this.states.single(fun, name, args, this.options(kwargs)));
+    return this.finish(await this.states.single(fun, name, args, await this.options(kwargs)));
   }
 
   @Fn({ summary: "Run one ID of SLS files", examples: ["salt '*' state.sls_id my_id webserver"], outputter: 'highstate', kwargs: true })
   async sls_id(id: string, mods: unknown, kwargs: Kw = {}): Promise<StateRunReturn> {
-    return this.finish(await this.states.slsId(id, modsOf(mods), this.options(kwargs)));
+    return this.finish(await this.states.slsId(id, modsOf(mods), await this.options(kwargs)));
   }
 
   @Fn({ summary: "The high data of SLS files", examples: ["salt '*' state.show_sls webserver"], kwargs: true })
   async show_sls(mods: unknown, kwargs: Kw = {}): Promise<unknown> {
-    return this.shown(await this.states.showSls(modsOf(mods), this.options(kwargs)));
+    return this.shown(await this.states.showSls(modsOf(mods), await this.options(kwargs)));
   }
 
   @Fn({ summary: "The low chunks of SLS files", examples: ["salt '*' state.show_low_sls webserver"], kwargs: true })
   async show_low_sls(mods: unknown, kwargs: Kw = {}): Promise<unknown> {
-    return this.shown(await this.states.showLowSls(modsOf(mods), this.options(kwargs)));
+    return this.shown(await this.states.showLowSls(modsOf(mods), await this.options(kwargs)));
   }
 
   @Fn({ summary: "The top file's matches for this minion", examples: ["salt '*' state.show_top"], kwargs: true })
   async show_top(kwargs: Kw = {}): Promise<unknown> {
-    return this.shown(await this.states.showTop(this.options(kwargs)));
+    return this.shown(await this.states.showTop(await this.options(kwargs)));
   }
 
   @Fn({ summary: "The highstate's high data", examples: ["salt '*' state.show_highstate"], kwargs: true })
   async show_highstate(kwargs: Kw = {}): Promise<unknown> {
-    return this.shown(await this.states.showHighstate(this.options(kwargs)));
+    return this.shown(await this.states.showHighstate(await this.options(kwargs)));
   }
 
   @Fn({ summary: "The highstate's low chunks", examples: ["salt '*' state.show_lowstate"], kwargs: true })
   async show_lowstate(kwargs: Kw = {}): Promise<unknown> {
-    return this.shown(await this.states.showLowstate(this.options(kwargs)));
+    return this.shown(await this.states.showLowstate(await this.options(kwargs)));
   }
 
   private shown(ret: unknown): unknown {
