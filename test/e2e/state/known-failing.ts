@@ -4,12 +4,10 @@
  * `BRINE_CORPUS_ALL=1 npx vitest run test/e2e/state/corpus.test.ts` runs them as plain tests to
  * show their differences.
  */
-const PILLAR = 'needs pillar in state runs and the pillar.* functions (pillar_roots compile)';
 const PKG = 'needs the pkg execution and state modules';
 
 export const KNOWN_FAILING: Record<string, string> = {
   '03-file-edit': 'file.append, file.replace, file.line not written yet',
-  '40-jinja-grains-pillar': PILLAR,
   '44-shebang-renderers': '#!py renderer (brine refuses Python renderers)',
   '45-show-sls:txt': 'show_sls nested output of high data',
   '45-show-sls:yaml': 'show_sls yaml output of high data',
@@ -18,13 +16,6 @@ export const KNOWN_FAILING: Record<string, string> = {
   '60-testtrue-file': 'file.append/replace/line test mode not written yet',
   '77-err-id-null-and-string': 'null/list IDs and the [CRITICAL] line',
   '78-err-two-functions': 'two functions of one module in one ID',
-  '80-pillar-items': PILLAR,
-  '81-pillar-get-nested': PILLAR,
-  '82-pillar-get-default': PILLAR,
-  '83-pillar-get-delimiter': PILLAR,
-  '84-pillar-raw': PILLAR,
-  '86-pillar-no-override': PILLAR,
-  '87-pillar-render-error': PILLAR,
   '88-pkg-installed': PKG,
   '89-pkg-testtrue': PKG,
   '91-pkg-version': PKG,
