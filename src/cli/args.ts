@@ -9,37 +9,11 @@
  * with underscores stay text, and a 20-digit integer (a jid) goes back to its text.
  */
 import { ConfigError } from '../core/errors';
-import { loadYaml, type YamlValue } from '../core/pycompat';
+import { yamlifyArg } from '../core/pycompat';
 import { packArgs, parseKwargString } from '../core/protocol/salt-args';
 
 /** Split `key=value` as Salt's parse_kwarg; null when the word is positional. */
 export const parseKwarg = parseKwargString;
-
-/** Salt's yamlify_arg: the value a CLI word stands for. */
-export function yamlifyArg(word: string): unknown {
-  if (word.trim() === '') return word;
-  const stripped = word.trim();
-  // `1_000` would load as 1000; Salt keeps such text as typed.
-  if (word.includes('_') && /^[0-9_]*$/.test(stripped)) return word;
-  let parsed: YamlValue;
-  try {
-    if (word.includes('#')) {
-      // `#` starts a YAML comment; only take the parse if it is not (part of) a string.
-      parsed = loadYaml(word, 'argument');
-      return typeof parsed === 'string' || parsed === null ? word : parsed;
-    }
-    parsed = word === 'None' ? null : loadYaml(word, 'argument');
-  } catch (err) {
-    if (err instanceof ConfigError) return word;
-    throw err;
-  }
-  if (Array.isArray(parsed)) return word.startsWith('[') ? parsed : word;
-  if (parsed !== null && typeof parsed === 'object') return word.startsWith('{') ? parsed : word;
-  // YAML loads `|` and `!` as '' and a lone comment or `!` as null; keep those words.
-  if (parsed === '' && (word === '|' || word === '!')) return word;
-  if (parsed === null && (stripped.startsWith('#') || word === '!')) return word;
-  return parsed;
-}
 
 /** Salt's is_jid: 20 digits, optionally followed by `_suffix`. */
 function looksLikeJid(text: string): boolean {
