@@ -16,6 +16,10 @@ export default class SaltCall extends Command {
     local: Flags.boolean({ description: 'Run without a master' }),
     id: Flags.string({ description: 'Run as this minion id' }),
     'retcode-passthrough': Flags.boolean({ description: "Exit with the function's retcode" }),
+    'state-output': Flags.string({ description: 'Highstate output mode: full, terse, mixed, changes (and their _id forms)', aliases: ['state_output'] }),
+    'state-verbose': Flags.string({ description: 'False hides states that succeeded without changes', aliases: ['state_verbose'] }),
+    'no-color': Flags.boolean({ description: 'Print without colours' }),
+    'force-color': Flags.boolean({ description: 'Print with colours even when not on a terminal' }),
   };
 
   async run(): Promise<void> {
@@ -34,7 +38,9 @@ export default class SaltCall extends Command {
         fun: args.function,
         arg: parseCliArgs(positionalWords(raw).slice(1), noParseNames(flags['no-parse'])),
         local: flags.local,
-        out: (flags.out ?? 'nested') as 'nested',
+        out: flags.out as 'nested' | undefined,
+        stateOutput: flags['state-output'],
+        stateVerbose: flags['state-verbose'] === undefined ? undefined : ['true', 'yes', '1', 'on'].includes(flags['state-verbose'].toLowerCase()),
         outFile: flags['out-file'],
         outIndent: flags['out-indent'],
         retcodePassthrough: flags['retcode-passthrough'],
