@@ -14,6 +14,7 @@ import { BUILTIN_PLUGINS } from '../../plugins';
 import { CommandExecutionError, traverse } from '../plugins/api';
 import { MinionPillar, type PillarSource } from '../plugins/services/pillar';
 import { compilePillar } from '../core/pillar';
+import { extPillarsOf, renderersOf } from '../plugins/render-kinds';
 import type { SaltCaller } from '../core/render';
 import { pluginPackageDirs } from '../plugins/loader/package-dirs';
 
@@ -87,6 +88,8 @@ export function pillarSource(config: MinionConfig, logging: Logging, runtime: ()
       pillarenv: o.pillarenv ?? (typeof opts.pillarenv === 'string' ? opts.pillarenv : null),
       pillarOverride: o.override,
       caller,
+      renderers: renderersOf(runtime()),
+      extPillars: extPillarsOf(runtime()),
       log: { critical: (m) => log.critical(m), error: (m) => log.error(m), warning: (m) => log.warning(m), debug: (m) => log.debug(m) },
     });
   };
