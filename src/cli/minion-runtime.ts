@@ -4,13 +4,12 @@ import { createNodeIdentitySources, describeIdChoice, resolveMinionId, type Mini
 import { loadMinionConfig } from '../core/config';
 import { join } from 'node:path';
 import { createLogging } from '../core/log';
-import { EXIT_REJECTED, MasterKeyMismatchError, Minion, MinionRejectedError, type JobExecutor, type MinionGrains, type MinionSettings } from '../core/minion/job-loop';
-import type { JobLoad } from '../core/protocol/loads';
+import { EXIT_REJECTED, MasterKeyMismatchError, Minion, MinionRejectedError, type JobExecutor, type JobLoad, type MinionGrains, type MinionSettings } from '../core/minion/job-loop';
 import { PluginRuntime } from '../plugins/runtime';
 import type { MasterFiles } from '../plugins/services/extension-sync';
 import { FileClient } from '../core/minion/file-client';
 import { StaticConfig } from '../plugins/services/config';
-import { BUILTIN_PLUGINS } from '../../plugins';
+import { BUILTIN_PLUGINS, BUILTIN_STATE_MODULES } from '../../plugins';
 import { CommandExecutionError, traverse } from '../plugins/api';
 import { MinionPillar, type PillarSource } from '../plugins/services/pillar';
 import { compilePillar } from '../core/pillar';
@@ -103,6 +102,7 @@ export async function startPlugins(config: MinionConfig, logging: Logging, files
     config: new StaticConfig({ ...config, id: minionId(config) } as Record<string, unknown>),
     logger,
     builtins: BUILTIN_PLUGINS,
+    stateModules: BUILTIN_STATE_MODULES,
     npm: { nodeModules: packages.dirs },
     files,
     pillar,

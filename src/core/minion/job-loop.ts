@@ -30,6 +30,7 @@ export interface MinionGrains {
 
 export { EXIT_REJECTED, MasterKeyMismatchError, MinionRejectedError } from './minion-errors';
 export type { Session } from './channel-client';
+export type { JobLoad } from '../protocol/loads';
 
 /**
  * salt-minion's job loop over its channel: signs in, subscribes, announces itself; for each
