@@ -1,4 +1,4 @@
-import { BRINE_VERSION, GrainsProvider, IConfig, IHost, inject } from 'brine/plugin';
+import { BRINE_VERSION, GrainsProvider, IConfig, IHost, inject, SALT_VERSION, SALT_VERSION_INFO } from 'brine/plugin';
 import { linuxDistributionGrains, osArch, osReleaseData } from './os-data';
 import { parseLsbRelease, parseOsRelease } from './os-release';
 
@@ -32,8 +32,8 @@ export class CoreGrains {
       cpuarch: this.host.machine(),
       shell: this.host.env('SHELL') ?? '/bin/sh',
       path: this.host.env('PATH') ?? '',
-      saltversion: BRINE_VERSION,
-      saltversioninfo: BRINE_VERSION.split('.').map((p) => Number.parseInt(p, 10)).filter((n) => !Number.isNaN(n)),
+      saltversion: SALT_VERSION,
+      saltversioninfo: [...SALT_VERSION_INFO],
       brineversion: BRINE_VERSION,
     };
     Object.assign(grains, await this.osGrains(String(grains.cpuarch)), await this.cpuGrains(), await this.memGrains());

@@ -1,8 +1,10 @@
 import {
   Fn,
+  arg,
   IConfig,
   IJobContext,
   IMinionControl,
+  IPillar,
   InvocationError,
   Module,
   arg,
@@ -49,6 +51,7 @@ export class SaltutilModule {
     @inject(IMinionControl) private readonly control: IMinionControl,
     @inject(IJobContext) private readonly job: IJobContext,
     @inject(IConfig) private readonly config: IConfig,
+    @inject(IPillar) private readonly pillar: IPillar,
   ) {}
 
   /** Salt: an explicit saltenv (string with commas, or list), else the minion's saltenv, else base. */
@@ -115,6 +118,17 @@ export class SaltutilModule {
   async refresh_grains(): Promise<boolean> {
     await this.control.refreshGrains();
     await this.control.reloadModules();
+    return true;
+  }
+
+  @Fn({
+    summary: "Compile the minion's pillar again (from the master, or locally with file_client: local) and keep it",
+    description: 'brine always waits for the new pillar (Salt with wait=True): a failure is reported, not lost. clean_cache is accepted for Salt command lines; the minion keeps no pillar cache on disk.',
+    examples: ["salt '*' saltutil.refresh_pillar"],
+    args: { wait: arg.boolean({ default: false }), clean_cache: arg.boolean({ default: true }) },
+  })
+  async refresh_pillar(): Promise<boolean> {
+    await this.pillar.refresh();
     return true;
   }
 

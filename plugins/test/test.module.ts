@@ -1,6 +1,7 @@
 import { createHash, randomInt } from 'node:crypto';
 import {
-  BRINE_VERSION,
+  SALT_VERSION,
+  versionsReport,
   Fn,
   IConfig,
   IJobContext,
@@ -125,9 +126,9 @@ export class TestModule {
     return text;
   }
 
-  @Fn({ summary: "Return the version of brine on the minion", examples: ["salt '*' test.version"] })
+  @Fn({ summary: "Return the version of Salt this minion reproduces (brine's own is the brineversion grain)", examples: ["salt '*' test.version"] })
   version(): string {
-    return BRINE_VERSION;
+    return SALT_VERSION;
   }
 
   @Fn({ summary: "Returns versions of components used by brine", examples: ["salt '*' test.versions_report"] })
@@ -291,19 +292,3 @@ function providerName(module: string, origin: string | undefined): string {
   return base.includes('.') ? base.slice(0, base.lastIndexOf('.')) : base;
 }
 
-function versionsReport(): string {
-  const v = process.versions;
-  return [
-    'Brine Version:',
-    `          brine: ${BRINE_VERSION}`,
-    '',
-    'Dependency Versions:',
-    `           node: ${v.node}`,
-    `             v8: ${v.v8}`,
-    `        openssl: ${v.openssl}`,
-    '',
-    'System Versions:',
-    `       platform: ${process.platform}`,
-    `           arch: ${process.arch}`,
-  ].join('\n');
-}

@@ -10,21 +10,10 @@
  */
 import { ConfigError } from '../core/errors';
 import { loadYaml, type YamlValue } from '../core/pycompat';
-
-/** Salt's KWARG_REGEX `^([^\d\W][\w.-]*)=(?!=)(.*)$` (Unicode \w; `$` may precede a final newline). */
-const KWARG_RE = /^([\p{L}\p{Nl}\p{No}_][\p{L}\p{N}_.-]*)=(?!=)([^\n]*)\n?$/u;
-
-/** A keyword-argument map as Salt packs it at the end of `arg`. */
-export interface KwargMap {
-  __kwarg__: true;
-  [key: string]: unknown;
-}
+import { packArgs, parseKwargString } from '../core/protocol/salt-args';
 
 /** Split `key=value` as Salt's parse_kwarg; null when the word is positional. */
-export function parseKwarg(word: string): [string, string] | null {
-  const m = KWARG_RE.exec(word);
-  return m ? [m[1], m[2]] : null;
-}
+export const parseKwarg = parseKwargString;
 
 /** Salt's yamlify_arg: the value a CLI word stands for. */
 export function yamlifyArg(word: string): unknown {
@@ -75,12 +64,7 @@ export function parseCliArgs(words: readonly string[]): unknown[] {
   }
   // condition_input: an integer that reads as a jid is sent as text.
   const out = args.map((a) => ((typeof a === 'number' || typeof a === 'bigint') && Number.isInteger(Number(a)) && looksLikeJid(String(a)) ? String(a) : a));
-  if (kwargs.size > 0) {
-    const map: KwargMap = { __kwarg__: true };
-    for (const [k, v] of kwargs) Object.defineProperty(map, k, { value: v, enumerable: true, writable: true, configurable: true });
-    out.push(map);
-  }
-  return out;
+  return packArgs(out, kwargs);
 }
 
 /**

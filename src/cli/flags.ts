@@ -16,17 +16,24 @@ export const logLevelFlag = Flags.string({
 
 export const outFlag = Flags.string({
   description: 'Print the output with this outputter',
-  options: ['nested', 'json', 'yaml', 'txt', 'raw', 'pprint', 'quiet'],
+  options: ['nested', 'json', 'yaml', 'txt', 'raw', 'pprint', 'quiet', 'newline_values_only'],
   aliases: ['output'],
 });
 
 export const outFileFlag = Flags.string({ description: 'Write the output to this file', aliases: ['output-file'] });
 export const outIndentFlag = Flags.integer({ description: 'Indentation of json/yaml output', aliases: ['output-indent'] });
 
+/** Answered before parsing (see main.ts versionAnswer); declared so that --help lists them. */
+export const versionFlags = {
+  version: Flags.boolean({ description: "Print the Salt version brine reproduces and exit" }),
+  'versions-report': Flags.boolean({ char: 'V', description: "Print brine's, its dependencies' and the system's versions and exit" }),
+};
+
 /** -c and -l: what every command takes. */
 export const commonFlags = {
   'config-dir': configDirFlag,
   'log-level': logLevelFlag,
+  ...versionFlags,
 };
 
 /** How a command that prints returns prints them. */
@@ -34,6 +41,8 @@ export const outputFlags = {
   out: outFlag,
   'out-file': outFileFlag,
   'out-indent': outIndentFlag,
+  // Salt's outputters color by default; brine's print plain text, so this only keeps Salt's command lines working.
+  'no-color': Flags.boolean({ description: 'Print without colors (brine prints none)', aliases: ['no-colour'] }),
 };
 
 /** salt-master and salt-minion: the daemon's life. */

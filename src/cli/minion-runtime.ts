@@ -11,6 +11,10 @@ import type { MasterFiles } from '../plugins/services/extension-sync';
 import { FileClient } from '../core/minion/file-client';
 import { StaticConfig } from '../plugins/services/config';
 import { BUILTIN_PLUGINS } from '../../plugins';
+import { CommandExecutionError, IPillar, traverse } from '../plugins/api';
+import { MinionPillar, type PillarSource } from '../plugins/services/pillar';
+import { compilePillar } from '../core/pillar';
+import type { SaltCaller } from '../core/render';
 import { pluginPackageDirs } from '../plugins/loader/package-dirs';
 
 /**
@@ -37,7 +41,58 @@ export function minionId(config: MinionConfig): string {
  * Plugin packages (`brine-plugin-*`) are searched in the `plugin_dirs` folders of the config, then
  * in brine's own installation (see pluginPackageDirs).
  */
-export async function startPlugins(config: MinionConfig, logging: Logging, files?: MasterFiles): Promise<PluginRuntime> {
+/**
+ * Where this minion's pillar comes from: a `_pillar` request to its master (`request`), or, with
+ * no master (salt-call --local, file_client: local), compiled here from the config's pillar_roots
+ * with this minion's grains and functions, as Salt's salt-call does.
+ */
+export function pillarSource(config: MinionConfig, logging: Logging, runtime: () => PluginRuntime, request?: (load: Record<string, unknown>) => Promise<unknown>): PillarSource {
+  const opts = config as unknown as Record<string, unknown>;
+  if (request) {
+    return async (o) => {
+      const reply = await request({
+        cmd: '_pillar',
+        id: minionId(config),
+        grains: runtime().grains(),
+        saltenv: o.saltenv ?? (typeof opts.saltenv === 'string' ? opts.saltenv : null),
+        pillarenv: o.pillarenv ?? opts.pillarenv ?? null,
+        pillar_override: o.override ?? {},
+        extra_minion_data: {},
+        ver: '2',
+      });
+      if (reply === null || typeof reply !== 'object' || Array.isArray(reply)) {
+        throw new CommandExecutionError(`The master answered the pillar request with ${JSON.stringify(reply)}, not a pillar`);
+      }
+      return reply as Record<string, unknown>;
+    };
+  }
+  const log = logging.getLogger('salt.pillar');
+  return (o) => {
+    // Pillar templates read the pillar being compiled as empty (Salt's __pillar__ during compile):
+    // pillar.* calls must not wait for the compile they are part of.
+    const early = o.override ?? {};
+    const caller: SaltCaller = {
+      call: (fun, args, kwargs) => {
+        if (fun === 'pillar.get') return traverse(early, String(args[0]), args[1] ?? kwargs.default ?? '', String(kwargs.delimiter ?? ':'));
+        if (fun === 'pillar.items' || fun === 'pillar.raw') return structuredClone(early);
+        return runtime().callFunction(fun, args, kwargs);
+      },
+      has: (fun) => runtime().hasFunction(fun),
+    };
+    return compilePillar({
+      minionId: minionId(config),
+      grains: runtime().grains(),
+      opts,
+      saltenv: o.saltenv ?? (typeof opts.saltenv === 'string' ? opts.saltenv : null),
+      pillarenv: o.pillarenv ?? (typeof opts.pillarenv === 'string' ? opts.pillarenv : null),
+      pillarOverride: o.override,
+      caller,
+      log: { critical: (m) => log.critical(m), error: (m) => log.error(m), warning: (m) => log.warning(m), debug: (m) => log.debug(m) },
+    });
+  };
+}
+
+export async function startPlugins(config: MinionConfig, logging: Logging, files?: MasterFiles, pillar?: PillarSource): Promise<PluginRuntime> {
   const logger = logging.getLogger('salt.loader');
   const packages = pluginPackageDirs((config as unknown as Record<string, unknown>).plugin_dirs);
   for (const p of packages.problems) logger.warning(`${p.origin}: ${p.error.message}`);
@@ -47,25 +102,24 @@ export async function startPlugins(config: MinionConfig, logging: Logging, files
     builtins: BUILTIN_PLUGINS,
     npm: { nodeModules: packages.dirs },
     files,
+    pillar: pillar ? new MinionPillar(pillar) : undefined,
   });
   return runtime;
 }
 
 export function executorFor(runtime: PluginRuntime): JobExecutor {
+  const request = (job: JobLoad) => ({
+    fun: String(job.fun),
+    arg: job.arg,
+    jid: job.jid,
+    user: job.user,
+    tgt: job.tgt,
+    tgtType: job.tgt_type,
+    ret: typeof job.ret === 'string' ? job.ret : '',
+  });
   return {
-    run: (job: JobLoad) =>
-      runtime.run(
-        {
-          fun: String(job.fun),
-          arg: job.arg,
-          jid: job.jid,
-          user: job.user,
-          tgt: job.tgt,
-          tgtType: job.tgt_type,
-          ret: typeof job.ret === 'string' ? job.ret : '',
-        },
-        job as Record<string, unknown>,
-      ),
+    run: (job: JobLoad) => runtime.run(request(job), job as Record<string, unknown>),
+    afterReturn: (job, result) => runtime.sendToReturners(request(job), result),
   };
 }
 
@@ -104,7 +158,9 @@ export async function createMinion(config: MinionConfig, logging: Logging) {
   // The file client asks the master through the minion's own channel, which exists only once the
   // minion does: the late binding below closes that loop.
   let minion!: Minion;
-  const runtime = await startPlugins(config, logging, new FileClient((load) => minion.request(load)));
+  let runtime!: PluginRuntime;
+  const pillar = pillarSource(config, logging, () => runtime, (load) => minion.request(load));
+  runtime = await startPlugins(config, logging, new FileClient((load) => minion.request(load)), pillar);
   minion = new Minion(minionSettings(config), executorFor(runtime), grainsFor(runtime), logging.getLogger('salt.crypt'));
   const crypt = logging.getLogger('salt.crypt');
   const fatal = async (err: MinionRejectedError | MasterKeyMismatchError): Promise<never> => {
@@ -128,6 +184,8 @@ export async function createMinion(config: MinionConfig, logging: Logging) {
         if (err instanceof MinionRejectedError || err instanceof MasterKeyMismatchError) await fatal(err);
         throw err;
       }
+      // As Salt's minion: the pillar is asked for once signed in (the master caches it then).
+      runtime.plugins.container.resolve<IPillar>(IPillar).refresh().catch((err: Error) => log.error(`Could not get the pillar from the master: ${err.message}`));
     },
     stop: () => minion.stop(),
   };

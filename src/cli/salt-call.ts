@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import type { MinionConfig } from '../core/config';
 import { createLogging } from '../core/log';
 import { Minion } from '../core/minion/job-loop';
-import { executorFor, grainsFor, minionSettings, resolveId, startPlugins } from './minion-runtime';
+import { executorFor, grainsFor, minionSettings, pillarSource, resolveId, startPlugins } from './minion-runtime';
 import { FileClient } from '../core/minion/file-client';
 import { SignInError } from '../core/minion/minion-errors';
 import { formatOutput, type Outputter } from './output';
@@ -38,7 +38,10 @@ export async function runSaltCall(opts: SaltCallOptions, io: Io): Promise<number
       }
       return minion;
     };
-    const runtime = await startPlugins(opts.config, logging, files);
+    // --local means file_client local (Salt sets it): the pillar is compiled here.
+    const local = opts.local || opts.config.file_client === 'local';
+    const pillar = pillarSource(opts.config, logging, () => runtime, local ? undefined : (load) => connected().then((m) => m.request(load)));
+    const runtime = await startPlugins(opts.config, logging, files, pillar);
     const executor = executorFor(runtime);
     // As Salt's caller: sign in before running anything; a master that does not answer (or a key
     // not accepted yet) ends salt-call with Salt's text and exit code, nothing run.

@@ -9,6 +9,8 @@ import { JOB_RUNNERS } from './runners/jobs';
 import { isOutputter } from './output';
 import { activeJobs } from './runners/jobs-active';
 import { streamEvents } from './runners/state-event';
+import { unpackArgs } from '../core/protocol/salt-args';
+import { SALT_VERSION } from '../plugins/api/version';
 
 /** A runner that prints as it goes (state.event) answers this instead of data to print. */
 const STREAMED = Symbol('streamed');
@@ -44,14 +46,57 @@ async function status(master: RunnerOptions['master'], timeoutSec: number): Prom
   }
 }
 
+/** Salt's version order: numbers compared part by part (3007.10 > 3007.9 > 3006.x). */
+function compareVersions(a: string, b: string): number {
+  const pa = a.split(/[^0-9]+/).filter(Boolean).map(Number);
+  const pb = b.split(/[^0-9]+/).filter(Boolean).map(Number);
+  for (let i = 0; i < Math.max(pa.length, pb.length); i++) {
+    const d = (pa[i] ?? 0) - (pb[i] ?? 0);
+    if (d !== 0) return Math.sign(d);
+  }
+  return 0;
+}
+
+/**
+ * Salt's manage.versions: `test.version` on every minion that answers, grouped by how it compares
+ * with the master's version (the Salt release brine reproduces), then the master's own.
+ */
+async function versions(o: RunnerOptions): Promise<Record<string, unknown>> {
+  const labels: Record<number, string> = { [-2]: 'Minion offline', [-1]: 'Minion requires update', 0: 'Up to date', 1: 'Minion newer than master' };
+  const groups = new Map<number, Record<string, string | false>>();
+  const client = await LocalClient.connect(o.master);
+  try {
+    let pub;
+    try {
+      pub = await client.publish({ tgt: '*', tgtType: 'glob', fun: 'test.version', arg: [] });
+    } catch (err) {
+      if (!(err instanceof BrineError && err.code === 'NO_MINIONS')) throw err;
+    }
+    if (pub) {
+      for await (const ret of client.returns(pub, o.timeoutSec * 1000)) {
+        const ok = ret.retcode === 0 && typeof ret.return === 'string' && ret.return !== '';
+        const diff = ok ? compareVersions(ret.return as string, SALT_VERSION) : -2;
+        if (!groups.has(diff)) groups.set(diff, {});
+        groups.get(diff)![ret.id] = ok ? (ret.return as string) : false;
+      }
+    }
+  } finally {
+    client.close();
+  }
+  const result: Record<string, unknown> = {};
+  for (const [diff, members] of groups) {
+    result[labels[diff]] = Object.fromEntries(Object.keys(members).sort().map((id) => [id, members[id]]));
+  }
+  result.Master = SALT_VERSION;
+  return result;
+}
+
 /** jobs.* read the master's job cache directly (SQLite in cachedir, or the shared PostgreSQL). */
 async function withJobCache(o: RunnerOptions, fun: string): Promise<unknown> {
   const cache = await openJobCache(o.master);
   try {
-    const last = o.arg[o.arg.length - 1];
-    const hasKwargs = typeof last === 'object' && last !== null && (last as Record<string, unknown>).__kwarg__ === true;
-    const { __kwarg__: _, ...kwargs } = hasKwargs ? (last as Record<string, unknown>) : {};
-    return await JOB_RUNNERS[fun]({ cache, arg: hasKwargs ? o.arg.slice(0, -1) : o.arg, kwargs });
+    const { args, kwargs } = unpackArgs(o.arg);
+    return await JOB_RUNNERS[fun]({ cache, arg: args, kwargs });
   } finally {
     await cache.close();
   }
@@ -80,6 +125,7 @@ const RUNNERS: Record<string, (o: RunnerOptions, io: Io) => Promise<unknown>> = 
   'manage.status': (o) => status(o.master, o.timeoutSec),
   'manage.up': async (o) => (await status(o.master, o.timeoutSec)).up,
   'manage.down': async (o) => (await status(o.master, o.timeoutSec)).down,
+  'manage.versions': versions,
   ...Object.fromEntries(Object.keys(JOB_RUNNERS).map((fun) => [fun, (o: RunnerOptions) => withJobCache(o, fun)])),
 };
 

@@ -7,6 +7,8 @@ import { bindArguments, type PubData } from './loader/binder';
 import type { LoadedPlugins } from './loader/loader';
 import { instantiate } from './loader/instantiate';
 import type { ModuleRegistry } from './loader/registry';
+import { packArgs } from '../core/protocol/salt-args';
+import type { JobResult } from '../core/protocol/loads';
 
 /** One job as the minion received it (Salt's publication load). */
 export interface JobRequest {
@@ -20,12 +22,7 @@ export interface JobRequest {
 }
 
 /** What the minion sends back (the `return`, `retcode`, `success`, `out` of Salt's `_return`). */
-export interface JobResult {
-  return: unknown;
-  retcode: number;
-  success: boolean;
-  out?: string;
-}
+export type { JobResult };
 
 /** Salt's `salt.defaults.exitcodes.EX_GENERIC`. */
 const EX_GENERIC = 1;
@@ -117,6 +114,20 @@ export class Executor {
   }
 
   /**
+   * Call one function outside any published job, its errors thrown as they are (what Jinja's
+   * `salt['mod.fun'](...)` does at render time).
+   */
+  callFunction(fun: string, args: readonly unknown[] = [], kwargs: Record<string, unknown> = {}, signal?: AbortSignal): Promise<unknown> {
+    const arg = Object.keys(kwargs).length > 0 ? [...args, { __kwarg__: true, ...kwargs }] : args;
+    return this.invoke('execution', fun, { arg }, { fun, arg, jid: 'req' }, { signal });
+  }
+
+  /** Whether `fun` exists in the current plugins. */
+  hasFunction(fun: string): boolean {
+    return this.plugins.registry.find(fun) !== undefined;
+  }
+
+  /**
    * Call a function of any plugin kind inside a job, for the parts of the host that run them (the
    * state runner, the renderer pipeline, the pillar compiler, salt-run): Salt's `arg` list is
    * bound to the function's arguments as for a job, then `extra` follows (a state function's
@@ -157,7 +168,7 @@ export class Executor {
     jobContainer.register(IJobContext, ctx);
     const salt: ISalt = {
       call: (f, args = [], kwargs) =>
-        this.call(plugins, catalog, ctx, f, kwargs && Object.keys(kwargs).length > 0 ? [...args, { __kwarg__: true, ...kwargs }] : args),
+        this.call(plugins, catalog, ctx, f, packArgs(args, kwargs)),
       functions: () => registry.functionNames(),
       has: (f) => registry.find(f) !== undefined,
     };

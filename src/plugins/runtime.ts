@@ -26,6 +26,16 @@ function asStringList(v: unknown): string[] {
   return Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [];
 }
 
+/**
+ * The returners of a job, as Salt's minion joins them: the publication's `ret` (comma
+ * separated) then the minion's `return:` option (a string or a list), each once.
+ */
+export function returnerNames(jobRet: unknown, configReturn: unknown): string[] {
+  const split = (v: unknown): string[] =>
+    typeof v === 'string' ? v.split(',') : Array.isArray(v) ? v.flatMap((x) => (typeof x === 'string' ? x.split(',') : [])) : [];
+  return [...new Set([...split(jobRet), ...split(configReturn)].map((n) => n.trim()).filter((n) => n !== ''))];
+}
+
 function isDir(path: string): boolean {
   return existsSync(path) && statSync(path).isDirectory();
 }
@@ -119,6 +129,49 @@ export class PluginRuntime implements IMinionControl {
     } finally {
       signal?.removeEventListener('abort', onOuterAbort);
       if (this.jobs.get(job.jid) === tracked) this.jobs.delete(job.jid);
+    }
+  }
+
+  /** `salt['mod.fun'](...)` for templates rendered on this minion: errors are thrown as they are. */
+  callFunction(fun: string, args: readonly unknown[] = [], kwargs: Record<string, unknown> = {}): Promise<unknown> {
+    return this.executor.callFunction(fun, args, kwargs);
+  }
+
+  hasFunction(fun: string): boolean {
+    return this.executor.hasFunction(fun);
+  }
+
+  /**
+   * Sends a finished job's return to the returners it names (`--return a,b`) and those of the
+   * minion's `return:` option, as Salt's minion does after returning to the master: each
+   * returner is the `returner(ret)` function of the `@Returner(name)` plugin. An unknown returner, or one that fails, is
+   * an error in the minion's log with Salt's words; the job's own return is not affected.
+   */
+  async sendToReturners(job: JobRequest, result: JobResult): Promise<void> {
+    const names = returnerNames(job.ret, this.options.config.get<unknown>('return', undefined));
+    if (names.length === 0) return;
+    const log = this.options.logger;
+    const ret = {
+      id: String(this.options.config.get('id', '')),
+      jid: job.jid,
+      fun: job.fun,
+      fun_args: [...(job.arg ?? [])],
+      return: result.return,
+      retcode: result.retcode,
+      success: result.success,
+      ...(result.out === undefined ? {} : { out: result.out }),
+    };
+    for (const name of names) {
+      const fun = `${name}.returner`;
+      if (!this.plugins.registry.find(fun, 'returner')) {
+        log?.error('Returner %s could not be loaded: %s', fun, `'${fun}' is not available.`);
+        continue;
+      }
+      try {
+        await this.invoke('returner', fun, { arg: [ret] }, job);
+      } catch (err) {
+        log?.error('The return failed for job %s: %s', job.jid, (err as Error)?.message ?? String(err));
+      }
     }
   }
 

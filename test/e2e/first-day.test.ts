@@ -2,14 +2,40 @@
  * A Salt admin's first day (issue 13): the commands and flags scripts use, on real binaries.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Cluster, freePort } from '../support/cluster';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Cluster, freePort, waitForFileText } from '../support/cluster';
 
 let cluster: Cluster;
+let returned: string;
+
+/** A returner as a third party writes one: `@Returner('filer')`, function `returner(ret)`. */
+function writeReturner(dir: string, out: string): void {
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(
+    join(dir, 'filer.js'),
+    `const { Returner, Fn, arg } = require('brine/plugin');
+const { appendFileSync } = require('node:fs');
+class Filer {
+  returner({ ret }) {
+    appendFileSync(${JSON.stringify(out)}, JSON.stringify(ret) + '\\n');
+    return true;
+  }
+}
+Fn({ args: { ret: arg.dict() } })(Filer.prototype, 'returner');
+Returner('filer')(Filer);
+module.exports = { Filer };
+`,
+  );
+}
 
 beforeAll(async () => {
   cluster = await Cluster.create();
+  const modules = join(cluster.root, 'returners');
+  returned = join(cluster.root, 'returned.jsonl');
+  writeReturner(modules, returned);
   await cluster.startMaster();
-  await cluster.startAccepted([{ id: 'day1' }]);
+  await cluster.startAccepted([{ id: 'day1', config: { module_dirs: [modules] } }]);
 }, 60_000);
 
 afterAll(async () => {
@@ -50,4 +76,53 @@ describe('salt-call signs in first, as Salt does', () => {
     expect(res.stdout).toBe('local:\n    True\n');
     expect(res.code).toBe(0);
   }, 30_000);
+});
+
+describe('--return', () => {
+  it('sends the return to the named returner plugin as well', async () => {
+    const res = await cluster.salt('day1', 'test.echo', 'via-returner', '--return', 'filer');
+    expect(res.stdout).toBe('day1:\n    via-returner\n');
+    const text = await waitForFileText(returned, 'via-returner');
+    const ret = JSON.parse(text.trim().split('\n').pop()!);
+    expect(ret).toMatchObject({ id: 'day1', fun: 'test.echo', fun_args: ['via-returner'], return: 'via-returner', retcode: 0, success: true });
+    expect(ret.jid).toMatch(/^\d{20}$/);
+  }, 30_000);
+
+  it('an unknown returner is an error in the minion log, with Salt\'s words', async () => {
+    const res = await cluster.salt('day1', 'test.ping', '--return', 'nosuch');
+    expect(res.stdout).toBe('day1:\n    True\n');
+    await cluster.minions.get('day1')!.waitFor("Returner nosuch.returner could not be loaded: 'nosuch.returner' is not available.");
+  }, 30_000);
+});
+
+describe('--help', () => {
+  it('names each binary once in its usage line', async () => {
+    const salt = await cluster.run('salt', ['--help']);
+    expect(salt.stdout).toContain("$ salt [options] '<target>' <function> [arguments]");
+    expect(salt.stdout).not.toContain('$ salt salt');
+    const key = await cluster.run('salt-key', ['--help']);
+    expect(key.stdout).toMatch(/USAGE\n {2}\$ salt-key \[/);
+  });
+});
+
+describe('version identity', () => {
+  it('--version and -V on every binary, without a target or a master', async () => {
+    for (const bin of ['salt', 'salt-key', 'salt-run', 'salt-call', 'salt-master', 'salt-minion']) {
+      const v = await cluster.run(bin, ['--version']);
+      expect(v.stdout).toBe(`${bin} 3007.10 (Chlorine)\n`);
+      expect(v.code).toBe(0);
+    }
+    const report = await cluster.run('salt', ['-V']);
+    expect(report.stdout).toMatch(/^Salt Version:\n +brine: \d+\.\d+\.\d+\n +Salt: 3007\.10\n/);
+    expect(report.stdout).toMatch(/Dependency Versions:\n(.*\n)* +zeromq: 6\./);
+  }, 60_000);
+
+  it('grains and test.version report Salt 3007.10, brineversion brine; manage.versions as Salt', async () => {
+    const grains = await cluster.salt('day1', 'grains.item', 'saltversion', 'saltversioninfo', 'brineversion', '--out', 'json');
+    expect(JSON.parse(grains.stdout).day1).toMatchObject({ saltversion: '3007.10', saltversioninfo: [3007, 10], brineversion: expect.stringMatching(/^\d+\.\d+\.\d+/) });
+    expect((await cluster.salt('day1', 'test.version', '--out', 'newline_values_only')).stdout).toBe('3007.10\n');
+    const versions = await cluster.run('salt-run', ['manage.versions']);
+    // Salt's nested outputter sorts the keys.
+    expect(versions.stdout).toBe('Master:\n    3007.10\nUp to date:\n    ----------\n    day1:\n        3007.10\n');
+  }, 60_000);
 });

@@ -4,7 +4,7 @@ import { CliError, EXIT_USAGE } from '../errors';
 
 export default class Salt extends Command {
   static override summary = 'Publish a command to the minions that match a target';
-  static override usage = "salt [options] '<target>' <function> [arguments]";
+  static override usage = "[options] '<target>' <function> [arguments]";
   static override examples = ["salt '*' test.ping", "salt -G 'os:Debian' cmd.run 'uptime'", 'salt -L web1,db1 test.echo hello'];
   static override strict = false;
   static override args = {

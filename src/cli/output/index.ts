@@ -14,7 +14,7 @@ import { nestedLines } from './nested';
 import { formatPprint, formatYaml } from '../../core/pycompat';
 import { entriesOf, isBytes, isMapping, pyRepr, pySplitlines, pyStr } from '../../core/pycompat';
 
-export const OUTPUTTERS = ['nested', 'json', 'yaml', 'txt', 'raw', 'quiet', 'pprint'] as const;
+export const OUTPUTTERS = ['nested', 'json', 'yaml', 'txt', 'raw', 'quiet', 'pprint', 'newline_values_only'] as const;
 export type Outputter = (typeof OUTPUTTERS)[number];
 
 export interface OutputOptions {
@@ -72,6 +72,8 @@ function render(outputter: Outputter, data: unknown, opts: OutputOptions): strin
     }
     case 'quiet':
       return '';
+    case 'newline_values_only':
+      return formatNewlineValuesOnly(data);
   }
 }
 
@@ -79,6 +81,16 @@ function numericIndent(indent: JsonIndent | undefined, outputter: string): numbe
   if (indent === undefined) return undefined;
   if (typeof indent === 'number' && Number.isInteger(indent)) return indent;
   throw new BrineError('BAD_OUTPUT_INDENT', `the ${outputter} outputter needs an integer indent, got ${String(indent)}`);
+}
+
+/**
+ * salt/output/newline_values_only.py: each minion's value on its own line, a list's items one
+ * per line, str() of everything (`salt '*' test.ping --out newline_values_only` prints True).
+ */
+export function formatNewlineValuesOnly(data: unknown): string {
+  if (!isMapping(data)) return pyStr(data);
+  const values = entriesOf(data).flatMap(([, v]) => (Array.isArray(v) ? v : [v]));
+  return values.map((v) => pyStr(v)).join('\n');
 }
 
 /** salt/output/txt.py: `key: line` for each line of each value, str() of non-strings. */

@@ -1,9 +1,10 @@
 /**
- * Salt's default `nested` outputter (salt/output/nested.py), without colour: dict keys sorted,
+ * Salt's default `nested` outputter (salt/output/nested.py), without colour: dict keys sorted
+ * (an OrderedDict's kept in order),
  * `----------` before a nested dict, `- x` for list items, `|_` for a list or dict inside a
  * list, 4 spaces per dict level, strings printed line by line, an empty string as nothing.
  */
-import { compareCodePoints, entriesOf, isBytes, isMapping, pyNumber, pySplitlines, unprintable } from '../../core/pycompat';
+import { compareCodePoints, entriesOf, isBytes, isMapping, isOrdered, pyNumber, pySplitlines, unprintable } from '../../core/pycompat';
 
 const decoder = new TextDecoder('utf-8', { fatal: true });
 
@@ -50,7 +51,8 @@ function display(value: unknown, indent: number, prefix: string, out: string[], 
     }
   } else if (isMapping(ret)) {
     if (indent) out.push(line(indent, '', '----------'));
-    const items = entriesOf(ret).sort((a, b) => compareCodePoints(a[0], b[0]));
+    // An OrderedDict (what Salt's YAML renderer builds) keeps its order; a dict is sorted.
+    const items = isOrdered(ret) ? entriesOf(ret) : entriesOf(ret).sort((a, b) => compareCodePoints(a[0], b[0]));
     for (const [key, val] of items) {
       out.push(line(indent, prefix, key, ':'));
       display(val, indent + 4, '', out, depth + 1);

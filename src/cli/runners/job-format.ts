@@ -8,6 +8,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { BrineError } from '../../core/errors';
 import { isJid, jidToDate } from '../../core/protocol/jid';
 import type { JobRecord, StoredReturn } from '../../core/master/job-cache';
+import { unpackArgs } from '../../core/protocol/salt-args';
 
 const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
 
@@ -28,12 +29,8 @@ export function setKey(obj: Record<string, unknown>, key: string, value: unknown
 
 /** `metadata=` given to the job, which Salt carries inside the trailing kwarg map of `arg`. */
 export function jobMetadata(job: JobRecord): unknown {
-  for (const a of job.arg) {
-    if (a !== null && typeof a === 'object' && !Array.isArray(a) && (a as Record<string, unknown>).__kwarg__ === true && 'metadata' in a) {
-      return (a as Record<string, unknown>).metadata;
-    }
-  }
-  return undefined;
+  const { kwargs } = unpackArgs(job.arg);
+  return Object.prototype.hasOwnProperty.call(kwargs, 'metadata') ? kwargs.metadata : undefined;
 }
 
 /** Salt's format_jid_instance (+ `Minions`, as the runner's own version adds for list_job/print_job). */

@@ -14,6 +14,7 @@
 import { BrineError } from '../../core/errors';
 import type { JobCache, JobFilter } from '../../core/master/job-cache';
 import { formatJidInstance, formatResult, metadataMatches, parseRunnerTime, setKey } from './job-format';
+import { unpackArgs } from '../../core/protocol/salt-args';
 
 export interface JobRunnerContext {
   cache: JobCache;
@@ -31,13 +32,8 @@ function bad(fun: string, message: string): never {
 /** Python-style binding of positional and keyword arguments to a runner's parameter names. */
 function bind(fun: string, params: readonly string[], ctx: JobRunnerContext): Record<string, unknown> {
   if (ctx === null || typeof ctx !== 'object' || !Array.isArray(ctx.arg)) bad(fun, 'runner context needs an arg list');
-  const positional = [...ctx.arg];
-  const kwargs: Record<string, unknown> = { ...(ctx.kwargs ?? {}) };
-  const last = positional[positional.length - 1];
-  if (last !== null && typeof last === 'object' && (last as Record<string, unknown>).__kwarg__ === true) {
-    positional.pop();
-    for (const [k, v] of Object.entries(last as Record<string, unknown>)) if (k !== '__kwarg__') kwargs[k] = v;
-  }
+  const { args: positional, kwargs: packed } = unpackArgs(ctx.arg);
+  const kwargs: Record<string, unknown> = { ...(ctx.kwargs ?? {}), ...packed };
   if (positional.length > params.length) bad(fun, `takes at most ${params.length} positional arguments (${positional.length} given)`);
   const bound: Record<string, unknown> = {};
   positional.forEach((v, i) => (bound[params[i]] = v));

@@ -7,12 +7,12 @@
  *   await streamEvents({ sockDir, arg: ['salt/job/*', { __kwarg__: true, count: 2 }] }, print);
  */
 import { BrineError } from '../../core/errors';
-import { eventBusAddress } from '../../core/master/events';
+import { listenToMaster } from '../../core/client/event-listener';
 import { eventData } from '../../core/client/local-client-wait';
 import { fnmatch } from '../../core/targeting';
 import { pythonReMatch } from '../../core/pycompat';
-import { EventSubscriber } from '../../core/transport/zeromq';
 import { formatJson } from '../output';
+import { unpackArgs } from '../../core/protocol/salt-args';
 
 export interface StateEventOptions {
   sockDir: string;
@@ -42,13 +42,7 @@ function truthy(name: string, v: unknown): boolean {
 
 /** Binds Salt's parameters (tagmatch, count, quiet, sock_dir, pretty, node) from the CLI arguments. */
 export function eventArgs(arg: unknown[]): EventArgs & { sockDir?: string } {
-  const positional = [...arg];
-  const kw: Record<string, unknown> = {};
-  const last = positional[positional.length - 1];
-  if (last !== null && typeof last === 'object' && (last as Record<string, unknown>).__kwarg__ === true) {
-    positional.pop();
-    for (const [k, v] of Object.entries(last as Record<string, unknown>)) if (k !== '__kwarg__') kw[k] = v;
-  }
+  const { args: positional, kwargs: kw } = unpackArgs(arg);
   if (positional.length > PARAMS.length) bad(`takes at most ${PARAMS.length} positional arguments`);
   const bound: Record<string, unknown> = {};
   positional.forEach((v, i) => (bound[PARAMS[i]] = v));
@@ -93,7 +87,7 @@ export function eventLine(tag: string, data: unknown, pretty: boolean): string {
  */
 export async function streamEvents(opts: StateEventOptions, print: (line: string) => void, ready?: () => void): Promise<void> {
   const a = eventArgs(opts.arg);
-  const sub = new EventSubscriber(eventBusAddress(a.sockDir ?? opts.sockDir), ['']);
+  const sub = listenToMaster(a.sockDir ?? opts.sockDir, ['']);
   try {
     await sub.sync(5000);
     ready?.();

@@ -1,7 +1,10 @@
 import { userInfo } from 'node:os';
 import { BrineError } from '../errors';
-import { decode, encode } from '../protocol/msgpack';
-import { EventSubscriber, RequestClient } from '../transport/zeromq';
+import { buildClearRequest } from '../channel';
+import { parseClearReplyEnvelope, parsePublishReply, type PublishReply } from '../protocol/loads';
+import { decode } from '../protocol/msgpack';
+import type { IEventSubscriber, IRequestClient, Transport } from '../transport/types';
+import { zeromqTransport } from '../transport/zeromq';
 import { eventBusAddress } from '../master/events';
 import { readRootKey } from '../master/root-key';
 
@@ -76,18 +79,19 @@ function asNumber(v: unknown, fallback: number): number {
  * subscription is live) before publishing, so no return can slip past.
  */
 export class LocalClient {
-  private readonly events: EventSubscriber;
-  private readonly requests: RequestClient;
+  private readonly events: IEventSubscriber;
+  private readonly requests: IRequestClient;
   private readonly key: string;
 
-  private constructor(private readonly master: MasterAddress) {
+  private constructor(private readonly master: MasterAddress, transport: Transport) {
     this.key = readRootKey(master.cachedir);
-    this.events = new EventSubscriber(eventBusAddress(master.sock_dir), ['salt/job/']);
-    this.requests = new RequestClient(`tcp://${loopback(master.interface)}:${master.ret_port}`);
+    this.events = transport.eventSubscriber(eventBusAddress(master.sock_dir), ['salt/job/']);
+    this.requests = transport.requestClient(`tcp://${loopback(master.interface)}:${master.ret_port}`);
   }
 
-  static async connect(master: MasterAddress): Promise<LocalClient> {
-    const client = new LocalClient(master);
+  /** `transport`: ZeroMQ unless given (unit tests use the in-memory one). */
+  static async connect(master: MasterAddress, options: { transport?: Transport } = {}): Promise<LocalClient> {
+    const client = new LocalClient(master, options.transport ?? zeromqTransport);
     try {
       await client.events.sync(5000);
     } catch (err) {
@@ -113,25 +117,14 @@ export class LocalClient {
     };
     let replyBytes: Buffer;
     try {
-      replyBytes = await this.requests.request(encode({ enc: 'clear', load, version: 3 }), 10_000);
+      replyBytes = await this.requests.request(buildClearRequest(load), 10_000);
     } catch (err) {
       throw new BrineError('MASTER_UNREACHABLE', `the master did not answer on port ${this.master.ret_port}`, {
         cause: err,
         hint: 'is salt-master running with this configuration? (-c CONFIG_DIR)',
       });
     }
-    const reply = decode(replyBytes) as { load?: Record<string, unknown> } | string;
-    const out = typeof reply === 'object' && reply !== null ? reply.load : undefined;
-    if (!out || typeof out !== 'object') throw new BrineError('BAD_REPLY', `the master refused the job: ${String(reply)}`);
-    if (typeof out.error === 'string' && (!Array.isArray(out.minions) || out.minions.length === 0) && out.jid == null) {
-      if (out.error.startsWith('Master could not resolve minions')) throw new BrineError('NO_MINIONS', out.error);
-      throw new BrineError('PUBLISH_REFUSED', out.error);
-    }
-    if (typeof out.jid !== 'string' || !Array.isArray(out.minions)) {
-      throw new BrineError('BAD_REPLY', 'the master answered the publish request without a jid');
-    }
-    const notConnected = Array.isArray(out.not_connected) ? out.not_connected.map(String) : [];
-    return { jid: out.jid, minions: out.minions.map(String), notConnected };
+    return publicationFromReply(replyBytes);
   }
 
   /**
@@ -162,6 +155,38 @@ export class LocalClient {
   close(): void {
     this.events.close();
     this.requests.close();
+  }
+}
+
+/**
+ * The publication a master's publish reply announces, or the error it stands for: `NO_MINIONS`
+ * (no jid and nobody expected: Salt's client decides on the minions, never on the text, in
+ * salt/client/__init__.py `_check_pub_data`), `PUBLISH_REFUSED` (a refusal, or a bare string
+ * such as Salt's `bad load`), `BAD_REPLY` (bytes that are no publish reply).
+ */
+export function publicationFromReply(bytes: Buffer): Publication {
+  const out = readPublishReply(bytes);
+  if (out.jid === undefined) throw new BrineError('PUBLISH_REFUSED', out.error);
+  if (out.jid === null) {
+    if (out.minions.length === 0) throw new BrineError('NO_MINIONS', out.error);
+    throw new BrineError('PUBLISH_REFUSED', out.error);
+  }
+  return { jid: out.jid, minions: out.minions, notConnected: out.not_connected ?? [] };
+}
+
+/** A clear envelope around Salt's publish reply, checked by the protocol's parsers. */
+function readPublishReply(bytes: Buffer): PublishReply {
+  let decoded: unknown;
+  try {
+    decoded = decode(bytes);
+  } catch (err) {
+    throw new BrineError('BAD_REPLY', 'the master answered the publish request with bytes that are not msgpack', { cause: err });
+  }
+  if (typeof decoded === 'string') throw new BrineError('PUBLISH_REFUSED', `the master refused the job: ${decoded}`);
+  try {
+    return parsePublishReply(parseClearReplyEnvelope(decoded).load);
+  } catch (err) {
+    throw new BrineError('BAD_REPLY', `the master's publish reply is not usable: ${(err as Error).message}`, { cause: err });
   }
 }
 

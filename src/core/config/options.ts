@@ -64,6 +64,8 @@ const COMMON: Record<string, OptionSpec> = {
   tcp_keepalive: o('bool', true),
   tcp_keepalive_idle: o('int', 300),
   ipc_mode: o('str', 'ipc'),
+  /** Start even when the pki dir or the private key is readable by group or others (Salt's option). */
+  permissive_pki_access: o('bool', false),
 };
 
 export const MASTER_OPTIONS: Record<string, OptionSpec> = {
@@ -115,6 +117,8 @@ export const MASTER_OPTIONS: Record<string, OptionSpec> = {
   max_pending_keys: o('int', 1000),
   /** brine: `_auth` requests per connection per second; more get "bad load". */
   auth_rate_limit: o('int', 10),
+  /** Seconds an aes request's ts may be away from the master's clock; replays within it are refused. 0 = off. */
+  request_server_ttl: o('int', 300),
   con_cache: o('bool', false),
   preserve_minion_cache: o('bool', false),
   rotate_aes_key: o('bool', true),

@@ -31,6 +31,8 @@ interface CommonConfig {
   id: string | null;
   publish_port: number;
   sign_pub_messages: boolean;
+  /** Start even when the pki dir or the private key is open to group or others. */
+  permissive_pki_access: boolean;
   /** Every other option, known or not, as written. */
   [option: string]: unknown;
 }
@@ -62,6 +64,12 @@ export interface MasterConfig extends CommonConfig {
   file_buffer_size: number;
   /** brine: requests longer than this many bytes get "bad load" before decoding. */
   max_request_size: number;
+  /** brine: new ids beyond this many pending keys are answered "pending" without a key file. */
+  max_pending_keys: number;
+  /** brine: `_auth` requests per connection per second. */
+  auth_rate_limit: number;
+  /** Seconds an aes request's ts may be away from the master's clock (0 = no check). */
+  request_server_ttl: number;
 }
 
 export interface MinionConfig extends CommonConfig {

@@ -1,4 +1,4 @@
-import { EventPublisher } from '../transport/zeromq';
+import type { IEventPublisher, Transport } from '../transport/types';
 import { encode } from '../protocol/msgpack';
 import { join } from 'node:path';
 import type { KeyListing } from './key-store';
@@ -10,7 +10,11 @@ export function eventBusAddress(sockDir: string): string {
 
 /** Fires Salt-style events (tag + msgpack data) on the master's local bus. */
 export class MasterEvents {
-  private readonly bus = new EventPublisher();
+  private readonly bus: IEventPublisher;
+
+  constructor(transport: Transport) {
+    this.bus = transport.eventPublisher();
+  }
 
   async open(sockDir: string): Promise<void> {
     await this.bus.bind(eventBusAddress(sockDir));

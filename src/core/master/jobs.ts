@@ -1,19 +1,15 @@
 import type { KeyObject } from 'node:crypto';
 import { buildPublication } from '../channel';
-import { JidFactory } from '../protocol/jid';
-import type { PublishRequestLoad, ReturnLoad } from '../protocol/loads';
+import { JidFactory, isJid } from '../protocol/jid';
+import { logField } from '../log';
+import type { PublishReply, PublishRequestLoad, ReturnLoad } from '../protocol/loads';
 import { checkTarget, expandNodegroups, expectedMinions, type Target, type TargetType } from '../targeting';
-import type { PublishServer } from '../transport/zeromq';
+import type { IPublishServer } from '../transport/types';
 import type { Logger } from '../log';
 import type { MasterEvents } from './events';
 import type { JobCache, ReturnBatcher } from './job-cache';
 import type { MinionDataCache } from './minion-data-cache';
 import type { PublishKey } from './publish-key';
-
-export type PublishReply =
-  /** not_connected is brine's: the expected minions without a session (Salt's CLI ignores it). */
-  | { jid: string; minions: string[]; missing: string[]; not_connected: string[] }
-  | { jid: null; minions: never[]; error: string };
 
 /** What {@link JobService} works with. */
 export interface JobServiceDeps {
@@ -22,7 +18,7 @@ export interface JobServiceDeps {
   dataCache: MinionDataCache;
   masterKey: KeyObject;
   publishKey: PublishKey;
-  publisher: Pick<PublishServer, 'publish'>;
+  publisher: Pick<IPublishServer, 'publish'>;
   events: MasterEvents;
   nodegroups: Record<string, string | string[]>;
   cache: { jobs: JobCache; returns: ReturnBatcher };
@@ -38,6 +34,8 @@ export interface JobServiceDeps {
  */
 export class JobService {
   private readonly jids = new JidFactory();
+  /** The expected minions of recent jobs, newest last: whose returns each job may get. */
+  private readonly published = new Map<string, ReadonlySet<string>>();
   private serial = 0;
   private readonly accepted: () => Iterable<string>;
   private readonly dataCache: MinionDataCache;
@@ -112,6 +110,7 @@ export class JobService {
       minions,
       user: job.user,
     });
+    this.remember(jid, minions);
     await this.publisher.publish([buildPublication(this.publishKey.crypticle, this.masterKey, job)]);
     this.log.info(`User ${job.user} Published command ${load.fun} with jid ${jid}`);
     return { jid, minions, missing: [], not_connected: minions.filter((id) => !this.hasSession(id)) };
@@ -123,6 +122,10 @@ export class JobService {
    */
   async onReturn(id: string, load: ReturnLoad): Promise<void> {
     const jid = String(load.jid);
+    if (!(await this.wasAsked(jid, id))) {
+      this.log.warning(`Dropped a return from ${id} for job ${logField(jid, 40)}, which this master did not publish to ${id}`);
+      return;
+    }
     const fresh = await this.cache.returns.save({
       jid,
       id,
@@ -150,5 +153,28 @@ export class JobService {
       success: load.success ?? true,
       ...(load.out === undefined ? {} : { out: load.out }),
     });
+  }
+
+  /** Jobs remembered in memory; older ones are looked up in the job cache. */
+  private static readonly REMEMBERED_JOBS = 10_000;
+
+  private remember(jid: string, minions: readonly string[]): void {
+    this.published.delete(jid);
+    this.published.set(jid, new Set(minions));
+    if (this.published.size > JobService.REMEMBERED_JOBS) this.published.delete(this.published.keys().next().value as string);
+  }
+
+  /**
+   * Whether `id` was among the minions expected for `jid` (Salt's own `find_job` and `saltutil`
+   * queries are published as jobs of their own, so they are covered too). `req` is salt-call's
+   * return of a job the minion ran for itself, which Salt stores as well.
+   */
+  private async wasAsked(jid: string, id: string): Promise<boolean> {
+    if (jid === 'req') return true;
+    const known = this.published.get(jid);
+    if (known) return known.has(id);
+    if (!isJid(jid)) return false;
+    const job = await this.cache.jobs.getJob(jid);
+    return job !== undefined && job.minions.includes(id);
   }
 }

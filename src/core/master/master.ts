@@ -1,12 +1,14 @@
 import { availableParallelism } from 'node:os';
-import { mkdirSync, watch, type FSWatcher } from 'node:fs';
+import { chmodSync, mkdirSync, watch, type FSWatcher } from 'node:fs';
 import { join } from 'node:path';
 import type { MasterConfig } from '../config';
 import { ConfigError, TransportError } from '../errors';
 import { describeProcess, pidListeningOn } from '../process-owner';
 import { privateKeyFromPem } from '../crypto/rsa';
+import { checkPkiPermissions } from '../crypto/key-permissions';
 import type { Logger } from '../log';
-import { PublishServer, RequestServer, raiseSocketLimit } from '../transport/zeromq';
+import type { IPublishServer, IRequestServer, Transport } from '../transport/types';
+import { zeromqTransport } from '../transport/zeromq';
 import { AuthService } from './auth';
 import { AutosignFile } from './autosign';
 import { keyEvents, MasterEvents } from './events';
@@ -18,8 +20,10 @@ import { MineStore } from './mine-store';
 import { MinionRequests } from './minion-requests';
 import { PublishKey } from './publish-key';
 import { DEFAULT_MAX_REQUEST_SIZE, RequestHandler } from './request-handler';
+import { ReplayGuard } from './replay-guard';
 import { DEFAULT_AUTH_RATE_LIMIT, DEFAULT_MAX_PENDING_KEYS, PendingKeyCap, SignInRateLimit } from './sign-in-limits';
-import { RsaPool } from './rsa-pool';
+import { RsaPool, type MasterRsa } from './rsa-pool';
+import { runRsaJob } from './rsa-jobs';
 import { writeRootKey } from './root-key';
 import { Sessions } from './sessions';
 
@@ -39,7 +43,7 @@ export type MasterSettings = Pick<
   MasterConfig,
   'interface' | 'publish_port' | 'ret_port' | 'pki_dir' | 'cachedir' | 'sock_dir' | 'keysize' | 'auto_accept' | 'autosign_file' | 'open_mode' | 'pub_hwm' | 'nodegroups' | 'file_roots'
 > &
-  Partial<Pick<MasterConfig, 'worker_threads' | 'publish_session' | 'loop_interval' | 'file_buffer_size' | 'hash_type' | 'max_request_size' | 'max_pending_keys' | 'auth_rate_limit'>> &
+  Partial<Pick<MasterConfig, 'worker_threads' | 'publish_session' | 'loop_interval' | 'file_buffer_size' | 'hash_type' | 'max_request_size' | 'max_pending_keys' | 'auth_rate_limit' | 'request_server_ttl' | 'permissive_pki_access'>> &
   JobCacheConfig;
 
 /** loop_interval in ms for the job cache cleaner; a bad value is a configuration error. */
@@ -60,6 +64,12 @@ function positiveOption(name: string, value: unknown, fallback: number): number 
   return value;
 }
 
+/** request_server_ttl: brine checks by default (300 s); 0 turns the check off as in Salt. */
+function requestTtl(value: unknown): number {
+  if (value === 0) return 0;
+  return positiveOption('request_server_ttl', value, 300);
+}
+
 function tcp(iface: string, port: number): string {
   return `tcp://${iface.includes(':') ? `[${iface}]` : iface}:${port}`;
 }
@@ -71,9 +81,10 @@ function tcp(iface: string, port: number): string {
  */
 export class Master {
   readonly keys: KeyStore;
-  private readonly publisher: PublishServer;
-  private readonly requests = new RequestServer();
-  private readonly events = new MasterEvents();
+  private readonly transport: Transport;
+  private readonly publisher: IPublishServer;
+  private readonly requests: IRequestServer;
+  private readonly events: MasterEvents;
   private readonly sessions: Sessions;
   private publishKey!: PublishKey;
   private rootKey = '';
@@ -86,10 +97,24 @@ export class Master {
   private returns?: ReturnBatcher;
   private cleaner?: JobCacheCleaner;
   private rsa?: RsaPool;
+  private readonly rsaInProcess: boolean;
 
-  constructor(private readonly settings: MasterSettings, private readonly log: Logger) {
+  /**
+   * `transport`: ZeroMQ unless given (unit tests run the master over the in-memory one).
+   * `rsa: 'in-process'` runs the sign-in RSA on the main thread instead of worker threads (unit
+   * tests: a worker started from the TypeScript sources first loads the compiler).
+   */
+  constructor(
+    private readonly settings: MasterSettings,
+    private readonly log: Logger,
+    options: { transport?: Transport; rsa?: 'threads' | 'in-process' } = {},
+  ) {
+    this.transport = options.transport ?? zeromqTransport;
+    this.rsaInProcess = options.rsa === 'in-process';
     this.keys = new KeyStore({ pkiDir: settings.pki_dir });
-    this.publisher = new PublishServer({ highWaterMark: settings.pub_hwm });
+    this.publisher = this.transport.publishServer({ highWaterMark: settings.pub_hwm });
+    this.requests = this.transport.requestServer();
+    this.events = new MasterEvents(this.transport);
     this.sessions = new Sessions({
       publishSession: settings.publish_session,
       dir: join(settings.cachedir, 'sessions'),
@@ -98,21 +123,20 @@ export class Master {
   }
 
   async start(): Promise<void> {
-    raiseSocketLimit(20_000);
+    this.transport.raiseSocketLimit(20_000);
     const s = this.settings;
     // The ports first: a second master on the same ports must fail before it rewrites the root
     // key or the event bus socket that the running one uses.
     await this.listen(this.publisher, s.interface, s.publish_port, 'publish_port');
     await this.listen(this.requests, s.interface, s.ret_port, 'ret_port');
+    checkPkiPermissions(s.pki_dir, join(s.pki_dir, 'master.pem'), s.permissive_pki_access === true);
     for (const dir of [s.cachedir, s.sock_dir]) mkdirSync(dir, { recursive: true });
+    // Job returns, grains and mine data live here: readable by the master's user only.
+    chmodSync(s.cachedir, 0o700);
     const masterPem = this.keys.ensureMasterKeys(s.keysize).privatePem;
     const masterKey = privateKeyFromPem(masterPem);
     // Sign-in and _pillar RSA runs on worker threads so publishing and returns never wait on it.
-    const rsa = (this.rsa = new RsaPool({ masterPrivatePem: masterPem }, {
-      size: Math.max(1, Math.min(s.worker_threads ?? availableParallelism(), availableParallelism())),
-      onWorkerError: (err) => this.log.error(`${err.message}; ${err.hint}`),
-    }));
-    await rsa.ready();
+    const rsa: MasterRsa = this.rsaInProcess ? { run: async (job) => runRsaJob(masterKey, job) } : await this.startRsaPool(masterPem);
     this.publishKey = new PublishKey(masterKey);
     this.rootKey = writeRootKey(s.cachedir);
     const dataCache = (this.dataCache = new MinionDataCache(s.cachedir));
@@ -138,7 +162,7 @@ export class Master {
     });
     const jobs = new JobService({
       accepted: () => this.accepted, dataCache, masterKey, publishKey, publisher: this.publisher, events, nodegroups: s.nodegroups,
-      cache: { jobs: jobCache, returns }, log, hasSession: (id) => sessions.get(id) !== undefined,
+      cache: { jobs: jobCache, returns }, log, hasSession: (id) => sessions.connected(id),
     });
     const handler = new RequestHandler({
       auth, jobs, sessions, dataCache, events, rsa, log,
@@ -153,6 +177,7 @@ export class Master {
       limits: {
         maxRequestSize: positiveOption('max_request_size', s.max_request_size, DEFAULT_MAX_REQUEST_SIZE),
         signIns: new SignInRateLimit(positiveOption('auth_rate_limit', s.auth_rate_limit, DEFAULT_AUTH_RATE_LIMIT)),
+        replays: new ReplayGuard(requestTtl(s.request_server_ttl)),
       },
     });
 
@@ -179,6 +204,16 @@ export class Master {
       // One line, hint included: it is all a user (or `-d`) sees.
       throw new TransportError('ADDRESS_IN_USE', `cannot listen on ${tcp(iface, port)}: the port is held by ${holder}; stop it, or set ${option} in the master config`, { cause: err });
     }
+  }
+
+  private async startRsaPool(masterPem: string): Promise<RsaPool> {
+    const s = this.settings;
+    const pool = (this.rsa = new RsaPool({ masterPrivatePem: masterPem }, {
+      size: Math.max(1, Math.min(s.worker_threads ?? availableParallelism(), availableParallelism())),
+      onWorkerError: (err) => this.log.error(`${err.message}; ${err.hint}`),
+    }));
+    await pool.ready();
+    return pool;
   }
 
   async stop(): Promise<void> {

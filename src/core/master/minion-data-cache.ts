@@ -18,7 +18,7 @@ export class MinionDataCache {
 
   constructor(cachedir: string) {
     this.root = join(cachedir, 'minions');
-    mkdirSync(this.root, { recursive: true });
+    mkdirSync(this.root, { recursive: true, mode: 0o700 });
     for (const id of readdirSync(this.root)) {
       try {
         this.data.set(id, JSON.parse(readFileSync(join(this.root, id, 'data.json'), 'utf8')) as MinionData);
@@ -52,9 +52,10 @@ export class MinionDataCache {
     const data = this.data.get(id);
     if (!data) return;
     const dir = join(this.root, id);
-    await mkdir(dir, { recursive: true });
+    await mkdir(dir, { recursive: true, mode: 0o700 });
     const tmp = join(dir, `.data.json.${process.pid}`);
-    await writeFile(tmp, JSON.stringify(data, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v)));
+    // Grains name hosts, addresses and whatever a job set: the master's user only.
+    await writeFile(tmp, JSON.stringify(data, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v)), { mode: 0o600 });
     await rename(tmp, join(dir, 'data.json'));
   }
 

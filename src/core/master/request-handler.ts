@@ -20,6 +20,7 @@ import type { MinionDataCache } from './minion-data-cache';
 import type { MinionSession, Sessions } from './sessions';
 import type { MasterRsa } from './rsa-pool';
 import type { SignInRateLimit } from './sign-in-limits';
+import type { ReplayGuard } from './replay-guard';
 import type { MinionRequests } from './minion-requests';
 
 /** Bounds on what one request may cost (see docs/security.md). */
@@ -28,6 +29,8 @@ export interface RequestLimits {
   maxRequestSize: number;
   /** auth_rate_limit: `_auth` requests per connection per second; more get "bad load". */
   signIns?: SignInRateLimit;
+  /** request_server_ttl: stale or replayed aes requests get "bad load". */
+  replays?: ReplayGuard;
 }
 
 /** 64 MiB: far above any sign-in or ping, room for a large `_return`. */
@@ -138,6 +141,11 @@ export class RequestHandler {
     // minion's key (verified once with RSA, then compared as bytes).
     const { load, nonce, crypticle } = this.openWithSessionKey(session, payload);
     session.tok ??= load.tok;
+    const replay = this.limits.replays?.check(session.id, nonce, load.ts);
+    if (replay !== undefined) {
+      this.log.warning(`Refused a ${logField(load.cmd, 40)} request from ${session.id}: ${replay}`);
+      return BAD_LOAD_REPLY;
+    }
     switch (load.cmd) {
       case '_return':
         await this.jobs.onReturn(session.id, parseReturnLoad(load));
@@ -191,12 +199,24 @@ export class RequestHandler {
     if (ev.events) {
       for (const e of ev.events) {
         if (!e || typeof e !== 'object' || typeof (e as { tag?: unknown }).tag !== 'string') continue;
-        this.events.fire((e as { tag: string }).tag, { ...(e as Record<string, unknown>), id });
+        const tag = (e as { tag: string }).tag;
+        if (this.mayFire(id, tag)) this.events.fire(tag, { ...(e as Record<string, unknown>), id });
       }
       return;
     }
-    if (typeof ev.tag !== 'string') return;
+    if (typeof ev.tag !== 'string' || !this.mayFire(id, ev.tag)) return;
     const { tok: _tok, nonce: _nonce, ts: _ts, ...load } = ev;
     this.events.fire(ev.tag, { ...load, id });
+  }
+
+  /**
+   * A minion speaks only for itself under `salt/job/`: `salt/job/<jid>/<ret|prog>/<its id>...`.
+   * Otherwise one minion could add an untargeted return to another's job in the CLI's output.
+   */
+  private mayFire(id: string, tag: string): boolean {
+    if (!tag.startsWith('salt/job/')) return true;
+    if (tag.split('/')[4] === id) return true;
+    this.log.warning(`Dropped event ${logField(tag, 120)} from ${id}: job events must carry the sender's own id`);
+    return false;
   }
 }

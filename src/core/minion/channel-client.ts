@@ -11,11 +11,14 @@ import {
 import type { MinionConfig } from '../config';
 import { Crypticle } from '../crypto/crypticle';
 import { publicKeyFromPem } from '../crypto/rsa';
+import { checkPkiPermissions } from '../crypto/key-permissions';
+import { join } from 'node:path';
 import { BrineError, CryptoError, ProtocolError, TransportError } from '../errors';
 import type { JobLoad } from '../protocol/loads';
 import { assertMinionId } from '../protocol/minion-id';
-import type { Logger } from '../log';
-import { RequestClient, SubscribeClient, raiseSocketLimit } from '../transport/zeromq';
+import { logField, type Logger } from '../log';
+import type { IRequestClient, ISubscribeClient, Transport } from '../transport/types';
+import { zeromqTransport } from '../transport/zeromq';
 import { cpuTurn } from './cpu-turn';
 import { MasterKeyMismatchError, MinionRejectedError, SignInError, decodeOrNull, rejectedError } from './minion-errors';
 import { checkMasterFinger, openTrustedAuthReply } from './master-trust';
@@ -35,7 +38,12 @@ export type ChannelSettings = { id: string; master: string } & Pick<
   MinionConfig,
   'master_port' | 'pki_dir' | 'keysize' | 'acceptance_wait_time' | 'auth_timeout' | 'recon_default' | 'recon_max'
 > &
-  Partial<Pick<MinionConfig, 'auth_tries' | 'acceptance_wait_time_max' | 'random_reauth_delay' | 'recon_randomize' | 'master_finger' | 'hash_type'>>;
+  Partial<Pick<MinionConfig, 'auth_tries' | 'acceptance_wait_time_max' | 'random_reauth_delay' | 'recon_randomize' | 'master_finger' | 'hash_type' | 'permissive_pki_access'>>;
+
+/** Sign-ins started by unreadable publications: at most one per this many ms. */
+const UNREADABLE_RESIGN_MS = 5000;
+/** Unreadable publications held while such a sign-in is pending; more are dropped. */
+const MAX_UNREADABLE_WAITING = 16;
 
 /** What the channel hands up for each publication it could open: the job, as the master sent it. */
 export type PublicationHandler = (job: JobLoad) => Promise<void>;
@@ -61,8 +69,9 @@ function hostPort(host: string, port: number): string {
 export class MinionChannel {
   private keys!: MinionKeys;
   private masterKey?: KeyObject;
-  private requests!: RequestClient;
-  private subscriber?: SubscribeClient;
+  private requests!: IRequestClient;
+  private subscriber?: ISubscribeClient;
+  private readonly transport: Transport;
   private session?: Session;
   private signingIn?: Promise<Session>;
   private tok!: Buffer;
@@ -76,6 +85,10 @@ export class MinionChannel {
   private readonly wakers = new Set<() => void>();
   private readonly running = new Set<Promise<void>>();
   private onJob?: PublicationHandler;
+  /** Date.now() before which an unreadable publication does not start another sign-in. */
+  private nextUnreadableSignIn = 0;
+  private unreadableWaiting = 0;
+  private unreadableDropped = 0;
   private fatalBy?: (err: MinionRejectedError | MasterKeyMismatchError) => void;
   /**
    * Settles when the minion cannot go on after start: its key was rejected (the daemon exits with
@@ -86,8 +99,9 @@ export class MinionChannel {
   constructor(
     private readonly settings: ChannelSettings,
     private readonly log: Logger,
-    options: { random?: RandomSource } = {},
+    options: { random?: RandomSource; transport?: Transport } = {},
   ) {
+    this.transport = options.transport ?? zeromqTransport;
     // The master refuses such an id at sign-in; say so here, before the first request.
     assertMinionId(settings.id);
     this.random = options.random ?? Math.random;
@@ -112,15 +126,16 @@ export class MinionChannel {
    */
   async connect(options: { once?: boolean } = {}): Promise<Session> {
     this.once = options.once === true;
-    raiseSocketLimit(20_000);
+    this.transport.raiseSocketLimit(20_000);
     const s = this.settings;
     // Loading the key and the X9.31 tok are RSA work: many minions in one process (the bench)
     // take turns, so the first sign-in goes out at once rather than after all of them.
     await cpuTurn();
+    checkPkiPermissions(s.pki_dir, join(s.pki_dir, 'minion.pem'), s.permissive_pki_access === true);
     this.keys = ensureMinionKeys(s.pki_dir, s.keysize);
     this.masterKey = readCachedMasterKey(s.pki_dir)?.key;
     this.tok = makeTok(this.keys.privateKey);
-    this.requests = new RequestClient(hostPort(s.master, s.master_port), { reconnectInterval: s.recon_default, reconnectMax: s.recon_max });
+    this.requests = this.transport.requestClient(hostPort(s.master, s.master_port), { reconnectInterval: s.recon_default, reconnectMax: s.recon_max });
     return this.signIn();
   }
 
@@ -267,14 +282,14 @@ export class MinionChannel {
   }
 
   /** Subscribes to the publish port (replacing an earlier subscription) and starts listening. */
-  private subscribeTo(publishPort: number): SubscribeClient {
+  private subscribeTo(publishPort: number): ISubscribeClient {
     const s = this.settings;
     const { interval, max } = subscribeReconnect(
       { recon_default: s.recon_default, recon_max: s.recon_max, recon_randomize: s.recon_randomize ?? true },
       this.random,
     );
     this.subscriber?.close();
-    const sub = new SubscribeClient({ reconnectInterval: interval, reconnectMax: max });
+    const sub = this.transport.subscribeClient({ reconnectInterval: interval, reconnectMax: max });
     sub.connect(hostPort(s.master, publishPort));
     sub.onReconnect((downSince) => void this.publisherBack(downSince));
     this.subscriber = sub;
@@ -331,12 +346,15 @@ export class MinionChannel {
     }
   }
 
-  private async listen(sub: SubscribeClient): Promise<void> {
+  private async listen(sub: ISubscribeClient): Promise<void> {
     for await (const frames of sub.messages()) {
       if (this.stopped || sub !== this.subscriber) break;
       const task = this.onPublication(frames).catch((err) => {
         if (err instanceof MinionRejectedError || err instanceof MasterKeyMismatchError) this.fatalBy?.(err);
-        else this.log.error(`Job handling failed: ${(err as Error)?.stack ?? err}`);
+        else {
+          this.log.error(`Job handling failed: ${logField((err as Error)?.message ?? err, 500)}`);
+          this.log.debug(logField((err as Error)?.stack, 4000));
+        }
       });
       this.running.add(task);
       void task.finally(() => this.running.delete(task));
@@ -349,14 +367,14 @@ export class MinionChannel {
     try {
       payload = publicationPayload(frames);
     } catch (err) {
-      this.log.warning(`Dropped a publication that could not be read: ${(err as Error).message}`);
+      this.log.warning(`Dropped a publication that could not be read: ${logField((err as Error).message, 300)}`);
       return;
     }
     try {
       job = this.open(payload, this.session ?? (await this.signIn()));
     } catch (err) {
       if (!(err instanceof CryptoError) || (err.code !== 'BAD_HMAC' && err.code !== 'BAD_SIGNATURE')) {
-        this.log.warning(`Dropped a publication that could not be read: ${(err as Error).message}`);
+        this.log.warning(`Dropped a publication that could not be read: ${logField((err as Error).message, 300)}`);
         return;
       }
       // BAD_HMAC: the master rotated its publish key (a key was deleted or the master restarted).
@@ -366,8 +384,8 @@ export class MinionChannel {
           ? 'Publication could not be decrypted: signing in again for the new key'
           : 'Publication signature does not verify with the cached master key: signing in again to check the master',
       );
-      this.session = undefined;
-      const session = await this.signIn(); // a rejection here ends the minion
+      const session = await this.signInForUnreadable();
+      if (session === undefined) return;
       try {
         job = this.open(payload, session);
       } catch (again) {
@@ -376,6 +394,34 @@ export class MinionChannel {
       }
     }
     await this.onJob?.(job);
+  }
+
+  /**
+   * A sign-in because a publication could not be read. Anyone who can reach the publish port's
+   * subscribers (or a garbage-sending master) could otherwise make every frame cost a sign-in and
+   * hold its bytes meanwhile: one such sign-in per UNREADABLE_RESIGN_MS, at most
+   * MAX_UNREADABLE_WAITING publications waiting for it, the rest dropped (and counted).
+   */
+  private async signInForUnreadable(): Promise<Session | undefined> {
+    if (this.unreadableWaiting >= MAX_UNREADABLE_WAITING) {
+      if (this.unreadableDropped++ % 1000 === 0) {
+        this.log.warning(`Dropped ${this.unreadableDropped} unreadable publication(s) while a sign-in for them was pending`);
+      }
+      return undefined;
+    }
+    this.unreadableWaiting++;
+    try {
+      const wait = this.nextUnreadableSignIn - Date.now();
+      if (wait > 0) await this.pause(wait);
+      if (this.stopped) return undefined;
+      // Another publication's sign-in since this one failed: open it with that session.
+      if (Date.now() < this.nextUnreadableSignIn && this.session) return this.session;
+      this.nextUnreadableSignIn = Date.now() + UNREADABLE_RESIGN_MS;
+      this.session = undefined;
+      return await this.signIn(); // a rejection here ends the minion
+    } finally {
+      this.unreadableWaiting--;
+    }
   }
 
   private open(payload: Buffer, session: Session): JobLoad {

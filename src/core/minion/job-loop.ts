@@ -1,24 +1,20 @@
 import type { MinionConfig } from '../config';
-import type { Logger } from '../log';
-import type { JobLoad } from '../protocol/loads';
+import { logField, type Logger } from '../log';
+import type { JobLoad, JobResult } from '../protocol/loads';
 import { matchTarget, type TargetType } from '../targeting';
 import { MinionChannel, type ChannelSettings, type Session } from './channel-client';
 import type { RandomSource } from './sign-in-policy';
+import type { Transport } from '../transport/types';
 import type { MasterKeyMismatchError, MinionRejectedError } from './minion-errors';
 
 /** The minion options the daemon uses: the channel's and the return retries. */
 export type MinionSettings = ChannelSettings & Pick<MinionConfig, 'return_retry_timer' | 'return_retry_tries'>;
 
-export interface JobResult {
-  return: unknown;
-  retcode: number;
-  success: boolean;
-  out?: string;
-}
-
 /** Runs jobs in-process; the plugin registry behind it is the minion's own. */
 export interface JobExecutor {
   run(job: JobLoad): Promise<JobResult>;
+  /** After the return reached the master: the job's returners (`--return`, `return:`), as Salt's minion. */
+  afterReturn?(job: JobLoad, result: JobResult): Promise<void>;
 }
 
 /**
@@ -55,9 +51,9 @@ export class Minion {
     private readonly executor: JobExecutor,
     private readonly grains: MinionGrains,
     private readonly log: Logger,
-    options: { random?: RandomSource; channel?: MinionChannel } = {},
+    options: { random?: RandomSource; channel?: MinionChannel; transport?: Transport } = {},
   ) {
-    this.channel = options.channel ?? new MinionChannel(settings, log, { random: options.random });
+    this.channel = options.channel ?? new MinionChannel(settings, log, { random: options.random, transport: options.transport });
     this.fatal = this.channel.fatal;
     grains.onChange?.(() => {
       this.grainsChanged = true;
@@ -113,11 +109,20 @@ export class Minion {
   /** One publication the channel opened: ours if the target matches, then run and return. */
   private async onJob(job: JobLoad): Promise<void> {
     const target = { tgt: job.tgt, tgtType: (job.tgt_type ?? 'glob') as TargetType, delimiter: job.delimiter as string | undefined };
-    if (!matchTarget(target, { id: this.settings.id, grains: this.grains.all() })) return;
+    let mine: boolean;
+    try {
+      mine = matchTarget(target, { id: this.settings.id, grains: this.grains.all() });
+    } catch (err) {
+      // A target this minion cannot evaluate (too large, malformed) is not a match: say so, briefly.
+      this.log.warning(`Ignored job ${logField(job.jid, 40)}: its target cannot be matched: ${logField((err as Error).message, 300)}`);
+      return;
+    }
+    if (!mine) return;
     this.log.info(`User ${job.user ?? 'root'} Executing command ${String(job.fun)} with jid ${job.jid}`);
     const result = await this.executor.run(job);
     await this.flushGrains();
     await this.deliverReturn(job, result);
+    await this.executor.afterReturn?.(job, result).catch((err) => this.log.error(`The return failed for job ${job.jid}: ${(err as Error).message}`));
   }
 
   /**

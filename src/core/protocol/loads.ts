@@ -82,6 +82,14 @@ export interface ReturnLoad {
   [extra: string]: unknown;
 }
 
+/** What running a job yields, and the minion sends back in its `_return`. */
+export interface JobResult {
+  return: unknown;
+  retcode: number;
+  success: boolean;
+  out?: string;
+}
+
 /** `_minion_event`: one event (`tag`, `data`) or a batch (`events`). */
 export interface MinionEventLoad {
   cmd: '_minion_event';
@@ -120,9 +128,15 @@ export interface PublishRequestLoad {
   [extra: string]: unknown;
 }
 
+/**
+ * The master's answer to a publish: a job (`not_connected` is brine's: the expected minions the
+ * master holds no session for; a Salt master leaves it out), no job (`jid: null`, the minions it
+ * resolved, why), or a refusal before any target was looked at (no `jid` at all, only `error`).
+ */
 export type PublishReply =
-  | { jid: string; minions: string[]; missing: string[]; [extra: string]: unknown }
-  | { jid: null; minions: string[]; error: string; [extra: string]: unknown };
+  | { jid: string; minions: string[]; missing: string[]; not_connected?: string[]; [extra: string]: unknown }
+  | { jid: null; minions: string[]; error: string; [extra: string]: unknown }
+  | { jid?: undefined; error: string; [extra: string]: unknown };
 
 export function parseAuthRequest(value: unknown): AuthRequest {
   const what = '_auth request';
@@ -259,12 +273,22 @@ export function parsePublishReply(value: unknown): PublishReply {
   if (o.jid === null) {
     return withFields<PublishReply>(o, { minions: stringArray(what, o, 'minions'), error: str(what, o, 'error') });
   }
+  // A refusal without a jid at all: `{error: 'Master failed to assign jid'}`, or an auth failure's
+  // `{error: {name: 'AuthorizationError', message: ...}}` (salt/master.py publish).
+  if (!('jid' in o) && 'error' in o) return { ...o, error: errorText(what, o.error) };
   const jid = str(what, o, 'jid');
   if (!isJid(jid)) throw new ProtocolError('BAD_LOAD', `${what}: field 'jid' must be a 20-digit jid, got ${describe(jid)}`);
   return withFields<PublishReply>(o, {
     minions: stringArray(what, o, 'minions'),
     missing: stringArray(what, o, 'missing'),
+    ...(o.not_connected === undefined ? {} : { not_connected: stringArray(what, o, 'not_connected') }),
   });
+}
+
+function errorText(what: string, error: unknown): string {
+  if (typeof error === 'string') return error;
+  if (isObj(error) && typeof error.message === 'string') return typeof error.name === 'string' && error.name !== '' ? `${error.name}: ${error.message}` : error.message;
+  throw new ProtocolError('BAD_LOAD', `${what}: field 'error' must be a string or {name, message}, got ${describe(error)}`);
 }
 
 /** True for a decoded value that is a plain map with string keys. */

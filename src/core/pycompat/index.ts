@@ -30,3 +30,4 @@ export { classifyPlainScalar, constructBool, constructFloat, constructInt, resol
 export { formatYaml } from './yaml-emitter';
 export { pyEqual } from './equal';
 export { dictUpdate } from './dict-update';
+export { ORDERED_DICT, markOrdered, isOrdered, deepCopy } from './ordered';

@@ -5,7 +5,7 @@
  * package parses; errors are described with libyaml's words and PyYAML's marks (yaml-errors.ts).
  */
 import { isAlias, isMap, isPair, isScalar, isSeq, parseDocument, type Document, type Node, type Scalar } from 'yaml';
-import { classifyPlainScalar, constructBool, constructFloat, constructInt } from '../pycompat';
+import { classifyPlainScalar, constructBool, constructFloat, constructInt, markOrdered } from '../pycompat';
 import { RenderError } from './errors';
 import { describeYamlError, markText, type Mark } from './yaml-errors';
 
@@ -74,7 +74,8 @@ function toValue(node: unknown, ctx: Ctx, depth: number): unknown {
   if (isScalar(node)) return scalarValue(node, ctx);
   if (isSeq(node)) return node.items.map((item) => toValue(item, ctx, depth + 1));
   if (isMap(node)) {
-    const out: Record<string, unknown> = {};
+    // Salt's YAML renderer builds OrderedDicts (the nested outputter keeps their order).
+    const out: Record<string, unknown> = markOrdered({});
     // Keys copied by a merge (`<<`) may be set again explicitly.
     const merged = new Set<string>();
     for (const pair of node.items) {

@@ -85,4 +85,4 @@ export {
   FunctionNotFoundError,
   PluginDefinitionError,
 } from './errors';
-export { BRINE_VERSION } from './version';
+export { BRINE_VERSION, SALT_VERSION, SALT_VERSION_INFO, versionsReport } from './version';

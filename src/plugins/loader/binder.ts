@@ -1,3 +1,4 @@
+import { isKwargMap, parseKwargString, unpackArgs } from '../../core/protocol/salt-args';
 import { ArgumentError, InvocationError } from '../api/errors';
 import { coerceArg } from './coerce';
 import type { FnDescriptor } from './descriptors';
@@ -7,16 +8,10 @@ export type PubData = Record<string, unknown>;
 
 const UNSET = Symbol('unset');
 
-// salt.utils.args.KWARG_REGEX: a positional string "name=value" is a keyword argument.
-const KWARG_STRING = /^([\p{L}\p{Nl}_][\p{L}\p{N}_.-]*)=(?!=)(.*)\n?$/u;
-
-function isKwargMap(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v) && !Buffer.isBuffer(v) && (v as Record<string, unknown>).__kwarg__ === true;
-}
-
 /**
- * Split a Salt `arg` list into positional values and keyword arguments: maps with `__kwarg__: true`
- * and, as Salt's minion reads them, positional strings of the form `name=value`.
+ * Split a Salt `arg` list into positional values and keyword arguments, in order as Salt's
+ * `load_args_and_kwargs` reads them: `__kwarg__` maps (the protocol's codec) and positional
+ * strings of the form `name=value`.
  *
  * @example
  * splitArgs(['a', 'b=1', { __kwarg__: true, c: 2 }]) // { positional: ['a'], keywords: Map { 'b' => '1', 'c' => 2 } }
@@ -26,11 +21,11 @@ export function splitArgs(arg: readonly unknown[]): { positional: unknown[]; key
   const keywords = new Map<string, unknown>();
   for (const item of arg) {
     if (isKwargMap(item)) {
-      for (const [k, v] of Object.entries(item)) if (k !== '__kwarg__') keywords.set(k, v);
+      for (const [k, v] of Object.entries(unpackArgs([item]).kwargs)) keywords.set(k, v);
       continue;
     }
-    const m = typeof item === 'string' ? KWARG_STRING.exec(item) : null;
-    if (m) keywords.set(m[1], m[2]);
+    const kw = typeof item === 'string' ? parseKwargString(item) : null;
+    if (kw) keywords.set(kw[0], kw[1]);
     else positional.push(item);
   }
   return { positional, keywords };

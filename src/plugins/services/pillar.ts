@@ -1,4 +1,5 @@
 import { CommandExecutionError } from '../api/errors';
+import { deepCopy } from '../../core/pycompat';
 import type { IPillar, PillarCompileOptions } from '../api/services';
 
 type Dict = Record<string, unknown>;
@@ -18,7 +19,7 @@ export class MinionPillar implements IPillar {
   async current(): Promise<Dict> {
     this.held ??= this.source({});
     try {
-      return structuredClone(await this.held);
+      return deepCopy(await this.held);
     } catch (err) {
       // A failed compile is not kept: the next use asks again.
       this.held = undefined;
@@ -34,7 +35,7 @@ export class MinionPillar implements IPillar {
     const next = this.source({});
     const data = await next;
     this.held = Promise.resolve(data);
-    return structuredClone(data);
+    return deepCopy(data);
   }
 }
 

@@ -16,6 +16,7 @@ import type { MasterFiles } from '../services/extension-sync';
 import { StaticConfig } from '../services/config';
 import { GrainsView } from '../services/grains-store';
 import { StreamLogger } from '../services/logger';
+import { packArgs } from '../../core/protocol/salt-args';
 
 /** In-memory {@link IGrains}: `setStatic`/`deleteStatic` change only the map (no file). */
 export class MemoryGrains extends GrainsView implements IGrains {
@@ -118,7 +119,7 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
     },
     runtime,
     call(fun, args = [], kwargs) {
-      const arg = kwargs && Object.keys(kwargs).length > 0 ? [...args, { __kwarg__: true, ...kwargs }] : [...args];
+      const arg = packArgs(args, kwargs);
       const jid = `2024010100000000${String(++counter % 10000).padStart(4, '0')}`;
       return runtime.run({ fun, arg, jid, user: 'root', tgt: 'minion', tgtType: 'glob', ret: '' });
     },

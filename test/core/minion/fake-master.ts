@@ -47,6 +47,11 @@ export class FakeMaster {
     await this.publisher.close();
   }
 
+  /** Sends any frames on the publish port (garbage, or a job sealed with another key). */
+  publishRaw(frames: Buffer[]): Promise<void> {
+    return this.publisher.publish(frames);
+  }
+
   publish(job: Record<string, unknown>): Promise<void> {
     return this.publisher.publish([buildPublication(this.aesKey, this.masterPem, job)]);
   }

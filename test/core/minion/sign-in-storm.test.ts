@@ -43,7 +43,7 @@ class LogLines {
 async function setup(minion: Partial<MinionSettings>, random: () => number, ignoreAuth = 0) {
   root = mkdtempSync(join(tmpdir(), 'brine-storm-'));
   const pki = join(root, 'pki');
-  mkdirSync(pki, { recursive: true });
+  mkdirSync(pki, { recursive: true, mode: 0o700 });
   writeFileSync(join(pki, 'minion.pem'), keyPem('web1.pem'), { mode: 0o600 });
   writeFileSync(join(pki, 'minion.pub'), keyPem('web1.pub'));
   const ports = { retPort: await freePort(), pubPort: await freePort() };

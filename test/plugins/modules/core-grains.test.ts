@@ -71,7 +71,9 @@ describe('core grains', () => {
       virtual: 'container',
       shell: '/bin/bash',
       path: '/usr/local/bin:/usr/bin:/bin',
-      saltversion: BRINE_VERSION,
+      saltversion: '3007.10',
+      saltversioninfo: [3007, 10],
+      brineversion: BRINE_VERSION,
     });
   });
 

@@ -11,7 +11,7 @@
  * (nothing acknowledged is lost when the process dies); `synchronous: 'full'` is there for hosts
  * that must survive power loss, or use `saveReturns` to pay one flush per batch.
  */
-import { mkdirSync } from 'node:fs';
+import { chmodSync, closeSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { BrineError } from '../../errors';
@@ -53,6 +53,8 @@ export class SqliteJobCache implements JobCache {
     }
     try {
       if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+      // Every return is in here: 0600, and SQLite gives the -wal and -shm files the same mode.
+      if (path !== ':memory:') restrictFiles([path, `${path}-wal`, `${path}-shm`]);
       this.db = new Database(path, { timeout: opts.busyTimeoutMs ?? 5000 });
       this.db.pragma('journal_mode = WAL');
       this.db.pragma(`synchronous = ${synchronous.toUpperCase()}`);
@@ -144,5 +146,17 @@ export class SqliteJobCache implements JobCache {
 
   close(): void {
     if (this.db.open) this.db.close();
+  }
+}
+
+/** Creates `files[0]` if missing, and makes each existing one 0600. */
+function restrictFiles(files: string[]): void {
+  closeSync(openSync(files[0], 'a', 0o600));
+  for (const f of files) {
+    try {
+      chmodSync(f, 0o600);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+    }
   }
 }

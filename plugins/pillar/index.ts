@@ -1,0 +1,1 @@
+export { PillarModule } from './pillar.module';

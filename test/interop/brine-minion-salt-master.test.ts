@@ -1,0 +1,121 @@
+/**
+ * brine minions under a real Salt 3007.10 master (../shared/salt-ref), read with Salt's own CLI
+ * (salt, salt-key, salt-run jobs.* and manage.*). One Salt master for the whole file; the tests run
+ * in order and build on each other. Every wait is on a log line or a command's answer.
+ */
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { fingerprint } from '../../src/core/crypto/fingerprint';
+import { Cluster } from '../support/cluster';
+import { freePort } from '../support/ports';
+import { describeWithSalt, runSalt, startSalt, writeSaltMasterConfig, type SaltDaemon } from '../support/salt-ref';
+
+function jidOf(text: string): string {
+  const m = /(\d{20})/.exec(text);
+  if (!m) throw new Error(`no jid in: ${text}`);
+  return m[1];
+}
+
+function json(text: string): Record<string, unknown> {
+  try {
+    return JSON.parse(text) as Record<string, unknown>;
+  } catch {
+    throw new Error(`not JSON: ${text}`);
+  }
+}
+
+describeWithSalt('brine minion -> Salt 3007 master', () => {
+  /** Only its minion side is used: the brine minions' roots, config and daemons. */
+  let cluster: Cluster;
+  let masterDir: string;
+  let master: SaltDaemon;
+  const salt = (...args: string[]) => runSalt('salt', masterDir, args);
+  const saltKey = (...args: string[]) => runSalt('salt-key', masterDir, args);
+  const saltRun = (...args: string[]) => runSalt('salt-run', masterDir, args);
+
+  beforeAll(async () => {
+    cluster = await Cluster.create();
+    const ports = { publish: await freePort(), ret: await freePort() };
+    masterDir = writeSaltMasterConfig(cluster.root, ports, { keep_jobs_seconds: 3600 });
+    master = startSalt('salt-master', 'salt-master', masterDir);
+    cluster.retPort = ports.ret;
+    // The brine minions retry their sign-in until Salt's master answers (4-7 s to start).
+    const started = await Promise.all([
+      cluster.startMinion({ id: 'bm1', grains: { role: 'web' } }, 'Setting up the Salt Minion'),
+      cluster.startMinion({ id: 'bm2', grains: { role: 'db' } }, 'Setting up the Salt Minion'),
+    ]);
+    await Promise.all(started.map((m) => m.waitFor('cached the public key', 80_000)));
+  }, 90_000);
+
+  afterAll(async () => {
+    await Promise.all([...cluster.minions.values()].map((m) => m.stop()));
+    await master?.stop();
+    rmSync(cluster.root, { recursive: true, force: true });
+  });
+
+  it("signs in as pending: Salt's salt-key lists it unaccepted", async () => {
+    const listed = json((await saltKey('-L', '--out', 'json')).stdout);
+    expect((listed.minions_pre as string[]).sort()).toEqual(['bm1', 'bm2']);
+  });
+
+  it('is accepted with salt-key -A and answers test.ping', async () => {
+    expect((await saltKey('-A', '-y')).code).toBe(0);
+    await Promise.all(['bm1', 'bm2'].map((id) => cluster.minions.get(id)!.waitFor('is ready', 30_000)));
+    expect(json((await salt('*', 'test.ping', '--out', 'json', '--static', '-t', '20')).stdout)).toEqual({ bm1: true, bm2: true });
+  });
+
+  it('test.arg receives every argument type as Salt parses it', async () => {
+    const res = await salt('bm1', 'test.arg', '1', '2.5', 'true', 'null', '[1, two]', '{a: b}', 'word', 'key=value', '--out', 'json');
+    const ret = json(res.stdout).bm1 as { args: unknown[]; kwargs: Record<string, unknown> };
+    expect(ret.args).toEqual([1, 2.5, true, null, [1, 'two'], { a: 'b' }, 'word']);
+    expect(ret.kwargs).toMatchObject({ key: 'value', __pub_fun: 'test.arg', __pub_tgt: 'bm1' });
+  });
+
+  it('cmd.run, and grains targets with -G and -C', async () => {
+    expect((await salt('bm1', 'cmd.run', 'echo hello from brine')).stdout).toBe('bm1:\n    hello from brine\n');
+    const grains = json((await salt('bm2', 'grains.items', '--out', 'json')).stdout).bm2 as Record<string, unknown>;
+    expect(grains).toMatchObject({ id: 'bm2', role: 'db' });
+    expect(Object.keys(json((await salt('-G', 'role:web', 'test.ping', '--out', 'json', '--static')).stdout))).toEqual(['bm1']);
+    expect(Object.keys(json((await salt('-C', 'G@role:db or bm1', 'test.ping', '--out', 'json', '--static')).stdout)).sort()).toEqual(['bm1', 'bm2']);
+  });
+
+  it('--async, then salt-run jobs.lookup_jid and jobs.list_jobs', async () => {
+    const jid = jidOf((await salt('bm2', 'test.echo', 'later', '--async')).stdout);
+    await master.waitFor(`Got return from bm2 for job ${jid}`, 30_000);
+    expect((await saltRun('jobs.lookup_jid', jid)).stdout).toBe('bm2:\n    later\n');
+    const jobs = json((await saltRun('jobs.list_jobs', '--out', 'json')).stdout);
+    expect(jobs[jid]).toMatchObject({ Function: 'test.echo', Target: 'bm2' });
+  });
+
+  it('saltutil.find_job sees a running job', async () => {
+    const jid = jidOf((await salt('bm1', 'test.sleep', '8', '--async')).stdout);
+    await cluster.minions.get('bm1')!.waitFor(`Executing command test.sleep with jid ${jid}`, 20_000);
+    const found = json((await salt('bm1', 'saltutil.find_job', jid, '--out', 'json')).stdout).bm1 as Record<string, unknown>;
+    expect(found).toMatchObject({ jid, fun: 'test.sleep' });
+  });
+
+  it('salt-run manage.up and manage.status count it up', async () => {
+    expect(json((await saltRun('manage.up', '--out', 'json')).stdout)).toEqual(['bm1', 'bm2']);
+    expect(json((await saltRun('manage.status', '--out', 'json')).stdout)).toEqual({ up: ['bm1', 'bm2'], down: [] });
+  });
+
+  it("Salt's salt-key -f prints the fingerprint of the brine minion's own key", async () => {
+    const pub = readFileSync(join(cluster.root, 'minions', 'bm1', 'etc', 'salt', 'pki', 'minion', 'minion.pub'), 'utf8');
+    expect((await saltKey('-f', 'bm1')).stdout).toContain(`bm1:  ${fingerprint(pub)}`);
+  });
+
+  it('once deleted it cannot read the next job: it signs in again and waits as pending', async () => {
+    const bm1 = cluster.minions.get('bm1')!;
+    const before = bm1.count('cached the public key');
+    await saltKey('-d', 'bm1', '-y');
+    expect(json((await salt('*', 'test.ping', '--out', 'json', '--static')).stdout)).toEqual({ bm2: true });
+    await bm1.waitFor(new RegExp(`(cached the public key[\\s\\S]*){${before + 1}}`), 30_000);
+    expect(json((await saltKey('-L', '--out', 'json')).stdout).minions_pre).toEqual(['bm1']);
+  });
+
+  it('exits as Salt does once rejected', async () => {
+    await saltKey('-r', 'bm1', '-y');
+    await cluster.minions.get('bm1')!.waitFor("The Salt Master has rejected this minion's public key", 30_000);
+  });
+});
