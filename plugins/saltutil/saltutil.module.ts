@@ -1,6 +1,5 @@
 import {
   Fn,
-  arg,
   IConfig,
   IJobContext,
   IMinionControl,

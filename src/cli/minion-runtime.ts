@@ -185,7 +185,7 @@ export async function createMinion(config: MinionConfig, logging: Logging) {
         throw err;
       }
       // As Salt's minion: the pillar is asked for once signed in (the master caches it then).
-      runtime.plugins.container.resolve<IPillar>(IPillar).refresh().catch((err: Error) => log.error(`Could not get the pillar from the master: ${err.message}`));
+      (runtime.plugins.container.get(IPillar) as IPillar).refresh().catch((err: Error) => log.error(`Could not get the pillar from the master: ${err.message}`));
     },
     stop: () => minion.stop(),
   };
