@@ -107,7 +107,8 @@ export class Executor {
       const value = await this.call(plugins, new ModuleCatalog(plugins.registry), ctx, job.fun, job.arg ?? [], pub);
       let retcode = ctx.retcode;
       if (retcode === 0 && isFailedResult(value)) retcode = EX_GENERIC;
-      return { return: value, retcode, success: retcode === 0 };
+      const outputter = plugins.registry.find(job.fun)?.fn.outputter;
+      return { return: value, retcode, success: retcode === 0, ...(outputter ? { out: outputter } : {}) };
     } catch (err) {
       return { return: this.describeError(plugins.registry, job.fun, err), retcode: EX_GENERIC, success: false, out: 'nested' };
     }

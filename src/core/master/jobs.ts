@@ -65,7 +65,7 @@ export class JobService {
     } catch (err) {
       return { jid: null, minions: [], error: (err as Error).message };
     }
-    const accepted = [...this.accepted()].map((id) => ({ id, grains: this.dataCache.grains(id) }));
+    const accepted = [...this.accepted()].map((id) => ({ id, grains: this.dataCache.grains(id), pillar: this.dataCache.pillar(id) }));
     let minions: string[];
     try {
       minions = expectedMinions(target, accepted, { nodegroups: this.nodegroups });

@@ -16,6 +16,7 @@ import { JobService } from './jobs';
 import { openJobCache, retentionSeconds, ReturnBatcher, startJobCacheCleaner, type JobCache, type JobCacheCleaner, type JobCacheConfig } from './job-cache';
 import { KeyStore, STATE_DIRS, type KeyListing } from './key-store';
 import { MinionDataCache } from './minion-data-cache';
+import { MasterPillar } from './pillar-service';
 import { MineStore } from './mine-store';
 import { MinionRequests } from './minion-requests';
 import { PublishKey } from './publish-key';
@@ -167,6 +168,7 @@ export class Master {
     const handler = new RequestHandler({
       auth, jobs, sessions, dataCache, events, rsa, log,
       hooks: { rootKey: () => this.rootKey, beforePublish: () => this.reconcileKeys() },
+      pillar: new MasterPillar(s as unknown as Record<string, unknown>, dataCache, this.log),
       minionRequests: new MinionRequests({
         files: { file_roots: s.file_roots, file_buffer_size: s.file_buffer_size, hash_type: s.hash_type },
         mine: new MineStore(s.cachedir),

@@ -23,11 +23,14 @@ export interface JobExecutor {
  */
 export interface MinionGrains {
   all(): Record<string, unknown>;
+  /** The minion's pillar as last received, for pillar targets (-I, I@). */
+  pillar?(): Record<string, unknown> | undefined;
   onChange?(listener: () => void): unknown;
 }
 
 export { EXIT_REJECTED, MasterKeyMismatchError, MinionRejectedError } from './minion-errors';
 export type { Session } from './channel-client';
+export type { JobLoad } from '../protocol/loads';
 
 /**
  * salt-minion's job loop over its channel: signs in, subscribes, announces itself; for each
@@ -111,7 +114,7 @@ export class Minion {
     const target = { tgt: job.tgt, tgtType: (job.tgt_type ?? 'glob') as TargetType, delimiter: job.delimiter as string | undefined };
     let mine: boolean;
     try {
-      mine = matchTarget(target, { id: this.settings.id, grains: this.grains.all() });
+      mine = matchTarget(target, { id: this.settings.id, grains: this.grains.all(), pillar: this.grains.pillar?.() });
     } catch (err) {
       // A target this minion cannot evaluate (too large, malformed) is not a match: say so, briefly.
       this.log.warning(`Ignored job ${logField(job.jid, 40)}: its target cannot be matched: ${logField((err as Error).message, 300)}`);

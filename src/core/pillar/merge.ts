@@ -3,7 +3,7 @@
  * command-line override are merged (`pillar_source_merging_strategy`, `pillar_merge_lists`).
  * Keys already present keep their place; new keys are appended in the order of the newer data.
  */
-import { pyEquals } from '../render/jinja/python-values';
+import { dictUpdate } from '../pycompat';
 
 type Dict = Record<string, unknown>;
 
@@ -17,18 +17,7 @@ function isDict(v: unknown): v is Dict {
 
 /** `dictupdate.update`: merge `upd` into `dest` (changed in place) recursively. */
 export function update(dest: Dict, upd: Dict, mergeLists = false): Dict {
-  const shared = Object.keys(upd).some((k) => Object.prototype.hasOwnProperty.call(dest, k));
-  for (const key of Object.keys(upd)) {
-    const val = upd[key];
-    const cur = dest[key];
-    if (shared && isDict(cur) && isDict(val)) dest[key] = update(cur, val, mergeLists);
-    else if (shared && mergeLists && Array.isArray(cur) && Array.isArray(val)) {
-      const merged = structuredClone(cur);
-      for (const x of val) if (!merged.some((y) => pyEquals(x, y))) merged.push(x);
-      dest[key] = merged;
-    } else dest[key] = val;
-  }
-  return dest;
+  return dictUpdate(dest, upd, { mergeLists });
 }
 
 /** `merge_aggregate` without YAMLEX tags: maps merge recursively and lists are concatenated. */

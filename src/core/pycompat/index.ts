@@ -31,3 +31,4 @@ export { formatYaml } from './yaml-emitter';
 export { pyEqual } from './equal';
 export { dictUpdate } from './dict-update';
 export { ORDERED_DICT, markOrdered, isOrdered, deepCopy } from './ordered';
+export { yamlifyArg } from './yamlify';

@@ -53,6 +53,8 @@ export interface FnMetadata extends FnDocs {
    * object (`true` = the last one, a string = by name).
    */
   kwargs?: boolean | string;
+  /** The outputter for this function's return (Salt's `__outputter__`). */
+  outputter?: string;
 }
 
 /** What `@GrainsProvider` records. */
