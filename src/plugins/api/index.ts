@@ -69,6 +69,7 @@ export {
   isTrue,
   pyTruthy,
   pyRepr,
+  isDict,
   pyStr,
   pyTupleRepr,
   pyTypeName,
