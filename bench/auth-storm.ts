@@ -24,6 +24,7 @@ import { Sessions } from '../src/core/master/sessions';
 import { ensureKeyCache, keyCacheDir } from './keys';
 import { readFileSync } from 'node:fs';
 import { fmtMs, table } from './report';
+import { zeromqTransport } from '../src/core/transport/zeromq';
 
 interface StormResult {
   mode: string;
@@ -42,7 +43,7 @@ async function storm(mode: string, n: number, pems: string[], makeRsa: (masterPe
   const keys = new KeyStore({ pkiDir: join(root, 'pki') });
   const masterPem = keys.ensureMasterKeys(2048).privatePem;
   const masterKey = privateKeyFromPem(masterPem);
-  const events = new MasterEvents();
+  const events = new MasterEvents(zeromqTransport);
   await events.open(root);
   const rsa = await makeRsa(masterPem);
   const log = createLogging({ level: 'warning', console: false }).getLogger('salt.master');

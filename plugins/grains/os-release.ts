@@ -24,7 +24,7 @@ export function parseOsRelease(text: string): Record<string, string> {
 export function parseLsbRelease(text: string): Record<string, string> {
   const out: Record<string, string> = {};
   for (const line of text.split('\n')) {
-    const m = /^(DISTRIB_(?:ID|RELEASE|CODENAME|DESCRIPTION))=['"]?([\w\s.\-]+)['"]?/.exec(line);
+    const m = /^(DISTRIB_(?:ID|RELEASE|CODENAME|DESCRIPTION))=['"]?([\w\s.-]+)['"]?/.exec(line);
     if (m) out[`lsb_${m[1].toLowerCase()}`] = m[2].trimEnd();
   }
   return out;

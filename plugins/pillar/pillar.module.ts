@@ -1,26 +1,11 @@
-import { CommandExecutionError, Fn, IConfig, IPillar, Module, arg, dictUpdate, inject, traverse } from 'brine/plugin';
+import { CommandExecutionError, Fn, IConfig, IPillar, Module, arg, dictUpdate, inject, isDict, traverse } from 'brine/plugin';
 
 type Dict = Record<string, unknown>;
 
 const KEY_ERROR = Symbol('KeyError');
 
-function isDict(v: unknown): v is Dict {
-  return v !== null && typeof v === 'object' && !Array.isArray(v);
-}
-
 function optionalString(v: unknown): string | null {
   return typeof v === 'string' && v !== '' ? v : null;
-}
-
-/** dictupdate.update with merge_lists=True. */
-function mergeWithLists(dest: Dict, upd: Dict): Dict {
-  for (const [k, v] of Object.entries(upd)) {
-    const cur = dest[k];
-    if (isDict(cur) && isDict(v)) dest[k] = mergeWithLists(cur, v);
-    else if (Array.isArray(cur) && Array.isArray(v)) dest[k] = [...cur, ...v.filter((x) => !cur.includes(x))];
-    else dest[k] = v;
-  }
-  return dest;
 }
 
 const GET_ARGS = {
@@ -116,7 +101,7 @@ export class PillarModule {
         const found = traverse(pillar, a.key, {}, a.delimiter);
         if (isDict(found)) {
           const mergeLists = a.merge_nested_lists === null ? this.config.get<unknown>('pillar_merge_lists', false) === true : a.merge_nested_lists === true;
-          return mergeLists ? mergeWithLists(structuredClone(a.default), found) : dictUpdate(structuredClone(a.default), found);
+          return dictUpdate(structuredClone(a.default), found, { mergeLists });
         }
       } else if (Array.isArray(a.default)) {
         const found = traverse(pillar, a.key, [], a.delimiter);

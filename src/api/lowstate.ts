@@ -5,7 +5,7 @@
  * which is what browsers' fetch sends).
  */
 import { parse as parseYaml } from 'yaml';
-import { yamlifyArg } from '../cli/args';
+import { yamlifyArg } from '../core/pycompat';
 import { HttpError } from './http-error';
 
 export type Chunk = Record<string, unknown>;

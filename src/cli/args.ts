@@ -9,37 +9,11 @@
  * with underscores stay text, and a 20-digit integer (a jid) goes back to its text.
  */
 import { ConfigError } from '../core/errors';
-import { loadYaml, type YamlValue } from '../core/pycompat';
+import { yamlifyArg } from '../core/pycompat';
 import { packArgs, parseKwargString } from '../core/protocol/salt-args';
 
 /** Split `key=value` as Salt's parse_kwarg; null when the word is positional. */
 export const parseKwarg = parseKwargString;
-
-/** Salt's yamlify_arg: the value a CLI word stands for. */
-export function yamlifyArg(word: string): unknown {
-  if (word.trim() === '') return word;
-  const stripped = word.trim();
-  // `1_000` would load as 1000; Salt keeps such text as typed.
-  if (word.includes('_') && /^[0-9_]*$/.test(stripped)) return word;
-  let parsed: YamlValue;
-  try {
-    if (word.includes('#')) {
-      // `#` starts a YAML comment; only take the parse if it is not (part of) a string.
-      parsed = loadYaml(word, 'argument');
-      return typeof parsed === 'string' || parsed === null ? word : parsed;
-    }
-    parsed = word === 'None' ? null : loadYaml(word, 'argument');
-  } catch (err) {
-    if (err instanceof ConfigError) return word;
-    throw err;
-  }
-  if (Array.isArray(parsed)) return word.startsWith('[') ? parsed : word;
-  if (parsed !== null && typeof parsed === 'object') return word.startsWith('{') ? parsed : word;
-  // YAML loads `|` and `!` as '' and a lone comment or `!` as null; keep those words.
-  if (parsed === '' && (word === '|' || word === '!')) return word;
-  if (parsed === null && (stripped.startsWith('#') || word === '!')) return word;
-  return parsed;
-}
 
 /** Salt's is_jid: 20 digits, optionally followed by `_suffix`. */
 function looksLikeJid(text: string): boolean {
@@ -50,16 +24,17 @@ function looksLikeJid(text: string): boolean {
 /**
  * The job's `arg` list from the words after the function name. Keyword arguments keep their
  * order in one trailing `{ __kwarg__: true, ... }` map, present only when there is one; a later
- * `key=` overrides an earlier one, as in Salt.
+ * `key=` overrides an earlier one, as in Salt. Keyword arguments named in `noParse` (Salt's
+ * `--no-parse=a,b`) keep their text as typed.
  */
-export function parseCliArgs(words: readonly string[]): unknown[] {
+export function parseCliArgs(words: readonly string[], noParse: readonly string[] = []): unknown[] {
   if (!Array.isArray(words)) throw new TypeError('parseCliArgs needs an array of strings');
   const args: unknown[] = [];
   const kwargs = new Map<string, unknown>();
   for (const word of words) {
     if (typeof word !== 'string') throw new TypeError(`parseCliArgs: every argument must be a string, got ${typeof word}`);
     const kw = parseKwarg(word);
-    if (kw) kwargs.set(kw[0], yamlifyArg(kw[1]));
+    if (kw) kwargs.set(kw[0], noParse.includes(kw[0]) ? kw[1] : yamlifyArg(kw[1]));
     else args.push(yamlifyArg(word));
   }
   // condition_input: an integer that reads as a jid is sent as text.
@@ -74,4 +49,9 @@ export function parseCliArgs(words: readonly string[]): unknown[] {
  */
 export function positionalWords(raw: ReadonlyArray<{ type: string; input: string }>): string[] {
   return raw.filter((t) => t.type === 'arg').map((t) => t.input);
+}
+
+/** Salt's `--no-parse=a,b`: the names, split on commas (the flag may be given more than once). */
+export function noParseNames(values: readonly string[] | undefined): string[] {
+  return (values ?? []).flatMap((v) => v.split(',')).map((n) => n.trim()).filter((n) => n !== '');
 }

@@ -4,16 +4,16 @@ import { createNodeIdentitySources, describeIdChoice, resolveMinionId, type Mini
 import { loadMinionConfig } from '../core/config';
 import { join } from 'node:path';
 import { createLogging } from '../core/log';
-import { EXIT_REJECTED, MasterKeyMismatchError, Minion, MinionRejectedError, type JobExecutor, type MinionGrains, type MinionSettings } from '../core/minion/job-loop';
-import type { JobLoad } from '../core/protocol/loads';
+import { EXIT_REJECTED, MasterKeyMismatchError, Minion, MinionRejectedError, type JobExecutor, type JobLoad, type MinionGrains, type MinionSettings } from '../core/minion/job-loop';
 import { PluginRuntime } from '../plugins/runtime';
 import type { MasterFiles } from '../plugins/services/extension-sync';
 import { FileClient } from '../core/minion/file-client';
 import { StaticConfig } from '../plugins/services/config';
-import { BUILTIN_PLUGINS } from '../../plugins';
-import { CommandExecutionError, IPillar, traverse } from '../plugins/api';
+import { BUILTIN_PLUGINS, BUILTIN_STATE_MODULES } from '../../plugins';
+import { CommandExecutionError, traverse } from '../plugins/api';
 import { MinionPillar, type PillarSource } from '../plugins/services/pillar';
 import { compilePillar } from '../core/pillar';
+import { extPillarsOf, renderersOf } from '../plugins/render-kinds';
 import type { SaltCaller } from '../core/render';
 import { pluginPackageDirs } from '../plugins/loader/package-dirs';
 
@@ -87,12 +87,14 @@ export function pillarSource(config: MinionConfig, logging: Logging, runtime: ()
       pillarenv: o.pillarenv ?? (typeof opts.pillarenv === 'string' ? opts.pillarenv : null),
       pillarOverride: o.override,
       caller,
+      renderers: renderersOf(runtime()),
+      extPillars: extPillarsOf(runtime()),
       log: { critical: (m) => log.critical(m), error: (m) => log.error(m), warning: (m) => log.warning(m), debug: (m) => log.debug(m) },
     });
   };
 }
 
-export async function startPlugins(config: MinionConfig, logging: Logging, files?: MasterFiles, pillar?: PillarSource): Promise<PluginRuntime> {
+export async function startPlugins(config: MinionConfig, logging: Logging, files?: MasterFiles, pillar?: MinionPillar): Promise<PluginRuntime> {
   const logger = logging.getLogger('salt.loader');
   const packages = pluginPackageDirs((config as unknown as Record<string, unknown>).plugin_dirs);
   for (const p of packages.problems) logger.warning(`${p.origin}: ${p.error.message}`);
@@ -100,9 +102,10 @@ export async function startPlugins(config: MinionConfig, logging: Logging, files
     config: new StaticConfig({ ...config, id: minionId(config) } as Record<string, unknown>),
     logger,
     builtins: BUILTIN_PLUGINS,
+    stateModules: BUILTIN_STATE_MODULES,
     npm: { nodeModules: packages.dirs },
     files,
-    pillar: pillar ? new MinionPillar(pillar) : undefined,
+    pillar,
   });
   return runtime;
 }
@@ -124,8 +127,8 @@ export function executorFor(runtime: PluginRuntime): JobExecutor {
 }
 
 /** The runtime's grains and their change event, for the job loop. */
-export function grainsFor(runtime: PluginRuntime): MinionGrains {
-  return { all: () => runtime.grains(), onChange: (listener) => runtime.onGrainsChange(listener) };
+export function grainsFor(runtime: PluginRuntime, pillar?: MinionPillar): MinionGrains {
+  return { all: () => runtime.grains(), onChange: (listener) => runtime.onGrainsChange(listener), pillar: () => pillar?.snapshot() };
 }
 
 /** The daemon's settings: the config itself, with the resolved id and the (first) master. */
@@ -159,9 +162,9 @@ export async function createMinion(config: MinionConfig, logging: Logging) {
   // minion does: the late binding below closes that loop.
   let minion!: Minion;
   let runtime!: PluginRuntime;
-  const pillar = pillarSource(config, logging, () => runtime, (load) => minion.request(load));
+  const pillar = new MinionPillar(pillarSource(config, logging, () => runtime, (load) => minion.request(load)));
   runtime = await startPlugins(config, logging, new FileClient((load) => minion.request(load)), pillar);
-  minion = new Minion(minionSettings(config), executorFor(runtime), grainsFor(runtime), logging.getLogger('salt.crypt'));
+  minion = new Minion(minionSettings(config), executorFor(runtime), grainsFor(runtime, pillar), logging.getLogger('salt.crypt'));
   const crypt = logging.getLogger('salt.crypt');
   const fatal = async (err: MinionRejectedError | MasterKeyMismatchError): Promise<never> => {
     crypt.critical(err.message);
@@ -185,7 +188,7 @@ export async function createMinion(config: MinionConfig, logging: Logging) {
         throw err;
       }
       // As Salt's minion: the pillar is asked for once signed in (the master caches it then).
-      runtime.plugins.container.resolve<IPillar>(IPillar).refresh().catch((err: Error) => log.error(`Could not get the pillar from the master: ${err.message}`));
+      pillar.refresh().catch((err: Error) => log.error(`Could not get the pillar from the master: ${err.message}`));
     },
     stop: () => minion.stop(),
   };

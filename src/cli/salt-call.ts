@@ -2,18 +2,35 @@ import { writeFileSync } from 'node:fs';
 import type { MinionConfig } from '../core/config';
 import { createLogging } from '../core/log';
 import { Minion } from '../core/minion/job-loop';
+import { MinionPillar } from '../plugins/services/pillar';
 import { executorFor, grainsFor, minionSettings, pillarSource, resolveId, startPlugins } from './minion-runtime';
 import { FileClient } from '../core/minion/file-client';
 import { SignInError } from '../core/minion/minion-errors';
 import { formatOutput, type Outputter } from './output';
 import type { Io } from './salt';
+import { formatHighstate, type HighstateOptions } from './output/highstate';
+
+/** Command-line flags win over the minion config's state_output / state_verbose / state_output_diff. */
+function highstateOptions(opts: SaltCallOptions): HighstateOptions {
+  const c = opts.config as unknown as Record<string, unknown>;
+  const truthy = (v: unknown): boolean => (typeof v === 'string' ? ['true', 'yes', '1', 'on'].includes(v.toLowerCase()) : Boolean(v));
+  return {
+    stateOutput: opts.stateOutput ?? (typeof c.state_output === 'string' ? c.state_output : undefined),
+    stateVerbose: opts.stateVerbose ?? (c.state_verbose === undefined ? true : truthy(c.state_verbose)),
+    stateOutputDiff: truthy(c.state_output_diff),
+  };
+}
 
 export interface SaltCallOptions {
   config: MinionConfig;
   fun: string;
   arg: unknown[];
   local: boolean;
-  out: Outputter;
+  /** --out; unset = the function's own outputter (highstate for state runs), else nested. */
+  out?: Outputter;
+  /** Highstate outputter options (--state-output, --state-verbose; minion config otherwise). */
+  stateOutput?: string;
+  stateVerbose?: boolean;
   outFile?: string;
   outIndent?: number;
   retcodePassthrough: boolean;
@@ -40,7 +57,7 @@ export async function runSaltCall(opts: SaltCallOptions, io: Io): Promise<number
     };
     // --local means file_client local (Salt sets it): the pillar is compiled here.
     const local = opts.local || opts.config.file_client === 'local';
-    const pillar = pillarSource(opts.config, logging, () => runtime, local ? undefined : (load) => connected().then((m) => m.request(load)));
+    const pillar = new MinionPillar(pillarSource(opts.config, logging, () => runtime, local ? undefined : (load) => connected().then((m) => m.request(load))));
     const runtime = await startPlugins(opts.config, logging, files, pillar);
     const executor = executorFor(runtime);
     // As Salt's caller: sign in before running anything; a master that does not answer (or a key
@@ -58,8 +75,11 @@ export async function runSaltCall(opts: SaltCallOptions, io: Io): Promise<number
     }
     const job = { fun: opts.fun, arg: opts.arg, tgt: minionSettings(opts.config).id, tgt_type: 'glob', jid: 'req', ret: '', user: 'root' };
     const result = await executor.run(job);
-    const out = result.out && result.out !== 'nested' ? (result.out as Outputter) : opts.out;
-    const text = formatOutput(out, { local: result.return }, { indent: opts.outIndent });
+    const out = opts.out ?? result.out ?? 'nested';
+    const text =
+      out === 'highstate'
+        ? formatHighstate({ local: result.return }, highstateOptions(opts)) + '\n'
+        : formatOutput(out as Outputter, { local: result.return }, { indent: opts.outIndent });
     const line = text === '' || text.endsWith('\n') ? text : `${text}\n`;
     if (opts.outFile) writeFileSync(opts.outFile, line);
     else io.out(line);

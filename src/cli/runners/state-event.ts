@@ -7,11 +7,10 @@
  *   await streamEvents({ sockDir, arg: ['salt/job/*', { __kwarg__: true, count: 2 }] }, print);
  */
 import { BrineError } from '../../core/errors';
-import { eventBusAddress } from '../../core/master/events';
+import { listenToMaster } from '../../core/client/event-listener';
 import { eventData } from '../../core/client/local-client-wait';
 import { fnmatch } from '../../core/targeting';
 import { pythonReMatch } from '../../core/pycompat';
-import { EventSubscriber } from '../../core/transport/zeromq';
 import { formatJson } from '../output';
 import { unpackArgs } from '../../core/protocol/salt-args';
 
@@ -88,7 +87,7 @@ export function eventLine(tag: string, data: unknown, pretty: boolean): string {
  */
 export async function streamEvents(opts: StateEventOptions, print: (line: string) => void, ready?: () => void): Promise<void> {
   const a = eventArgs(opts.arg);
-  const sub = new EventSubscriber(eventBusAddress(a.sockDir ?? opts.sockDir), ['']);
+  const sub = listenToMaster(a.sockDir ?? opts.sockDir, ['']);
   try {
     await sub.sync(5000);
     ready?.();

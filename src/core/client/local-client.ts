@@ -3,7 +3,8 @@ import { BrineError } from '../errors';
 import { buildClearRequest } from '../channel';
 import { parseClearReplyEnvelope, parsePublishReply, type PublishReply } from '../protocol/loads';
 import { decode } from '../protocol/msgpack';
-import { EventSubscriber, RequestClient } from '../transport/zeromq';
+import type { IEventSubscriber, IRequestClient, Transport } from '../transport/types';
+import { zeromqTransport } from '../transport/zeromq';
 import { eventBusAddress } from '../master/events';
 import { readRootKey } from '../master/root-key';
 
@@ -78,18 +79,19 @@ function asNumber(v: unknown, fallback: number): number {
  * subscription is live) before publishing, so no return can slip past.
  */
 export class LocalClient {
-  private readonly events: EventSubscriber;
-  private readonly requests: RequestClient;
+  private readonly events: IEventSubscriber;
+  private readonly requests: IRequestClient;
   private readonly key: string;
 
-  private constructor(private readonly master: MasterAddress) {
+  private constructor(private readonly master: MasterAddress, transport: Transport) {
     this.key = readRootKey(master.cachedir);
-    this.events = new EventSubscriber(eventBusAddress(master.sock_dir), ['salt/job/']);
-    this.requests = new RequestClient(`tcp://${loopback(master.interface)}:${master.ret_port}`);
+    this.events = transport.eventSubscriber(eventBusAddress(master.sock_dir), ['salt/job/']);
+    this.requests = transport.requestClient(`tcp://${loopback(master.interface)}:${master.ret_port}`);
   }
 
-  static async connect(master: MasterAddress): Promise<LocalClient> {
-    const client = new LocalClient(master);
+  /** `transport`: ZeroMQ unless given (unit tests use the in-memory one). */
+  static async connect(master: MasterAddress, options: { transport?: Transport } = {}): Promise<LocalClient> {
+    const client = new LocalClient(master, options.transport ?? zeromqTransport);
     try {
       await client.events.sync(5000);
     } catch (err) {

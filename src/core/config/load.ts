@@ -17,7 +17,7 @@ import { checkOption, showValue } from './option-types';
 import { MASTER_OPTIONS, MINION_OPTIONS, type OptionSpec } from './options';
 import { prependRootDir } from './root-dir';
 import type { LoadedConfig, MasterConfig, MinionConfig } from './types';
-import { loadYamlWithLines } from '../pycompat';
+import { dictUpdate, loadYamlWithLines } from '../pycompat';
 import { closestName } from './suggest';
 
 export function loadMasterConfig(configDir: string, overrides: Record<string, unknown> = {}): LoadedConfig<MasterConfig> {
@@ -56,16 +56,9 @@ function globFiles(pattern: string, configDir: string): string[] {
   return globSync(abs, { nodir: true }).sort();
 }
 
-/** salt.utils.dictupdate.update(dest, upd, recursive, merge_lists): how include files combine. */
+/** salt.utils.dictupdate.update(dest, upd, merge_lists=True) on a copy: how include files combine. */
 function mergeDeep(dest: Record<string, unknown>, upd: Record<string, unknown>): Record<string, unknown> {
-  const out: Record<string, unknown> = { ...dest };
-  for (const [key, val] of Object.entries(upd)) {
-    const cur = out[key];
-    if (isPlainObject(cur) && isPlainObject(val)) out[key] = mergeDeep(cur, val);
-    else if (Array.isArray(cur) && Array.isArray(val)) out[key] = [...cur, ...val.filter((v) => !cur.includes(v))];
-    else out[key] = val;
-  }
-  return out;
+  return dictUpdate(structuredClone(dest), upd, { mergeLists: true });
 }
 
 function isPlainObject(v: unknown): v is Record<string, unknown> {

@@ -1,4 +1,4 @@
-import { EventPublisher, EventPuller } from '../transport/zeromq';
+import type { IEventPublisher, IEventPuller, Transport } from '../transport/types';
 import { decode, encode } from '../protocol/msgpack';
 import { join } from 'node:path';
 import type { KeyListing } from './key-store';
@@ -15,8 +15,13 @@ export function eventIntakeAddress(sockDir: string): string {
 
 /** Fires Salt-style events (tag + msgpack data) on the master's local bus. */
 export class MasterEvents {
-  private readonly bus = new EventPublisher();
-  private readonly intake = new EventPuller();
+  private readonly bus: IEventPublisher;
+  private readonly intake: IEventPuller;
+
+  constructor(transport: Transport) {
+    this.bus = transport.eventPublisher();
+    this.intake = transport.eventPuller();
+  }
 
   /** Opens the bus, and the intake through which local processes (salt-api) fire events. */
   async open(sockDir: string): Promise<void> {

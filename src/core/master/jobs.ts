@@ -4,7 +4,7 @@ import { JidFactory, isJid } from '../protocol/jid';
 import { logField } from '../log';
 import type { PublishReply, PublishRequestLoad, ReturnLoad } from '../protocol/loads';
 import { checkTarget, expandNodegroups, expectedMinions, type Target, type TargetType } from '../targeting';
-import type { PublishServer } from '../transport/zeromq';
+import type { IPublishServer } from '../transport/types';
 import type { Logger } from '../log';
 import type { MasterEvents } from './events';
 import type { JobCache, ReturnBatcher } from './job-cache';
@@ -18,7 +18,7 @@ export interface JobServiceDeps {
   dataCache: MinionDataCache;
   masterKey: KeyObject;
   publishKey: PublishKey;
-  publisher: Pick<PublishServer, 'publish'>;
+  publisher: Pick<IPublishServer, 'publish'>;
   events: MasterEvents;
   nodegroups: Record<string, string | string[]>;
   cache: { jobs: JobCache; returns: ReturnBatcher };
@@ -65,7 +65,7 @@ export class JobService {
     } catch (err) {
       return { jid: null, minions: [], error: (err as Error).message };
     }
-    const accepted = [...this.accepted()].map((id) => ({ id, grains: this.dataCache.grains(id) }));
+    const accepted = [...this.accepted()].map((id) => ({ id, grains: this.dataCache.grains(id), pillar: this.dataCache.pillar(id) }));
     let minions: string[];
     try {
       minions = expectedMinions(target, accepted, { nodegroups: this.nodegroups });

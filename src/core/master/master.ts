@@ -7,7 +7,8 @@ import { describeProcess, pidListeningOn } from '../process-owner';
 import { privateKeyFromPem } from '../crypto/rsa';
 import { checkPkiPermissions } from '../crypto/key-permissions';
 import type { Logger } from '../log';
-import { PublishServer, RequestServer, raiseSocketLimit } from '../transport/zeromq';
+import type { IPublishServer, IRequestServer, Transport } from '../transport/types';
+import { zeromqTransport } from '../transport/zeromq';
 import { AuthService } from './auth';
 import { AutosignFile } from './autosign';
 import { keyEvents, MasterEvents } from './events';
@@ -15,13 +16,15 @@ import { JobService } from './jobs';
 import { openJobCache, retentionSeconds, ReturnBatcher, startJobCacheCleaner, type JobCache, type JobCacheCleaner, type JobCacheConfig } from './job-cache';
 import { KeyStore, STATE_DIRS, type KeyListing } from './key-store';
 import { MinionDataCache } from './minion-data-cache';
+import { MasterPillar } from './pillar-service';
 import { MineStore } from './mine-store';
 import { MinionRequests } from './minion-requests';
 import { PublishKey } from './publish-key';
 import { DEFAULT_MAX_REQUEST_SIZE, RequestHandler } from './request-handler';
 import { ReplayGuard } from './replay-guard';
 import { DEFAULT_AUTH_RATE_LIMIT, DEFAULT_MAX_PENDING_KEYS, PendingKeyCap, SignInRateLimit } from './sign-in-limits';
-import { RsaPool } from './rsa-pool';
+import { RsaPool, type MasterRsa } from './rsa-pool';
+import { runRsaJob } from './rsa-jobs';
 import { writeRootKey } from './root-key';
 import { Sessions } from './sessions';
 
@@ -79,9 +82,10 @@ function tcp(iface: string, port: number): string {
  */
 export class Master {
   readonly keys: KeyStore;
-  private readonly publisher: PublishServer;
-  private readonly requests = new RequestServer();
-  private readonly events = new MasterEvents();
+  private readonly transport: Transport;
+  private readonly publisher: IPublishServer;
+  private readonly requests: IRequestServer;
+  private readonly events: MasterEvents;
   private readonly sessions: Sessions;
   private publishKey!: PublishKey;
   private rootKey = '';
@@ -94,10 +98,24 @@ export class Master {
   private returns?: ReturnBatcher;
   private cleaner?: JobCacheCleaner;
   private rsa?: RsaPool;
+  private readonly rsaInProcess: boolean;
 
-  constructor(private readonly settings: MasterSettings, private readonly log: Logger) {
+  /**
+   * `transport`: ZeroMQ unless given (unit tests run the master over the in-memory one).
+   * `rsa: 'in-process'` runs the sign-in RSA on the main thread instead of worker threads (unit
+   * tests: a worker started from the TypeScript sources first loads the compiler).
+   */
+  constructor(
+    private readonly settings: MasterSettings,
+    private readonly log: Logger,
+    options: { transport?: Transport; rsa?: 'threads' | 'in-process' } = {},
+  ) {
+    this.transport = options.transport ?? zeromqTransport;
+    this.rsaInProcess = options.rsa === 'in-process';
     this.keys = new KeyStore({ pkiDir: settings.pki_dir });
-    this.publisher = new PublishServer({ highWaterMark: settings.pub_hwm });
+    this.publisher = this.transport.publishServer({ highWaterMark: settings.pub_hwm });
+    this.requests = this.transport.requestServer();
+    this.events = new MasterEvents(this.transport);
     this.sessions = new Sessions({
       publishSession: settings.publish_session,
       dir: join(settings.cachedir, 'sessions'),
@@ -106,7 +124,7 @@ export class Master {
   }
 
   async start(): Promise<void> {
-    raiseSocketLimit(20_000);
+    this.transport.raiseSocketLimit(20_000);
     const s = this.settings;
     // The ports first: a second master on the same ports must fail before it rewrites the root
     // key or the event bus socket that the running one uses.
@@ -119,11 +137,7 @@ export class Master {
     const masterPem = this.keys.ensureMasterKeys(s.keysize).privatePem;
     const masterKey = privateKeyFromPem(masterPem);
     // Sign-in and _pillar RSA runs on worker threads so publishing and returns never wait on it.
-    const rsa = (this.rsa = new RsaPool({ masterPrivatePem: masterPem }, {
-      size: Math.max(1, Math.min(s.worker_threads ?? availableParallelism(), availableParallelism())),
-      onWorkerError: (err) => this.log.error(`${err.message}; ${err.hint}`),
-    }));
-    await rsa.ready();
+    const rsa: MasterRsa = this.rsaInProcess ? { run: async (job) => runRsaJob(masterKey, job) } : await this.startRsaPool(masterPem);
     this.publishKey = new PublishKey(masterKey);
     this.rootKey = writeRootKey(s.cachedir);
     const dataCache = (this.dataCache = new MinionDataCache(s.cachedir));
@@ -149,11 +163,12 @@ export class Master {
     });
     const jobs = new JobService({
       accepted: () => this.accepted, dataCache, masterKey, publishKey, publisher: this.publisher, events, nodegroups: s.nodegroups,
-      cache: { jobs: jobCache, returns }, log, hasSession: (id) => sessions.get(id) !== undefined,
+      cache: { jobs: jobCache, returns }, log, hasSession: (id) => sessions.connected(id),
     });
     const handler = new RequestHandler({
       auth, jobs, sessions, dataCache, events, rsa, log,
       hooks: { rootKey: () => this.rootKey, beforePublish: () => this.reconcileKeys() },
+      pillar: new MasterPillar(s as unknown as Record<string, unknown>, dataCache, this.log),
       minionRequests: new MinionRequests({
         files: { file_roots: s.file_roots, file_buffer_size: s.file_buffer_size, hash_type: s.hash_type },
         mine: new MineStore(s.cachedir),
@@ -191,6 +206,16 @@ export class Master {
       // One line, hint included: it is all a user (or `-d`) sees.
       throw new TransportError('ADDRESS_IN_USE', `cannot listen on ${tcp(iface, port)}: the port is held by ${holder}; stop it, or set ${option} in the master config`, { cause: err });
     }
+  }
+
+  private async startRsaPool(masterPem: string): Promise<RsaPool> {
+    const s = this.settings;
+    const pool = (this.rsa = new RsaPool({ masterPrivatePem: masterPem }, {
+      size: Math.max(1, Math.min(s.worker_threads ?? availableParallelism(), availableParallelism())),
+      onWorkerError: (err) => this.log.error(`${err.message}; ${err.hint}`),
+    }));
+    await pool.ready();
+    return pool;
   }
 
   async stop(): Promise<void> {

@@ -32,6 +32,11 @@ export class MinionDataCache {
     return this.data.get(id)?.grains;
   }
 
+  /** The pillar the master last compiled for this minion (minion_data_cache). */
+  pillar(id: string): Record<string, unknown> | undefined {
+    return this.data.get(id)?.pillar;
+  }
+
   update(id: string, patch: MinionData): void {
     this.data.set(id, { ...this.data.get(id), ...patch });
     this.scheduleWrite(id);

@@ -17,6 +17,7 @@ import type { AuthService } from './auth';
 import type { MasterEvents } from './events';
 import type { JobService } from './jobs';
 import type { MinionDataCache } from './minion-data-cache';
+import type { MasterPillar } from './pillar-service';
 import type { MinionSession, Sessions } from './sessions';
 import type { MasterRsa } from './rsa-pool';
 import type { SignInRateLimit } from './sign-in-limits';
@@ -48,6 +49,8 @@ export interface RequestHandlerDeps {
   hooks: { rootKey: () => string; beforePublish: () => void };
   /** Salt's AESFuncs beyond returns, events and pillar (file server, mine, ...). */
   minionRequests: MinionRequests;
+  /** Compiles the pillar a `_pillar` request asks for. */
+  pillar: MasterPillar;
   log: Logger;
   /** Default: max_request_size 64 MiB, no sign-in rate limit. */
   limits?: RequestLimits;
@@ -67,13 +70,14 @@ export class RequestHandler {
   private readonly rsa: MasterRsa;
   private readonly hooks: RequestHandlerDeps['hooks'];
   private readonly minionRequests: MinionRequests;
+  private readonly pillar: MasterPillar;
   private readonly log: Logger;
   private readonly limits: RequestLimits;
 
   constructor(deps: RequestHandlerDeps) {
     ({
       auth: this.auth, jobs: this.jobs, sessions: this.sessions, dataCache: this.dataCache, events: this.events, rsa: this.rsa,
-      hooks: this.hooks, minionRequests: this.minionRequests, log: this.log,
+      hooks: this.hooks, minionRequests: this.minionRequests, pillar: this.pillar, log: this.log,
     } = deps);
     this.limits = deps.limits ?? { maxRequestSize: DEFAULT_MAX_REQUEST_SIZE };
   }
@@ -157,10 +161,11 @@ export class RequestHandler {
       }
       case '_pillar': {
         const req = parsePillarRequestLoad(load);
-        this.dataCache.update(session.id, { grains: req.grains });
+        // Compiled for the session's minion (whose key signed the request), sealed to its key alone.
+        const pillar = await this.pillar.compile(session.id, req);
         // The send_private signature runs on the RSA pool, off the publishing thread.
         const pem = session.publicKey.export({ type: 'spki', format: 'pem' }).toString();
-        return (await this.rsa.run({ op: 'sendPrivate', minionPublicPem: pem, nonce, pillar: {} })).reply;
+        return (await this.rsa.run({ op: 'sendPrivate', minionPublicPem: pem, nonce, pillar })).reply;
       }
       default:
         // The file server, master options and mine, as Salt's AESFuncs; anything else gets

@@ -87,6 +87,14 @@ export class Sessions {
     return this.byId.get(id) ?? this.restore(id);
   }
 
+  /**
+   * Whether the minion has signed in or sent a request since this master started (a key kept on
+   * disk from before a restart does not count: the minion may be gone).
+   */
+  connected(id: string): boolean {
+    return this.byId.has(id);
+  }
+
   private save(id: string, sessionKey: string): void {
     const dir = this.options.dir;
     if (!dir) return;

@@ -17,7 +17,8 @@ import { BrineError, CryptoError, ProtocolError, TransportError } from '../error
 import type { JobLoad } from '../protocol/loads';
 import { assertMinionId } from '../protocol/minion-id';
 import { logField, type Logger } from '../log';
-import { RequestClient, SubscribeClient, raiseSocketLimit } from '../transport/zeromq';
+import type { IRequestClient, ISubscribeClient, Transport } from '../transport/types';
+import { zeromqTransport } from '../transport/zeromq';
 import { cpuTurn } from './cpu-turn';
 import { MasterKeyMismatchError, MinionRejectedError, SignInError, decodeOrNull, rejectedError } from './minion-errors';
 import { checkMasterFinger, openTrustedAuthReply } from './master-trust';
@@ -68,8 +69,9 @@ function hostPort(host: string, port: number): string {
 export class MinionChannel {
   private keys!: MinionKeys;
   private masterKey?: KeyObject;
-  private requests!: RequestClient;
-  private subscriber?: SubscribeClient;
+  private requests!: IRequestClient;
+  private subscriber?: ISubscribeClient;
+  private readonly transport: Transport;
   private session?: Session;
   private signingIn?: Promise<Session>;
   private tok!: Buffer;
@@ -97,8 +99,9 @@ export class MinionChannel {
   constructor(
     private readonly settings: ChannelSettings,
     private readonly log: Logger,
-    options: { random?: RandomSource } = {},
+    options: { random?: RandomSource; transport?: Transport } = {},
   ) {
+    this.transport = options.transport ?? zeromqTransport;
     // The master refuses such an id at sign-in; say so here, before the first request.
     assertMinionId(settings.id);
     this.random = options.random ?? Math.random;
@@ -123,7 +126,7 @@ export class MinionChannel {
    */
   async connect(options: { once?: boolean } = {}): Promise<Session> {
     this.once = options.once === true;
-    raiseSocketLimit(20_000);
+    this.transport.raiseSocketLimit(20_000);
     const s = this.settings;
     // Loading the key and the X9.31 tok are RSA work: many minions in one process (the bench)
     // take turns, so the first sign-in goes out at once rather than after all of them.
@@ -132,7 +135,7 @@ export class MinionChannel {
     this.keys = ensureMinionKeys(s.pki_dir, s.keysize);
     this.masterKey = readCachedMasterKey(s.pki_dir)?.key;
     this.tok = makeTok(this.keys.privateKey);
-    this.requests = new RequestClient(hostPort(s.master, s.master_port), { reconnectInterval: s.recon_default, reconnectMax: s.recon_max });
+    this.requests = this.transport.requestClient(hostPort(s.master, s.master_port), { reconnectInterval: s.recon_default, reconnectMax: s.recon_max });
     return this.signIn();
   }
 
@@ -279,14 +282,14 @@ export class MinionChannel {
   }
 
   /** Subscribes to the publish port (replacing an earlier subscription) and starts listening. */
-  private subscribeTo(publishPort: number): SubscribeClient {
+  private subscribeTo(publishPort: number): ISubscribeClient {
     const s = this.settings;
     const { interval, max } = subscribeReconnect(
       { recon_default: s.recon_default, recon_max: s.recon_max, recon_randomize: s.recon_randomize ?? true },
       this.random,
     );
     this.subscriber?.close();
-    const sub = new SubscribeClient({ reconnectInterval: interval, reconnectMax: max });
+    const sub = this.transport.subscribeClient({ reconnectInterval: interval, reconnectMax: max });
     sub.connect(hostPort(s.master, publishPort));
     sub.onReconnect((downSince) => void this.publisherBack(downSince));
     this.subscriber = sub;
@@ -343,7 +346,7 @@ export class MinionChannel {
     }
   }
 
-  private async listen(sub: SubscribeClient): Promise<void> {
+  private async listen(sub: ISubscribeClient): Promise<void> {
     for await (const frames of sub.messages()) {
       if (this.stopped || sub !== this.subscriber) break;
       const task = this.onPublication(frames).catch((err) => {

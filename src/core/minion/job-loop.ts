@@ -4,6 +4,7 @@ import type { JobLoad, JobResult } from '../protocol/loads';
 import { matchTarget, type TargetType } from '../targeting';
 import { MinionChannel, type ChannelSettings, type Session } from './channel-client';
 import type { RandomSource } from './sign-in-policy';
+import type { Transport } from '../transport/types';
 import type { MasterKeyMismatchError, MinionRejectedError } from './minion-errors';
 
 /** The minion options the daemon uses: the channel's and the return retries. */
@@ -22,11 +23,14 @@ export interface JobExecutor {
  */
 export interface MinionGrains {
   all(): Record<string, unknown>;
+  /** The minion's pillar as last received, for pillar targets (-I, I@). */
+  pillar?(): Record<string, unknown> | undefined;
   onChange?(listener: () => void): unknown;
 }
 
 export { EXIT_REJECTED, MasterKeyMismatchError, MinionRejectedError } from './minion-errors';
 export type { Session } from './channel-client';
+export type { JobLoad } from '../protocol/loads';
 
 /**
  * salt-minion's job loop over its channel: signs in, subscribes, announces itself; for each
@@ -50,9 +54,9 @@ export class Minion {
     private readonly executor: JobExecutor,
     private readonly grains: MinionGrains,
     private readonly log: Logger,
-    options: { random?: RandomSource; channel?: MinionChannel } = {},
+    options: { random?: RandomSource; channel?: MinionChannel; transport?: Transport } = {},
   ) {
-    this.channel = options.channel ?? new MinionChannel(settings, log, { random: options.random });
+    this.channel = options.channel ?? new MinionChannel(settings, log, { random: options.random, transport: options.transport });
     this.fatal = this.channel.fatal;
     grains.onChange?.(() => {
       this.grainsChanged = true;
@@ -110,7 +114,7 @@ export class Minion {
     const target = { tgt: job.tgt, tgtType: (job.tgt_type ?? 'glob') as TargetType, delimiter: job.delimiter as string | undefined };
     let mine: boolean;
     try {
-      mine = matchTarget(target, { id: this.settings.id, grains: this.grains.all() });
+      mine = matchTarget(target, { id: this.settings.id, grains: this.grains.all(), pillar: this.grains.pillar?.() });
     } catch (err) {
       // A target this minion cannot evaluate (too large, malformed) is not a match: say so, briefly.
       this.log.warning(`Ignored job ${logField(job.jid, 40)}: its target cannot be matched: ${logField((err as Error).message, 300)}`);

@@ -3,7 +3,7 @@
  * command-line override are merged (`pillar_source_merging_strategy`, `pillar_merge_lists`).
  * Keys already present keep their place; new keys are appended in the order of the newer data.
  */
-import { pyEquals } from '../render/jinja/python-values';
+import { dictUpdate, isDict } from '../pycompat';
 
 type Dict = Record<string, unknown>;
 
@@ -11,24 +11,9 @@ export type MergeStrategy = 'smart' | 'recurse' | 'aggregate' | 'overwrite' | 'n
 
 export const MERGE_STRATEGIES: readonly MergeStrategy[] = ['smart', 'recurse', 'aggregate', 'overwrite', 'none', 'list'];
 
-function isDict(v: unknown): v is Dict {
-  return v !== null && typeof v === 'object' && !Array.isArray(v) && !(v instanceof Uint8Array);
-}
-
 /** `dictupdate.update`: merge `upd` into `dest` (changed in place) recursively. */
 export function update(dest: Dict, upd: Dict, mergeLists = false): Dict {
-  const shared = Object.keys(upd).some((k) => Object.prototype.hasOwnProperty.call(dest, k));
-  for (const key of Object.keys(upd)) {
-    const val = upd[key];
-    const cur = dest[key];
-    if (shared && isDict(cur) && isDict(val)) dest[key] = update(cur, val, mergeLists);
-    else if (shared && mergeLists && Array.isArray(cur) && Array.isArray(val)) {
-      const merged = structuredClone(cur);
-      for (const x of val) if (!merged.some((y) => pyEquals(x, y))) merged.push(x);
-      dest[key] = merged;
-    } else dest[key] = val;
-  }
-  return dest;
+  return dictUpdate(dest, upd, { mergeLists });
 }
 
 /** `merge_aggregate` without YAMLEX tags: maps merge recursively and lists are concatenated. */

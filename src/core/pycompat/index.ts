@@ -7,6 +7,7 @@ export {
   compareCodePoints,
   entriesOf,
   isBytes,
+  isDict,
   isMapping,
   pyBytesRepr,
   pyFloat,
@@ -31,3 +32,4 @@ export { formatYaml } from './yaml-emitter';
 export { pyEqual } from './equal';
 export { dictUpdate } from './dict-update';
 export { ORDERED_DICT, markOrdered, isOrdered, deepCopy } from './ordered';
+export { yamlifyArg } from './yamlify';

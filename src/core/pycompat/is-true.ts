@@ -1,3 +1,4 @@
+import { isMapping } from './repr';
 import { pyFloatText, pyIntText } from './text';
 
 /**
@@ -25,7 +26,7 @@ export function isTrue(value: unknown): boolean {
   return pyTruthy(value);
 }
 
-/** Python's `bool(value)` for decoded data: empty containers, bytes, zero, None and '' are false. */
+/** Python's `bool(value)` for decoded data: empty containers, bytes, zero, None and '' are false; other objects true. */
 export function pyTruthy(value: unknown): boolean {
   if (value === null || value === undefined) return false;
   if (typeof value === 'string') return value !== '';
@@ -34,6 +35,6 @@ export function pyTruthy(value: unknown): boolean {
   if (Array.isArray(value)) return value.length > 0;
   if (value instanceof Uint8Array) return value.length > 0;
   if (value instanceof Map) return value.size > 0;
-  if (typeof value === 'object') return Object.keys(value).length > 0;
+  if (isMapping(value)) return Object.keys(value).length > 0;
   return Boolean(value);
 }

@@ -1,6 +1,6 @@
 import { isMapping } from './repr';
 import { pyIntText } from './text';
-import { resolvePlainScalar } from './yaml11-resolver';
+import { yamlifyArg } from './yamlify';
 
 type Dict = Record<string, unknown> | Map<unknown, unknown>;
 
@@ -36,7 +36,7 @@ export function traverse(data: unknown, key: string | readonly (string | number)
     } else if (isMapping(ptr)) {
       if (dictHas(ptr, each)) ptr = dictGet(ptr, each);
       else {
-        const loaded = typeof each === 'string' ? yamlKey(each) : each;
+        const loaded = typeof each === 'string' ? yamlifyArg(each) : each;
         if (loaded === each || !dictHas(ptr, loaded)) return defaultValue;
         ptr = dictGet(ptr, loaded);
       }
@@ -63,13 +63,4 @@ function mapKey(d: Map<unknown, unknown>, key: unknown): unknown {
   if (typeof key === 'boolean') return Number(key);
   if (key === 1 || key === 0) return key === 1;
   return key;
-}
-
-/** A path part as YAML reads it (Salt's `yamlify_arg`), for dicts keyed by numbers or booleans. */
-function yamlKey(part: string): unknown {
-  // yamlify_arg leaves digits-and-underscores, and text with tabs or line breaks, as they are.
-  if (/^[\s0-9_]*_[\s0-9_]*$/.test(part) || /[\t\r\n]/.test(part)) return part;
-  if (part === 'None') return null;
-  const loaded = resolvePlainScalar(part);
-  return loaded === null && part.trim() === '' ? part : loaded;
 }

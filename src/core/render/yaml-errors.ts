@@ -91,6 +91,7 @@ export function describeYamlError(text: string, errors: readonly YAMLError[]): {
       return { code, message: ['expected a single document in the stream', markText({ line: 0, column: 0 }), 'but found another document', markText(where)].join('\n') };
     }
     case 'MISSING_CHAR':
+      // eslint-disable-next-line no-restricted-syntax -- the yaml library's code is MISSING_CHAR for both; only its text tells a quote from the rest
       if (/quote/i.test(first.message)) return { code, message: 'found unexpected end of stream' };
       break;
     case 'BAD_INDENT': {
@@ -109,6 +110,7 @@ export function describeYamlError(text: string, errors: readonly YAMLError[]): {
     default:
       break;
   }
+  // eslint-disable-next-line no-restricted-syntax -- the yaml library's code covers several cases; its text picks libyaml's wording
   if (first.code === 'BLOCK_AS_IMPLICIT_KEY' && /compact mappings/.test(first.message)) {
     return { code, message: 'mapping values are not allowed in this context' };
   }

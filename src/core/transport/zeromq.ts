@@ -5,6 +5,12 @@
 import * as zmq from 'zeromq';
 import { randomUUID } from 'node:crypto';
 import { TransportError } from '../errors';
+import type {
+  IEventPublisher, IEventPuller, IEventPusher, IEventSubscriber, IPublishServer, IRequestClient, IRequestServer, ISubscribeClient, Peer, ReconnectOptions,
+  RequestServe, Transport,
+} from './types';
+
+export type { Peer, ReconnectOptions } from './types';
 
 /** Raise the process-wide socket limit before opening many sockets (zeromq's default is 1023). */
 export function raiseSocketLimit(max: number): void {
@@ -40,15 +46,8 @@ class SendQueue {
   }
 }
 
-export interface ReconnectOptions {
-  /** First reconnect delay in ms (Salt's recon_default). */
-  reconnectInterval?: number;
-  /** Largest reconnect delay in ms (Salt's recon_max); 0 keeps the first delay. */
-  reconnectMax?: number;
-}
-
 /** The master's publish port: a PUB socket that sends one message to every subscriber. */
-export class PublishServer {
+export class PublishServer implements IPublishServer {
   private readonly socket: zmq.Publisher;
   private readonly queue: SendQueue;
   private readonly bound: string[] = [];
@@ -78,7 +77,7 @@ export class PublishServer {
 }
 
 /** A minion's view of the publish port: SUB to every topic, reconnecting on its own. */
-export class SubscribeClient {
+export class SubscribeClient implements ISubscribeClient {
   private readonly socket: zmq.Subscriber;
   private connected = false;
   private everConnected = false;
@@ -156,17 +155,12 @@ export class SubscribeClient {
   }
 }
 
-/** Who sent a request: zeromq's routing id, opaque to everyone above. */
-export type Peer = Buffer;
-
-export type RequestHandler = (payload: Buffer, peer: Peer) => Promise<Buffer | null>;
-
 /**
  * The master's request port: ROUTER. Requests are handled concurrently (a slow RSA operation for
  * one minion does not hold up the others); replies go back to the peer that asked. Messages that
  * do not have REQ's shape (routing id, empty delimiter, one payload) are dropped.
  */
-export class RequestServer {
+export class RequestServer implements IRequestServer {
   private readonly socket: zmq.Router;
   private readonly queue: SendQueue;
   private loop?: Promise<void>;
@@ -186,7 +180,7 @@ export class RequestServer {
     this.bound.push(this.socket.lastEndpoint ?? address);
   }
 
-  serve(handler: RequestHandler, onError: (err: unknown) => void): void {
+  serve(handler: RequestServe, onError: (err: unknown) => void): void {
     this.loop = (async () => {
       try {
         for await (const frames of this.socket) {
@@ -213,7 +207,7 @@ export class RequestServer {
  * A REQ client with a queue: one request in flight at a time, as REQ requires. A request that
  * times out leaves a REQ socket unusable, so the socket is replaced.
  */
-export class RequestClient {
+export class RequestClient implements IRequestClient {
   private socket: zmq.Request;
   private tail: Promise<unknown> = Promise.resolve();
   private closed = false;
@@ -282,7 +276,7 @@ export function isSyncTopic(tag: string): boolean {
  * subscriber proves its subscriptions are live with a sync topic that the publisher echoes back,
  * so nobody misses an event published right after subscribing.
  */
-export class EventPublisher {
+export class EventPublisher implements IEventPublisher {
   private readonly socket: zmq.XPublisher;
   private readonly queue: SendQueue;
   private loop?: Promise<void>;
@@ -321,7 +315,7 @@ export class EventPublisher {
 }
 
 /** A listener on the master's event bus. */
-export class EventSubscriber {
+export class EventSubscriber implements IEventSubscriber {
   private readonly socket = new zmq.Subscriber({ linger: 0, receiveHighWaterMark: 0 });
   /** Events that arrived while sync() waited for its echo. */
   private readonly early: Buffer[][] = [];
@@ -381,11 +375,8 @@ export class EventSubscriber {
   }
 }
 
-/**
- * The master's event intake (Salt's master_event_pull.ipc): local processes (salt-api's
- * webhooks, runner and wheel jobs) push [tag, body] here and the master republishes them.
- */
-export class EventPuller {
+/** The master's event intake (see IEventPuller). */
+export class EventPuller implements IEventPuller {
   private readonly socket = new zmq.Pull({ linger: 0, receiveHighWaterMark: 10_000 });
   private readonly bound: string[] = [];
   private loop?: Promise<void>;
@@ -416,8 +407,8 @@ export class EventPuller {
   }
 }
 
-/** Pushes events to a master's event intake. */
-export class EventPusher {
+/** Pushes events to a master's event intake (see IEventPusher). */
+export class EventPusher implements IEventPusher {
   private readonly socket = new zmq.Push({ linger: 1000, sendTimeout: 5000 });
   private readonly queue = new SendQueue(this.socket);
 
@@ -441,3 +432,16 @@ export class EventPusher {
     this.socket.close();
   }
 }
+
+/** The ZeroMQ transport: what the daemons and the CLI use. */
+export const zeromqTransport: Transport = {
+  publishServer: (options) => new PublishServer(options),
+  subscribeClient: (options) => new SubscribeClient(options),
+  requestServer: () => new RequestServer(),
+  requestClient: (address, options) => new RequestClient(address, options),
+  eventPublisher: () => new EventPublisher(),
+  eventSubscriber: (address, prefixes) => new EventSubscriber(address, prefixes),
+  eventPuller: () => new EventPuller(),
+  eventPusher: (address) => new EventPusher(address),
+  raiseSocketLimit,
+};

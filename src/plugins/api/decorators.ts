@@ -65,6 +65,8 @@ export interface FnOptions<S extends ArgSchema = ArgSchema, V extends boolean | 
    * last one, a string = by name).
    */
   kwargs?: K;
+  /** The outputter the CLI prints this function's return with (Salt's `__outputter__`), e.g. 'highstate'. */
+  outputter?: string;
 }
 
 type KeyOf<V, Fallback extends string> = V extends true ? Fallback : V extends string ? V : never;

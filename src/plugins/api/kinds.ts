@@ -34,6 +34,19 @@ export interface StateContext {
   readonly id?: string;
   readonly sls?: string;
   readonly saltenv?: string;
+  /**
+   * From the state runner: the low chunk being run (`__reqs__` and `sfun` when it calls
+   * `mod_watch`) and the results of the states run so far, by state tag.
+   */
+  readonly low?: Readonly<Record<string, unknown>>;
+  readonly running?: Readonly<Record<string, StateReturn>>;
+  /** From the state runner: a `salt://` (or local) file fetched to a local path, or null when it does not exist. */
+  cacheFile?(source: string): Promise<string | null>;
+  /**
+   * From the state runner: a Jinja template file rendered to text (`template: jinja`) with the
+   * run's grains, pillar and opts plus `context`; `name` is its `salt://` path (relative imports).
+   */
+  renderTemplate?(path: string, name: string, context?: Record<string, unknown>): Promise<string>;
 }
 
 /** What a renderer gets besides its input (the file's text, or the previous renderer's data). */

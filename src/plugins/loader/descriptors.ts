@@ -37,6 +37,8 @@ export interface FnDescriptor {
   call: 'object' | 'positional';
   /** How the host calls it: `fn`, `state` (then a state context), `render`, `pillar`. */
   contract: FnContract;
+  /** The outputter the CLI uses for this function's return, when it has one of its own. */
+  outputter?: string;
 }
 
 /** A module class turned into data: what `sys.list_functions`/`sys.doc` can show without running it. */

@@ -102,7 +102,7 @@ export function exploreModule(cls: unknown): ModuleDescriptor {
     const doc = renderDocstring(docs);
     if (fnMeta.args) {
       const { params, kwargsKeys } = paramsFromSchema({ ...fnMeta, args: fnMeta.args });
-      functions.set(name, { name, method: fnMeta.method, doc, docs, params, kwargsKeys, call: 'object', contract: marked });
+      functions.set(name, { name, method: fnMeta.method, doc, docs, params, kwargsKeys, call: 'object', contract: marked, outputter: fnMeta.outputter });
       continue;
     }
     if (marked === 'render') {
@@ -116,7 +116,7 @@ export function exploreModule(cls: unknown): ModuleDescriptor {
       throw new PluginDefinitionError(`${where}: cannot read its parameters; declare them with @Fn({ args: { ... } })`, { cause: err });
     }
     const { params, kwargsKeys } = toParamSpecs(where, fnMeta, source);
-    functions.set(name, { name, method: fnMeta.method, doc, docs, params, kwargsKeys, call: 'positional', contract: marked });
+    functions.set(name, { name, method: fnMeta.method, doc, docs, params, kwargsKeys, call: 'positional', contract: marked, outputter: fnMeta.outputter });
   }
   if ((contract === 'render' || contract === 'pillar') && functions.size === 0) {
     throw new PluginDefinitionError(`${meta.kind} '${meta.name}' (class ${klass.name}) has no ${DECORATOR_OF[contract]} method`);

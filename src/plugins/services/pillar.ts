@@ -13,11 +13,17 @@ export type PillarSource = (options: PillarCompileOptions) => Promise<Dict>;
  */
 export class MinionPillar implements IPillar {
   private held?: Promise<Dict>;
+  private last?: Dict;
 
   constructor(private readonly source: PillarSource) {}
 
+  /** The pillar last compiled, if any, without waiting (pillar targeting of publications). */
+  snapshot(): Dict | undefined {
+    return this.last;
+  }
+
   async current(): Promise<Dict> {
-    this.held ??= this.source({});
+    this.held ??= this.source({}).then((data) => (this.last = data));
     try {
       return deepCopy(await this.held);
     } catch (err) {
@@ -35,6 +41,7 @@ export class MinionPillar implements IPillar {
     const next = this.source({});
     const data = await next;
     this.held = Promise.resolve(data);
+    this.last = data;
     return deepCopy(data);
   }
 }

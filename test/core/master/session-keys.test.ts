@@ -153,7 +153,9 @@ describe('Sessions', () => {
       const opts = { dir, acceptedKey: (id: string) => (id === 'm1' ? accepted : undefined), publishSession: 3600, now: () => now };
       const a = new Sessions(opts).open('m1', pub);
       const restarted = new Sessions(opts);
+      expect(restarted.connected('m1')).toBe(false); // not since this restart
       expect(restarted.get('m1')?.sessionKey).toBe(a.sessionKey);
+      expect(restarted.connected('m1')).toBe(true); // it sent a request
       expect(restarted.open('m1', pub).sessionKey).toBe(a.sessionKey);
       expect(new Sessions(opts).get('m2')).toBeUndefined();
       expect(new Sessions(opts).get('../m1')).toBeUndefined();

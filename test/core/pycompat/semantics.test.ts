@@ -13,6 +13,7 @@ import {
   pythonReMatch,
   shlexSplit,
   traverse,
+  yamlifyArg,
 } from '../../../src/core/pycompat';
 import { ConfigError } from '../../../src/core/errors';
 import { decode, tables } from './python-tables';
@@ -90,7 +91,7 @@ describe('Python == and dictupdate.update', () => {
   });
   it.each(tables.dictupdate.map((r) => [JSON.stringify(r.dest), JSON.stringify(r.upd), r] as const))('%s <- %s', (_d, _u, row) => {
     const dest = decode(row.dest) as Record<string, unknown>;
-    expect(dictUpdate(dest, decode(row.upd) as Record<string, unknown>)).toEqual(decode(row.result));
+    expect(dictUpdate(dest, decode(row.upd) as Record<string, unknown>, { mergeLists: row.merge_lists })).toEqual(decode(row.result));
   });
   it('keeps a __proto__ key as data', () => {
     const out = dictUpdate({}, JSON.parse('{"__proto__": {"polluted": true}}'));
@@ -116,5 +117,12 @@ describe("YAML 1.1 as Salt's loader reads it", () => {
   it.each(tables.yaml.map((r) => [r.text, r] as const))('%j', (text, row) => {
     if ('ok' in row) expect(loadYaml(text)).toEqual(decode(row.ok));
     else expect(() => loadYaml(text)).toThrow(ConfigError);
+  });
+});
+
+describe("Salt's yamlify_arg", () => {
+  it.each(tables.yamlify.map((r) => [r.word, r] as const))('%j', (word, row) => {
+    expect('ok' in row).toBe(true);
+    expect(yamlifyArg(word)).toEqual(decode((row as { ok: unknown }).ok));
   });
 });

@@ -14,6 +14,7 @@ describe('test module: the loader view', () => {
       hello: 'hello',
       pillar: 'pillar',
       saltutil: 'saltutil',
+      state: 'state',
       sys: 'sys',
       test: 'test',
     });
@@ -32,7 +33,7 @@ describe('test module: the loader view', () => {
   it('module_report lines up modules and functions', async () => {
     const h = await createHarness();
     const r = (await h.call('test.module_report')).return as Record<string, string[]>;
-    expect(r.modules).toEqual(['cmd', 'grains', 'pillar', 'saltutil', 'sys', 'test']);
+    expect(r.modules).toEqual(['cmd', 'grains', 'pillar', 'saltutil', 'state', 'sys', 'test']);
     expect(r.functions).toContain('test.ping');
     expect(r.function_subs).toEqual(r.functions);
     expect(r.missing_attrs).toEqual([]);

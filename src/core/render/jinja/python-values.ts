@@ -3,7 +3,7 @@
  * before keys for `d.items`, keys before methods for `d['items']`), the methods templates call
  * on dicts, lists and strings, truthiness, equality, `+`, `~`, `%` and how a value prints.
  */
-import { isMapping, pyRepr, pyStr } from '../../pycompat';
+import { isMapping, pyEqual, pyRepr, pyStr, pyTruthy } from '../../pycompat';
 import { missingMember, strict, Undefined, UndefinedError } from './undefined';
 
 type Dict = Record<string, unknown>;
@@ -34,26 +34,11 @@ export function splitKeywords(args: unknown[]): { args: unknown[]; kwargs: Dict 
 export function truthy(value: unknown, line?: number): boolean {
   strict(value, line);
   if (value instanceof String) return value.length > 0;
-  if (value === null || value === undefined || value === false || value === 0 || value === '') return false;
-  if (Array.isArray(value)) return value.length > 0;
-  if (value instanceof Map) return value.size > 0;
-  if (isMapping(value)) return Object.keys(value).length > 0;
-  if (typeof value === 'bigint') return value !== 0n;
-  return Boolean(value);
+  return pyTruthy(value);
 }
 
 /** Python's `==`: by value for lists and dicts, 1 == 1.0 == True. */
-export function pyEquals(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (a === null || a === undefined || b === null || b === undefined) return (a ?? null) === (b ?? null);
-  if ((typeof a === 'number' || typeof a === 'boolean') && (typeof b === 'number' || typeof b === 'boolean')) return Number(a) === Number(b);
-  if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((x, i) => pyEquals(x, b[i]));
-  if (isMapping(a) && isMapping(b) && !(a instanceof Map) && !(b instanceof Map)) {
-    const ka = Object.keys(a);
-    return ka.length === Object.keys(b).length && ka.every((k) => Object.prototype.hasOwnProperty.call(b, k) && pyEquals(a[k], (b as Dict)[k]));
-  }
-  return false;
-}
+export const pyEquals = pyEqual;
 
 function typeName(v: unknown): string {
   if (v === null || v === undefined) return 'NoneType';

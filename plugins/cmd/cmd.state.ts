@@ -1,0 +1,206 @@
+import { chmodSync, copyFileSync, existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, join } from 'node:path';
+import { CommandExecutionError, inject, IShell, type StateContext, type StateReturn } from 'brine/plugin';
+
+type Args = Record<string, unknown> & { name: string };
+
+/** A state-runner service of the context; outside a state run it is a clear error. */
+function needed<F>(f: F | undefined, what: string): F {
+  if (!f) throw new CommandExecutionError(`cmd states need the state runner's ${what}: run them through state.apply / state.sls`);
+  return f;
+}
+
+/** Salt's `cmd.run_all` fields as a state's changes: pid, retcode, stdout, stderr (stripped). */
+interface RunAll {
+  pid: number;
+  retcode: number;
+  stdout: string;
+  stderr: string;
+}
+
+function envOf(env: unknown): Record<string, string> | undefined {
+  if (env === undefined || env === null) return undefined;
+  const out: Record<string, string> = {};
+  const items = Array.isArray(env) ? env : [env];
+  for (const item of items) {
+    if (item && typeof item === 'object') for (const [k, v] of Object.entries(item)) out[k] = String(v);
+  }
+  return out;
+}
+
+function isTrue(v: unknown): boolean {
+  if (typeof v === 'string') return ['true', 'yes', 'y', '1', 'on'].includes(v.toLowerCase());
+  return Boolean(v);
+}
+
+/** shlex.split for `key=value` lines (quotes only). */
+function shlexWords(line: string): string[] {
+  const out: string[] = [];
+  const re = /(?:[^\s'"]+|'[^']*'|"(?:\\.|[^"])*")+/g;
+  for (const m of line.match(re) ?? []) out.push(m.replace(/'([^']*)'|"((?:\\.|[^"])*)"/g, (_a, s, d) => s ?? d.replace(/\\(.)/g, '$1')));
+  return out;
+}
+
+/** Salt's _reinterpreted_state: a stateful command's last line (or JSON) becomes the state. */
+function reinterpreted(state: StateReturn): StateReturn {
+  const ret = state.changes as Partial<RunAll> & Record<string, unknown>;
+  state.changes = {};
+  state.comment = '';
+  let out = ret.stdout;
+  if (!out) {
+    if (ret.stderr) state.comment = String(ret.stderr);
+    return state;
+  }
+  let isJson = false;
+  let data: Record<string, unknown> = {};
+  let idx = -1;
+  try {
+    const parsed = JSON.parse(out);
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+      return { ...state, result: false, comment: 'script JSON output must be a JSON object (e.g., {})!' };
+    }
+    data = parsed;
+    isJson = true;
+  } catch {
+    idx = out.replace(/\s+$/, '').lastIndexOf('\n');
+    if (idx !== -1) out = out.slice(idx + 1);
+    for (const item of shlexWords(out)) {
+      const parts = item.split('=');
+      if (parts.length !== 2) {
+        const failed: StateReturn = { ...state, result: false, comment: 'Failed parsing script output! Stdout must be JSON or a line of name=value pairs.' };
+        failed.changes = { ...ret };
+        return failed;
+      }
+      data[parts[0]] = parts[1];
+    }
+  }
+  const changed = isTrue(data.changed ?? 'no');
+  if ('comment' in data) {
+    state.comment = String(data.comment);
+    delete data.comment;
+  }
+  if (changed) {
+    for (const [k, v] of Object.entries(ret)) if (!(k in data)) data[k] = v;
+    data.stdout = isJson ? '' : String(data.stdout ?? '').slice(0, idx === -1 ? undefined : idx);
+    state.changes = data;
+  }
+  return state;
+}
+
+/** Salt 3007's `cmd` state module: run, wait, script, and mod_watch for watch requisites. */
+export class CmdStates {
+  static readonly stateModule = 'cmd';
+  static readonly functions = { run: ['name'], wait: ['name'], script: ['name'], wait_script: ['name'], mod_watch: ['name'] };
+
+  constructor(@inject(IShell) private readonly shell: IShell) {}
+
+  private async runAll(cmd: string, args: Args, ctx: StateContext): Promise<RunAll> {
+    const res = await this.shell.run(cmd, {
+      pythonShell: true,
+      shell: (args.shell as string) ?? '/bin/sh',
+      cwd: (args.cwd as string) ?? undefined,
+      env: envOf(args.env),
+      runas: (args.runas as string) ?? undefined,
+      umask: (args.umask as string) ?? undefined,
+      timeout: args.timeout !== undefined && args.timeout !== null ? Number(args.timeout) : undefined,
+      signal: undefined,
+    });
+    void ctx;
+    let retcode = res.retcode;
+    const ok = args.success_retcodes;
+    if (ok !== undefined && ok !== null) {
+      const list = (Array.isArray(ok) ? ok : [ok]).map(Number);
+      if (list.includes(retcode)) retcode = 0;
+    }
+    return { pid: res.pid, retcode, stdout: res.stdout.replace(/\s+$/, ''), stderr: res.stderr.replace(/\s+$/, '') };
+  }
+
+  async run(args: Args, ctx: StateContext): Promise<StateReturn> {
+    const name = args.name === null || args.name === undefined ? String(ctx.low?.__id__) : String(args.name);
+    const stateful = args.stateful === true || Array.isArray(args.stateful);
+    let ret: StateReturn = { name, changes: {}, result: false, comment: '' };
+    if (args.env !== undefined && args.env !== null && typeof args.env !== 'object') {
+      ret.comment = "Invalidly-formatted 'env' parameter. See documentation.";
+      return ret;
+    }
+    if (ctx.test) {
+      ret.result = null;
+      ret.comment = `Command "${name}" would have been executed`;
+      ret.changes = { cmd: name };
+      return stateful ? reinterpreted(ret) : ret;
+    }
+    const cwd = args.cwd as string | undefined;
+    if (cwd && !(existsSync(cwd) && statSync(cwd).isDirectory())) {
+      ret.comment = `Desired working directory "${cwd}" is not available`;
+      return ret;
+    }
+    let all: RunAll;
+    try {
+      all = await this.runAll(name, args, ctx);
+    } catch (err) {
+      ret.comment = (err as Error).message;
+      return ret;
+    }
+    ret.changes = { ...all };
+    ret.result = all.retcode === 0;
+    ret.comment = `Command "${name}" run`;
+    if (stateful) ret = reinterpreted(ret);
+    return ret;
+  }
+
+  async wait(args: Args): Promise<StateReturn> {
+    return { name: args.name, changes: {}, result: true, comment: '' };
+  }
+
+  async wait_script(args: Args): Promise<StateReturn> {
+    return { name: args.name, changes: {}, result: true, comment: '' };
+  }
+
+  async script(args: Args, ctx: StateContext): Promise<StateReturn> {
+    const name = String(args.name);
+    const stateful = args.stateful === true || Array.isArray(args.stateful);
+    let ret: StateReturn = { name, changes: {}, result: false, comment: '' };
+    if (ctx.test) {
+      ret.result = null;
+      ret.comment = `Command '${name}' would have been executed`;
+      return stateful ? reinterpreted(ret) : ret;
+    }
+    const source = String(args.source ?? name);
+    const cached = await needed(ctx.cacheFile, 'cacheFile')(source);
+    if (!cached) {
+      ret.comment = `Unable to cache script ${source} from saltenv '${ctx.saltenv}'`;
+      return ret;
+    }
+    if (args.template && args.template !== 'jinja') {
+      ret.comment = `The template renderer '${String(args.template)}' is not available (brine renders jinja)`;
+      return ret;
+    }
+    const dir = mkdtempSync(join(tmpdir(), 'brine-script-'));
+    const path = join(dir, basename(source));
+    try {
+      if (args.template) {
+        const rel = source.startsWith('salt://') ? source.slice('salt://'.length).split('?')[0] : source;
+        const obj = (v: unknown): Record<string, unknown> => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {});
+        writeFileSync(path, await needed(ctx.renderTemplate, 'renderTemplate')(cached, rel, { ...obj(args.defaults), ...obj(args.context) }));
+      } else copyFileSync(cached, path);
+      chmodSync(path, 0o700);
+      const cmd = args.args !== undefined && args.args !== null ? `${path} ${String(args.args)}` : path;
+      const all = await this.runAll(cmd, args, ctx);
+      ret.changes = { ...all };
+      ret.result = all.retcode === 0;
+      ret.comment = `Command '${name}' run`;
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+    if (stateful) ret = reinterpreted(ret);
+    return ret;
+  }
+
+  async mod_watch(args: Args, ctx: StateContext): Promise<StateReturn> {
+    const sfun = String(args.sfun ?? '');
+    if (sfun === 'wait' || sfun === 'run' || sfun === 'watch') return this.run(args, ctx);
+    if (sfun === 'wait_script' || sfun === 'script') return this.script(args, ctx);
+    return { name: args.name, changes: {}, result: false, comment: `cmd.${sfun} does not work with the watch requisite, please use cmd.wait or cmd.wait_script` };
+  }
+}

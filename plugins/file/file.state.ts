@@ -1,0 +1,260 @@
+import { chmodSync, existsSync, lstatSync, mkdirSync, readFileSync, readlinkSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { dirname, join, basename } from 'node:path';
+import { CommandExecutionError, type StateContext, type StateReturn } from 'brine/plugin';
+import { unifiedDiff } from './unified-diff';
+
+type Args = Record<string, unknown> & { name: string };
+
+/** A state-runner service of the context; outside a state run it is a clear error. */
+function needed<F>(f: F | undefined, what: string): F {
+  if (!f) throw new CommandExecutionError(`file states need the state runner's ${what}: run them through state.apply / state.sls`);
+  return f;
+}
+
+/** The path inside the saltenv of a `salt://` URL (for relative template imports). */
+export function saltPath(source: string): string {
+  return source.startsWith('salt://') ? source.slice('salt://'.length).split('?')[0] : source;
+}
+
+/** A template's variables: the state's own arguments, `defaults`, then `context` over them. */
+export function templateContext(args: Record<string, unknown>, source: string): Record<string, unknown> {
+  const obj = (v: unknown): Record<string, unknown> => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {});
+  return { name: args.name, source, user: args.user, group: args.group, mode: args.mode, ...obj(args.defaults), ...obj(args.context) };
+}
+
+function modeOf(v: unknown): number | undefined {
+  if (v === undefined || v === null || v === '') return undefined;
+  return parseInt(String(v), 8);
+}
+
+function modeText(m: number): string {
+  return `0${(m & 0o7777).toString(8).padStart(3, '0')}`;
+}
+
+/** Write through a temporary file in the same directory, then rename: never a half-written target. */
+function atomicWrite(path: string, data: string, mode: number): void {
+  const tmp = join(dirname(path), `.${basename(path)}.brine-${process.pid}-${Date.now()}`);
+  try {
+    writeFileSync(tmp, data, { mode });
+    chmodSync(tmp, mode);
+    renameSync(tmp, path);
+  } catch (err) {
+    rmSync(tmp, { force: true });
+    throw err;
+  }
+}
+
+/** Salt 3007's `file` state module (managed, directory, absent, symlink, exists, missing). */
+export class FileStates {
+  static readonly stateModule = 'file';
+  static readonly functions = {
+    managed: ['name'],
+    directory: ['name'],
+    absent: ['name'],
+    symlink: ['name', 'target'],
+    exists: ['name'],
+    missing: ['name'],
+  };
+
+  async managed(args: Args, ctx: StateContext): Promise<StateReturn> {
+    const name = args.name;
+    const ret: StateReturn = { changes: {}, comment: '', name, result: true };
+    let contents: string | undefined;
+    let fromSource = false;
+    if (args.source !== undefined && args.source !== null) {
+      const sources = Array.isArray(args.source) ? args.source.map(String) : [String(args.source)];
+      let found: string | null = null;
+      let used = sources[0];
+      for (const s of sources) {
+        found = await needed(ctx.cacheFile, 'cacheFile')(s);
+        used = s;
+        if (found) break;
+      }
+      if (!found) {
+        ret.result = false;
+        ret.comment = `Source file ${sources[0]} not found in saltenv '${ctx.saltenv}'`;
+        return ret;
+      }
+      if (args.template && args.template !== 'jinja') {
+        ret.result = false;
+        ret.comment = `The template renderer '${String(args.template)}' is not available (brine renders jinja)`;
+        return ret;
+      }
+      contents = args.template ? await needed(ctx.renderTemplate, 'renderTemplate')(found, saltPath(used), templateContext(args, used)) : readFileSync(found, 'utf8');
+      fromSource = true;
+    } else if (args.contents !== undefined && args.contents !== null) {
+      const c = args.contents;
+      contents = Array.isArray(c) ? c.map(String).join('\n') + '\n' : String(c);
+      if (!Array.isArray(c) && !contents.endsWith('\n')) contents += '\n';
+    }
+    const exists = existsSync(name);
+    const wantMode = modeOf(args.mode) ?? (fromSource && !exists ? 0o644 : undefined);
+    if (exists && !statSync(name).isFile()) {
+      ret.result = false;
+      ret.comment = `Specified target ${name} is a directory`;
+      return ret;
+    }
+    if (!exists) {
+      if (!existsSync(dirname(name))) {
+        if (!args.makedirs) {
+          ret.result = false;
+          ret.comment = `Parent directory not present`;
+          return ret;
+        }
+      }
+      if (ctx.test) {
+        ret.result = null;
+        ret.comment = `The file ${name} is set to be changed\nNote: No changes made, actual changes may\nbe different due to other states.`;
+        ret.changes = { newfile: name };
+        return ret;
+      }
+      mkdirSync(dirname(name), { recursive: true });
+      atomicWrite(name, contents ?? '', wantMode ?? 0o644);
+      ret.changes = { diff: 'New file' };
+      if (wantMode !== undefined && (args.mode !== undefined || fromSource)) ret.changes.mode = modeText(wantMode);
+      ret.comment = `File ${name} updated`;
+      return ret;
+    }
+    const current = readFileSync(name, 'utf8');
+    const curMode = statSync(name).mode & 0o7777;
+    const changes: Record<string, unknown> = {};
+    if (contents !== undefined && contents !== current) changes.diff = unifiedDiff(current, contents);
+    if (wantMode !== undefined && wantMode !== curMode) changes.mode = modeText(wantMode);
+    if (Object.keys(changes).length === 0) {
+      ret.comment = `File ${name} is in the correct state`;
+      return ret;
+    }
+    if (ctx.test) {
+      ret.result = null;
+      ret.changes = changes;
+      ret.comment = `The file ${name} is set to be changed\nNote: No changes made, actual changes may\nbe different due to other states.`;
+      return ret;
+    }
+    if (contents !== undefined && contents !== current) atomicWrite(name, contents, wantMode ?? curMode);
+    else if (wantMode !== undefined) chmodSync(name, wantMode);
+    ret.changes = changes;
+    ret.comment = `File ${name} updated`;
+    return ret;
+  }
+
+  async directory(args: Args, ctx: StateContext): Promise<StateReturn> {
+    const name = args.name;
+    const ret: StateReturn = { name, changes: {}, result: true, comment: '' };
+    const mode = modeOf(args.dir_mode ?? args.mode);
+    if (existsSync(name) && !statSync(name).isDirectory()) {
+      ret.result = false;
+      ret.comment = `Specified location ${name} exists and is a file`;
+      return ret;
+    }
+    if (!existsSync(name)) {
+      if (ctx.test) {
+        ret.result = null;
+        ret.comment = `The following files will be changed:\n${name}: directory - new\n`;
+        ret.changes = { [name]: { directory: 'new' } };
+        return ret;
+      }
+      if (!existsSync(dirname(name)) && !args.makedirs) {
+        ret.result = false;
+        ret.comment = `No directory to create ${name} in`;
+        return ret;
+      }
+      const missing: string[] = [];
+      for (let d = dirname(name); !existsSync(d); d = dirname(d)) missing.unshift(d);
+      for (const d of missing) {
+        mkdirSync(d);
+        if (mode !== undefined) chmodSync(d, mode);
+      }
+      mkdirSync(name);
+      if (mode !== undefined) chmodSync(name, mode);
+      ret.changes = { [name]: { directory: 'new' } };
+      return ret;
+    }
+    const cur = statSync(name).mode & 0o7777;
+    if (mode !== undefined && cur !== mode) {
+      if (ctx.test) {
+        ret.result = null;
+        ret.comment = `The following files will be changed:\n${name}: mode - ${modeText(mode)}\n`;
+        ret.changes = { [name]: { mode: modeText(mode) } };
+        return ret;
+      }
+      chmodSync(name, mode);
+      ret.changes = { [name]: { mode: modeText(mode) } };
+      return ret;
+    }
+    ret.comment = `The directory ${name} is in the correct state`;
+    return ret;
+  }
+
+  async absent(args: Args, ctx: StateContext): Promise<StateReturn> {
+    const name = args.name;
+    const ret: StateReturn = { name, changes: {}, result: true, comment: '' };
+    let present = false;
+    try {
+      lstatSync(name);
+      present = true;
+    } catch {
+      present = false;
+    }
+    if (!present) {
+      ret.comment = `File ${name} is not present`;
+      return ret;
+    }
+    const isDir = lstatSync(name).isDirectory();
+    if (ctx.test) {
+      ret.result = null;
+      ret.comment = `${isDir ? 'Directory' : 'File'} ${name} is set for removal`;
+      ret.changes = { removed: name };
+      return ret;
+    }
+    rmSync(name, { recursive: true, force: true });
+    ret.comment = `Removed ${isDir ? 'directory' : 'file'} ${name}`;
+    ret.changes = { removed: name };
+    return ret;
+  }
+
+  async symlink(args: Args, ctx: StateContext): Promise<StateReturn> {
+    const name = args.name;
+    const target = String(args.target);
+    const ret: StateReturn = { name, changes: {}, result: true, comment: '' };
+    let current: string | null = null;
+    try {
+      current = readlinkSync(name);
+    } catch {
+      current = null;
+    }
+    if (current === target) {
+      ret.comment = `Symlink ${name} is present and owned by root:root`;
+      return ret;
+    }
+    if (ctx.test) {
+      ret.result = null;
+      ret.comment = current === null ? `Symlink ${name} to ${target} is set for creation` : `Symlink ${name} will be updated to point to ${target}`;
+      ret.changes = current === null ? { new: name } : { change: name };
+      return ret;
+    }
+    if (!existsSync(dirname(name))) {
+      if (!args.makedirs) {
+        ret.result = false;
+        ret.comment = `Directory ${dirname(name)} for symlink is not present`;
+        return ret;
+      }
+      mkdirSync(dirname(name), { recursive: true });
+    }
+    const tmp = join(dirname(name), `.${basename(name)}.brine-${process.pid}`);
+    symlinkSync(target, tmp);
+    renameSync(tmp, name);
+    ret.comment = current === null ? `Created new symlink ${name} -> ${target}` : `Set target of symlink ${name} -> ${target}`;
+    ret.changes = current === null ? { new: name } : { change: name };
+    return ret;
+  }
+
+  async exists(args: Args): Promise<StateReturn> {
+    const ok = existsSync(args.name);
+    return { name: args.name, changes: {}, result: ok, comment: ok ? `Path ${args.name} exists` : `Specified path ${args.name} does not exist` };
+  }
+
+  async missing(args: Args): Promise<StateReturn> {
+    const ok = !existsSync(args.name);
+    return { name: args.name, changes: {}, result: ok, comment: ok ? `Path ${args.name} is missing` : `Specified path ${args.name} exists` };
+  }
+}

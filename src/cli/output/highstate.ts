@@ -1,0 +1,159 @@
+/**
+ * Salt's `highstate` outputter (salt/output/highstate.py) without colour: each state in
+ * `__run_num__` order in the chosen `state_output` mode, then the summary block with Salt's
+ * counting rules and column widths.
+ *
+ *   formatHighstate({ local: ret }, { stateOutput: 'terse' })
+ */
+import { nestedLines } from './nested';
+import { pyFloat, pyStr } from '../../core/pycompat';
+
+export const STATE_OUTPUT_MODES = ['full', 'terse', 'mixed', 'changes', 'full_id', 'terse_id', 'mixed_id', 'changes_id', 'filter'] as const;
+export type StateOutputMode = (typeof STATE_OUTPUT_MODES)[number];
+
+export interface HighstateOptions {
+  /** Salt's state_output (default full). */
+  stateOutput?: string;
+  /** Salt's state_verbose (default true): false hides results True without changes. */
+  stateVerbose?: boolean;
+  /** Salt's state_output_diff: hide results True without changes (like verbose false). */
+  stateOutputDiff?: boolean;
+  /** Salt's state_output_profile (default true): Started/Duration lines. */
+  stateOutputProfile?: boolean;
+}
+
+type Ret = Record<string, unknown>;
+
+function isObj(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof Uint8Array);
+}
+
+/** The whole output for `{minion: return}`; minions in the order given. */
+export function formatHighstate(data: Record<string, unknown>, opts: HighstateOptions = {}): string {
+  const blocks: string[] = [];
+  for (const [host, ret] of Object.entries(data)) blocks.push(formatHost(host, ret, opts));
+  return blocks.join('\n');
+}
+
+function pyValue(v: unknown): string {
+  if (typeof v === 'number') return Number.isInteger(v) && !Object.is(v, -0) ? String(v) : pyFloat(v);
+  return pyStr(v);
+}
+
+function formatChanges(changes: unknown): { changed: boolean; text: string } {
+  if (!changes || (isObj(changes) && Object.keys(changes).length === 0) || (Array.isArray(changes) && changes.length === 0)) return { changed: false, text: '' };
+  if (!isObj(changes)) return { changed: true, text: `Invalid Changes data: ${pyStr(changes)}` };
+  return { changed: true, text: '\n' + nestedLines(changes, 14).join('\n') };
+}
+
+function resultWord(ret: Ret): string {
+  if (ret.result === false) return 'Failed';
+  if (ret.result === null || ret.result === undefined) return 'Differs';
+  return isObj(ret.changes) && Object.keys(ret.changes).length ? 'Changed' : 'Clean';
+}
+
+function formatTerse(comps: string[], ret: Ret, nameIndex: number, profile: boolean): string {
+  let s = '';
+  if (Array.isArray(ret.warnings)) s += `Warnings:\n${ret.warnings.map(String).join('\n')}`;
+  s += `  Name: ${comps[nameIndex]} - Function: ${comps[0]}.${comps[comps.length - 1]} - Result: ${resultWord(ret)}`;
+  if (profile && 'start_time' in ret) s += ` - Started: ${pyStr(ret.start_time)} - Duration: ${pyValue(ret.duration)} ms`;
+  return s;
+}
+
+function formatHost(host: string, data: unknown, opts: HighstateOptions): string {
+  const hstrs: string[] = [];
+  const mode = (opts.stateOutput ?? 'full').toLowerCase();
+  const verbose = opts.stateVerbose ?? true;
+  const profile = opts.stateOutputProfile ?? true;
+  const nameIndex = mode.endsWith('_id') ? 1 : 2;
+  const base = mode.replace(/_id$/, '');
+  if (Array.isArray(data)) {
+    hstrs.push('    Data failed to compile:');
+    for (const err of data) hstrs.push(`----------\n    ${pyStr(err)}`);
+    return [`${host}:`, ...hstrs].join('\n');
+  }
+  if (!isObj(data)) {
+    return [`${host}:`, `    ${pyStr(data)}`].join('\n');
+  }
+  const counts = new Map<string, number>();
+  const bump = (k: string): void => void counts.set(k, (counts.get(k) ?? 0) + 1);
+  let nchanges = 0;
+  let durations = 0;
+  const states = Object.entries(data).filter((e): e is [string, Ret] => isObj(e[1]) && 'result' in e[1]);
+  states.sort((a, b) => Number(a[1].__run_num__ ?? 0) - Number(b[1].__run_num__ ?? 0));
+  for (const [tname, ret] of states) {
+    bump(String(ret.result));
+    const d = Number(ret.duration ?? 0);
+    if (!Number.isNaN(d)) durations += d;
+    const { changed, text } = formatChanges(ret.changes);
+    if (changed) nchanges++;
+    if (opts.stateOutputDiff && ret.result && !changed) continue;
+    if (!verbose && ret.result && !changed) continue;
+    const comps = tname.split('_|-');
+    if (base === 'terse' || (base === 'mixed' && ret.result !== false) || (base === 'changes' && ret.result && !changed)) {
+      hstrs.push(formatTerse(comps, ret, nameIndex, profile));
+      continue;
+    }
+    const lines = ['----------', `          ID: ${comps[1]}`, `    Function: ${comps[0]}.${comps[comps.length - 1]}`, `      Result: ${pyStr(ret.result)}`];
+    if (comps[1] !== comps[2]) lines.push(`        Name: ${comps[2]}`);
+    // Name goes before Result, as Salt inserts it at index 3.
+    if (comps[1] !== comps[2]) lines.splice(3, 0, lines.pop()!);
+    let comment: string;
+    if (typeof ret.comment === 'string') comment = ret.comment.trim().replace(/\n/g, '\n' + ' '.repeat(14));
+    else if (Array.isArray(ret.comment)) comment = ret.comment.map(String).join(' ').replace(/\n/g, '\n' + ' '.repeat(13));
+    else comment = pyStr(ret.comment ?? '').trim().replace(/\n/g, '\n' + ' '.repeat(14));
+    lines.push(`     Comment: ${comment}`);
+    if (profile && 'start_time' in ret) {
+      lines.push(`     Started: ${pyStr(ret.start_time)}`);
+      lines.push(`    Duration: ${pyValue(ret.duration)} ms`);
+    }
+    hstrs.push(...lines);
+    hstrs.push(`     Changes:   ${text}`);
+    if (Array.isArray(ret.warnings)) {
+      bump('warnings');
+      hstrs.push(`    Warnings: ${wrap(ret.warnings.map(String).join('\n'), 80, 14).trimStart()}`);
+    }
+  }
+  const labels = { True: 'Succeeded', False: 'Failed', warnings: 'Warnings' };
+  const countMax = Math.max(0, ...[...counts.values()].map((c) => String(c).length));
+  const labelMax = Math.max(...['Succeeded', 'Failed', 'Not Run', 'Warnings'].map((l) => l.length));
+  const lineMax = labelMax + countMax + 2;
+  const row = (label: string, count: number): string => `${label}: ${String(count).padStart(lineMax - (label.length + 2))}`;
+  hstrs.push(`\nSummary for ${host}\n${'-'.repeat(lineMax)}`);
+  const stats: string[] = [];
+  const none = counts.get('null') ?? 0;
+  if (none > 0) stats.push(`unchanged=${none}`);
+  if (nchanges > 0) stats.push(`changed=${nchanges}`);
+  hstrs.push(row(labels.True, (counts.get('true') ?? 0) + none) + (stats.length ? ` (${stats.join(', ')})` : ''));
+  hstrs.push(row(labels.False, counts.get('false') ?? 0));
+  const warnings = counts.get('warnings') ?? 0;
+  if (warnings) hstrs.push(row(labels.warnings, warnings));
+  const total = [...counts.entries()].filter(([k]) => k !== 'warnings').reduce((a, [, v]) => a + v, 0);
+  hstrs.push(`${'-'.repeat(lineMax)}\nTotal states run: ${String(total).padStart(lineMax - 7)}`);
+  if (profile) {
+    let sum = durations;
+    let unit = 'ms';
+    if (sum > 999) {
+      sum /= 1000;
+      unit = 's';
+    }
+    hstrs.push(`Total run time: ${sum.toFixed(3).padStart(lineMax - 5)} ${unit}`);
+  }
+  return [`${host}:`, ...hstrs].join('\n');
+}
+
+/** textwrap.fill with the same indent for every line. */
+function wrap(text: string, width: number, indent: number): string {
+  const pad = ' '.repeat(indent);
+  const words = text.split(/\s+/).filter(Boolean);
+  const lines: string[] = [];
+  let cur = '';
+  for (const w of words) {
+    if (cur && pad.length + cur.length + 1 + w.length > width) {
+      lines.push(pad + cur);
+      cur = w;
+    } else cur = cur ? `${cur} ${w}` : w;
+  }
+  if (cur) lines.push(pad + cur);
+  return lines.join('\n');
+}

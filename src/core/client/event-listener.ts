@@ -1,0 +1,16 @@
+import { eventBusAddress } from '../master/events';
+import type { IEventSubscriber, Transport } from '../transport/types';
+import { zeromqTransport } from '../transport/zeromq';
+
+/**
+ * A listener on the local master's event bus (`<sock_dir>/master_event_pub.ipc`) for the tags
+ * starting with one of `prefixes` ('' for all): call `sync()` before relying on it.
+ *
+ * @example
+ * const events = listenToMaster('/var/run/salt/master', ['salt/job/']);
+ * await events.sync(5000);
+ * const ev = await events.next(1000); // { tag, body } or null
+ */
+export function listenToMaster(sockDir: string, prefixes: string[], transport: Transport = zeromqTransport): IEventSubscriber {
+  return transport.eventSubscriber(eventBusAddress(sockDir), prefixes);
+}

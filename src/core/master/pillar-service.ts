@@ -1,0 +1,39 @@
+import { compilePillar, type ExtPillarRegistry } from '../pillar';
+import type { PillarRequestLoad } from '../protocol/loads';
+import type { Logger } from '../log';
+import type { MinionDataCache } from './minion-data-cache';
+
+type Dict = Record<string, unknown>;
+
+/**
+ * The master's side of `_pillar`: compiles a minion's pillar (from the master's pillar_roots and
+ * ext_pillar, with the grains the minion sent) for the minion the request's session belongs to,
+ * never for an id the load claims. Each compile reads the files again, so a changed pillar file
+ * is seen without a restart. With `minion_data_cache` (default on) the result is kept for
+ * targeting (-I, I@) and survives a master restart.
+ */
+export class MasterPillar {
+  constructor(
+    private readonly opts: Dict,
+    private readonly dataCache: MinionDataCache,
+    private readonly log: Logger,
+    private readonly extPillars?: ExtPillarRegistry,
+  ) {}
+
+  async compile(sessionId: string, req: PillarRequestLoad): Promise<Dict> {
+    const pillar = await compilePillar({
+      minionId: sessionId,
+      grains: req.grains,
+      opts: this.opts,
+      saltenv: req.saltenv ?? null,
+      pillarenv: req.pillarenv ?? null,
+      pillarOverride: req.pillar_override,
+      extPillars: this.extPillars,
+      log: { critical: (m) => this.log.critical(m), error: (m) => this.log.error(m), warning: (m) => this.log.warning(m), debug: (m) => this.log.debug(m) },
+    });
+    // Salt caches what it compiled, override included; a refresh without override replaces it.
+    if (this.opts.minion_data_cache !== false) this.dataCache.update(sessionId, { grains: req.grains, pillar });
+    else this.dataCache.update(sessionId, { grains: req.grains });
+    return pillar;
+  }
+}

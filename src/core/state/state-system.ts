@@ -1,0 +1,162 @@
+/**
+ * One minion's state system: top file, compiler and runner behind the functions of Salt's
+ * `state` execution module (sls, highstate, single, sls_id, show_*), with Salt's return shapes:
+ * a dict of results by tag, or a list of error strings when compiling failed.
+ */
+import { applyExclude, compileHighData, HighstateCompiler, reconcileExtend, verifyHigh } from './compiler';
+import type { SlsRenderer } from './render-sls';
+import { applyRequisiteIn } from './requisite-in';
+import { StateRunner } from './runner';
+import type { SlsSource } from './sls-source';
+import type { StateFunctions } from './state-functions';
+import { topMatches } from './top';
+import { isPlainObject, stateTag, type HighData, type LowChunk, type StateResult } from './types';
+
+export interface StateSystemOptions {
+  source: SlsSource;
+  renderer: SlsRenderer;
+  functions: StateFunctions;
+  minionId: string;
+  grains: Record<string, unknown>;
+  pillar: Record<string, unknown>;
+  /** Minion options: failhard, state_top, state_auto_order. */
+  failhard: boolean;
+  stateTop: string;
+  autoOrder: boolean;
+  shellCheck: (cmd: string, low: LowChunk) => Promise<number>;
+}
+
+export type StateReturn = Record<string, StateResult> | string[];
+
+/** Salt's exit codes of state runs (salt.defaults.exitcodes). */
+export const EX_STATE_COMPILER_ERROR = 1;
+export const EX_STATE_FAILURE = 2;
+
+export interface RunOptions {
+  saltenv?: string;
+  test: boolean;
+  exclude?: unknown;
+}
+
+export class StateSystem {
+  constructor(private readonly opts: StateSystemOptions) {}
+
+  private compiler(): HighstateCompiler {
+    const { source, renderer, grains, pillar, autoOrder } = this.opts;
+    return new HighstateCompiler({ source, renderer, grains, pillar, autoOrder });
+  }
+
+  async showTop(): Promise<Record<string, string[]> | string[]> {
+    const { matches, errors } = await this.top();
+    return errors.length ? errors : matches;
+  }
+
+  private top() {
+    const { source, renderer, stateTop, minionId, grains, pillar } = this.opts;
+    return topMatches({ source, renderer, stateTop, minionId, grains, pillar });
+  }
+
+  /** High data of `matches` after extend and checks (show_sls / show_highstate). */
+  async high(matches: Record<string, string[]>, exclude?: unknown): Promise<HighData | string[]> {
+    const { high, errors } = await this.compiler().renderHighstate(matches);
+    if (exclude !== undefined) addExclude(high, exclude);
+    errors.push(...reconcileExtend(high));
+    errors.push(...verifyHigh(high));
+    applyExclude(high);
+    return errors.length ? errors : high;
+  }
+
+  async showSls(mods: string[], saltenv = 'base'): Promise<HighData | string[]> {
+    return this.high({ [saltenv]: mods });
+  }
+
+  async showLowSls(mods: string[], saltenv = 'base'): Promise<LowChunk[] | string[]> {
+    const high = await this.showSls(mods, saltenv);
+    return Array.isArray(high) ? high : compileHighData(high);
+  }
+
+  async showHighstate(): Promise<HighData | string[]> {
+    const { matches, errors } = await this.top();
+    if (errors.length) return errors;
+    return this.high(matches);
+  }
+
+  async showLowstate(): Promise<LowChunk[] | string[]> {
+    const high = await this.showHighstate();
+    return Array.isArray(high) ? high : compileHighData(high);
+  }
+
+  async sls(mods: string[], run: RunOptions): Promise<StateReturn> {
+    const high = await this.high({ [run.saltenv ?? 'base']: mods }, run.exclude);
+    if (Array.isArray(high)) return high;
+    return this.callHigh(high, run);
+  }
+
+  async highstate(run: RunOptions): Promise<StateReturn> {
+    const { matches, errors } = await this.top();
+    if (errors.length) return errors;
+    if (Object.values(matches).every((l) => l.length === 0)) {
+      return {
+        'no_|-states_|-states_|-None': {
+          result: false,
+          comment: 'No Top file or master_tops data matches found. Please see master log for details.',
+          name: 'No States',
+          changes: {},
+          __run_num__: 0,
+        },
+      };
+    }
+    const high = await this.high(matches, run.exclude);
+    if (Array.isArray(high)) return high;
+    return this.callHigh(high, run);
+  }
+
+  /** sls_id: one ID of the given SLS files, with its requisites ignored as Salt does. */
+  async slsId(id: string, mods: string[], run: RunOptions): Promise<StateReturn> {
+    const high = await this.high({ [run.saltenv ?? 'base']: mods });
+    if (Array.isArray(high)) return high;
+    const chunks = compileHighData(high).filter((c) => c.__id__ === id);
+    if (chunks.length === 0) return [`No matches for ID '${id}' found in SLS '${mods.join(',')}' within saltenv '${run.saltenv ?? 'base'}'`];
+    return this.runChunks(chunks, run);
+  }
+
+  /** single: one state function called directly, without an SLS. */
+  async single(fun: string, name: string, kwargs: Record<string, unknown>, run: RunOptions): Promise<StateReturn> {
+    const dot = fun.indexOf('.');
+    if (dot === -1) return [`Invalid function passed`];
+    const state = fun.slice(0, dot);
+    const low: LowChunk = { state, name, __id__: name, __sls__: undefined as unknown as string, __env__: run.saltenv ?? 'base', ...kwargs, fun: fun.slice(dot + 1), order: 10000 };
+    return this.runChunks([low], run);
+  }
+
+  private async callHigh(high: HighData, run: RunOptions): Promise<StateReturn> {
+    const chunks = compileHighData(high);
+    return this.runChunks(chunks, run);
+  }
+
+  private async runChunks(chunks: LowChunk[], run: RunOptions): Promise<StateReturn> {
+    applyRequisiteIn(chunks);
+    const { renderer, source, grains, pillar } = this.opts;
+    const template = (path: string, name: string, saltenv: string, context: Record<string, unknown>): Promise<string> =>
+      renderer.template(path, name, { saltenv, sls: '', grains, pillar, roots: source.roots(saltenv), context });
+    const runner = new StateRunner({ functions: this.opts.functions, test: run.test, failhard: this.opts.failhard, shellCheck: this.opts.shellCheck, template });
+    return runner.callChunks(chunks);
+  }
+}
+
+function addExclude(high: HighData, exclude: unknown): void {
+  const list = typeof exclude === 'string' ? exclude.split(',').map((s) => ({ sls: s.trim() })) : Array.isArray(exclude) ? exclude : [];
+  (high.__exclude__ as unknown[] | undefined) ?? (high.__exclude__ = []);
+  (high.__exclude__ as unknown[]).push(...list);
+}
+
+/** Salt's _set_retcode: compile errors 1, any failed state 2, else 0. */
+export function stateRetcode(ret: StateReturn): number {
+  if (Array.isArray(ret)) return EX_STATE_COMPILER_ERROR;
+  for (const r of Object.values(ret)) {
+    if (isPlainObject(r) && r.result === false) return EX_STATE_FAILURE;
+  }
+  return 0;
+}
+
+export { stateTag };

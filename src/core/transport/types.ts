@@ -1,0 +1,99 @@
+/**
+ * What the master, the minion and the client need of a transport: bytes in frames, nothing else
+ * (no msgpack, no crypto). `zeromq.ts` implements it over ZeroMQ sockets, `memory.ts` in-process
+ * for unit tests. Errors are `TransportError`s (codes `TIMEOUT`, `CLOSED`, `ADDRESS_IN_USE`,
+ * `TRANSPORT`).
+ */
+
+export interface ReconnectOptions {
+  /** First reconnect delay in ms (Salt's recon_default). */
+  reconnectInterval?: number;
+  /** Largest reconnect delay in ms (Salt's recon_max); 0 keeps the first delay. */
+  reconnectMax?: number;
+}
+
+/** The master's publish port: one message to every subscriber. */
+export interface IPublishServer {
+  bind(address: string): Promise<void>;
+  publish(frames: Buffer[]): Promise<void>;
+  /** Resolves once the address is free again. */
+  close(): Promise<void>;
+}
+
+/** A minion's subscription to the publish port, reconnecting on its own. */
+export interface ISubscribeClient {
+  connect(address: string): void;
+  /** Resolves once the subscription reaches the publisher. */
+  whenConnected(): Promise<void>;
+  readonly isConnected: boolean;
+  /** Called each time the connection comes back after a drop (not the first time), with when it dropped. */
+  onReconnect(listener: (downSince: number) => void): void;
+  /** Every message, until close(). */
+  messages(): AsyncIterable<Buffer[]>;
+  close(): void;
+}
+
+/** Who sent a request: opaque to everyone above (ZeroMQ's routing id). */
+export type Peer = Buffer;
+
+/** Answers one request; null sends no answer. */
+export type RequestServe = (payload: Buffer, peer: Peer) => Promise<Buffer | null>;
+
+/** The master's request port: requests handled concurrently, each reply to its peer. */
+export interface IRequestServer {
+  bind(address: string): Promise<void>;
+  serve(handler: RequestServe, onError: (err: unknown) => void): void;
+  close(): Promise<void>;
+}
+
+/** One request at a time to the request port; `TransportError TIMEOUT` after timeoutMs. */
+export interface IRequestClient {
+  request(payload: Buffer, timeoutMs: number): Promise<Buffer>;
+  close(): void;
+}
+
+/** The master's local event bus: tag + body. */
+export interface IEventPublisher {
+  bind(address: string): Promise<void>;
+  publish(tag: string, body: Buffer): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** A listener on the event bus, for the tags starting with one of its prefixes. */
+export interface IEventSubscriber {
+  /** Resolves once the publisher has seen the subscription; `TransportError TIMEOUT` otherwise. */
+  sync(timeoutMs: number): Promise<void>;
+  /** The next event, or null when none arrives within timeoutMs. */
+  next(timeoutMs: number): Promise<{ tag: string; body: Buffer } | null>;
+  close(): void;
+}
+
+/**
+ * The master's event intake (Salt's master_event_pull.ipc): local processes (salt-api's
+ * webhooks, runner and wheel jobs) push [tag, body] and the master republishes them.
+ */
+export interface IEventPuller {
+  /** Calls onEvent for every well-formed [tag, body] pushed; anything else is dropped. */
+  bind(address: string, onEvent: (tag: string, body: Buffer) => void): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Pushes events to a master's event intake. */
+export interface IEventPusher {
+  push(tag: string, body: Buffer): Promise<void>;
+  close(): void;
+}
+
+/** Makes the sockets; the master, the minion and the client take one (default: ZeroMQ). */
+export interface Transport {
+  publishServer(options?: { highWaterMark?: number }): IPublishServer;
+  subscribeClient(options?: ReconnectOptions): ISubscribeClient;
+  requestServer(): IRequestServer;
+  requestClient(address: string, options?: ReconnectOptions): IRequestClient;
+  eventPublisher(): IEventPublisher;
+  eventSubscriber(address: string, prefixes: string[]): IEventSubscriber;
+  eventPuller(): IEventPuller;
+  eventPusher(address: string): IEventPusher;
+  /** Room for this many sockets in the process (ZeroMQ's default is 1023); a no-op where there is no limit. */
+  raiseSocketLimit(max: number): void;
+}

@@ -1,0 +1,178 @@
+/**
+ * One suite for every transport and address kind (as zeromq.js's own tests do): ZeroMQ over
+ * tcp:// and ipc://, and the in-memory transport. Each test gets fresh addresses; everything
+ * opened is closed in afterEach.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { MemoryTransport } from '../../../src/core/transport/memory';
+import type { Transport } from '../../../src/core/transport/types';
+import { zeromqTransport } from '../../../src/core/transport/zeromq';
+import { freePort } from '../../support/ports';
+
+const closers: Array<() => unknown> = [];
+afterEach(async () => {
+  for (const close of closers.splice(0).reverse()) await close();
+});
+
+function tempDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'brine-transport-'));
+  closers.unshift(() => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+let memoryCount = 0;
+interface Case {
+  name: string;
+  transport: () => Transport;
+  /** A fresh address no one uses. */
+  address: () => Promise<string>;
+}
+
+const cases: Case[] = [
+  { name: 'zeromq tcp://', transport: () => zeromqTransport, address: async () => `tcp://127.0.0.1:${await freePort()}` },
+  { name: 'zeromq ipc://', transport: () => zeromqTransport, address: async () => `ipc://${join(tempDir(), 'sock.ipc')}` },
+  { name: 'memory', transport: () => new MemoryTransport(), address: async () => `mem://test-${++memoryCount}` },
+];
+
+describe.each(cases)('transport over $name', ({ name, transport: make, address }) => {
+  describe('request port', () => {
+    it('answers each client with its own reply, concurrently, and queues requests on one client', async () => {
+      const t = make();
+      const at = await address();
+      const server = t.requestServer();
+      await server.bind(at);
+      closers.push(() => server.close());
+      server.serve(async (payload) => Buffer.concat([Buffer.from('re:'), payload]), (err) => {
+        throw err;
+      });
+      const clients = [1, 2, 3].map(() => t.requestClient(at));
+      clients.forEach((c) => closers.push(() => c.close()));
+      const replies = await Promise.all(clients.map((c, i) => c.request(Buffer.from(`m${i}`), 5000)));
+      expect(replies.map(String)).toEqual(['re:m0', 're:m1', 're:m2']);
+      const queued = await Promise.all([1, 2, 3].map((i) => clients[0].request(Buffer.from(`q${i}`), 5000)));
+      expect(queued.map(String)).toEqual(['re:q1', 're:q2', 're:q3']);
+    });
+
+    it('delivers a request sent before the server binds, once it does', async () => {
+      const t = make();
+      const at = await address();
+      const client = t.requestClient(at, { reconnectInterval: 20 });
+      closers.push(() => client.close());
+      const reply = client.request(Buffer.from('early'), 5000);
+      const server = t.requestServer();
+      await server.bind(at);
+      closers.push(() => server.close());
+      server.serve(async (payload) => payload, () => undefined);
+      expect(String(await reply)).toBe('early');
+    });
+
+    it('times out with a typed error and recovers for the next request', async () => {
+      const t = make();
+      const at = await address();
+      const server = t.requestServer();
+      await server.bind(at);
+      closers.push(() => server.close());
+      server.serve(async (payload) => (payload.toString() === 'drop' ? null : payload), () => undefined);
+      const client = t.requestClient(at);
+      closers.push(() => client.close());
+      await expect(client.request(Buffer.from('drop'), 200)).rejects.toMatchObject({ code: 'TIMEOUT' });
+      expect(String(await client.request(Buffer.from('ok'), 5000))).toBe('ok');
+    });
+
+    it('refuses requests on a closed client with CLOSED', async () => {
+      const t = make();
+      const client = t.requestClient(await address());
+      client.close();
+      await expect(client.request(Buffer.from('x'), 200)).rejects.toMatchObject({ code: 'CLOSED' });
+    });
+
+    // ZeroMQ binds an ipc:// path that is in use by replacing the socket file (libzmq unlinks it):
+    // only tcp:// and the in-memory transport can refuse a second server.
+    it.skipIf(name === 'zeromq ipc://')('reports an address in use as a typed error', async () => {
+      const t = make();
+      const at = await address();
+      const a = t.requestServer();
+      await a.bind(at);
+      closers.push(() => a.close());
+      const b = t.requestServer();
+      closers.push(() => b.close());
+      await expect(b.bind(at)).rejects.toMatchObject({ code: 'ADDRESS_IN_USE' });
+    });
+  });
+
+  describe('publish port', () => {
+    it('delivers publications to a connected subscriber, frames intact', async () => {
+      const t = make();
+      const at = await address();
+      const pub = t.publishServer();
+      await pub.bind(at);
+      closers.push(() => pub.close());
+      const sub = t.subscribeClient();
+      closers.push(() => sub.close());
+      sub.connect(at);
+      await sub.whenConnected();
+      expect(sub.isConnected).toBe(true);
+      const it = sub.messages()[Symbol.asyncIterator]();
+      // The subscription travels after the handshake: publish until the first one arrives.
+      const first = it.next();
+      let got: IteratorResult<Buffer[]> | undefined;
+      void first.then((r) => (got = r));
+      while (!got) {
+        await pub.publish([Buffer.from('topic'), Buffer.from('job')]);
+        await new Promise((r) => setImmediate(r));
+      }
+      expect(got.value.map(String)).toEqual(['topic', 'job']);
+    });
+
+    it('tells the subscriber when its publisher comes back after a drop', async () => {
+      const t = make();
+      const at = await address();
+      const first = t.publishServer();
+      await first.bind(at);
+      const sub = t.subscribeClient({ reconnectInterval: 20, reconnectMax: 50 });
+      closers.push(() => sub.close());
+      sub.connect(at);
+      await sub.whenConnected();
+      const back = new Promise<number>((resolve) => sub.onReconnect(resolve));
+      await first.close();
+      const second = t.publishServer();
+      await second.bind(at);
+      closers.push(() => second.close());
+      const downSince = await back;
+      expect(downSince).toBeGreaterThan(0);
+      expect(sub.isConnected).toBe(true);
+    });
+  });
+
+  // The event bus is only ever an ipc:// socket file (or in memory); over tcp:// its subscriber
+  // crashed the test process now and then when closed after a sync() timeout (zeromq 6.8).
+  describe.skipIf(name === 'zeromq tcp://')('event bus', () => {
+    it('delivers every event published after sync(), in order, for its prefixes only', async () => {
+      const t = make();
+      const at = await address();
+      const bus = t.eventPublisher();
+      await bus.bind(at);
+      closers.push(() => bus.close());
+      const sub = t.eventSubscriber(at, ['salt/job/']);
+      closers.push(() => sub.close());
+      await sub.sync(5000);
+      for (let i = 0; i < 5; i++) await bus.publish(`salt/job/1/ret/m${i}`, Buffer.from(String(i)));
+      await bus.publish('salt/auth', Buffer.from('not for us'));
+      const events = [];
+      for (let i = 0; i < 5; i++) events.push((await sub.next(5000))!);
+      expect(events.map((e) => e.tag)).toEqual([0, 1, 2, 3, 4].map((i) => `salt/job/1/ret/m${i}`));
+      expect(events.map((e) => String(e.body))).toEqual(['0', '1', '2', '3', '4']);
+      expect(await sub.next(100)).toBeNull();
+    });
+
+    it('says clearly when no master answers', async () => {
+      const t = make();
+      const sub = t.eventSubscriber(await address(), ['salt/']);
+      closers.push(() => sub.close());
+      await expect(sub.sync(200)).rejects.toMatchObject({ code: 'TIMEOUT' });
+    });
+  });
+});
