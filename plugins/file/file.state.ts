@@ -245,7 +245,8 @@ export class FileStates {
     if (contents !== undefined && contents !== current) changes.diff = unifiedDiff(current, contents);
     if (wantMode !== undefined && wantMode !== curMode) changes.mode = modeText(wantMode);
     if (Object.keys(changes).length === 0) {
-      ret.comment = `File ${name} is in the correct state`;
+      // Salt's test-mode check words it differently from the real run.
+      ret.comment = ctx.test ? `The file ${name} is in the correct state` : `File ${name} is in the correct state`;
       return ret;
     }
     if (ctx.test) {

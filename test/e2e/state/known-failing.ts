@@ -12,8 +12,6 @@ export const KNOWN_FAILING: Record<string, string> = {
   '45-show-sls:yaml': 'show_sls yaml output of high data',
   '47-show-sls-error:txt': 'show_sls nested output of high data',
   '53-show-highstate:txt': 'show_highstate nested output of high data',
-  '60-testtrue-file:json': 'test mode of file states: differences under investigation',
-  '60-testtrue-file:highstate': 'test mode of file states: differences under investigation',
   '88-pkg-installed': PKG,
   '89-pkg-testtrue': PKG,
   '91-pkg-version': PKG,
