@@ -1,10 +1,6 @@
-import { InvocationError, dictUpdate, fnmatch, pyStr } from 'brine/plugin';
+import { InvocationError, dictUpdate, fnmatch, isDict, pyStr } from 'brine/plugin';
 
 type Mapping = Record<string, unknown>;
-
-function isMapping(v: unknown): v is Mapping {
-  return typeof v === 'object' && v !== null && !Array.isArray(v) && !Buffer.isBuffer(v);
-}
 
 /**
  * Salt's `salt.utils.data.filter_by`: the first lookup key (a glob) matching the grain's value
@@ -31,16 +27,16 @@ export function filterBy(lookup: Mapping, grainValue: unknown, options: { merge?
   if (typeof base === 'string' && base !== '' && Object.prototype.hasOwnProperty.call(lookup, base)) {
     const baseValues = lookup[base];
     if (ret === null || ret === undefined) ret = baseValues;
-    else if (isMapping(baseValues)) {
-      if (!isMapping(ret)) throw new InvocationError('filter_by default and look-up values must both be dictionaries.');
+    else if (isDict(baseValues)) {
+      if (!isDict(ret)) throw new InvocationError('filter_by default and look-up values must both be dictionaries.');
       ret = dictUpdate(structuredClone(baseValues), ret);
     }
   }
   const merge = options.merge;
   if (merge !== null && merge !== undefined && merge !== '') {
-    if (!isMapping(merge)) throw new InvocationError('filter_by merge argument must be a dictionary.');
+    if (!isDict(merge)) throw new InvocationError('filter_by merge argument must be a dictionary.');
     if (ret === null || ret === undefined) ret = merge;
-    else if (isMapping(ret)) dictUpdate(ret, structuredClone(merge));
+    else if (isDict(ret)) dictUpdate(ret, structuredClone(merge));
     else throw new InvocationError('filter_by merge argument must be a dictionary.');
   }
   return ret ?? null;

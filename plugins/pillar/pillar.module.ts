@@ -1,12 +1,8 @@
-import { CommandExecutionError, Fn, IConfig, IPillar, Module, arg, dictUpdate, inject, traverse } from 'brine/plugin';
+import { CommandExecutionError, Fn, IConfig, IPillar, Module, arg, dictUpdate, inject, isDict, traverse } from 'brine/plugin';
 
 type Dict = Record<string, unknown>;
 
 const KEY_ERROR = Symbol('KeyError');
-
-function isDict(v: unknown): v is Dict {
-  return v !== null && typeof v === 'object' && !Array.isArray(v);
-}
 
 function optionalString(v: unknown): string | null {
   return typeof v === 'string' && v !== '' ? v : null;

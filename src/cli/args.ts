@@ -24,16 +24,17 @@ function looksLikeJid(text: string): boolean {
 /**
  * The job's `arg` list from the words after the function name. Keyword arguments keep their
  * order in one trailing `{ __kwarg__: true, ... }` map, present only when there is one; a later
- * `key=` overrides an earlier one, as in Salt.
+ * `key=` overrides an earlier one, as in Salt. Keyword arguments named in `noParse` (Salt's
+ * `--no-parse=a,b`) keep their text as typed.
  */
-export function parseCliArgs(words: readonly string[]): unknown[] {
+export function parseCliArgs(words: readonly string[], noParse: readonly string[] = []): unknown[] {
   if (!Array.isArray(words)) throw new TypeError('parseCliArgs needs an array of strings');
   const args: unknown[] = [];
   const kwargs = new Map<string, unknown>();
   for (const word of words) {
     if (typeof word !== 'string') throw new TypeError(`parseCliArgs: every argument must be a string, got ${typeof word}`);
     const kw = parseKwarg(word);
-    if (kw) kwargs.set(kw[0], yamlifyArg(kw[1]));
+    if (kw) kwargs.set(kw[0], noParse.includes(kw[0]) ? kw[1] : yamlifyArg(kw[1]));
     else args.push(yamlifyArg(word));
   }
   // condition_input: an integer that reads as a jid is sent as text.
@@ -48,4 +49,9 @@ export function parseCliArgs(words: readonly string[]): unknown[] {
  */
 export function positionalWords(raw: ReadonlyArray<{ type: string; input: string }>): string[] {
   return raw.filter((t) => t.type === 'arg').map((t) => t.input);
+}
+
+/** Salt's `--no-parse=a,b`: the names, split on commas (the flag may be given more than once). */
+export function noParseNames(values: readonly string[] | undefined): string[] {
+  return (values ?? []).flatMap((v) => v.split(',')).map((n) => n.trim()).filter((n) => n !== '');
 }

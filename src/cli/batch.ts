@@ -115,6 +115,12 @@ export async function runBatch(opts: BatchOptions, io: Io, print: (text: string)
       if (ev.kind === 'return') {
         print(format(batchDisplay(ev.ret)));
         retcode = Math.max(retcode, batchRetcode(ev.ret));
+        // --failhard: the first minion that fails ends the batch run, as Salt's Batch.run.
+        if (opts.failhard && ev.ret.retcode > 0) {
+          progress?.done(finished);
+          io.err(`[ERROR   ] Minion ${ev.ret.id} returned with non-zero exit code. Batch run stopped due to failhard\n`);
+          return Math.max(retcode, ev.ret.retcode);
+        }
       } else {
         for (const m of ev.missing) {
           silent.push(m.id);

@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { loadMasterConfig, loadMinionConfig, type MasterConfig, type MinionConfig } from '../core/config';
 import { createLogging, type Logging } from '../core/log';
 import { daemonize, isDaemonChild, lockPidFile, onShutdown, removePidFile, reportReady, reportStartFailure } from './daemon';
@@ -21,8 +21,10 @@ export function loadMasterForCli(configDir: string, logLevel?: string): { config
   return { config };
 }
 
-export function loadMinionForCli(configDir: string, logLevel?: string): { config: MinionConfig } {
-  const { config, warnings } = loadMinionConfig(configDir, logLevel ? { log_level: logLevel } : {});
+export function loadMinionForCli(configDir: string, logLevel?: string, overrides: Record<string, unknown> = {}): { config: MinionConfig } {
+  const { config, warnings } = loadMinionConfig(configDir, { ...(logLevel ? { log_level: logLevel } : {}), ...overrides });
+  // --log-file is taken as typed (not under root_dir), as Salt's option parser does.
+  if (typeof overrides.log_file === 'string') config.log_file = resolve(overrides.log_file);
   warn([...missingFileWarning(configDir, 'minion'), ...warnings]);
   return { config };
 }
@@ -30,6 +32,7 @@ export function loadMinionForCli(configDir: string, logLevel?: string): { config
 export interface DaemonFlags {
   'config-dir': string;
   'log-level'?: string;
+  'log-file'?: string;
   'log-file-level'?: string;
   daemon?: boolean;
 }
@@ -56,6 +59,8 @@ export async function startDaemon<R extends Role>(
   if (flags['log-file-level']) overrides.log_level_logfile = flags['log-file-level'];
   const { config, warnings } = (role === 'master' ? loadMasterConfig : loadMinionConfig)(flags['config-dir'], overrides);
   const settings = config as ConfigOf<R> & { log_file: string; pidfile: string; log_level: string; log_level_logfile?: string };
+  // --log-file is taken as typed (not under root_dir), as Salt's option parser does.
+  if (flags['log-file']) settings.log_file = resolve(flags['log-file']);
   if (flags.daemon) {
     const pid = await daemonize(process.argv.slice(2), settings.log_file);
     process.stdout.write(`salt-${role} started in the background, pid ${pid}\n`);

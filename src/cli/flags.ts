@@ -45,9 +45,25 @@ export const outputFlags = {
   'no-color': Flags.boolean({ description: 'Print without colors (brine prints none)', aliases: ['no-colour'] }),
 };
 
+/** A daemon's or salt-call's log file, over the config's log_file / log_level_logfile. */
+export const logFileFlags = {
+  'log-file': Flags.string({ description: 'Log file path (overrides log_file in the config)' }),
+  'log-file-level': Flags.string({
+    description: 'Log file logging level (overrides log_level_logfile in the config)',
+    options: ['all', 'garbage', 'trace', 'debug', 'profile', 'info', 'warning', 'error', 'critical', 'quiet'],
+  }),
+};
+
 /** salt-master and salt-minion: the daemon's life. */
 export const daemonFlags = {
   ...commonFlags,
-  'log-file-level': Flags.string({ description: 'Log file logging level' }),
+  ...logFileFlags,
   daemon: Flags.boolean({ char: 'd', description: 'Run in the background' }),
 };
+
+/** Salt's --no-parse: keyword arguments whose values are passed as typed, not YAML-loaded. */
+export const noParseFlag = Flags.string({
+  description: 'Comma-separated names of keyword arguments (name=value) not to parse as YAML',
+  multiple: true,
+  helpValue: 'ARG1,ARG2',
+});

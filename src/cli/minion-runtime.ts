@@ -13,6 +13,7 @@ import { BUILTIN_PLUGINS, BUILTIN_STATE_MODULES } from '../../plugins';
 import { CommandExecutionError, traverse } from '../plugins/api';
 import { MinionPillar, type PillarSource } from '../plugins/services/pillar';
 import { compilePillar } from '../core/pillar';
+import { extPillarsOf, renderersOf } from '../plugins/render-kinds';
 import type { SaltCaller } from '../core/render';
 import { pluginPackageDirs } from '../plugins/loader/package-dirs';
 
@@ -86,6 +87,8 @@ export function pillarSource(config: MinionConfig, logging: Logging, runtime: ()
       pillarenv: o.pillarenv ?? (typeof opts.pillarenv === 'string' ? opts.pillarenv : null),
       pillarOverride: o.override,
       caller,
+      renderers: renderersOf(runtime()),
+      extPillars: extPillarsOf(runtime()),
       log: { critical: (m) => log.critical(m), error: (m) => log.error(m), warning: (m) => log.warning(m), debug: (m) => log.debug(m) },
     });
   };

@@ -31,6 +31,10 @@ export interface SaltOptions {
   summary?: boolean;
   /** -b/--batch-size: "N" or "N%" minions at a time. */
   batch?: string;
+  /** --subset N: run on N random minions of the target that have the function. */
+  subset?: number;
+  /** --failhard: stop a batch run at the first minion that returns a non-zero retcode. */
+  failhard?: boolean;
   /** --batch-wait: seconds to wait after a minion returns before starting the next one. */
   batchWaitSec?: number;
 }
@@ -58,6 +62,12 @@ export async function runSalt(opts: SaltOptions, io: Io): Promise<number> {
   } catch (err) {
     throw new CliError((err as Error).message, EX_NO_MATCH);
   }
+  if (opts.subset !== undefined) {
+    if (!Number.isInteger(opts.subset) || opts.subset < 1) throw new CliError(`--subset needs a number of minions >= 1, got ${opts.subset}`, 64);
+    const chosen = await pickSubset(opts, tgt, opts.subset);
+    if (chosen.length === 0) return noMinions(io);
+    return runSalt({ ...opts, subset: undefined, tgt: chosen.join(','), tgtType: 'list' }, io);
+  }
   const print = (text: string) => {
     if (text === '') return;
     const line = text.endsWith('\n') ? text : `${text}\n`;
@@ -77,11 +87,7 @@ export async function runSalt(opts: SaltOptions, io: Io): Promise<number> {
     try {
       pub = await client.publish({ tgt, tgtType: opts.tgtType, fun: opts.fun, arg: opts.arg, delimiter: opts.delimiter, ret: opts.ret });
     } catch (err) {
-      if (err instanceof BrineError && err.code === 'NO_MINIONS') {
-        io.out('No minions matched the target. No command was sent, no jid was assigned.\n');
-        io.err('ERROR: No return received\n');
-        return EX_NO_MATCH;
-      }
+      if (err instanceof BrineError && err.code === 'NO_MINIONS') return noMinions(io);
       throw err;
     }
     if (opts.async) {
@@ -126,6 +132,40 @@ export async function runSalt(opts: SaltOptions, io: Io): Promise<number> {
       return EX_GENERIC;
     }
     return EX_OK;
+  } finally {
+    client.close();
+  }
+}
+
+function noMinions(io: Io): number {
+  io.out('No minions matched the target. No command was sent, no jid was assigned.\n');
+  io.err('ERROR: No return received\n');
+  return EX_NO_MATCH;
+}
+
+/**
+ * Salt's cmd_subset: asks the target for sys.list_functions, then takes up to `n` of the minions
+ * that have the function, in random order. None is an empty list (no minions matched).
+ */
+async function pickSubset(opts: SaltOptions, tgt: string | string[], n: number): Promise<string[]> {
+  const client = await LocalClient.connect(opts.master);
+  try {
+    let pub;
+    try {
+      pub = await client.publish({ tgt, tgtType: opts.tgtType, fun: 'sys.list_functions', arg: [], delimiter: opts.delimiter });
+    } catch (err) {
+      if (err instanceof BrineError && err.code === 'NO_MINIONS') return [];
+      throw err;
+    }
+    const having: string[] = [];
+    for await (const ret of client.returns(pub, opts.timeoutSec * 1000)) {
+      if (Array.isArray(ret.return) && ret.return.includes(opts.fun)) having.push(ret.id);
+    }
+    for (let i = having.length - 1; i > 0; i--) {
+      const j = Math.floor(Math.random() * (i + 1));
+      [having[i], having[j]] = [having[j], having[i]];
+    }
+    return having.slice(0, n);
   } finally {
     client.close();
   }

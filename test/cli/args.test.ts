@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseCliArgs, parseKwarg, positionalWords } from '../../src/cli/args';
+import { noParseNames, parseCliArgs, parseKwarg, positionalWords } from '../../src/cli/args';
 import { yamlifyArg } from '../../src/core/pycompat';
 
 // Expected values were produced by Salt 3007's own parse_input/yamlify_arg (with
@@ -131,5 +131,11 @@ describe('positionalWords', () => {
     const got = (await Probe.run(['*', 'mine.get', '--out', 'json', '*', 'test.ping'])) as { words: string[]; argv: string[] };
     expect(got.words).toEqual(['*', 'mine.get', '*', 'test.ping']);
     expect(got.argv).not.toEqual(got.words); // the oclif behaviour this works around
+  });
+});
+
+describe('--no-parse', () => {
+  it('keeps the named keyword arguments as typed, as Salt parse_input(no_parse=...)', () => {
+    expect(parseCliArgs(['1', 'a=1', 'b=1', 'c=[1]'], noParseNames(['a,c']))).toEqual([1, { __kwarg__: true, a: '1', b: 1, c: '[1]' }]);
   });
 });

@@ -35,7 +35,7 @@ beforeAll(async () => {
   returned = join(cluster.root, 'returned.jsonl');
   writeReturner(modules, returned);
   await cluster.startMaster();
-  await cluster.startAccepted([{ id: 'day1', config: { module_dirs: [modules] } }]);
+  await cluster.startAccepted([{ id: 'day1', config: { module_dirs: [modules] } }, { id: 'day2' }]);
 }, 60_000);
 
 afterAll(async () => {
@@ -123,6 +123,42 @@ describe('version identity', () => {
     expect((await cluster.salt('day1', 'test.version', '--out', 'newline_values_only')).stdout).toBe('3007.10\n');
     const versions = await cluster.run('salt-run', ['manage.versions']);
     // Salt's nested outputter sorts the keys.
-    expect(versions.stdout).toBe('Master:\n    3007.10\nUp to date:\n    ----------\n    day1:\n        3007.10\n');
+    expect(versions.stdout).toBe('Master:\n    3007.10\nUp to date:\n    ----------\n    day1:\n        3007.10\n    day2:\n        3007.10\n');
   }, 60_000);
+});
+
+describe('flags scripts use', () => {
+  it('--no-parse keeps the named keyword arguments as text', async () => {
+    const res = await cluster.salt('day1', 'test.arg', 'x=007', 'y=007', '--no-parse=x', '--out', 'json');
+    const { kwargs } = JSON.parse(res.stdout).day1;
+    expect(kwargs.x).toBe('007');
+    expect(kwargs.y).toBe(7);
+  }, 30_000);
+
+  it('--log-file and --log-file-level send salt-call\'s log where asked', async () => {
+    const file = join(cluster.root, 'call.log');
+    const res = await cluster.run('salt-call', ['--local', 'test.ping', '--log-file', file, '--log-file-level', 'debug'], cluster.minionDir('day1'));
+    expect(res.stdout).toBe('local:\n    True\n');
+    expect(await waitForFileText(file, '[DEBUG   ]')).toContain('[DEBUG   ]');
+  }, 30_000);
+});
+
+describe('--subset and --failhard', () => {
+  it('--subset 1 runs on one of the targeted minions', async () => {
+    const res = await cluster.salt('day*', 'test.ping', '--subset', '1', '--out', 'json', '--static');
+    expect(res.code).toBe(0);
+    const ids = Object.keys(JSON.parse(res.stdout));
+    expect(ids).toHaveLength(1);
+    expect(['day1', 'day2']).toContain(ids[0]);
+    const none = await cluster.salt('day*', 'no_such.fun', '--subset', '1');
+    expect(none.stdout).toBe('No minions matched the target. No command was sent, no jid was assigned.\n');
+    expect(none.code).toBe(2);
+  }, 30_000);
+
+  it('--failhard stops a batch run at the first minion that fails', async () => {
+    const res = await cluster.salt('day*', 'cmd.run', 'exit 3', '-b', '1', '--failhard');
+    expect(res.stdout.match(/Executing run on/g)).toHaveLength(1);
+    expect(res.stderr).toMatch(/\[ERROR   \] Minion day\d returned with non-zero exit code\. Batch run stopped due to failhard\n/);
+    expect(res.code).toBe(3);
+  }, 30_000);
 });

@@ -1,5 +1,5 @@
 import { Args, Command, Flags } from '@oclif/core';
-import { commonFlags, outputFlags } from '../flags';
+import { commonFlags, logFileFlags, noParseFlag, outputFlags } from '../flags';
 
 export default class SaltCall extends Command {
   static override summary = 'Run a function on this minion, and send the return to the master unless --local';
@@ -11,6 +11,8 @@ export default class SaltCall extends Command {
   static override flags = {
     ...commonFlags,
     ...outputFlags,
+    ...logFileFlags,
+    'no-parse': noParseFlag,
     local: Flags.boolean({ description: 'Run without a master' }),
     id: Flags.string({ description: 'Run as this minion id' }),
     'retcode-passthrough': Flags.boolean({ description: "Exit with the function's retcode" }),
@@ -23,15 +25,18 @@ export default class SaltCall extends Command {
   async run(): Promise<void> {
     const { args, flags, raw } = await this.parse(SaltCall);
     const { loadMinionForCli } = await import('../context.js');
-    const { parseCliArgs, positionalWords } = await import('../args.js');
+    const { noParseNames, parseCliArgs, positionalWords } = await import('../args.js');
     const { runSaltCall } = await import('../salt-call.js');
-    const { config } = loadMinionForCli(flags['config-dir'], flags['log-level']);
+    const overrides: Record<string, unknown> = {};
+    if (flags['log-file']) overrides.log_file = flags['log-file'];
+    if (flags['log-file-level']) overrides.log_level_logfile = flags['log-file-level'];
+    const { config } = loadMinionForCli(flags['config-dir'], flags['log-level'], overrides);
     if (flags.id) config.id = flags.id;
     process.exitCode = await runSaltCall(
       {
         config,
         fun: args.function,
-        arg: parseCliArgs(positionalWords(raw).slice(1)),
+        arg: parseCliArgs(positionalWords(raw).slice(1), noParseNames(flags['no-parse'])),
         local: flags.local,
         out: flags.out as 'nested' | undefined,
         stateOutput: flags['state-output'],

@@ -1,5 +1,5 @@
 import { Args, Command, Flags } from '@oclif/core';
-import { commonFlags, outFlag } from '../flags';
+import { commonFlags, noParseFlag, outFlag } from '../flags';
 
 export default class SaltRun extends Command {
   static override summary = 'Run a runner function on the master (manage.*, jobs.*, state.event)';
@@ -11,17 +11,18 @@ export default class SaltRun extends Command {
   static override flags = {
     ...commonFlags,
     out: outFlag,
+    'no-parse': noParseFlag,
     timeout: Flags.integer({ char: 't', description: 'Seconds to wait for the minions' }),
   };
 
   async run(): Promise<void> {
     const { args, flags, raw } = await this.parse(SaltRun);
     const { loadMasterForCli } = await import('../context.js');
-    const { parseCliArgs, positionalWords } = await import('../args.js');
+    const { noParseNames, parseCliArgs, positionalWords } = await import('../args.js');
     const { runRunner } = await import('../salt-run.js');
     const { config } = loadMasterForCli(flags['config-dir'], flags['log-level']);
     process.exitCode = await runRunner(
-      { master: config, fun: args.function, arg: parseCliArgs(positionalWords(raw).slice(1)), timeoutSec: flags.timeout ?? config.timeout, gatherJobTimeoutSec: config.gather_job_timeout, out: (flags.out ?? 'nested') as 'nested' },
+      { master: config, fun: args.function, arg: parseCliArgs(positionalWords(raw).slice(1), noParseNames(flags['no-parse'])), timeoutSec: flags.timeout ?? config.timeout, gatherJobTimeoutSec: config.gather_job_timeout, out: (flags.out ?? 'nested') as 'nested' },
       { out: (t) => process.stdout.write(t), err: (t) => process.stderr.write(t) },
     );
   }

@@ -1,5 +1,5 @@
 import { Args, Command, Flags } from '@oclif/core';
-import { commonFlags, outputFlags } from '../flags';
+import { commonFlags, noParseFlag, outputFlags } from '../flags';
 import { CliError, EXIT_USAGE } from '../errors';
 
 export default class Salt extends Command {
@@ -14,6 +14,7 @@ export default class Salt extends Command {
   static override flags = {
     ...commonFlags,
     ...outputFlags,
+    'no-parse': noParseFlag,
     pcre: Flags.boolean({ char: 'E', description: 'Target is a regular expression on minion ids' }),
     list: Flags.boolean({ char: 'L', description: 'Target is a comma-separated list of minion ids' }),
     grain: Flags.boolean({ char: 'G', description: "Target is a grain expression 'key:glob'" }),
@@ -33,12 +34,14 @@ export default class Salt extends Command {
     'hide-timeout': Flags.boolean({ description: 'Leave out the minions that did not return' }),
     summary: Flags.boolean({ description: 'Print a summary of the returns at the end' }),
     'batch-size': Flags.string({ char: 'b', description: "Run on this many minions at a time: 'N' or 'N%'" }),
+    subset: Flags.integer({ description: 'Run on this many random minions of the target that have the function' }),
+    failhard: Flags.boolean({ description: 'Stop a batch run (-b) at the first minion that fails' }),
     'batch-wait': Flags.string({ description: 'Seconds to wait after a minion returns before starting the next one' }),
   };
 
   async run(): Promise<void> {
     const { args, flags, raw } = await this.parse(Salt);
-    const { parseCliArgs, positionalWords } = await import('../args.js');
+    const { noParseNames, parseCliArgs, positionalWords } = await import('../args.js');
     const { loadMasterForCli } = await import('../context.js');
     const { runSalt } = await import('../salt.js');
     const types = (['pcre', 'list', 'grain', 'grain-pcre', 'pillar', 'pillar-pcre', 'ipcidr', 'compound', 'nodegroup'] as const).filter((t) => flags[t]);
@@ -51,7 +54,7 @@ export default class Salt extends Command {
         tgt: args.target,
         tgtType,
         fun: args.function,
-        arg: parseCliArgs(positionalWords(raw).slice(2)),
+        arg: parseCliArgs(positionalWords(raw).slice(2), noParseNames(flags['no-parse'])),
         timeoutSec: flags.timeout ?? config.timeout,
         out: (flags.out ?? 'nested') as 'nested',
         outFile: flags['out-file'],
@@ -66,6 +69,8 @@ export default class Salt extends Command {
         hideTimeout: flags['hide-timeout'],
         summary: flags.summary,
         batch: flags['batch-size'],
+        failhard: flags.failhard,
+        subset: flags.subset,
         batchWaitSec: flags['batch-wait'] === undefined ? 0 : Number(flags['batch-wait']),
       },
       { out: (t) => process.stdout.write(t), err: (t) => process.stderr.write(t), errIsTty: process.stderr.isTTY === true },

@@ -6,7 +6,7 @@
  */
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { fnmatch } from '../pycompat';
+import { fnmatch, isDict } from '../pycompat';
 import { matchTarget, type Nodegroups, type TargetType } from '../targeting';
 import { renderFile, type RendererRegistry, type SaltCaller } from '../render';
 import { ExtPillarRegistry } from './ext-pillar';
@@ -41,10 +41,6 @@ export interface CompilePillarOptions {
 }
 
 const quiet: PillarLog = { critical() {}, error() {}, warning() {}, debug() {} };
-
-function isDict(v: unknown): v is Dict {
-  return v !== null && typeof v === 'object' && !Array.isArray(v);
-}
 
 /** The pillar environments in order: base first, then pillar_roots' others (Salt's `_get_envs`). */
 function envs(roots: Record<string, string[]>): string[] {

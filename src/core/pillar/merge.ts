@@ -3,17 +3,13 @@
  * command-line override are merged (`pillar_source_merging_strategy`, `pillar_merge_lists`).
  * Keys already present keep their place; new keys are appended in the order of the newer data.
  */
-import { dictUpdate } from '../pycompat';
+import { dictUpdate, isDict } from '../pycompat';
 
 type Dict = Record<string, unknown>;
 
 export type MergeStrategy = 'smart' | 'recurse' | 'aggregate' | 'overwrite' | 'none' | 'list';
 
 export const MERGE_STRATEGIES: readonly MergeStrategy[] = ['smart', 'recurse', 'aggregate', 'overwrite', 'none', 'list'];
-
-function isDict(v: unknown): v is Dict {
-  return v !== null && typeof v === 'object' && !Array.isArray(v) && !(v instanceof Uint8Array);
-}
 
 /** `dictupdate.update`: merge `upd` into `dest` (changed in place) recursively. */
 export function update(dest: Dict, upd: Dict, mergeLists = false): Dict {

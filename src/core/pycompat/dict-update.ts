@@ -1,5 +1,6 @@
 import { pyEqual } from './equal';
-import { isMapping } from './repr';
+import { deepCopy } from './ordered';
+import { isDict } from './repr';
 
 type Mapping = Record<string, unknown>;
 
@@ -15,18 +16,14 @@ type Mapping = Record<string, unknown>;
 export function dictUpdate(dest: Mapping, upd: Mapping, options: { mergeLists?: boolean } = {}): Mapping {
   for (const [k, v] of Object.entries(upd)) {
     const cur = Object.prototype.hasOwnProperty.call(dest, k) ? dest[k] : undefined;
-    if (isPlainDict(cur) && isPlainDict(v)) dictUpdate(cur, v, options);
+    if (isDict(cur) && isDict(v)) dictUpdate(cur, v, options);
     else if (options.mergeLists && Array.isArray(cur) && Array.isArray(v)) {
-      const merged = structuredClone(cur);
+      const merged = deepCopy(cur);
       for (const x of v) if (!merged.some((y) => pyEqual(x, y))) merged.push(x);
       setOwn(dest, k, merged);
     } else setOwn(dest, k, v);
   }
   return dest;
-}
-
-function isPlainDict(v: unknown): v is Mapping {
-  return isMapping(v) && !(v instanceof Map);
 }
 
 // A `__proto__` key from decoded data is data: define it rather than change dest's prototype.

@@ -7,6 +7,7 @@ export {
   compareCodePoints,
   entriesOf,
   isBytes,
+  isDict,
   isMapping,
   pyBytesRepr,
   pyFloat,

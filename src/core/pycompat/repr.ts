@@ -23,6 +23,18 @@ export function isMapping(value: unknown): value is Record<string, unknown> | Ma
   return proto === Object.prototype || proto === null;
 }
 
+/**
+ * A Python dict held as a plain object (what YAML, JSON and msgpack with str keys give); a Map
+ * (non-str keys), bytes, arrays and class instances are not.
+ *
+ * @example
+ * isDict({ a: 1 }) // true
+ * isDict(Buffer.from('x')) // false
+ */
+export function isDict(value: unknown): value is Record<string, unknown> {
+  return isMapping(value) && !(value instanceof Map);
+}
+
 /** A dict's items in insertion order, keys as text. */
 export function entriesOf(value: Record<string, unknown> | Map<unknown, unknown>): [string, unknown][] {
   if (value instanceof Map) return [...value.entries()].map(([k, v]) => [keyText(k), v]);

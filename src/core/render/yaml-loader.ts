@@ -5,7 +5,7 @@
  * package parses; errors are described with libyaml's words and PyYAML's marks (yaml-errors.ts).
  */
 import { isAlias, isMap, isPair, isScalar, isSeq, parseDocument, type Document, type Node, type Scalar } from 'yaml';
-import { classifyPlainScalar, constructBool, constructFloat, constructInt, markOrdered } from '../pycompat';
+import { constructBool, constructFloat, constructInt, markOrdered, resolvePlainScalar } from '../pycompat';
 import { RenderError } from './errors';
 import { describeYamlError, markText, type Mark } from './yaml-errors';
 
@@ -112,15 +112,6 @@ function toValue(node: unknown, ctx: Ctx, depth: number): unknown {
 }
 
 /** Salt's construct_scalar: `0644` is read as the decimal 644, not as octal. */
-function saltInt(text: string): number | bigint {
-  const sign = text.startsWith('-') || text.startsWith('+') ? text[0] : '';
-  let body = sign ? text.slice(1) : text;
-  if (body !== '0' && body.startsWith('0') && !body.startsWith('0b') && !body.startsWith('0x')) {
-    body = body.replace(/^0+/, '') || '0';
-  }
-  return constructInt(sign + body);
-}
-
 function scalarValue(node: Scalar, _ctx: Ctx): unknown {
   const text = String(node.value);
   const tag = node.tag;
@@ -129,7 +120,7 @@ function scalarValue(node: Scalar, _ctx: Ctx): unknown {
       case TAG + 'str':
         return text;
       case TAG + 'int':
-        return saltInt(text);
+        return constructInt(text);
       case TAG + 'float':
         return constructFloat(text);
       case TAG + 'bool':
@@ -141,16 +132,5 @@ function scalarValue(node: Scalar, _ctx: Ctx): unknown {
     }
   }
   if (node.type !== 'PLAIN') return text;
-  switch (classifyPlainScalar(text)) {
-    case 'null':
-      return null;
-    case 'bool':
-      return constructBool(text);
-    case 'int':
-      return saltInt(text);
-    case 'float':
-      return constructFloat(text);
-    default:
-      return text;
-  }
+  return resolvePlainScalar(text);
 }

@@ -70,6 +70,7 @@ export {
   isTrue,
   pyTruthy,
   pyRepr,
+  isDict,
   pyStr,
   pyTupleRepr,
   pyTypeName,
