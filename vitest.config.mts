@@ -15,7 +15,6 @@ export default defineConfig({
     include: ['test/**/*.test.ts'],
     testTimeout: 30_000,
     hookTimeout: 30_000,
-    setupFiles: ['./test/setup.ts'],
     pool: 'forks',
   },
 });

@@ -9,7 +9,6 @@
  *
  * Usage: node client-worker.js <master config dir>
  */
-import 'reflect-metadata';
 import { loadMasterConfig } from '../src/core/config';
 import { LocalClient } from '../src/core/client/local-client';
 

@@ -7,7 +7,6 @@
  *
  * Prints tables and writes bench/results.json (machine, date, every figure).
  */
-import 'reflect-metadata';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import { join } from 'node:path';

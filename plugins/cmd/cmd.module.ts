@@ -80,7 +80,7 @@ export class CmdModule {
     @inject(IGrains) private readonly grains: IGrains,
     @inject(IHost) private readonly host: IHost,
     // Optional: only cmd.script with a salt:// source needs the minion's file client.
-    @inject(IMinionControl, { isOptional: true }) private readonly control: IMinionControl | undefined,
+    @inject(IMinionControl, { optional: true }) private readonly control: IMinionControl | undefined,
   ) {}
 
   /** The run options shared by the waiting and the background runs. */

@@ -1,14 +1,14 @@
 import {
   Fn,
-  arg,
   IConfig,
   IJobContext,
   IMinionControl,
   IPillar,
   InvocationError,
   Module,
+  arg,
   inject,
-  isTrue,
+  type ArgDef,
   type ExtensionForm,
   type RunningJob,
 } from 'brine/plugin';
@@ -27,11 +27,22 @@ function nameFilter(value: unknown, form: ExtensionForm, what: string): string[]
   throw new InvocationError(`${what} must be a comma-separated string or a dictionary of lists`);
 }
 
-function toJid(jid: unknown): string {
-  if (typeof jid === 'number' && Number.isInteger(jid)) return String(jid);
-  if (typeof jid !== 'string' || jid === '') throw new InvocationError('jid must be a job id such as 20240101120000123456');
-  return jid;
+/** The arguments of every saltutil.sync_* function, as Salt's. */
+const SYNC_ARGS = {
+  saltenv: arg.any({ optional: true }),
+  refresh: arg.boolean({ default: true }),
+  extmod_whitelist: arg.any({ optional: true }),
+  extmod_blacklist: arg.any({ optional: true }),
+};
+interface SyncArgs {
+  saltenv?: unknown;
+  refresh: boolean;
+  extmod_whitelist?: unknown;
+  extmod_blacklist?: unknown;
 }
+
+/** A job id: digits (Salt jids are 20 digits; a number is read as its text). */
+const JID: { jid: ArgDef<string, true> } = { jid: arg.string({ nonEmpty: true }) };
 
 @Module('saltutil', { doc: 'The minion itself: running jobs, module and grains refresh, sync of custom modules from the master' })
 export class SaltutilModule {
@@ -50,32 +61,46 @@ export class SaltutilModule {
     throw new InvocationError('saltenv must be a name, a comma-separated list of names, or a list');
   }
 
-  private async sync(form: ExtensionForm, saltenv: unknown, whitelist: unknown, blacklist: unknown): Promise<{ changed: string[]; touched: boolean }> {
-    return this.control.syncExtensions(form, this.saltenvs(saltenv), {
-      whitelist: nameFilter(whitelist, form, 'extmod_whitelist'),
-      blacklist: nameFilter(blacklist, form, 'extmod_blacklist'),
+  private async sync(form: ExtensionForm, a: SyncArgs): Promise<{ changed: string[]; touched: boolean }> {
+    return this.control.syncExtensions(form, this.saltenvs(a.saltenv), {
+      whitelist: nameFilter(a.extmod_whitelist, form, 'extmod_whitelist'),
+      blacklist: nameFilter(a.extmod_blacklist, form, 'extmod_blacklist'),
     });
   }
 
-  @Fn({ summary: "Sync execution modules from salt://_modules (.ts/.js) to the minion and reload them; returns the synced names", examples: ["salt '*' saltutil.sync_modules", "salt '*' saltutil.sync_modules saltenv=dev refresh=False"] })
-  async sync_modules(saltenv: unknown = null, refresh: unknown = true, extmod_whitelist: unknown = null, extmod_blacklist: unknown = null): Promise<string[]> {
-    const { changed, touched } = await this.sync('modules', saltenv, extmod_whitelist, extmod_blacklist);
-    if (touched && isTrue(refresh)) await this.control.reloadModules();
+  @Fn({
+    summary: 'Sync execution modules from salt://_modules (.ts/.js) to the minion and reload them',
+    description: 'Returns the synced names.',
+    examples: ["salt '*' saltutil.sync_modules", "salt '*' saltutil.sync_modules saltenv=dev refresh=False"],
+    args: SYNC_ARGS,
+  })
+  async sync_modules(a: SyncArgs): Promise<string[]> {
+    const { changed, touched } = await this.sync('modules', a);
+    if (touched && a.refresh) await this.control.reloadModules();
     return changed;
   }
 
-  @Fn({ summary: "Sync grains providers from salt://_grains to the minion, then refresh grains and modules", examples: ["salt '*' saltutil.sync_grains"] })
-  async sync_grains(saltenv: unknown = null, refresh: unknown = true, extmod_whitelist: unknown = null, extmod_blacklist: unknown = null): Promise<string[]> {
-    const { changed, touched } = await this.sync('grains', saltenv, extmod_whitelist, extmod_blacklist);
-    if (touched && isTrue(refresh)) await this.control.reloadModules();
+  @Fn({
+    summary: 'Sync grains providers from salt://_grains to the minion, then refresh grains and modules',
+    examples: ["salt '*' saltutil.sync_grains"],
+    args: SYNC_ARGS,
+  })
+  async sync_grains(a: SyncArgs): Promise<string[]> {
+    const { changed, touched } = await this.sync('grains', a);
+    if (touched && a.refresh) await this.control.reloadModules();
     return changed;
   }
 
-  @Fn({ summary: "Sync everything brine can sync (modules, grains); returns {modules: [...], grains: [...]}", examples: ["salt '*' saltutil.sync_all"] })
-  async sync_all(saltenv: unknown = null, refresh: unknown = true, extmod_whitelist: unknown = null, extmod_blacklist: unknown = null): Promise<Record<string, string[]>> {
-    const modules = await this.sync('modules', saltenv, extmod_whitelist, extmod_blacklist);
-    const grains = await this.sync('grains', saltenv, extmod_whitelist, extmod_blacklist);
-    if ((modules.touched || grains.touched) && isTrue(refresh)) await this.control.reloadModules();
+  @Fn({
+    summary: 'Sync everything brine can sync (modules, grains)',
+    description: 'Returns {modules: [...], grains: [...]}.',
+    examples: ["salt '*' saltutil.sync_all"],
+    args: SYNC_ARGS,
+  })
+  async sync_all(a: SyncArgs): Promise<Record<string, string[]>> {
+    const modules = await this.sync('modules', a);
+    const grains = await this.sync('grains', a);
+    if ((modules.touched || grains.touched) && a.refresh) await this.control.reloadModules();
     return { modules: modules.changed, grains: grains.changed };
   }
 
@@ -85,7 +110,10 @@ export class SaltutilModule {
     return true;
   }
 
-  @Fn({ summary: "Recompute the grains, then reload the modules (their availability may depend on grains)", examples: ["salt '*' saltutil.refresh_grains"] })
+  @Fn({
+    summary: 'Recompute the grains, then reload the modules (their availability may depend on grains)',
+    examples: ["salt '*' saltutil.refresh_grains"],
+  })
   async refresh_grains(): Promise<boolean> {
     await this.control.refreshGrains();
     await this.control.reloadModules();
@@ -108,20 +136,31 @@ export class SaltutilModule {
     return this.control.runningJobs().filter((j) => j.jid !== this.job.jid);
   }
 
-  @Fn({ summary: "Return the data of a running job, or {} when it is not running", examples: ["salt '*' saltutil.find_job <job id>"] })
-  find_job(jid: unknown): RunningJob | Record<string, never> {
-    const id = toJid(jid);
-    return this.running().find((j) => j.jid === id) ?? {};
+  @Fn({
+    summary: 'Return the data of a running job, or {} when it is not running',
+    examples: ["salt '*' saltutil.find_job <job id>"],
+    args: JID,
+  })
+  find_job({ jid }: { jid: string }): RunningJob | Record<string, never> {
+    return this.running().find((j) => j.jid === jid) ?? {};
   }
 
-  @Fn({ summary: "Kill a running job (its commands' process groups get SIGKILL)", examples: ["salt '*' saltutil.kill_job <job id>"] })
-  kill_job(jid: unknown): string {
-    return this.signalJob(toJid(jid), SIGKILL);
+  @Fn({
+    summary: "Kill a running job (its commands' process groups get SIGKILL)",
+    examples: ["salt '*' saltutil.kill_job <job id>"],
+    args: JID,
+  })
+  kill_job({ jid }: { jid: string }): string {
+    return this.signalJob(jid, SIGKILL);
   }
 
-  @Fn({ summary: "Terminate a running job; jobs run inside the minion, so this aborts it like kill_job", examples: ["salt '*' saltutil.term_job <job id>"] })
-  term_job(jid: unknown): string {
-    return this.signalJob(toJid(jid), 15);
+  @Fn({
+    summary: 'Terminate a running job; jobs run inside the minion, so this aborts it like kill_job',
+    examples: ["salt '*' saltutil.term_job <job id>"],
+    args: JID,
+  })
+  term_job({ jid }: { jid: string }): string {
+    return this.signalJob(jid, 15);
   }
 
   private signalJob(jid: string, signal: number): string {

@@ -1,5 +1,6 @@
-import { CommandExecutionError, Fn, IMinionControl, IModules, InvocationError, Module, fnmatch, inject, type ArgSpec } from 'brine/plugin';
+import { CommandExecutionError, Fn, IMinionControl, IModules, InvocationError, Module, arg, fnmatch, inject, type ArgSpec } from 'brine/plugin';
 
+/** Module and function names given as `*args`: strings, or numbers as Python's str() writes them. */
 function names(args: unknown[]): string[] {
   return args.map((a) => {
     if (typeof a === 'string') return a;
@@ -8,16 +9,23 @@ function names(args: unknown[]): string[] {
   });
 }
 
+type Globs = { names: unknown[] };
+
 @Module('sys', { doc: "The loader's view: modules, functions, their docs and argument specs" })
 export class SysModule {
   constructor(
     @inject(IModules) private readonly modules: IModules,
     // Optional: without a minion (a bare loader) every function but reload_modules still works.
-    @inject(IMinionControl, { isOptional: true }) private readonly control: IMinionControl | undefined,
+    @inject(IMinionControl, { optional: true }) private readonly control: IMinionControl | undefined,
   ) {}
 
-  @Fn({ summary: "List the available modules; globs are matched against function names, as Salt does", examples: ["salt '*' sys.list_modules", "salt '*' sys.list_modules 's*'"] })
-  list_modules(...args: unknown[]): string[] {
+  @Fn({
+    summary: 'List the available modules; globs are matched against function names, as Salt does',
+    examples: ["salt '*' sys.list_modules", "salt '*' sys.list_modules 's*'"],
+    args: {},
+    varargs: 'names',
+  })
+  list_modules({ names: args }: Globs): string[] {
     const funcs = this.modules.functionNames();
     const found = new Set<string>();
     if (args.length === 0) return this.modules.moduleNames();
@@ -30,8 +38,14 @@ export class SysModule {
     return [...found].sort();
   }
 
-  @Fn({ summary: "List the functions of modules, or the functions matching globs", examples: ["salt '*' sys.list_functions", "salt '*' sys.list_functions sys", "salt '*' sys.list_functions 'sys.list_*'"] })
-  list_functions(kwargs: Record<string, unknown>, ...args: unknown[]): string[] {
+  @Fn({
+    summary: 'List the functions of modules, or the functions matching globs',
+    examples: ["salt '*' sys.list_functions", "salt '*' sys.list_functions sys", "salt '*' sys.list_functions 'sys.list_*'"],
+    args: {},
+    varargs: 'names',
+    kwargs: true,
+  })
+  list_functions({ names: args }: Globs): string[] {
     const funcs = this.modules.functionNames();
     if (args.length === 0) return funcs;
     const found = new Set<string>();
@@ -43,8 +57,13 @@ export class SysModule {
     return [...found].sort();
   }
 
-  @Fn({ summary: "Return the docstrings of all functions, of a module, of a function, or of globs", examples: ["salt '*' sys.doc", "salt '*' sys.doc sys", "salt '*' sys.doc sys.doc", "salt '*' sys.doc 'sys.*'"] })
-  doc(...args: unknown[]): Record<string, string> {
+  @Fn({
+    summary: 'Return the docstrings of all functions, of a module, of a function, or of globs',
+    examples: ["salt '*' sys.doc", "salt '*' sys.doc sys", "salt '*' sys.doc sys.doc", "salt '*' sys.doc 'sys.*'"],
+    args: {},
+    varargs: 'names',
+  })
+  doc({ names: args }: Globs): Record<string, string> {
     const funcs = this.modules.functionNames();
     const docs: Record<string, string> = {};
     const add = (f: string): void => {
@@ -62,9 +81,12 @@ export class SysModule {
     return docs;
   }
 
-  @Fn({ summary: "Return the argument specification of functions: {fun: {args, defaults, varargs, kwargs}}", examples: ["salt '*' sys.argspec sys", "salt '*' sys.argspec 'sys.*'", "salt '*' sys.argspec sys.argspec"] })
-  argspec(module: unknown = ''): Record<string, ArgSpec> {
-    const [pattern] = names([module ?? '']);
+  @Fn({
+    summary: 'Return the argument specification of functions: {fun: {args, defaults, varargs, kwargs}}',
+    examples: ["salt '*' sys.argspec sys", "salt '*' sys.argspec 'sys.*'", "salt '*' sys.argspec sys.argspec"],
+    args: { module: arg.string({ default: '' }) },
+  })
+  argspec({ module: pattern }: { module: string }): Record<string, ArgSpec> {
     const funcs = this.modules.functionNames();
     const chosen = pattern.includes('*') || pattern.includes('.') ? funcs.filter((f) => fnmatch(pattern, f)) : funcs.filter((f) => f.startsWith(`${pattern}.`));
     const ret: Record<string, ArgSpec> = {};
@@ -75,7 +97,11 @@ export class SysModule {
     return ret;
   }
 
-  @Fn({ summary: "Why modules are missing: unavailable modules with their __virtual__ reason, and modules that failed to load", examples: ["salt '*' sys.missing_modules"] })
+  @Fn({
+    summary: 'Why modules are missing',
+    description: 'Unavailable modules with their __virtual__ reason, and modules that failed to load.',
+    examples: ["salt '*' sys.missing_modules"],
+  })
   missing_modules(): Record<string, string> {
     const ret: Record<string, string> = {};
     for (const [mod, reason] of Object.entries(this.modules.unavailable())) {
@@ -85,7 +111,10 @@ export class SysModule {
     return ret;
   }
 
-  @Fn({ summary: "Reload every module: new and changed module files take effect for the next jobs", examples: ["salt '*' sys.reload_modules"] })
+  @Fn({
+    summary: 'Reload every module: new and changed module files take effect for the next jobs',
+    examples: ["salt '*' sys.reload_modules"],
+  })
   async reload_modules(): Promise<boolean> {
     if (!this.control) throw new CommandExecutionError('Modules cannot be reloaded: this loader runs without a minion');
     await this.control.reloadModules();

@@ -1,4 +1,3 @@
-import 'reflect-metadata';
 import { flush, run } from '@oclif/core';
 import { resolve } from 'node:path';
 import { reportAndExit } from './errors';

@@ -1,4 +1,4 @@
-import { ArgumentError, CommandExecutionError, FunctionNotFoundError, InvocationError } from './api/errors';
+import { FunctionNotFoundError } from './api/errors';
 import { IJobContext, ISalt, type ILogger } from './api/services';
 import { IModules } from './api/control';
 import type { PluginKind } from './api/metadata';
@@ -165,16 +165,16 @@ export class Executor {
     const { registry } = plugins;
     const found = registry.find(fun, kind);
     if (!found) throw registry.missingError(fun, kind);
-    const jobContainer = plugins.container.createChildContainer();
-    jobContainer.register(IJobContext, { useValue: ctx });
+    const jobContainer = plugins.container.createChild();
+    jobContainer.register(IJobContext, ctx);
     const salt: ISalt = {
       call: (f, args = [], kwargs) =>
         this.call(plugins, catalog, ctx, f, packArgs(args, kwargs)),
       functions: () => registry.functionNames(),
       has: (f) => registry.find(f) !== undefined,
     };
-    jobContainer.register(ISalt, { useValue: salt });
-    jobContainer.register(IModules, { useValue: catalog });
+    jobContainer.register(ISalt, salt);
+    jobContainer.register(IModules, catalog);
     const { descriptor } = found.module;
     const values = found.fn.contract === 'render' ? [] : bindArguments(found.fn, arg, pub);
     const instance = instantiate(descriptor.cls, descriptor.injections, jobContainer, `Module '${descriptor.name}'`) as Record<string, unknown>;
@@ -194,23 +194,34 @@ export class Executor {
   }
 
   private describeError(registry: ModuleRegistry, fun: string, err: unknown): string {
-    if (err instanceof CommandExecutionError) {
-      this.logger?.error("A command in '%s' had a problem: %s", fun, err.message);
-      return `ERROR: ${err.message}`;
+    // By code, not class: a plugin with its own copy of brine/plugin throws its copy's classes.
+    const code = pluginErrorCode(err);
+    const message = err instanceof Error ? err.message : String(err);
+    if (code === 'COMMAND_EXECUTION') {
+      this.logger?.error("A command in '%s' had a problem: %s", fun, message);
+      return `ERROR: ${message}`;
     }
-    if (err instanceof InvocationError) {
-      this.logger?.error("Problem executing '%s': %s", fun, err.message);
-      return `ERROR executing '${fun}': ${err.message}`;
+    if (code === 'INVOCATION') {
+      this.logger?.error("Problem executing '%s': %s", fun, message);
+      return `ERROR executing '${fun}': ${message}`;
     }
-    if (err instanceof ArgumentError) {
+    if (code === 'ARGUMENT') {
       const doc = registry.find(fun)?.fn.doc ?? '';
-      const message = `Passed invalid arguments to ${fun}: ${err.message}\n${doc}`;
-      this.logger?.warning('%s', message);
-      return message;
+      const answer = `Passed invalid arguments to ${fun}: ${message}\n${doc}`;
+      this.logger?.warning('%s', answer);
+      return answer;
     }
     this.logger?.warning('The minion function caused an exception: %s', errorText(err));
     return `The minion function caused an exception: ${errorText(err)}`;
   }
+}
+
+const PLUGIN_ERROR_CODES = new Set(['COMMAND_EXECUTION', 'INVOCATION', 'ARGUMENT']);
+
+function pluginErrorCode(err: unknown): string | undefined {
+  if (!(err instanceof Error)) return undefined;
+  const code = (err as { code?: unknown }).code;
+  return typeof code === 'string' && PLUGIN_ERROR_CODES.has(code) && err.name.endsWith('Error') ? code : undefined;
 }
 
 function isFailedResult(value: unknown): boolean {

@@ -6,7 +6,7 @@
  * `npm install --prefix <prefix> <tarball>` leaves behind.
  */
 import { spawn } from 'node:child_process';
-import { cpSync, mkdirSync, readFileSync, symlinkSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readFileSync, symlinkSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { REPO, type RunResult } from '../support/cluster';
 
@@ -44,5 +44,7 @@ export function installPackage(built: string, prefix: string): string {
   mkdirSync(dest, { recursive: true });
   cpSync(join(built, 'package.json'), join(dest, 'package.json'));
   cpSync(join(built, 'dist'), join(dest, 'dist'), { recursive: true });
+  // npm installs a package's peer dependency (brine) beside it; here, this repository.
+  if (!existsSync(join(prefix, 'node_modules', 'brine'))) symlinkSync(REPO, join(prefix, 'node_modules', 'brine'), 'dir');
   return dest;
 }

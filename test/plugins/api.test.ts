@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { container } from 'tsyringe';
 import {
   ArgumentError,
   CommandExecutionError,
@@ -53,12 +52,12 @@ class Sample {
 }
 
 describe('decorators', () => {
-  it('record metadata only and register nothing into the global container', () => {
+  it('record metadata only, under global-registry keys a second copy of brine reads too', () => {
     expect(readModule(Sample)?.name).toBe('sample');
     expect(readFns(Sample).map((f) => f.method).sort()).toEqual(['_hidden', 'echo', 'many', 'opts', 'true_']);
     expect(readInjectionTokens(Sample).map((t) => t.token)).toEqual([IShell, IConfig]);
-    expect(container.isRegistered(Sample, true)).toBe(false);
-    expect(container.isRegistered(IShell, true)).toBe(false);
+    expect(IShell).toBe(Symbol.for('brine.IShell'));
+    expect(Object.getOwnPropertySymbols(Sample)).toContain(Symbol.for('brine.plugin.module'));
   });
 
   it('refuse a module name that is not a word', () => {

@@ -1,6 +1,6 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { MemoryGrains } from 'brine/testing';
 import { BUILTIN_PLUGINS } from '../../plugins';
@@ -63,6 +63,8 @@ describe('PluginRuntime with plugin packages', () => {
     dirs.push(root);
     const nodeModules = join(root, 'node_modules');
     mkdirSync(nodeModules);
+    // brine beside the packages, as npm installs a peer dependency
+    symlinkSync(resolve(__dirname, '../..'), join(nodeModules, 'brine'), 'dir');
     const lines: string[] = [];
     const runtime = await PluginRuntime.start({
       config: new StaticConfig({ id: 'm1' }),

@@ -56,7 +56,7 @@ export interface IModules {
   files(): string[];
 }
 /** Service id of {@link IModules}. @example constructor(@inject(IModules) private readonly modules: IModules) {} */
-export const IModules: unique symbol = Symbol('IModules');
+export const IModules: unique symbol = Symbol.for('brine.IModules');
 
 /**
  * A running job as Salt's minion records it in `proc/<jid>` (and `saltutil.running` shows it):
@@ -117,4 +117,4 @@ export interface IMinionControl {
   cacheFile(source: string, saltenv: string): Promise<string | null>;
 }
 /** Service id of {@link IMinionControl}. @example constructor(@inject(IMinionControl) private readonly control: IMinionControl) {} */
-export const IMinionControl: unique symbol = Symbol('IMinionControl');
+export const IMinionControl: unique symbol = Symbol.for('brine.IMinionControl');

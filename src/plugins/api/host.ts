@@ -35,4 +35,4 @@ export interface IHost {
   env(name: string): string | undefined;
 }
 /** Service id of {@link IHost}. @example constructor(@inject(IHost) private readonly host: IHost) {} */
-export const IHost: unique symbol = Symbol('IHost');
+export const IHost: unique symbol = Symbol.for('brine.IHost');

@@ -1,6 +1,7 @@
 /**
  * The public plugin-author API, imported as `brine/plugin`. Everything a module needs comes from
- * here; host and plugins share one tsyringe, so `inject` below is the host's own.
+ * here. Service ids and metadata keys live in the global symbol registry, so a plugin that
+ * brings its own copy of brine still talks to the host's loader.
  *
  * @example
  * import { Module, Fn, arg, inject, IShell, CommandExecutionError } from 'brine/plugin';
@@ -17,9 +18,7 @@
  *   }
  * }
  */
-import 'reflect-metadata';
-
-export { inject, injectable } from 'tsyringe';
+export { inject, serviceId, type InjectOptions } from './inject';
 export { Module, Fn, GrainsProvider, type ModuleOptions, type FnOptions, type CallArgs, type TypedMethodDecorator } from './decorators';
 export {
   StateModule,

@@ -1,8 +1,7 @@
 /**
  * The one file that reads and writes plugin metadata (tsyringe's lesson: a single owner of all
- * `Reflect` access). Decorators call the `record*` functions; the loader calls the `read*` ones.
+ * metadata access). Decorators call the `record*` functions; the loader calls the `read*` ones.
  */
-import 'reflect-metadata';
 import type { ArgSchema } from './args';
 
 /**
@@ -63,33 +62,42 @@ export interface GrainsProviderMetadata {
   name: string;
 }
 
-/** One constructor parameter's service, as tsyringe's `@inject` records it. */
+/** One constructor parameter's service, as `@inject` records it. */
 export interface InjectionToken {
   index: number;
-  token: unknown;
+  token: symbol;
   optional: boolean;
 }
 
 type AnyClass = abstract new (...args: never[]) => unknown;
 
-const MODULE_KEY = 'brine:module';
-const FNS_KEY = 'brine:functions';
-const GRAINS_KEY = 'brine:grains-provider';
-// tsyringe's own key (reflection-helpers.ts INJECTION_TOKEN_METADATA_KEY); read-only here.
-const TSYRINGE_TOKENS_KEY = 'injectionTokens';
+// Keys from the global symbol registry, stored as own properties of the class (or prototype): a
+// plugin that brings its own copy of brine/plugin records metadata the host's copy reads.
+const MODULE_KEY = Symbol.for('brine.plugin.module');
+const FNS_KEY = Symbol.for('brine.plugin.functions');
+const GRAINS_KEY = Symbol.for('brine.plugin.grains-provider');
+const INJECT_KEY = Symbol.for('brine.plugin.inject');
+
+function own<T>(target: object, key: symbol): T | undefined {
+  return Object.prototype.hasOwnProperty.call(target, key) ? ((target as Record<symbol, unknown>)[key] as T) : undefined;
+}
+
+function define(target: object, key: symbol, value: unknown): void {
+  Object.defineProperty(target, key, { value, configurable: true, enumerable: false, writable: false });
+}
 
 export function recordModule(target: AnyClass, meta: ModuleMetadata): void {
-  Reflect.defineMetadata(MODULE_KEY, meta, target);
+  define(target, MODULE_KEY, meta);
 }
 
 export function readModule(target: unknown): ModuleMetadata | undefined {
   if (typeof target !== 'function') return undefined;
-  return Reflect.getOwnMetadata(MODULE_KEY, target) as ModuleMetadata | undefined;
+  return own<ModuleMetadata>(target, MODULE_KEY);
 }
 
 export function recordFn(prototype: object, meta: FnMetadata): void {
-  const existing = (Reflect.getOwnMetadata(FNS_KEY, prototype) as FnMetadata[] | undefined) ?? [];
-  Reflect.defineMetadata(FNS_KEY, [...existing.filter((m) => m.method !== meta.method), meta], prototype);
+  const existing = own<FnMetadata[]>(prototype, FNS_KEY) ?? [];
+  define(prototype, FNS_KEY, [...existing.filter((m) => m.method !== meta.method), meta]);
 }
 
 /** The `@Fn` records of a class, own methods and inherited ones (a subclass wins on a clash). */
@@ -100,34 +108,26 @@ export function readFns(target: AnyClass): FnMetadata[] {
     chain.unshift(p);
   }
   for (const proto of chain) {
-    for (const meta of (Reflect.getOwnMetadata(FNS_KEY, proto) as FnMetadata[] | undefined) ?? []) {
-      byMethod.set(meta.method, meta);
-    }
+    for (const meta of own<FnMetadata[]>(proto, FNS_KEY) ?? []) byMethod.set(meta.method, meta);
   }
   return [...byMethod.values()];
 }
 
 export function recordGrainsProvider(target: AnyClass, meta: GrainsProviderMetadata): void {
-  Reflect.defineMetadata(GRAINS_KEY, meta, target);
+  define(target, GRAINS_KEY, meta);
 }
 
 export function readGrainsProvider(target: unknown): GrainsProviderMetadata | undefined {
   if (typeof target !== 'function') return undefined;
-  return Reflect.getOwnMetadata(GRAINS_KEY, target) as GrainsProviderMetadata | undefined;
+  return own<GrainsProviderMetadata>(target, GRAINS_KEY);
+}
+
+export function recordInjection(target: object, token: InjectionToken): void {
+  const existing = own<InjectionToken[]>(target, INJECT_KEY) ?? [];
+  define(target, INJECT_KEY, [...existing.filter((t) => t.index !== token.index), token]);
 }
 
 /** The services named by `@inject(...)` on the constructor's parameters, by index. */
 export function readInjectionTokens(target: AnyClass): InjectionToken[] {
-  const raw = (Reflect.getOwnMetadata(TSYRINGE_TOKENS_KEY, target) ?? {}) as Record<string, unknown>;
-  return Object.entries(raw)
-    .map(([index, entry]) => {
-      const e = entry as { token?: unknown; isOptional?: boolean } | undefined;
-      const isDescriptor = typeof e === 'object' && e !== null && 'token' in e;
-      return {
-        index: Number(index),
-        token: isDescriptor ? e.token : entry,
-        optional: isDescriptor ? e.isOptional === true : false,
-      };
-    })
-    .sort((a, b) => a.index - b.index);
+  return [...(own<InjectionToken[]>(target, INJECT_KEY) ?? [])].sort((a, b) => a.index - b.index);
 }

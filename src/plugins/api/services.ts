@@ -61,7 +61,7 @@ export interface IShell {
   which(name: string): Promise<string | null>;
 }
 /** Service id of {@link IShell}. @example constructor(@inject(IShell) private readonly shell: IShell) {} */
-export const IShell: unique symbol = Symbol('IShell');
+export const IShell: unique symbol = Symbol.for('brine.IShell');
 
 /**
  * The minion's grains: computed once at start (and on refresh), read by every job.
@@ -81,7 +81,7 @@ export interface IGrains {
   deleteStatic(keys: string[]): Promise<void>;
 }
 /** Service id of {@link IGrains}. @example constructor(@inject(IGrains) private readonly grains: IGrains) {} */
-export const IGrains: unique symbol = Symbol('IGrains');
+export const IGrains: unique symbol = Symbol.for('brine.IGrains');
 
 /**
  * The minion configuration, read-only.
@@ -95,7 +95,7 @@ export interface IConfig {
   all(): Record<string, unknown>;
 }
 /** Service id of {@link IConfig}. @example constructor(@inject(IConfig) private readonly config: IConfig) {} */
-export const IConfig: unique symbol = Symbol('IConfig');
+export const IConfig: unique symbol = Symbol.for('brine.IConfig');
 
 /**
  * The minion's log.
@@ -110,7 +110,7 @@ export interface ILogger {
   error(message: string, ...args: unknown[]): void;
 }
 /** Service id of {@link ILogger}. @example constructor(@inject(ILogger) private readonly log: ILogger) {} */
-export const ILogger: unique symbol = Symbol('ILogger');
+export const ILogger: unique symbol = Symbol.for('brine.ILogger');
 
 /**
  * The job being run. `retcode` starts at 0 and is what the job reports (Salt's
@@ -133,7 +133,7 @@ export interface IJobContext {
   retcode: number;
 }
 /** Service id of {@link IJobContext}. @example constructor(@inject(IJobContext) private readonly job: IJobContext) {} */
-export const IJobContext: unique symbol = Symbol('IJobContext');
+export const IJobContext: unique symbol = Symbol.for('brine.IJobContext');
 
 /**
  * Calls another module function, like Salt's `__salt__['cmd.run']('ls', cwd='/')`. Errors of the
@@ -150,14 +150,8 @@ export interface ISalt {
   has(fun: string): boolean;
 }
 /** Service id of {@link ISalt}. @example constructor(@inject(ISalt) private readonly salt: ISalt) {} */
-export const ISalt: unique symbol = Symbol('ISalt');
+export const ISalt: unique symbol = Symbol.for('brine.ISalt');
 
-/** Service names, for messages ("depends on unknown service IShell"). */
-export function serviceName(token: unknown): string {
-  if (typeof token === 'symbol') return token.description ?? token.toString();
-  if (typeof token === 'function') return token.name || 'anonymous class';
-  return String(token);
-}
 
 /** What {@link IPillar.compile} compiles. */
 export interface PillarCompileOptions {
@@ -186,4 +180,4 @@ export interface IPillar {
   refresh(): Promise<Record<string, unknown>>;
 }
 /** Service id of {@link IPillar}. @example constructor(@inject(IPillar) private readonly pillar: IPillar) {} */
-export const IPillar: unique symbol = Symbol('IPillar');
+export const IPillar: unique symbol = Symbol.for('brine.IPillar');

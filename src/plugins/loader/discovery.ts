@@ -34,7 +34,7 @@ export function classify(origin: PluginOrigin, exportsObj: Record<string, unknow
 
 function loadFile(file: string, found: DiscoveredPlugins[], problems: LoadProblem[], origin = file): void {
   try {
-    const plugins = classify(origin, requirePluginFile(file));
+    const plugins = classify(origin, requirePluginFile(file, origin === file));
     if (plugins.modules.length === 0 && plugins.grainsProviders.length === 0) {
       throw new PluginDefinitionError(`${file} exports no @Module or @GrainsProvider class`);
     }

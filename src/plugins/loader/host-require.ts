@@ -4,20 +4,14 @@ import { dirname } from 'node:path';
 import { PluginDefinitionError } from '../api/errors';
 
 /**
- * Loading external plugins (module_dirs files, npm packages) with Node's own `require`, so that
- * `require('brine/plugin')` inside them returns THIS process's API module: the same decorators,
- * metadata store and tsyringe. Without it an npm plugin would get its own copy of brine from its
- * node_modules (or none at all), and its metadata would be invisible to the host.
- *
- * How: the id `brine/plugin` is resolved to a fixed cache key whose `require.cache` entry holds
- * the host's API exports. The hook touches only that exact id; every other request resolves as
- * usual. It is installed once per process, the first time an external plugin is loaded.
+ * Loading external plugins. A module_dirs file (or a module synced from the master) is a lone
+ * file with no node_modules of its own, so its `require('brine/plugin')` is answered with the
+ * host's API by the `require` it is compiled with; nothing else in the process changes. An npm
+ * plugin package resolves `brine/plugin` as Node does (brine is its peer dependency: installed
+ * beside it, or its own copy); service ids and metadata keys come from the global symbol
+ * registry, so the host reads what either copy recorded.
  */
-const HOST_API_KEY = '\0brine-host:brine/plugin';
-
-type ResolveFilename = (request: string, parent: unknown, isMain: boolean, options?: unknown) => string;
 interface ModuleInternals {
-  _resolveFilename: ResolveFilename;
   _cache: Record<string, unknown>;
   _nodeModulePaths(dir: string): string[];
 }
@@ -26,25 +20,16 @@ interface CompilableModule {
   paths: string[];
   loaded: boolean;
   exports: unknown;
+  require(id: string): unknown;
   _compile(source: string, filename: string): void;
 }
 
 const internals = Module as unknown as ModuleInternals;
-let installed = false;
+let hostApi: object | undefined;
 
-/** Make `require('brine/plugin')` return `api` in every module loaded from now on. Idempotent. */
-export function shareHostApi(api: object): void {
-  const cached = new Module(HOST_API_KEY) as unknown as CompilableModule;
-  cached.exports = api;
-  cached.loaded = true;
-  internals._cache[HOST_API_KEY] = cached;
-  if (installed) return;
-  const original = internals._resolveFilename;
-  internals._resolveFilename = function resolveBrinePlugin(request, parent, isMain, options) {
-    if (request === 'brine/plugin') return HOST_API_KEY;
-    return original.call(this, request, parent, isMain, options);
-  };
-  installed = true;
+/** The API a lone plugin file gets for `require('brine/plugin')`. */
+export function setHostApi(api: object): void {
+  hostApi = api;
 }
 
 /** Whether the `typescript` package can be loaded, for `.ts` plugin files. */
@@ -105,31 +90,51 @@ export function forgetPluginFiles(dirs: readonly string[]): void {
   }
 }
 
-/**
- * Load one plugin file: `.js`/`.cjs` with Node's `require`; `.ts` transpiled to CommonJS by the
- * `typescript` package when it is installed (a single file: its relative imports must be `.js`).
- */
-export function requirePluginFile(file: string): Record<string, unknown> {
-  if (!file.endsWith('.ts')) return require(file) as Record<string, unknown>;
-  const cachedTs = internals._cache[file] as CompilableModule | undefined;
-  if (cachedTs) return cachedTs.exports as Record<string, unknown>;
-  const ts = loadTypeScript();
-  if (!ts) {
-    throw new PluginDefinitionError(`cannot load ${file}: .ts plugins need the 'typescript' package`, {
-      hint: 'Install typescript next to brine, or compile the plugin to .js',
-    });
-  }
-  const output = transpileWith(ts, readFileSync(file, 'utf8'), file);
+function compileLoneFile(file: string, source: string): Record<string, unknown> {
   const mod = new Module(file) as unknown as CompilableModule;
   mod.filename = file;
   mod.paths = internals._nodeModulePaths(dirname(file));
+  const ownRequire = mod.require.bind(mod);
+  mod.require = (id: string) => (id === 'brine/plugin' && hostApi ? hostApi : ownRequire(id));
   internals._cache[file] = mod;
   try {
-    mod._compile(output, file);
+    mod._compile(source, file);
   } catch (err) {
     delete internals._cache[file];
     throw err;
   }
   mod.loaded = true;
   return mod.exports as Record<string, unknown>;
+}
+
+/**
+ * Load one plugin file. A lone file (`lone`: module_dirs, synced modules) is compiled with a
+ * `require` that answers `brine/plugin` with the host's API; `.ts` is transpiled to CommonJS by
+ * the `typescript` package when it is installed (a single file: its relative imports must be
+ * `.js`). A package's entry file is loaded with Node's `require`.
+ */
+export function requirePluginFile(file: string, lone = true): Record<string, unknown> {
+  const cached = internals._cache[file] as CompilableModule | undefined;
+  if (cached) return cached.exports as Record<string, unknown>;
+  if (!lone && !file.endsWith('.ts')) {
+    try {
+      return require(file) as Record<string, unknown>;
+    } catch (err) {
+      if ((err as { code?: unknown }).code === 'MODULE_NOT_FOUND' && String((err as Error).message).includes("'brine/plugin'")) {
+        throw new PluginDefinitionError(`${file} cannot find brine/plugin`, {
+          cause: err,
+          hint: 'brine is a peer dependency of plugin packages: install brine beside the plugin (npm install brine)',
+        });
+      }
+      throw err;
+    }
+  }
+  if (!file.endsWith('.ts')) return compileLoneFile(file, readFileSync(file, 'utf8'));
+  const ts = loadTypeScript();
+  if (!ts) {
+    throw new PluginDefinitionError(`cannot load ${file}: .ts plugins need the 'typescript' package`, {
+      hint: 'Install typescript next to brine, or compile the plugin to .js',
+    });
+  }
+  return compileLoneFile(file, transpileWith(ts, readFileSync(file, 'utf8'), file));
 }

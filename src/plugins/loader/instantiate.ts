@@ -1,7 +1,7 @@
-import type { DependencyContainer } from 'tsyringe';
 import { PluginDefinitionError } from '../api/errors';
+import { serviceName } from '../api/inject';
 import type { InjectionToken } from '../api/metadata';
-import { serviceName } from '../api/services';
+import type { ServiceContainer } from './container';
 
 /**
  * Build a plugin instance from a container, checking first that every service its constructor
@@ -11,25 +11,24 @@ import { serviceName } from '../api/services';
 export function instantiate<T>(
   cls: new (...args: never[]) => T,
   injections: InjectionToken[],
-  container: DependencyContainer,
+  container: ServiceContainer,
   what: string,
-  extraKnown: readonly unknown[] = [],
+  extraKnown: readonly symbol[] = [],
 ): T {
   const missing = unknownServices(injections, container, extraKnown);
   if (missing.length > 0) throw missingServiceError(what, cls.name, missing);
-  const args = injections.map((t) =>
-    t.optional && !container.isRegistered(t.token as symbol, true) ? undefined : container.resolve(t.token as symbol),
-  );
+  const args: unknown[] = [];
+  for (const t of injections) args[t.index] = container.get(t.token);
   return new cls(...(args as never[]));
 }
 
-export function unknownServices(injections: InjectionToken[], container: DependencyContainer, extraKnown: readonly unknown[] = []): InjectionToken[] {
-  return injections.filter((t) => !t.optional && !extraKnown.includes(t.token) && !container.isRegistered(t.token as symbol, true));
+export function unknownServices(injections: InjectionToken[], container: ServiceContainer, extraKnown: readonly symbol[] = []): InjectionToken[] {
+  return injections.filter((t) => !t.optional && !extraKnown.includes(t.token) && !container.has(t.token));
 }
 
 export function missingServiceError(what: string, className: string, missing: InjectionToken[]): PluginDefinitionError {
   const list = missing.map((t) => `${serviceName(t.token)} (constructor parameter #${t.index + 1})`).join(', ');
   return new PluginDefinitionError(`${what} (class ${className}) depends on unknown service ${list}`, {
-    hint: 'Use the services brine/plugin exports (IShell, IGrains, IConfig, ILogger, IJobContext, ISalt, IHost, IModules, IMinionControl)',
+    hint: 'Use the services brine/plugin exports (IShell, IGrains, IConfig, ILogger, IJobContext, ISalt, IHost, IModules, IMinionControl, IPillar)',
   });
 }

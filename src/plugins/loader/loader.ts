@@ -1,4 +1,3 @@
-import { container as rootContainer, type DependencyContainer } from 'tsyringe';
 import { dirname, join } from 'node:path';
 import * as api from '../api';
 import { readGrainsProvider, readInjectionTokens } from '../api/metadata';
@@ -17,7 +16,8 @@ import { NodeShell } from '../services/shell';
 import { StreamLogger } from '../services/logger';
 import { classify, discoverModuleDirs, discoverNpm, type DiscoveredPlugins, type NpmPluginOptions } from './discovery';
 import { exploreModule } from './explorer';
-import { shareHostApi } from './host-require';
+import { setHostApi } from './host-require';
+import { ServiceContainer } from './container';
 import { instantiate, missingServiceError, unknownServices } from './instantiate';
 import { ModuleRegistry } from './registry';
 
@@ -47,7 +47,7 @@ export interface PluginLoaderOptions {
 export interface LoadedPlugins {
   registry: ModuleRegistry;
   /** The container the loader owns; each job gets a child of it. */
-  container: DependencyContainer;
+  container: ServiceContainer;
   grains: api.IGrains;
   /** Recompute grains (grains providers, static file, config). */
   refreshGrains(): Promise<void>;
@@ -58,8 +58,8 @@ const PER_JOB = [IJobContext, ISalt, IModules] as const;
 
 /**
  * Finds plugins (built-ins, module_dirs files, npm packages, in that order), computes grains,
- * checks each module's availability and services, and registers the rest into a tsyringe child
- * container it owns (never the global one). A module that fails is reported in
+ * checks each module's availability and services, and registers the rest into a
+ * {@link ServiceContainer} it owns (never a global one). A module that fails is reported in
  * `registry.problems` while the others load; a later source's module replaces an earlier one of
  * the same name (a custom `test` overrides the built-in), unless it is unavailable.
  *
@@ -73,18 +73,18 @@ export class PluginLoader {
   async load(): Promise<LoadedPlugins> {
     const { config } = this.options;
     const logger = this.options.logger ?? new StreamLogger();
-    const container = rootContainer.createChildContainer();
-    container.register(IConfig, { useValue: config });
-    container.register(ILogger, { useValue: logger });
-    container.register(IShell, { useValue: this.options.shell ?? new NodeShell() });
-    container.register(IHost, { useValue: this.options.host ?? new NodeHost('/') });
-    if (this.options.control) container.register(IMinionControl, { useValue: this.options.control });
-    container.register(IPillar, { useValue: this.options.pillar ?? new NoPillar() });
+    const container = new ServiceContainer();
+    container.register(IConfig, config);
+    container.register(ILogger, logger);
+    container.register(IShell, this.options.shell ?? new NodeShell());
+    container.register(IHost, this.options.host ?? new NodeHost('/'));
+    if (this.options.control) container.register(IMinionControl, this.options.control);
+    container.register(IPillar, this.options.pillar ?? new NoPillar());
 
     const registry = new ModuleRegistry();
     const sources: DiscoveredPlugins[] = [classify('builtin', { ...(this.options.builtins ?? []) } as Record<string, unknown>)];
     const moduleDirs = this.options.moduleDirs ?? asStringList(config.get('module_dirs', []));
-    if (moduleDirs.length > 0 || this.options.npm) shareHostApi(api);
+    setHostApi(api);
     if (moduleDirs.length > 0) {
       const fromDirs = discoverModuleDirs(moduleDirs);
       collect(fromDirs, sources, registry);
@@ -105,8 +105,8 @@ export class PluginLoader {
       grains = store;
       refreshGrains = () => store.refresh();
     }
-    container.register(IGrains, { useValue: grains });
-    container.register(IStates, { useValue: this.states(container, registry, grains) });
+    container.register(IGrains, grains);
+    container.register(IStates, this.states(container, registry, grains));
 
     const allGrains = grains.all();
     for (const source of sources) {
@@ -116,7 +116,7 @@ export class PluginLoader {
   }
 
   /** The state system over the state modules that load; a broken one is reported, the rest load. */
-  private states(container: DependencyContainer, registry: ModuleRegistry, grains: api.IGrains): NodeStates {
+  private states(container: ServiceContainer, registry: ModuleRegistry, grains: api.IGrains): NodeStates {
     const config = this.options.config;
     const modules: { cls: StateModuleClass; instance: object }[] = [];
     for (const cls of this.options.stateModules ?? []) {
@@ -141,11 +141,11 @@ export class PluginLoader {
       }
       return source.startsWith('/') && existsSync(source) ? source : null;
     };
-    const shell = container.resolve<api.IShell>(IShell);
+    const shell = container.get(IShell) as api.IShell;
     return new NodeStates(config, grains, shell, new StateModuleTable(modules, cacheFile), local);
   }
 
-  private grainsProviders(sources: DiscoveredPlugins[], container: DependencyContainer, registry: ModuleRegistry): GrainsCollector[] {
+  private grainsProviders(sources: DiscoveredPlugins[], container: ServiceContainer, registry: ModuleRegistry): GrainsCollector[] {
     const providers: GrainsCollector[] = [];
     for (const source of sources) {
       for (const cls of source.grainsProviders) {
@@ -163,7 +163,7 @@ export class PluginLoader {
     return providers;
   }
 
-  private addModule(cls: unknown, origin: string, container: DependencyContainer, registry: ModuleRegistry, grains: Record<string, unknown>): void {
+  private addModule(cls: unknown, origin: string, container: ServiceContainer, registry: ModuleRegistry, grains: Record<string, unknown>): void {
     let name: string | undefined;
     try {
       const descriptor = exploreModule(cls);

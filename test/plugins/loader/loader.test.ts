@@ -73,7 +73,7 @@ describe('PluginLoader', () => {
 
   it('lets a custom module override a built-in of the same name', async () => {
     const plugins = await loader({ moduleDirs: [fixture('override_dir')] }).load();
-    expect(plugins.registry.overrides).toEqual([{ module: 'test', replaced: 'builtin', by: fixture('override_dir', 'test.js') }]);
+    expect(plugins.registry.overrides).toEqual([{ module: 'test', replaced: 'builtin', by: fixture('override_dir', 'test.js'), kind: 'execution' }]);
     const ex = new Executor(plugins);
     expect((await ex.run({ fun: 'test.ping', arg: [], jid: '1' })).return).toBe('custom pong');
     expect((await ex.run({ fun: 'test.echo', arg: ['x'], jid: '1' })).return).toBe("'test.echo' is not available.");
@@ -85,7 +85,7 @@ describe('PluginLoader', () => {
     expect((await new Executor(plugins).run({ fun: 'typed.twice', arg: [21], jid: '1' })).return).toBe(42);
   });
 
-  it('loads npm plugin packages by name pattern; nested files share the host API', async () => {
+  it('loads npm plugin packages by name pattern, each with its own copy of brine/plugin', async () => {
     const plugins = await new PluginLoader({
       config: new StaticConfig({ id: 'web1' }),
       logger: quiet,
@@ -97,9 +97,12 @@ describe('PluginLoader', () => {
     expect(plugins.registry.moduleNames()).toEqual(['demo']);
     expect(plugins.registry.module('demo')?.origin).toBe('npm:brine-plugin-demo');
     expect(plugins.grains.get('demo_grain')).toBe('from-npm');
-    const helper = require(fixture('packages', 'brine-plugin-demo', 'lib', 'helper.js')) as { api: unknown };
-    expect(helper.api).toBe(hostApi);
-    expect((await new Executor(plugins).run({ fun: 'demo.hi', arg: ['bob'], jid: '1' })).return).toBe('HI BOB');
+    // The package resolves brine/plugin from its own node_modules (the built dist/ of this
+    // repository, a second copy beside the TypeScript sources the test runs): ids still match.
+    const helper = require(fixture('packages', 'brine-plugin-demo', 'lib', 'helper.js')) as { api: typeof hostApi };
+    expect(helper.api).not.toBe(hostApi);
+    expect(helper.api.IShell).toBe(hostApi.IShell);
+    expect((await new Executor(plugins).run({ fun: 'demo.hi', arg: ['bob'], jid: '1' })).return).toBe('HI BOB (FROM-NPM)');
     const problems = Object.fromEntries(plugins.registry.problems.map((p) => [p.origin, p.error.message]));
     expect(problems['npm:brine-plugin-noentry']).toContain('names no plugin entry');
     expect(problems['npm:not-installed']).toContain('is not installed');
