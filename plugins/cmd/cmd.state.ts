@@ -1,7 +1,7 @@
 import { chmodSync, copyFileSync, existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
-import { CommandExecutionError, inject, IShell, type StateContext, type StateReturn } from 'brine/plugin';
+import { CommandExecutionError, inject, IShell, ShlexError, shlexSplit, type StateContext, type StateReturn } from 'brine/plugin';
 
 type Args = Record<string, unknown> & { name: string };
 
@@ -34,14 +34,6 @@ function isTrue(v: unknown): boolean {
   return Boolean(v);
 }
 
-/** shlex.split for `key=value` lines (quotes only). */
-function shlexWords(line: string): string[] {
-  const out: string[] = [];
-  const re = /(?:[^\s'"]+|'[^']*'|"(?:\\.|[^"])*")+/g;
-  for (const m of line.match(re) ?? []) out.push(m.replace(/'([^']*)'|"((?:\\.|[^"])*)"/g, (_a, s, d) => s ?? d.replace(/\\(.)/g, '$1')));
-  return out;
-}
-
 /** Salt's _reinterpreted_state: a stateful command's last line (or JSON) becomes the state. */
 function reinterpreted(state: StateReturn): StateReturn {
   const ret = state.changes as Partial<RunAll> & Record<string, unknown>;
@@ -65,7 +57,15 @@ function reinterpreted(state: StateReturn): StateReturn {
   } catch {
     idx = out.replace(/\s+$/, '').lastIndexOf('\n');
     if (idx !== -1) out = out.slice(idx + 1);
-    for (const item of shlexWords(out)) {
+    let items: string[] | null;
+    try {
+      items = shlexSplit(out);
+    } catch (err) {
+      // Salt catches shlex's ValueError (an unclosed quote) with the same failure as a bad pair.
+      if (!(err instanceof ShlexError)) throw err;
+      items = null;
+    }
+    for (const item of items ?? ['']) {
       const parts = item.split('=');
       if (parts.length !== 2) {
         const failed: StateReturn = { ...state, result: false, comment: 'Failed parsing script output! Stdout must be JSON or a line of name=value pairs.' };

@@ -1,11 +1,6 @@
-import { Fn, IJobContext, inject, IPillar, ISalt, IStates, Module, type StateRunOptions, type StateRunReturn } from 'brine/plugin';
+import { Fn, IJobContext, inject, IPillar, ISalt, IStates, isTrue, Module, type StateRunOptions, type StateRunReturn } from 'brine/plugin';
 
 type Kw = Record<string, unknown>;
-
-function isTrue(v: unknown): boolean {
-  if (typeof v === 'string') return ['true', 'yes', '1', 'on'].includes(v.toLowerCase());
-  return Boolean(v);
-}
 
 /** `a,b` or a list -> SLS names. */
 function modsOf(mods: unknown): string[] {

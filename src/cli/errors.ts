@@ -4,17 +4,22 @@ import { BrineError } from '../core/errors';
 /** Salt's exit code for a command-line usage error (EX_USAGE). */
 export const EXIT_USAGE = 64;
 
-/** A user mistake or an unusable situation: one line on stderr and an exit code, never a stack. */
+/**
+ * A user mistake or an unusable situation: one line on stderr and an exit code, never a stack. Its
+ * `code` is the one given, else that of the BrineError it wraps (`cause`), else 'CLI': a test (or
+ * a caller) can tell a refused key from an unreachable master without reading the text.
+ */
 export class CliError extends BrineError {
-  constructor(message: string, readonly exitCode = 1, options: { hint?: string; cause?: unknown } = {}) {
-    super('CLI', message, options);
+  constructor(message: string, readonly exitCode = 1, options: { hint?: string; cause?: unknown; code?: string } = {}) {
+    super(options.code ?? (options.cause instanceof BrineError ? options.cause.code : 'CLI'), message, options);
   }
 }
 
 /** Prints an error the way Salt's commands do and exits; stack traces only for real bugs. */
 export function reportAndExit(err: unknown): never {
   const oclifExit = (err as { oclif?: { exit?: number } })?.oclif?.exit;
-  if (err instanceof Errors.ExitError || (oclifExit !== undefined && !(err instanceof BrineError) && (err as Error).message === `EEXIT: ${oclifExit}`)) {
+  // oclif's exit: its ExitError, or (from another copy of @oclif/core) an error with its EEXIT code.
+  if (err instanceof Errors.ExitError || (oclifExit !== undefined && !(err instanceof BrineError) && (err as { code?: unknown }).code === 'EEXIT')) {
     process.exit(oclifExit ?? 0);
   }
   if (err instanceof BrineError) {

@@ -36,13 +36,18 @@ export const commonFlags = {
   ...versionFlags,
 };
 
+/**
+ * Salt's --no-color: brine's outputters never colour, so it holds already; accepted so that
+ * scripts written for Salt run unchanged.
+ */
+export const noColorFlag = Flags.boolean({ description: 'Print without colors (brine prints none)', aliases: ['no-colour'] });
+
 /** How a command that prints returns prints them. */
 export const outputFlags = {
   out: outFlag,
   'out-file': outFileFlag,
   'out-indent': outIndentFlag,
-  // Salt's outputters color by default; brine's print plain text, so this only keeps Salt's command lines working.
-  'no-color': Flags.boolean({ description: 'Print without colors (brine prints none)', aliases: ['no-colour'] }),
+  'no-color': noColorFlag,
 };
 
 /** A daemon's or salt-call's log file, over the config's log_file / log_level_logfile. */

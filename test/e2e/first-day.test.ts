@@ -128,6 +128,12 @@ describe('version identity', () => {
 });
 
 describe('flags scripts use', () => {
+  it('--no-color is accepted where Salt has it (output is never coloured)', async () => {
+    expect((await cluster.salt('day1', 'test.ping', '--no-color')).stdout).toBe('day1:\n    True\n');
+    expect((await cluster.run('salt-run', ['manage.up', '--no-color'])).code).toBe(0);
+    expect((await cluster.run('salt-key', ['-L', '--no-color'])).code).toBe(0);
+  }, 30_000);
+
   it('--no-parse keeps the named keyword arguments as text', async () => {
     const res = await cluster.salt('day1', 'test.arg', 'x=007', 'y=007', '--no-parse=x', '--out', 'json');
     const { kwargs } = JSON.parse(res.stdout).day1;

@@ -1,12 +1,13 @@
 import { Command, Flags } from '@oclif/core';
 import { createInterface } from 'node:readline/promises';
-import { commonFlags } from '../flags';
+import { commonFlags, noColorFlag } from '../flags';
 
 export default class SaltKey extends Command {
   static override summary = "Manage the master's minion keys: list, accept, reject, delete, fingerprints";
   static override examples = ['salt-key -L', 'salt-key -A -y', "salt-key -a 'web*'", 'salt-key -d web2 -y', 'salt-key -F'];
   static override flags = {
     ...commonFlags,
+    'no-color': noColorFlag,
     list: Flags.string({ char: 'l', description: 'List keys in one state: acc, pre|un, rej, den or all', options: ['acc', 'accepted', 'pre', 'un', 'unaccepted', 'rej', 'rejected', 'den', 'denied', 'all'] }),
     'list-all': Flags.boolean({ char: 'L', description: 'List all keys' }),
     accept: Flags.string({ char: 'a', description: 'Accept the unaccepted keys matching a glob' }),

@@ -1,5 +1,5 @@
 import { Args, Command, Flags } from '@oclif/core';
-import { commonFlags, noParseFlag, outFlag } from '../flags';
+import { commonFlags, noColorFlag, noParseFlag, outFlag } from '../flags';
 
 export default class SaltRun extends Command {
   static override summary = 'Run a runner function on the master (manage.*, jobs.*, state.event)';
@@ -11,6 +11,7 @@ export default class SaltRun extends Command {
   static override flags = {
     ...commonFlags,
     out: outFlag,
+    'no-color': noColorFlag,
     'no-parse': noParseFlag,
     timeout: Flags.integer({ char: 't', description: 'Seconds to wait for the minions' }),
   };
