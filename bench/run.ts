@@ -20,6 +20,7 @@ import { runBrineScale, type BrineScaleResult, type SharedMinionRuntime } from '
 import { ensureKeyCache, type KeyCacheResult } from './keys';
 import { runMicroBench, type MicroResult } from './micro';
 import { runJobCacheBench, type BenchRow } from './job-cache-bench';
+import { runRenderBench } from './render-bench';
 import { fmtInt, fmtMs, table } from './report';
 
 interface Options {
@@ -208,6 +209,13 @@ async function main(): Promise<void> {
     micro = await runMicroBench();
     printMicro(micro);
   }
+
+  progress('render: a 200-line SLS with loops, macros and imports (brine vs Salt 3007 slsutil.renderer)');
+  const render = await runRenderBench();
+  process.stdout.write(
+    `\nRender of a 200-line SLS: brine ${render.brineRenderMs.toFixed(2)} ms in-process, ${render.brineProcessMs.toFixed(0)} ms as a whole process; ` +
+      `Salt 3007 salt-call --local slsutil.renderer ${render.saltProcessMs === null ? 'not installed (../shared/salt-ref/setup.sh ~/.cache/brine-salt-ref)' : `${render.saltProcessMs.toFixed(0)} ms (whole process)`}\n`,
+  );
 
   let jobCache: BenchRow[] = [];
   if (options.jobCache) {

@@ -54,19 +54,24 @@ export function pluginFiles(name: string): Record<string, string> {
     'package.json': `${JSON.stringify(pkg, null, 2)}\n`,
     'tsconfig.json': `${JSON.stringify(tsconfig, null, 2)}\n`,
     'src/index.ts': `// The brine entry: every @Module and @GrainsProvider class exported here is loaded.\nexport { ${cls} } from './${name}.module';\n`,
-    [`src/${name}.module.ts`]: `import { Fn, IShell, InvocationError, Module, inject } from 'brine/plugin';
+    [`src/${name}.module.ts`]: `import { Fn, IShell, Module, arg, inject } from 'brine/plugin';
 
 @Module('${name}', { doc: 'What ${name} does' })
 export class ${cls} {
   constructor(@inject(IShell) private readonly shell: IShell) {}
 
-  @Fn({ summary: "Echo a text back\\n\\nCLI Example:\\n\\n    salt '*' ${name}.echo hello" })
-  echo(text: unknown): string {
-    if (typeof text !== 'string') throw new InvocationError('text must be a string');
+  // The arguments are declared: the job's values are bound, coerced and checked before the call,
+  // and TypeScript checks this method's parameter type against them.
+  @Fn({
+    summary: 'Echo a text back',
+    examples: ["salt '*' ${name}.echo hello"],
+    args: { text: arg.string() },
+  })
+  echo({ text }: { text: string }): string {
     return text;
   }
 
-  @Fn({ summary: "Return the kernel name (uname -s)\\n\\nCLI Example:\\n\\n    salt '*' ${name}.kernel" })
+  @Fn({ summary: 'Return the kernel name (uname -s)', examples: ["salt '*' ${name}.kernel"] })
   async kernel(): Promise<string> {
     const res = await this.shell.run(['uname', '-s']);
     return res.stdout.trim();

@@ -1,7 +1,7 @@
 import { chmodSync, existsSync, lstatSync, mkdirSync, readFileSync, readlinkSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join, basename } from 'node:path';
 import { CommandExecutionError, type StateContext, type StateReturn } from 'brine/plugin';
-import { unifiedDiff } from './unified-diff';
+import { appendDiff, unifiedDiff } from './unified-diff';
 
 type Args = Record<string, unknown> & { name: string };
 
@@ -20,6 +20,10 @@ export function saltPath(source: string): string {
 export function templateContext(args: Record<string, unknown>, source: string): Record<string, unknown> {
   const obj = (v: unknown): Record<string, unknown> => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {});
   return { name: args.name, source, user: args.user, group: args.group, mode: args.mode, ...obj(args.defaults), ...obj(args.context) };
+}
+
+function escapeRegex(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
 function modeOf(v: unknown): number | undefined {
@@ -54,7 +58,127 @@ export class FileStates {
     symlink: ['name', 'target'],
     exists: ['name'],
     missing: ['name'],
+    append: ['name'],
+    replace: ['name', 'pattern', 'repl'],
+    line: ['name'],
   };
+
+  async append(args: Args, ctx: StateContext): Promise<StateReturn> {
+    const name = args.name;
+    const ret: StateReturn = { name, changes: {}, result: true, comment: '' };
+    const text = args.text === undefined || args.text === null ? [] : Array.isArray(args.text) ? args.text.map(String) : [String(args.text)];
+    if (!existsSync(name)) {
+      if (!args.makedirs && !existsSync(dirname(name))) {
+        ret.result = false;
+        ret.comment = `Directory ${dirname(name)} for file ${name} is not present`;
+        return ret;
+      }
+    }
+    const before = existsSync(name) ? readFileSync(name, 'utf8') : '';
+    const present = (chunk: string): boolean => new RegExp(chunk.trim().split(/\s+/).map(escapeRegex).join('\\s+'), 'm').test(before);
+    const add = text.flatMap((t) => t.split('\n')).filter((l) => !present(l));
+    if (add.length === 0) {
+      ret.comment = `File ${name} is in correct state`;
+      return ret;
+    }
+    const after = (before === '' || before.endsWith('\n') ? before : `${before}\n`) + add.map((l) => `${l}\n`).join('');
+    ret.changes = { diff: appendDiff(before, after) };
+    if (ctx.test) {
+      ret.result = null;
+      ret.comment = `File ${name} is set to be updated`;
+      return ret;
+    }
+    mkdirSync(dirname(name), { recursive: true });
+    atomicWrite(name, after, existsSync(name) ? statSync(name).mode & 0o7777 : 0o644);
+    ret.comment = `Appended ${add.length} lines`;
+    return ret;
+  }
+
+  async replace(args: Args, ctx: StateContext): Promise<StateReturn> {
+    const name = args.name;
+    const ret: StateReturn = { name, changes: {}, result: true, comment: '' };
+    if (!existsSync(name)) {
+      ret.result = false;
+      ret.comment = `${name}: file not found`;
+      return ret;
+    }
+    const before = readFileSync(name, 'utf8');
+    const count = Number(args.count ?? 0);
+    let n = 0;
+    const re = new RegExp(String(args.pattern), 'gm');
+    const after = before.replace(re, (m) => (count && n >= count ? m : (n++, String(args.repl).replace(/\\(\d)/g, '$$$1'))));
+    if (after === before) {
+      ret.comment = 'No changes needed to be made';
+      return ret;
+    }
+    ret.changes = { diff: unifiedDiff(before, after) };
+    if (ctx.test) {
+      ret.result = null;
+      ret.comment = 'Changes would have been made';
+      return ret;
+    }
+    const mode = statSync(name).mode & 0o7777;
+    const backup = args.backup === undefined ? '.bak' : args.backup;
+    if (backup !== false && backup !== null && backup !== '') writeFileSync(`${name}${String(backup)}`, before, { mode });
+    atomicWrite(name, after, mode);
+    ret.comment = 'Changes were made';
+    return ret;
+  }
+
+  async line(args: Args, ctx: StateContext): Promise<StateReturn> {
+    const name = args.name;
+    const ret: StateReturn = { name, changes: {}, result: true, comment: '' };
+    const mode = String(args.mode ?? '').toLowerCase();
+    if (!['insert', 'ensure', 'replace', 'delete'].includes(mode)) {
+      ret.result = false;
+      ret.comment = mode ? `Unknown mode: ${mode}` : 'Mode was not defined. How to process the file?';
+      return ret;
+    }
+    if (!existsSync(name)) {
+      ret.result = false;
+      ret.comment = `File "${name}" doesn't exist`;
+      return ret;
+    }
+    const before = readFileSync(name, 'utf8');
+    const lines = before.split('\n');
+    const trailing = lines[lines.length - 1] === '';
+    if (trailing) lines.pop();
+    const content = args.content === undefined || args.content === null ? '' : String(args.content);
+    const matches = (l: string, p: unknown): boolean => p !== undefined && p !== null && new RegExp(String(p)).test(l);
+    const out = [...lines];
+    if (mode === 'insert') {
+      if (!out.includes(content)) {
+        if (args.after !== undefined) {
+          const i = out.findIndex((l) => matches(l, args.after));
+          if (i !== -1) out.splice(i + 1, 0, content);
+        } else if (args.before !== undefined) {
+          const i = out.findIndex((l) => matches(l, args.before));
+          if (i !== -1) out.splice(i, 0, content);
+        } else if (args.location === 'start') out.unshift(content);
+        else out.push(content);
+      }
+    } else if (mode === 'replace') {
+      for (let i = 0; i < out.length; i++) if (matches(out[i], args.match ?? content)) out[i] = content;
+    } else if (mode === 'delete') {
+      for (let i = out.length - 1; i >= 0; i--) if (matches(out[i], args.match ?? content)) out.splice(i, 1);
+    } else if (!out.includes(content)) {
+      out.push(content);
+    }
+    const after = out.join('\n') + (trailing || out.length > lines.length ? '\n' : '');
+    if (after === before) {
+      ret.comment = 'No changes needed to be made';
+      return ret;
+    }
+    ret.changes = { diff: unifiedDiff(before, after) };
+    if (ctx.test) {
+      ret.result = null;
+      ret.comment = 'Changes would be made';
+      return ret;
+    }
+    atomicWrite(name, after, statSync(name).mode & 0o7777);
+    ret.comment = 'Changes were made';
+    return ret;
+  }
 
   async managed(args: Args, ctx: StateContext): Promise<StateReturn> {
     const name = args.name;
@@ -121,7 +245,8 @@ export class FileStates {
     if (contents !== undefined && contents !== current) changes.diff = unifiedDiff(current, contents);
     if (wantMode !== undefined && wantMode !== curMode) changes.mode = modeText(wantMode);
     if (Object.keys(changes).length === 0) {
-      ret.comment = `File ${name} is in the correct state`;
+      // Salt's test-mode check words it differently from the real run.
+      ret.comment = ctx.test ? `The file ${name} is in the correct state` : `File ${name} is in the correct state`;
       return ret;
     }
     if (ctx.test) {

@@ -14,8 +14,18 @@ function range(start: number, len: number): string {
 }
 
 export function unifiedDiff(before: string, after: string): string {
-  const a = splitKeep(before);
-  const b = splitKeep(after);
+  return diffLines(splitKeep(before), splitKeep(after)).join('');
+}
+
+/**
+ * file.append's form: difflib over lines without their ends, joined with newlines, so the
+ * header lines (which keep theirs) are followed by an empty line.
+ */
+export function appendDiff(before: string, after: string): string {
+  return diffLines(before.split(/\r?\n/).filter((_, i, all) => i < all.length - 1 || all[i] !== ''), after.split(/\r?\n/).filter((_, i, all) => i < all.length - 1 || all[i] !== ''), true).join('\n');
+}
+
+function diffLines(a: string[], b: string[], bare = false): string[] {
   // Longest common subsequence table (files handled here are config-sized).
   const n = a.length;
   const m = b.length;
@@ -30,6 +40,7 @@ export function unifiedDiff(before: string, after: string): string {
     else ops.push({ t: '-', line: a[i], ai: i++, bi: j });
   }
   const out: string[] = ['--- \n', '+++ \n'];
+  const body = (o: { t: string; line: string }): string => (bare ? o.t + o.line : o.t + (o.line.endsWith('\n') ? o.line : `${o.line}\n\\ No newline at end of file\n`));
   let k = 0;
   while (k < ops.length) {
     if (ops[k].t === ' ') {
@@ -57,9 +68,9 @@ export function unifiedDiff(before: string, after: string): string {
     const aLen = hunk.filter((o) => o.t !== '+').length;
     const bLen = hunk.filter((o) => o.t !== '-').length;
     out.push(`@@ -${range(aStart, aLen)} +${range(bStart, bLen)} @@\n`);
-    for (const o of hunk) out.push(o.t + (o.line.endsWith('\n') ? o.line : `${o.line}\n\\ No newline at end of file\n`));
+    for (const o of hunk) out.push(body(o));
     k = end;
     start = end;
   }
-  return out.join('');
+  return out;
 }

@@ -1,8 +1,8 @@
-import { CommandExecutionError, Fn, IGrains, IShell, InvocationError, Module, inject } from 'brine/plugin';
+import { CommandExecutionError, Fn, IGrains, IShell, Module, arg, inject } from 'brine/plugin';
 
 /**
  * An example execution module. Services come through the constructor, each named with
- * `@inject(...)`; functions are plain methods marked with `@Fn`.
+ * `@inject(...)`; functions are methods marked with `@Fn`, their arguments declared with `arg.*`.
  */
 @Module('hello', {
   doc: 'Say hello from the minion',
@@ -15,21 +15,23 @@ export class HelloModule {
     @inject(IGrains) private readonly grains: IGrains,
   ) {}
 
-  /** Say hello. */
   @Fn({ summary: "Return 'hello world' and the minion's id", examples: ["salt '*' hello.world"] })
   world(): string {
     return `hello world from ${String(this.grains.get('id', 'unknown'))}`;
   }
 
-  /** Positional and keyword arguments: `salt '*' hello.greet bob punctuation='?'`. */
-  @Fn({ summary: "Greet someone", examples: ["salt '*' hello.greet bob punctuation='?'"] })
-  greet(name: unknown, punctuation: unknown = '!'): string {
-    if (typeof name !== 'string' || name === '') throw new InvocationError('name must be a non-empty string');
-    return `hello ${name}${String(punctuation)}`;
+  // Positional or keyword: `hello.greet bob '?'` and `hello.greet bob punctuation='?'` are one call.
+  @Fn({
+    summary: 'Greet someone',
+    examples: ["salt '*' hello.greet bob punctuation='?'"],
+    args: { name: arg.string({ nonEmpty: true }), punctuation: arg.string({ default: '!' }) },
+  })
+  greet({ name, punctuation }: { name: string; punctuation: string }): string {
+    return `hello ${name}${punctuation}`;
   }
 
-  /** Uses the shell service; a failing command is a CommandExecutionError (Salt's "ERROR: ..."). */
-  @Fn({ summary: "Return the output of uptime", examples: ["salt '*' hello.uptime"] })
+  // A failing command is a CommandExecutionError: the job answers Salt's "ERROR: ...".
+  @Fn({ summary: 'Return the output of uptime', examples: ["salt '*' hello.uptime"] })
   async uptime(): Promise<string> {
     const res = await this.shell.run(['uptime']);
     if (res.retcode !== 0) throw new CommandExecutionError(`uptime failed with exit code ${res.retcode}`, { info: res.stderr });

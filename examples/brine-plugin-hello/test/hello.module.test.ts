@@ -7,7 +7,7 @@ describe('hello module', () => {
     const h = await createHarness({ modules: [HelloModule], grains: { kernel: 'Linux', id: 'web1' } });
     expect(await h.call('hello.world')).toEqual({ return: 'hello world from web1', retcode: 0, success: true });
     expect((await h.call('hello.greet', ['bob'], { punctuation: '?' })).return).toBe('hello bob?');
-    expect((await h.call('hello.greet', [''])).return).toBe("ERROR executing 'hello.greet': name must be a non-empty string");
+    expect((await h.call('hello.greet', [''])).return).toBe("ERROR executing 'hello.greet': name must not be empty");
   });
 
   it('runs uptime through the shell service and reports failures', async () => {

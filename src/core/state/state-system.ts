@@ -59,6 +59,8 @@ export class StateSystem {
   /** High data of `matches` after extend and checks (show_sls / show_highstate). */
   async high(matches: Record<string, string[]>, exclude?: unknown): Promise<HighData | string[]> {
     const { high, errors } = await this.compiler().renderHighstate(matches);
+    // Render errors are returned alone: Salt stops before extend and verify_high.
+    if (errors.length) return errors;
     if (exclude !== undefined) addExclude(high, exclude);
     errors.push(...reconcileExtend(high));
     errors.push(...verifyHigh(high));

@@ -7,15 +7,11 @@
 const PKG = 'needs the pkg execution and state modules';
 
 export const KNOWN_FAILING: Record<string, string> = {
-  '03-file-edit': 'file.append, file.replace, file.line not written yet',
   '44-shebang-renderers': '#!py renderer (brine refuses Python renderers)',
   '45-show-sls:txt': 'show_sls nested output of high data',
   '45-show-sls:yaml': 'show_sls yaml output of high data',
   '47-show-sls-error:txt': 'show_sls nested output of high data',
   '53-show-highstate:txt': 'show_highstate nested output of high data',
-  '60-testtrue-file': 'file.append/replace/line test mode not written yet',
-  '77-err-id-null-and-string': 'null/list IDs and the [CRITICAL] line',
-  '78-err-two-functions': 'two functions of one module in one ID',
   '88-pkg-installed': PKG,
   '89-pkg-testtrue': PKG,
   '91-pkg-version': PKG,
