@@ -3,7 +3,7 @@
  * id, a master restarted with kill -9 in the middle of a job, a master whose key changed, autosign.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Cluster } from '../support/cluster';
 import { fingerprint, generateKeyPair } from '../../src/core/crypto/rsa';
@@ -56,6 +56,9 @@ describe('connection life', () => {
     await web1.waitFor(`Executing command test.sleep with jid ${jid}`);
     const master = await cluster.restartMaster();
     await master.waitFor(`Got return from web1 for job ${jid}`, 30_000);
+    // The return can arrive (the master kept the session) before the minion's subscription is
+    // back; a job published before that would not reach it, as with Salt. Wait until it is.
+    await web1.waitFor(/publisher is back[\s\S]*Authentication with master successful/, 30_000);
     const ping = await cluster.salt('web1', 'test.ping');
     expect(ping).toMatchObject({ code: 0, stdout: 'web1:\n    True\n' });
   });
@@ -100,8 +103,11 @@ describe('connection life', () => {
 
   it('open_mode accepts every key, even one the master had rejected', async () => {
     cluster = await Cluster.create({ open_mode: true });
-    const rejected = join(cluster.root, 'master', 'etc', 'salt', 'pki', 'master', 'minions_rejected');
+    const pki = join(cluster.root, 'master', 'etc', 'salt', 'pki', 'master');
+    const rejected = join(pki, 'minions_rejected');
     mkdirSync(rejected, { recursive: true });
+    // The master refuses a pki dir others can read (permissive_pki_access is off).
+    chmodSync(pki, 0o700);
     writeFileSync(join(rejected, 'reborn'), generateKeyPair(1024).publicPem);
     await cluster.startMaster();
     await cluster.startMinion({ id: 'reborn' }, 'is ready');

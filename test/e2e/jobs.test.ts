@@ -86,7 +86,7 @@ describe('ten minions', () => {
         if (ev.tag.endsWith('/new')) {
           batchJids.add(String(ev.data.jid));
           running += (ev.data.minions as string[]).length;
-        } else if (batchJids.has(String(ev.data.jid))) {
+        } else if (ev.tag.includes('/ret/') && batchJids.has(String(ev.data.jid))) {
           running -= 1;
           returned.add(String(ev.data.id));
         }

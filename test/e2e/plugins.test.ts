@@ -60,7 +60,7 @@ describe('plugin packages', () => {
     expect(await saltJson('*', 'hello.greet', 'bob', 'punctuation=?')).toEqual({ web1: 'hello bob?', web2: 'hello bob?' });
     const bad = await cluster.salt('web2', 'hello.greet', '');
     expect(bad.code).toBe(1);
-    expect(bad.stdout).toBe("web2:\n    ERROR executing 'hello.greet': name must be a non-empty string\n");
+    expect(bad.stdout).toBe("web2:\n    ERROR executing 'hello.greet': name must not be empty\n");
   });
 
   it('salt-call --local runs the package on the minion without the master', async () => {

@@ -1,5 +1,5 @@
 import { availableParallelism } from 'node:os';
-import { chmodSync, mkdirSync, watch, type FSWatcher } from 'node:fs';
+import { chmodSync, mkdirSync, rmSync, watch, type FSWatcher } from 'node:fs';
 import { join } from 'node:path';
 import type { MasterConfig } from '../config';
 import { ConfigError, TransportError } from '../errors';
@@ -134,7 +134,11 @@ export class Master {
     for (const dir of [s.cachedir, s.sock_dir]) mkdirSync(dir, { recursive: true });
     // Job returns, grains and mine data live here: readable by the master's user only.
     chmodSync(s.cachedir, 0o700);
-    const masterPem = this.keys.ensureMasterKeys(s.keysize).privatePem;
+    const masterKeys = this.keys.ensureMasterKeys(s.keysize);
+    // Sessions sealed under another master key must not outlive it: minions have to sign in
+    // again and meet the new key (and refuse it, if they pinned the old one).
+    if (masterKeys.created) rmSync(join(s.cachedir, 'sessions'), { recursive: true, force: true });
+    const masterPem = masterKeys.privatePem;
     const masterKey = privateKeyFromPem(masterPem);
     // Sign-in and _pillar RSA runs on worker threads so publishing and returns never wait on it.
     const rsa: MasterRsa = this.rsaInProcess ? { run: async (job) => runRsaJob(masterKey, job) } : await this.startRsaPool(masterPem);
