@@ -2,7 +2,6 @@
  * Renderer and ext_pillar plugins reach the pipeline and the pillar compiler, and the pillar
  * compiler's own rules (top matchers, include, merge order, errors) hold.
  */
-import 'reflect-metadata';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
