@@ -133,4 +133,3 @@ function stripDunder(kwargs: Record<string, unknown>): Record<string, unknown> {
   return out;
 }
 
-export class RunnerNotAvailable extends BrineError {}

@@ -9,6 +9,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { BrineError } from '../core/errors';
+import { isTrue } from '../core/pycompat';
 import { generateKeyPair } from '../core/crypto/rsa';
 import { KeyStore, STATE_DIRS, type KeyMatches, type KeyState } from '../core/master/key-store';
 import type { MasterConfig } from '../core/config';
@@ -22,10 +23,6 @@ export interface WheelDeps {
 }
 
 class WheelArgError extends BrineError {}
-
-function isTrue(v: unknown): boolean {
-  return v === true || (typeof v === 'string' && /^(true|yes|1|on)$/i.test(v)) || v === 1;
-}
 
 /** Binds positional then keyword arguments to parameter names, refusing unknown keywords as Python does. */
 function bind(fun: string, params: readonly string[], args: unknown[], kwargs: Record<string, unknown>): Record<string, unknown> {
