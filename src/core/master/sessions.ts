@@ -1,5 +1,5 @@
 import type { KeyObject } from 'node:crypto';
-import { mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Crypticle } from '../crypto/crypticle';
 
@@ -78,7 +78,7 @@ export class Sessions {
       session.tok = known.tok;
     }
     this.byId.set(id, session);
-    this.save(id, sessionKey);
+    this.save(id, sessionKey, now);
     return session;
   }
 
@@ -95,12 +95,14 @@ export class Sessions {
     return this.byId.has(id);
   }
 
-  private save(id: string, sessionKey: string): void {
+  private save(id: string, sessionKey: string, createdAt: number): void {
     const dir = this.options.dir;
     if (!dir) return;
     mkdirSync(dir, { recursive: true, mode: 0o700 });
     const tmp = join(dir, `.${id}.${process.pid}`);
     writeFileSync(tmp, sessionKey, { mode: 0o600 });
+    // The file's mtime is the session's age after a restart: stamp it with the session's own clock.
+    utimesSync(tmp, createdAt / 1000, createdAt / 1000);
     renameSync(tmp, join(dir, id));
   }
 
