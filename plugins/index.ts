@@ -14,11 +14,12 @@ import { TestStates } from './test/test.state';
 import { CmdStates } from './cmd/cmd.state';
 import { FileStates } from './file/file.state';
 import { FileModule } from './file/file.module';
+import { PkgModule } from './pkg/pkg.module';
 
-export { CmdModule, CoreGrains, FileModule, GrainsModule, PillarModule, SaltutilModule, SysModule, TestModule };
+export { CmdModule, CoreGrains, FileModule, PkgModule, GrainsModule, PillarModule, SaltutilModule, SysModule, TestModule };
 
 /** Every built-in module class and grains provider, in load order. */
-export const BUILTIN_PLUGINS: readonly unknown[] = [CoreGrains, TestModule, CmdModule, GrainsModule, SysModule, SaltutilModule, PillarModule, StateModule, FileModule];
+export const BUILTIN_PLUGINS: readonly unknown[] = [CoreGrains, TestModule, CmdModule, GrainsModule, SysModule, SaltutilModule, PillarModule, StateModule, FileModule, PkgModule];
 
 /** The built-in state module classes. */
 export const BUILTIN_STATE_MODULES: readonly unknown[] = [TestStates, CmdStates, FileStates];
