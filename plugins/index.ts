@@ -13,8 +13,22 @@ import { StateExecModule } from './state/state.module';
 import { TestStates } from './test/test.state';
 import { CmdStates } from './cmd/cmd.state';
 import { FileStates } from './file/file.state';
+import { FileModule } from './file/file.module';
 
-export { CmdModule, CoreGrains, GrainsModule, PillarModule, SaltutilModule, SysModule, TestModule, StateExecModule, TestStates, CmdStates, FileStates };
+export {
+  CmdModule,
+  CoreGrains,
+  FileModule,
+  GrainsModule,
+  PillarModule,
+  SaltutilModule,
+  SysModule,
+  TestModule,
+  StateExecModule,
+  TestStates,
+  CmdStates,
+  FileStates,
+};
 
 /** Every built-in plugin class (execution and state modules, grains providers), in load order. */
 export const BUILTIN_PLUGINS: readonly unknown[] = [
@@ -26,6 +40,7 @@ export const BUILTIN_PLUGINS: readonly unknown[] = [
   SaltutilModule,
   PillarModule,
   StateExecModule,
+  FileModule,
   TestStates,
   CmdStates,
   FileStates,
