@@ -30,6 +30,11 @@ export interface TopContext {
   warn?: (msg: string) => void;
 }
 
+const MATCHERS: Record<string, TargetType> = {
+  glob: 'glob', pcre: 'pcre', list: 'list', grain: 'grain', grain_pcre: 'grain_pcre', pillar: 'pillar',
+  pillar_pcre: 'pillar_pcre', ipcidr: 'ipcidr', compound: 'compound', nodegroup: 'nodegroup',
+};
+
 /** A target that cannot be parsed matches nothing, as Salt's confirm_top answers False. */
 function confirm(tgt: string, tgtType: TargetType, minion: { id: string; grains: Record<string, unknown>; pillar: Record<string, unknown> }, nodegroups: Nodegroups): boolean {
   try {

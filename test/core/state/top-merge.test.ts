@@ -94,7 +94,7 @@ describe('top matches over real top files', () => {
     root = mkdtempSync(join(tmpdir(), 'brine-top-'));
     write('base/top.sls', "base:\n  '*':\n    - core\n  'G@os:Debian and web*':\n    - debian-web\ndev:\n  '*':\n    - from-base\ninclude:\n  - extra-top\n");
     write('base/extra-top.sls', "base:\n  'web1':\n    - extra\n");
-    write('dev/top.sls', "dev:\n  '*':\n    - dev-own\nbase:\n  '*':\n    - base-from-dev\n");
+    write('dev/top.sls', "dev:\n  '*':\n    - dev-own\n  'os:Debian':\n    - match: grain\n    - debian-dev\n  'os:RedHat':\n    - match: grain\n    - redhat-dev\nbase:\n  '*':\n    - base-from-dev\n");
   });
   afterAll(() => rmSync(root, { recursive: true, force: true }));
 
@@ -113,15 +113,15 @@ describe('top matches over real top files', () => {
   });
 
   it('same: each environment from its own top file', async () => {
-    expect(await topMatches(ctx({ strategy: 'same' }))).toEqual({ matches: { base: ['core', 'debian-web', 'extra'], dev: ['dev-own'] }, errors: [] });
+    expect(await topMatches(ctx({ strategy: 'same' }))).toEqual({ matches: { base: ['core', 'debian-web', 'extra'], dev: ['dev-own', 'debian-dev'] }, errors: [] });
   });
 
   it('merge_all: every section of every top file', async () => {
-    expect(await topMatches(ctx({ strategy: 'merge_all' }))).toEqual({ matches: { base: ['core', 'base-from-dev', 'debian-web', 'extra'], dev: ['from-base', 'dev-own'] }, errors: [] });
+    expect(await topMatches(ctx({ strategy: 'merge_all' }))).toEqual({ matches: { base: ['core', 'base-from-dev', 'debian-web', 'extra'], dev: ['from-base', 'dev-own', 'debian-dev'] }, errors: [] });
   });
 
   it('env_order and a named saltenv choose the top files read', async () => {
-    expect(await topMatches(ctx({ envOrder: ['dev'] }))).toEqual({ matches: { dev: ['dev-own'] }, errors: [] });
-    expect(await topMatches(ctx({ saltenv: 'dev' }))).toEqual({ matches: { dev: ['dev-own'] }, errors: [] });
+    expect(await topMatches(ctx({ envOrder: ['dev'] }))).toEqual({ matches: { dev: ['dev-own', 'debian-dev'] }, errors: [] });
+    expect(await topMatches(ctx({ saltenv: 'dev' }))).toEqual({ matches: { dev: ['dev-own', 'debian-dev'] }, errors: [] });
   });
 });
