@@ -80,6 +80,12 @@ export class NodeStates implements IStates {
       failhard: isTrue(this.config.get('failhard', false)),
       stateTop: String(this.config.get('state_top', 'top.sls')).replace(/^salt:\/\//, ''),
       autoOrder: this.config.get<unknown>('state_auto_order', true) !== false,
+      top: {
+        strategy: this.config.get<unknown>('top_file_merging_strategy', 'merge'),
+        envOrder: this.config.get<unknown[]>('env_order', []),
+        defaultTop: String(this.config.get('default_top', 'base')),
+        nodegroups: this.config.get<Record<string, string>>('nodegroups', {}),
+      },
       shellCheck: async (cmd: string, low: LowChunk) => {
         const res = await this.shell.run(cmd, { pythonShell: true, cwd: typeof low.cwd === 'string' ? low.cwd : undefined, runas: typeof low.runas === 'string' ? low.runas : undefined });
         return res.retcode;
@@ -88,7 +94,7 @@ export class NodeStates implements IStates {
   }
 
   private run(opts: StateRunOptions) {
-    return { saltenv: opts.saltenv ?? 'base', test: opts.test ?? this.defaultTest(), exclude: opts.exclude };
+    return { saltenv: opts.saltenv ?? 'base', topSaltenv: opts.saltenv ?? null, test: opts.test ?? this.defaultTest(), exclude: opts.exclude };
   }
 
   defaultTest(): boolean {
