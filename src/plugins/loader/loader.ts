@@ -6,8 +6,8 @@ import { IConfig, IGrains, IJobContext, ILogger, IPillar, ISalt, IShell } from '
 import { IMinionControl, IModules } from '../api/control';
 import { IStates, type StateModuleClass } from '../api/states';
 import { fileRoots, NodeStates, StateModuleTable } from '../services/states';
-import { LocalSlsSource } from '../../core/state/sls-source';
-import { existsSync } from 'node:fs';
+import { LocalSlsSource, RemoteSlsSource, type SlsSource } from '../../core/state/sls-source';
+import { FileCache, type RemoteFiles } from '../../core/minion/file-cache';
 import { PluginDefinitionError } from '../api/errors';
 import { GrainsStore, type GrainsCollector } from '../services/grains-store';
 import { NodeHost } from '../services/host';
@@ -41,6 +41,8 @@ export interface PluginLoaderOptions {
   stateModules?: readonly unknown[];
   /** The minion's pillar. Default: none, and asking for it is a clear error. */
   pillar?: api.IPillar;
+  /** The master's file server (absent for `salt-call --local`): SLS and `salt://` files unless file_client is local. */
+  files?: RemoteFiles;
 }
 
 /** Everything a loaded plugin set offers the executor. */
@@ -131,18 +133,24 @@ export class PluginLoader {
         registry.problems.push({ origin: 'state modules', error: toError(err) });
       }
     }
-    const roots = fileRoots(config);
-    const local = new LocalSlsSource(roots);
-    const cacheFile = async (source: string, saltenv: string): Promise<string | null> => {
-      if (source.startsWith('salt://')) {
-        const [path, query] = source.slice('salt://'.length).split('?');
-        const env = new URLSearchParams(query ?? '').get('saltenv') ?? saltenv;
-        return (await local.getFile(env, path))?.path ?? null;
-      }
-      return source.startsWith('/') && existsSync(source) ? source : null;
-    };
     const shell = container.get(IShell) as api.IShell;
-    return new NodeStates(config, grains, shell, new StateModuleTable(modules, cacheFile), local);
+    return new NodeStates(config, grains, shell, new StateModuleTable(modules), this.slsSource());
+  }
+
+  /**
+   * Salt's file_client: `local` reads file_roots here; otherwise (the default, `remote`) SLS and
+   * `salt://` files come from the master through the file cache in `cachedir`.
+   */
+  private slsSource(): () => SlsSource {
+    const { config, files } = this.options;
+    if (!files || config.get<unknown>('file_client', 'remote') === 'local') {
+      const roots = fileRoots(config);
+      return () => new LocalSlsSource(roots);
+    }
+    const cachedir = String(config.get('cachedir', ''));
+    if (!cachedir) throw new PluginDefinitionError('the minion config gives no cachedir: nowhere to cache the master\'s files');
+    const cache = new FileCache(files, cachedir);
+    return () => new RemoteSlsSource(cache);
   }
 
   private grainsProviders(sources: DiscoveredPlugins[], container: ServiceContainer, registry: ModuleRegistry): GrainsCollector[] {

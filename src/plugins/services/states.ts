@@ -1,6 +1,7 @@
 /**
- * {@link IStates} on this minion: SLS files from `file_roots` (file_client local), state
- * modules from the loaded plugins, and the compiler/runner of src/core/state.
+ * {@link IStates} on this minion: SLS files from `file_roots` (file_client local) or from the
+ * master through the minion's file cache, state modules from the loaded plugins, and the
+ * compiler/runner of src/core/state.
  */
 import type { IConfig, IGrains, IShell } from '../api/services';
 import type { IStates, StateContext, StateModuleClass, StateReturn, StateRunOptions, StateRunReturn } from '../api/states';
@@ -14,7 +15,7 @@ import type { LowChunk, StateResult } from '../../core/state/types';
 export class StateModuleTable implements StateFunctions {
   private readonly table = new Map<string, StateFunction>();
 
-  constructor(modules: { cls: StateModuleClass; instance: object }[], private readonly cacheFile: (source: string, saltenv: string) => Promise<string | null>) {
+  constructor(modules: { cls: StateModuleClass; instance: object }[]) {
     for (const { cls, instance } of modules) {
       for (const [fun, required] of Object.entries(cls.functions)) {
         const method = (instance as Record<string, unknown>)[fun];
@@ -29,7 +30,7 @@ export class StateModuleTable implements StateFunctions {
               low: call.low,
               running: call.running as unknown as Record<string, StateReturn>,
               saltenv: call.saltenv,
-              cacheFile: (s) => this.cacheFile(s, call.saltenv),
+              cacheFile: (s) => call.cacheFile(s),
               renderTemplate: (path, name, context = {}) => call.template(path, name, context),
             };
             return (method as (a: unknown, c: StateContext) => Promise<StateResult>).call(instance, args, ctx);
@@ -59,12 +60,13 @@ export class NodeStates implements IStates {
     private readonly grains: IGrains,
     private readonly shell: IShell,
     private readonly functions: StateFunctions,
-    private readonly source: SlsSource = new LocalSlsSource(fileRoots(config)),
+    /** Where SLS files come from; called once per run (a remote source checks each file once per run). */
+    private readonly sourceFor: () => SlsSource = () => new LocalSlsSource(fileRoots(config)),
   ) {}
 
   private system(opts: StateRunOptions): StateSystem {
     return new StateSystem({
-      source: this.source,
+      source: this.sourceFor(),
       renderer: new PipelineSlsRenderer(this.config.all(), opts.caller ? { call: (f, a, k) => opts.caller!.call(f, a, k), has: (f) => opts.caller!.has(f) } : undefined, this.config.get<string | undefined>('renderer', undefined)),
       functions: this.functions,
       minionId: String(this.config.get('id', '')),
