@@ -13,11 +13,12 @@ import { StateModule } from './state/state.module';
 import { TestStates } from './test/test.state';
 import { CmdStates } from './cmd/cmd.state';
 import { FileStates } from './file/file.state';
+import { FileModule } from './file/file.module';
 
-export { CmdModule, CoreGrains, GrainsModule, PillarModule, SaltutilModule, SysModule, TestModule };
+export { CmdModule, CoreGrains, FileModule, GrainsModule, PillarModule, SaltutilModule, SysModule, TestModule };
 
 /** Every built-in module class and grains provider, in load order. */
-export const BUILTIN_PLUGINS: readonly unknown[] = [CoreGrains, TestModule, CmdModule, GrainsModule, SysModule, SaltutilModule, PillarModule, StateModule];
+export const BUILTIN_PLUGINS: readonly unknown[] = [CoreGrains, TestModule, CmdModule, GrainsModule, SysModule, SaltutilModule, PillarModule, StateModule, FileModule];
 
 /** The built-in state module classes. */
 export const BUILTIN_STATE_MODULES: readonly unknown[] = [TestStates, CmdStates, FileStates];

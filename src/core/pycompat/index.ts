@@ -22,7 +22,7 @@ export {
 export { pyFloatText, pyIntText, pyLines, pySplit, pySplitlines, pyStrip } from './text';
 export { formatPprint } from './pprint';
 export { compileGlob, fnmatch, hasGlobChars } from './fnmatch';
-export { compilePythonRegex, pythonReMatch, translatePythonRegex } from './regex';
+export { compilePythonRegex, compilePythonSearch, pythonReMatch, translatePythonRegex } from './regex';
 export { ShlexError, shlexSplit } from './shlex';
 export { traverse } from './traverse';
 export { isTrue, pyTruthy } from './is-true';
