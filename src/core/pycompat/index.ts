@@ -33,3 +33,4 @@ export { pyEqual } from './equal';
 export { dictUpdate } from './dict-update';
 export { ORDERED_DICT, markOrdered, isOrdered, deepCopy } from './ordered';
 export { yamlifyArg } from './yamlify';
+export { SliceError, pySlice } from './slice';

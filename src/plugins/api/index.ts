@@ -100,4 +100,4 @@ export {
   type ShadowEntry,
 } from './accounts';
 export { BRINE_VERSION, SALT_VERSION, SALT_VERSION_INFO, versionsReport } from './version';
-export { IStates, type StateModuleClass, type StateRunOptions, type StateRunReturn } from './states';
+export { IStates, type StateRunOptions, type StateRunReturn } from './states';
