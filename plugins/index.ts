@@ -14,11 +14,13 @@ import { TestStates } from './test/test.state';
 import { CmdStates } from './cmd/cmd.state';
 import { FileStates } from './file/file.state';
 import { FileModule } from './file/file.module';
+import { PkgModule } from './pkg/pkg.module';
 
 export {
   CmdModule,
   CoreGrains,
   FileModule,
+  PkgModule,
   GrainsModule,
   PillarModule,
   SaltutilModule,
@@ -41,6 +43,7 @@ export const BUILTIN_PLUGINS: readonly unknown[] = [
   PillarModule,
   StateExecModule,
   FileModule,
+  PkgModule,
   TestStates,
   CmdStates,
   FileStates,
