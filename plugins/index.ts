@@ -15,12 +15,14 @@ import { CmdStates } from './cmd/cmd.state';
 import { FileStates } from './file/file.state';
 import { FileModule } from './file/file.module';
 import { PkgModule } from './pkg/pkg.module';
+import { ServiceModule } from './service/service.module';
 
 export {
   CmdModule,
   CoreGrains,
   FileModule,
   PkgModule,
+  ServiceModule,
   GrainsModule,
   PillarModule,
   SaltutilModule,
@@ -44,6 +46,7 @@ export const BUILTIN_PLUGINS: readonly unknown[] = [
   StateExecModule,
   FileModule,
   PkgModule,
+  ServiceModule,
   TestStates,
   CmdStates,
   FileStates,
