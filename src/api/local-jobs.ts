@@ -7,7 +7,7 @@
 import { BrineError } from '../core/errors';
 import { LocalClient, type MasterAddress, type Publication } from '../core/client/local-client';
 import { JobWaiter } from '../core/client/local-client-wait';
-import { batchSize } from '../cli/batch';
+import { batchSize } from '../core/client/batch-size';
 import type { JobRunner, LocalJob } from './netapi';
 
 export interface LocalJobsOptions {

@@ -33,3 +33,5 @@ export { pyEqual } from './equal';
 export { dictUpdate } from './dict-update';
 export { ORDERED_DICT, markOrdered, isOrdered, deepCopy } from './ordered';
 export { yamlifyArg } from './yamlify';
+export { formatJson, pyJsonDumps, jsonString, type JsonIndent } from './json';
+export { exprMatch } from './expr-match';

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { eventArgs, eventLine, exprMatch } from '../../../src/cli/runners/state-event';
+import { eventArgs, eventLine } from '../../../src/cli/runners/state-event';
+import { exprMatch } from '../../../src/core/pycompat';
 import { foldRunning } from '../../../src/cli/runners/jobs-active';
 
 describe('state.event', () => {
