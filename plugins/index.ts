@@ -13,6 +13,8 @@ import { StateModule } from './state/state.module';
 import { TestStates } from './test/test.state';
 import { CmdStates } from './cmd/cmd.state';
 import { FileStates } from './file/file.state';
+import { ManageRunner } from './manage/manage.runner';
+import { CacheRunner } from './cache/cache.runner';
 
 export { CmdModule, CoreGrains, GrainsModule, PillarModule, SaltutilModule, SysModule, TestModule };
 
@@ -21,3 +23,6 @@ export const BUILTIN_PLUGINS: readonly unknown[] = [CoreGrains, TestModule, CmdM
 
 /** The built-in state module classes. */
 export const BUILTIN_STATE_MODULES: readonly unknown[] = [TestStates, CmdStates, FileStates];
+
+/** The built-in runners and wheel modules the master functions load (salt-run, salt-api). */
+export const BUILTIN_MASTER_PLUGINS: readonly unknown[] = [ManageRunner, CacheRunner];
