@@ -24,6 +24,7 @@ interface TargetArgs {
   tgt: unknown;
   tgt_type: string;
   timeout?: number;
+  gather_job_timeout?: number;
 }
 
 /**
@@ -36,12 +37,15 @@ export class ManageRunner {
     @inject(IConfig) private readonly config: IConfig,
   ) {}
 
-  /** Pings the target; up = the minions that answered, down = the matched ones that did not. */
-  private async ping({ tgt, tgt_type, timeout }: TargetArgs): Promise<{ up: string[]; down: string[] }> {
+  /**
+   * Pings the target as Salt's _ping: up = the minions that answered, down = the matched ones that
+   * did not, after `timeout` and then `gather_job_timeout` for those still missing.
+   */
+  private async ping({ tgt, tgt_type, timeout, gather_job_timeout }: TargetArgs): Promise<{ up: string[]; down: string[] }> {
     const target = Array.isArray(tgt) ? tgt.map(String) : String(tgt);
     const expected = this.master.match(target, tgt_type);
     if (expected.length === 0) return { up: [], down: [] };
-    const answers = await this.master.cmd({ tgt: target, tgtType: tgt_type, fun: 'test.ping', timeout: timeout ?? this.config.get<number>('timeout', 5) });
+    const answers = await this.master.cmd({ tgt: target, tgtType: tgt_type, fun: 'test.ping', timeout: timeout ?? this.config.get<number>('timeout', 5), gatherJobTimeout: gather_job_timeout });
     const answered = new Set(answers.map((a) => a.id));
     return { up: [...answered].sort(), down: expected.filter((id) => !answered.has(id)) };
   }

@@ -76,6 +76,7 @@ class MasterView implements IMaster {
       arg: call.arg ?? [],
       user: this.o.master.user,
       timeoutSec: call.timeout,
+      gatherJobTimeoutSec: call.gatherJobTimeout,
     });
     return res?.returns ?? [];
   }

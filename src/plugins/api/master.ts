@@ -14,6 +14,8 @@ export interface MinionCall {
   tgtType?: string;
   /** Seconds to wait for the minions (default: the master's `timeout`). */
   timeout?: number;
+  /** Seconds the minions still missing after `timeout` get to answer `saltutil.find_job` (default: the master's `gather_job_timeout`). */
+  gatherJobTimeout?: number;
 }
 
 /** One minion's answer to an {@link IMaster.cmd} job. */
