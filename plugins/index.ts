@@ -15,6 +15,7 @@ import { CmdStates } from './cmd/cmd.state';
 import { FileStates } from './file/file.state';
 import { FileModule } from './file/file.module';
 import { PkgModule } from './pkg/pkg.module';
+import { ServiceModule } from './service/service.module';
 import { ManageRunner } from './manage/manage.runner';
 import { CacheRunner } from './cache/cache.runner';
 
@@ -23,6 +24,7 @@ export {
   CoreGrains,
   FileModule,
   PkgModule,
+  ServiceModule,
   GrainsModule,
   PillarModule,
   SaltutilModule,
@@ -46,6 +48,7 @@ export const BUILTIN_PLUGINS: readonly unknown[] = [
   StateExecModule,
   FileModule,
   PkgModule,
+  ServiceModule,
   TestStates,
   CmdStates,
   FileStates,
