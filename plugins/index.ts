@@ -14,11 +14,15 @@ import { TestStates } from './test/test.state';
 import { CmdStates } from './cmd/cmd.state';
 import { FileStates } from './file/file.state';
 import { FileModule } from './file/file.module';
+import { PkgModule } from './pkg/pkg.module';
+import { ServiceModule } from './service/service.module';
 
 export {
   CmdModule,
   CoreGrains,
   FileModule,
+  PkgModule,
+  ServiceModule,
   GrainsModule,
   PillarModule,
   SaltutilModule,
@@ -41,6 +45,8 @@ export const BUILTIN_PLUGINS: readonly unknown[] = [
   PillarModule,
   StateExecModule,
   FileModule,
+  PkgModule,
+  ServiceModule,
   TestStates,
   CmdStates,
   FileStates,
