@@ -9,15 +9,45 @@ import { PillarModule } from './pillar/pillar.module';
 import { SaltutilModule } from './saltutil/saltutil.module';
 import { SysModule } from './sys/sys.module';
 import { TestModule } from './test/test.module';
-import { StateModule } from './state/state.module';
+import { StateExecModule } from './state/state.module';
 import { TestStates } from './test/test.state';
 import { CmdStates } from './cmd/cmd.state';
 import { FileStates } from './file/file.state';
+import { FileModule } from './file/file.module';
+import { PkgModule } from './pkg/pkg.module';
+import { ServiceModule } from './service/service.module';
 
-export { CmdModule, CoreGrains, GrainsModule, PillarModule, SaltutilModule, SysModule, TestModule };
+export {
+  CmdModule,
+  CoreGrains,
+  FileModule,
+  PkgModule,
+  ServiceModule,
+  GrainsModule,
+  PillarModule,
+  SaltutilModule,
+  SysModule,
+  TestModule,
+  StateExecModule,
+  TestStates,
+  CmdStates,
+  FileStates,
+};
 
-/** Every built-in module class and grains provider, in load order. */
-export const BUILTIN_PLUGINS: readonly unknown[] = [CoreGrains, TestModule, CmdModule, GrainsModule, SysModule, SaltutilModule, PillarModule, StateModule];
-
-/** The built-in state module classes. */
-export const BUILTIN_STATE_MODULES: readonly unknown[] = [TestStates, CmdStates, FileStates];
+/** Every built-in plugin class (execution and state modules, grains providers), in load order. */
+export const BUILTIN_PLUGINS: readonly unknown[] = [
+  CoreGrains,
+  TestModule,
+  CmdModule,
+  GrainsModule,
+  SysModule,
+  SaltutilModule,
+  PillarModule,
+  StateExecModule,
+  FileModule,
+  PkgModule,
+  ServiceModule,
+  TestStates,
+  CmdStates,
+  FileStates,
+];

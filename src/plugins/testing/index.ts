@@ -7,7 +7,7 @@
  * const h = await createHarness({ modules: [Pkgx], grains: { kernel: 'Linux' }, shell: fakeShell(() => ({ stdout: 'vim 9.0' })) });
  * const res = await h.call('pkgx.list');  // { return: ..., retcode: 0, success: true }
  */
-import type { IGrains, IHost, IShell, ShellResult, ShellRunOptions } from '../api';
+import type { IGrains, IHost, IPillar, IShell, ShellResult, ShellRunOptions } from '../api';
 import { BUILTIN_PLUGINS } from '../builtins';
 import type { JobResult } from '../executor';
 import type { LoadedPlugins } from '../loader/loader';
@@ -87,6 +87,18 @@ export interface HarnessOptions {
   moduleDirs?: readonly string[];
   /** The master's files, for `saltutil.sync_*` (default: none, so syncing fails as with `--local`). */
   files?: MasterFiles;
+  /** The minion's pillar, as a fixed map (what `state.*` and `pillar.*` see); default: none, so asking for it is an error. */
+  pillar?: Record<string, unknown>;
+}
+
+/** A fixed pillar: every compile answers a copy of `data` (with `pillar=` overrides merged on top). */
+function fixedPillar(data: Record<string, unknown>): IPillar {
+  const copy = (): Record<string, unknown> => structuredClone(data);
+  return {
+    current: async () => copy(),
+    compile: async (o = {}) => ({ ...copy(), ...(o.override ?? {}) }),
+    refresh: async () => copy(),
+  };
 }
 
 export interface Harness {
@@ -112,6 +124,7 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
     builtins: modules,
     moduleDirs: options.moduleDirs ?? [],
     files: options.files,
+    pillar: options.pillar ? fixedPillar(options.pillar) : undefined,
   });
   return {
     get plugins() {

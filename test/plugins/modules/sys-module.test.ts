@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createHarness } from 'brine/testing';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fixture } from '../fixtures';
+import { builtinModules, fixture } from '../fixtures';
 
 const SHARED = join(__dirname, '../../../../shared');
 
@@ -44,7 +44,7 @@ describe('sys module', () => {
 
   it('lists modules and functions as Salt does (globs, sys vs sysctl)', async () => {
     const h = await createHarness({ moduleDirs: [fixture('module_dirs')] });
-    expect((await h.call('sys.list_modules')).return).toEqual(['cmd', 'grains', 'hello', 'pillar', 'saltutil', 'state', 'sys', 'test']);
+    expect((await h.call('sys.list_modules')).return).toEqual([...builtinModules(), 'hello'].sort());
     // Globs are matched against function names; unavailable modules are left out.
     expect((await h.call('sys.list_modules', ['s*'])).return).toEqual(['saltutil', 'state', 'sys']);
     expect((await h.call('sys.list_modules', ['winonly'])).return).toEqual([]);
@@ -80,7 +80,16 @@ describe('sys module', () => {
     const arg = (await h.call('sys.argspec', ['test.arg'])).return;
     expect(arg).toEqual({ 'test.arg': { args: null, defaults: null, varargs: true, kwargs: true } });
     const run = (await h.call('sys.argspec', ['cmd.run'])).return;
-    expect(run).toEqual({ 'cmd.run': { args: ['cmd'], defaults: null, varargs: null, kwargs: true } });
+    // Salt's shape: the options follow cmd in cmd.run's order, defaults (None when optional) for the last ones.
+    const options = ['cwd', 'stdin', 'runas', 'group', 'shell', 'python_shell', 'env', 'clean_env', 'rstrip', 'umask', 'hide_output', 'timeout'];
+    expect(run).toEqual({
+      'cmd.run': {
+        args: ['cmd', ...options, 'ignore_retcode', 'saltenv', 'prepend_path', 'success_retcodes'],
+        defaults: [null, null, null, null, null, null, null, false, true, null, false, null, false, 'base', null, null],
+        varargs: null,
+        kwargs: true,
+      },
+    });
     expect(Object.keys((await h.call('sys.argspec', ['sys'])).return as object)).toHaveLength(6);
     expect((await h.call('sys.argspec')).return).toEqual({});
   });
