@@ -17,7 +17,7 @@ import { KEY_POOL, runBrineScale, type BrineScaleResult } from './brine-scale';
 import { ensureKeyCache, type KeyCacheResult } from './keys';
 import { runMicroBench, type MicroResult } from './micro';
 import { runJobCacheBench, type BenchRow } from './job-cache-bench';
-import { runRenderBench } from './render-bench';
+import { renderBenchLine, runRenderBench } from './render-bench';
 import { fmtInt, fmtMs, summarize, table } from './report';
 
 interface Options {
@@ -204,12 +204,9 @@ async function main(): Promise<void> {
 
   let render: Awaited<ReturnType<typeof runRenderBench>> | undefined;
   if (options.render) {
-    progress('render: a 200-line SLS with loops, macros and imports (brine vs Salt 3007 slsutil.renderer)');
-    const r = (render = await runRenderBench());
-    process.stdout.write(
-      `\nRender of a 200-line SLS: brine ${r.brineRenderMs.toFixed(2)} ms in-process, ${r.brineProcessMs.toFixed(0)} ms as a whole process; ` +
-        `Salt 3007 salt-call --local slsutil.renderer ${r.saltProcessMs === null ? 'not installed (../shared/salt-ref/setup.sh ~/.cache/brine-salt-ref)' : `${r.saltProcessMs.toFixed(0)} ms (whole process)`}\n`,
-    );
+    progress('render: salt-call --local state.show_sls of a 200-line SLS, whole-process CPU (brine vs Salt 3007)');
+    render = await runRenderBench();
+    process.stdout.write(`\n${renderBenchLine(render)}\n`);
   }
 
   let jobCache: BenchRow[] = [];

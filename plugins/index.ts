@@ -16,6 +16,8 @@ import { FileStates } from './file/file.state';
 import { FileModule } from './file/file.module';
 import { PkgModule } from './pkg/pkg.module';
 import { ServiceModule } from './service/service.module';
+import { ManageRunner } from './manage/manage.runner';
+import { CacheRunner } from './cache/cache.runner';
 
 export {
   CmdModule,
@@ -51,3 +53,6 @@ export const BUILTIN_PLUGINS: readonly unknown[] = [
   CmdStates,
   FileStates,
 ];
+
+/** The built-in runners and wheel modules the master functions load (salt-run, salt-api). */
+export const BUILTIN_MASTER_PLUGINS: readonly unknown[] = [ManageRunner, CacheRunner];
