@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import type { MinionConfig } from '../core/config';
 import { createLogging } from '../core/log';
-import { Minion } from '../core/minion/job-loop';
+import type { Minion } from '../core/minion/job-loop';
 import { MinionPillar } from '../plugins/services/pillar';
 import { executorFor, grainsFor, minionSettings, pillarSource, resolveId, startPlugins } from './minion-runtime';
 import { FileClient } from '../core/minion/file-client';
@@ -40,6 +40,8 @@ export async function runSaltCall(opts: SaltCallOptions, io: Io): Promise<number
     const files = opts.local ? undefined : new FileClient((load) => connected().then((m) => m.request(load)));
     const connected = async () => {
       if (!minion) {
+        // Loaded only when a master is asked: salt-call --local needs no ZeroMQ.
+        const { Minion } = await import('../core/minion/job-loop.js');
         minion = new Minion(minionSettings(opts.config), executor, grainsFor(runtime), logging.getLogger('salt.crypt'));
         await minion.connect({ once: true });
       }

@@ -41,6 +41,8 @@ export interface PluginLoaderOptions {
   pillar?: api.IPillar;
   /** The master's file server (absent for `salt-call --local`): SLS and `salt://` files unless file_client is local. */
   files?: RemoteFiles;
+  /** Services of this host only (the master's {@link api.IMaster} for runners), by service id. */
+  services?: ReadonlyArray<readonly [symbol, unknown]>;
 }
 
 /** Everything a loaded plugin set offers the executor. */
@@ -85,6 +87,7 @@ export class PluginLoader {
     container.register(IHost, this.options.host ?? new NodeHost('/'));
     if (this.options.control) container.register(IMinionControl, this.options.control);
     container.register(IPillar, this.options.pillar ?? new NoPillar());
+    for (const [id, service] of this.options.services ?? []) container.register(id, service);
 
     const registry = new ModuleRegistry();
     const sources: DiscoveredPlugins[] = [classify('builtin', { ...(this.options.builtins ?? []) } as Record<string, unknown>)];
