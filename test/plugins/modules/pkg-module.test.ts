@@ -53,6 +53,12 @@ describe('pkg (apt) output readers', () => {
  * the test's directory); dpkg's database is the machine's own, so this needs root. It installs,
  * upgrades, holds, downgrades and removes `brine-testpkg` (a package with no files), then purges it.
  */
+/** Purge the test package if dpkg knows it, waiting for another apt/dpkg holding the lock. */
+function purgeTestPackage(): void {
+  const known = execFileSync('dpkg-query', ['-W', '-f', '${Status}', PKG], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim() !== '';
+  if (known) execFileSync('apt-get', ['-q', '-y', '-o', 'DPkg::Lock::Timeout=120', 'purge', PKG], { stdio: 'ignore', env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
+}
+
 const canInstall = process.getuid?.() === 0 && (() => {
   try {
     execFileSync('dpkg-deb', ['--version'], { stdio: 'ignore' });
@@ -110,13 +116,19 @@ describe.skipIf(!canInstall)('pkg on the real apt/dpkg (root)', () => {
     );
     savedAptConfig = process.env.APT_CONFIG;
     process.env.APT_CONFIG = join(dir, 'apt.conf');
-    execFileSync('dpkg', ['--purge', PKG], { stdio: 'ignore' });
+    try {
+      purgeTestPackage();
+    } catch {
+      // dpkg-query fails for a package it never saw: nothing to purge.
+    }
     h = await createHarness({ shell: new NodeShell(), grains: GRAINS });
   });
 
   afterAll(() => {
     try {
-      execFileSync('dpkg', ['--purge', PKG], { stdio: 'ignore' });
+      purgeTestPackage();
+    } catch {
+      // Never installed (the test stopped early): nothing to purge.
     } finally {
       if (savedAptConfig === undefined) delete process.env.APT_CONFIG;
       else process.env.APT_CONFIG = savedAptConfig;
