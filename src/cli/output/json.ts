@@ -3,6 +3,7 @@
  * (salt/output/json_out.py through salt.utils.json.dumps). Item separator `,` plus newline when
  * indenting, `, ` and `: ` on one line; floats as Python prints them; bytes as their repr.
  */
+import { OutputError } from './errors';
 import { BrineError } from '../../core/errors';
 import { compareCodePoints, entriesOf, isBytes, isMapping, pyBytesRepr, pyFloat, pyNumber, unprintable } from '../../core/pycompat';
 
@@ -17,7 +18,7 @@ export function formatJson(data: unknown, indent: JsonIndent = 4): string {
     sortKeys = true;
   } else if (indent === null || indent < 0) width = null;
   else if (Number.isInteger(indent)) width = indent;
-  else throw new BrineError('BAD_OUTPUT_INDENT', `output indent must be an integer, null or 'pretty', got ${String(indent)}`);
+  else throw new OutputError('BAD_OUTPUT_INDENT', `output indent must be an integer, null or 'pretty', got ${String(indent)}`);
   return encode(data, width, sortKeys, 0);
 }
 

@@ -11,6 +11,7 @@
  *
  *   const result = await JOB_RUNNERS['jobs.lookup_jid']({ cache, arg: [jid], kwargs: {} });
  */
+import { RunnerArgError } from './errors';
 import { BrineError } from '../../core/errors';
 import type { JobCache, JobFilter } from '../../core/master/job-cache';
 import { formatJidInstance, formatResult, metadataMatches, parseRunnerTime, setKey } from './job-format';
@@ -26,7 +27,7 @@ export interface JobRunnerContext {
 export type JobRunner = (ctx: JobRunnerContext) => Promise<unknown>;
 
 function bad(fun: string, message: string): never {
-  throw new BrineError('BAD_RUNNER_ARG', `${fun}: ${message}`, { hint: `see: salt-run -d ${fun}` });
+  throw new RunnerArgError('BAD_RUNNER_ARG', `${fun}: ${message}`, { hint: `see: salt-run -d ${fun}` });
 }
 
 /** Python-style binding of positional and keyword arguments to a runner's parameter names. */
