@@ -4,6 +4,7 @@
  */
 import { CmdModule } from './cmd/cmd.module';
 import { CoreGrains } from './grains/core-grains';
+import { SystemGrains } from './grains/system-grains';
 import { GrainsModule } from './grains/grains.module';
 import { PillarModule } from './pillar/pillar.module';
 import { SaltutilModule } from './saltutil/saltutil.module';
@@ -15,12 +16,17 @@ import { CmdStates } from './cmd/cmd.state';
 import { FileStates } from './file/file.state';
 import { FileModule } from './file/file.module';
 import { PkgModule } from './pkg/pkg.module';
+import { ServiceModule } from './service/service.module';
+import { ManageRunner } from './manage/manage.runner';
+import { CacheRunner } from './cache/cache.runner';
 
 export {
   CmdModule,
   CoreGrains,
+  SystemGrains,
   FileModule,
   PkgModule,
+  ServiceModule,
   GrainsModule,
   PillarModule,
   SaltutilModule,
@@ -35,6 +41,7 @@ export {
 /** Every built-in plugin class (execution and state modules, grains providers), in load order. */
 export const BUILTIN_PLUGINS: readonly unknown[] = [
   CoreGrains,
+  SystemGrains,
   TestModule,
   CmdModule,
   GrainsModule,
@@ -44,7 +51,11 @@ export const BUILTIN_PLUGINS: readonly unknown[] = [
   StateExecModule,
   FileModule,
   PkgModule,
+  ServiceModule,
   TestStates,
   CmdStates,
   FileStates,
 ];
+
+/** The built-in runners and wheel modules the master functions load (salt-run, salt-api). */
+export const BUILTIN_MASTER_PLUGINS: readonly unknown[] = [ManageRunner, CacheRunner];

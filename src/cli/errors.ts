@@ -1,4 +1,4 @@
-import { Errors } from '@oclif/core';
+import * as Errors from '@oclif/core/errors';
 import { BrineError, type CoreErrorCode } from '../core/errors';
 import type { RenderErrorCode } from '../core/render/errors';
 import type { MinionErrorCode } from '../core/minion/minion-errors';

@@ -4,7 +4,9 @@ import { createNodeIdentitySources, describeIdChoice, resolveMinionId, type Mini
 import { loadMinionConfig } from '../core/config';
 import { join } from 'node:path';
 import { createLogging } from '../core/log';
-import { EXIT_REJECTED, MasterKeyMismatchError, Minion, MinionRejectedError, type JobExecutor, type JobLoad, type MinionGrains, type MinionSettings } from '../core/minion/job-loop';
+// Types only: the job loop (ZeroMQ, the channel) is loaded when a minion connects, so that
+// salt-call --local does not pay for it.
+import type { JobExecutor, JobLoad, Minion, MinionGrains, MinionSettings } from '../core/minion/job-loop';
 import { PluginRuntime } from '../plugins/runtime';
 import type { MasterFiles } from '../plugins/services/extension-sync';
 import { FileClient } from '../core/minion/file-client';
@@ -157,6 +159,7 @@ export function rejectionAdvice(config: MinionConfig, identity: MinionIdResult):
 export async function createMinion(config: MinionConfig, logging: Logging) {
   const log = logging.getLogger('salt.minion');
   const identity = await resolveId(config, logging);
+  const { EXIT_REJECTED, MasterKeyMismatchError, Minion, MinionRejectedError } = await import('../core/minion/job-loop.js');
   // The file client asks the master through the minion's own channel, which exists only once the
   // minion does: the late binding below closes that loop.
   let minion!: Minion;
@@ -165,7 +168,7 @@ export async function createMinion(config: MinionConfig, logging: Logging) {
   runtime = await startPlugins(config, logging, new FileClient((load) => minion.request(load)), pillar);
   minion = new Minion(minionSettings(config), executorFor(runtime), grainsFor(runtime, pillar), logging.getLogger('salt.crypt'));
   const crypt = logging.getLogger('salt.crypt');
-  const fatal = async (err: MinionRejectedError | MasterKeyMismatchError): Promise<never> => {
+  const fatal = async (err: InstanceType<typeof MinionRejectedError> | InstanceType<typeof MasterKeyMismatchError>): Promise<never> => {
     crypt.critical(err.message);
     log.error(err instanceof MinionRejectedError ? rejectionAdvice(config, identity) : (err.hint ?? ''));
     if (err instanceof MinionRejectedError) {

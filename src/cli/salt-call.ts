@@ -1,25 +1,15 @@
 import { writeFileSync } from 'node:fs';
 import type { MinionConfig } from '../core/config';
 import { createLogging } from '../core/log';
-import { Minion } from '../core/minion/job-loop';
+import type { Minion } from '../core/minion/job-loop';
 import { MinionPillar } from '../plugins/services/pillar';
 import { executorFor, grainsFor, minionSettings, pillarSource, resolveId, startPlugins } from './minion-runtime';
 import { FileClient } from '../core/minion/file-client';
 import { SignInError } from '../core/minion/minion-errors';
 import { formatOutput, type Outputter } from './output';
 import type { Io } from './salt';
-import { formatHighstate, type HighstateOptions } from './output/highstate';
+import { formatHighstate, highstateOptionsOf } from './output/highstate';
 
-/** Command-line flags win over the minion config's state_output / state_verbose / state_output_diff. */
-function highstateOptions(opts: SaltCallOptions): HighstateOptions {
-  const c = opts.config as unknown as Record<string, unknown>;
-  const truthy = (v: unknown): boolean => (typeof v === 'string' ? ['true', 'yes', '1', 'on'].includes(v.toLowerCase()) : Boolean(v));
-  return {
-    stateOutput: opts.stateOutput ?? (typeof c.state_output === 'string' ? c.state_output : undefined),
-    stateVerbose: opts.stateVerbose ?? (c.state_verbose === undefined ? true : truthy(c.state_verbose)),
-    stateOutputDiff: truthy(c.state_output_diff),
-  };
-}
 
 export interface SaltCallOptions {
   config: MinionConfig;
@@ -50,6 +40,8 @@ export async function runSaltCall(opts: SaltCallOptions, io: Io): Promise<number
     const files = opts.local ? undefined : new FileClient((load) => connected().then((m) => m.request(load)));
     const connected = async () => {
       if (!minion) {
+        // Loaded only when a master is asked: salt-call --local needs no ZeroMQ.
+        const { Minion } = await import('../core/minion/job-loop.js');
         minion = new Minion(minionSettings(opts.config), executor, grainsFor(runtime), logging.getLogger('salt.crypt'));
         await minion.connect({ once: true });
       }
@@ -78,7 +70,7 @@ export async function runSaltCall(opts: SaltCallOptions, io: Io): Promise<number
     const out = opts.out ?? result.out ?? 'nested';
     const text =
       out === 'highstate'
-        ? formatHighstate({ local: result.return }, highstateOptions(opts)) + '\n'
+        ? formatHighstate({ local: result.return }, highstateOptionsOf(opts.config as unknown as Record<string, unknown>, opts)) + '\n'
         : formatOutput(out as Outputter, { local: result.return }, { indent: opts.outIndent });
     const line = text === '' || text.endsWith('\n') ? text : `${text}\n`;
     if (opts.outFile) writeFileSync(opts.outFile, line);

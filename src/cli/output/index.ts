@@ -10,7 +10,7 @@
  */
 import { OutputError } from './errors';
 import { BrineError } from '../../core/errors';
-import { formatJson, type JsonIndent } from './json';
+import { formatJson, type JsonIndent } from '../../core/pycompat';
 import { nestedLines } from './nested';
 import { formatPprint, formatYaml } from '../../core/pycompat';
 import { entriesOf, isBytes, isMapping, pyRepr, pySplitlines, pyStr } from '../../core/pycompat';

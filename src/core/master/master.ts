@@ -22,7 +22,9 @@ import { MinionRequests } from './minion-requests';
 import { PublishKey } from './publish-key';
 import { DEFAULT_MAX_REQUEST_SIZE, RequestHandler } from './request-handler';
 import { ReplayGuard } from './replay-guard';
-import { DEFAULT_AUTH_RATE_LIMIT, DEFAULT_MAX_PENDING_KEYS, PendingKeyCap, SignInRateLimit } from './sign-in-limits';
+import {
+  ConnectionRateLimit, DEFAULT_AUTH_RATE_LIMIT, DEFAULT_CONNECTION_RATE_LIMIT, DEFAULT_MAX_PENDING_KEYS, PendingKeyCap, SignInRateLimit,
+} from './sign-in-limits';
 import { RsaPool, type MasterRsa } from './rsa-pool';
 import { runRsaJob } from './rsa-jobs';
 import { writeRootKey } from './root-key';
@@ -37,14 +39,15 @@ import { Sessions } from './sessions';
  * (seconds, default 60): how often old jobs are cleaned. `max_request_size`: requests longer than
  * this many bytes get "bad load" before decoding; `max_pending_keys`: new ids beyond this many
  * pending keys are answered "pending" without a key file; `auth_rate_limit`: `_auth` requests
- * allowed per connection per second (docs/security.md). `hash_type`: the digest of `_file_hash`. `file_roots` feeds the file server; the
+ * allowed per connection per second; `connection_rate_limit`: new request-port connections per
+ * address per second, 0 for no limit (docs/security.md). `hash_type`: the digest of `_file_hash`. `file_roots` feeds the file server; the
  * job cache options are {@link JobCacheConfig}'s.
  */
 export type MasterSettings = Pick<
   MasterConfig,
   'interface' | 'publish_port' | 'ret_port' | 'pki_dir' | 'cachedir' | 'sock_dir' | 'keysize' | 'auto_accept' | 'autosign_file' | 'open_mode' | 'pub_hwm' | 'nodegroups' | 'file_roots'
 > &
-  Partial<Pick<MasterConfig, 'worker_threads' | 'publish_session' | 'loop_interval' | 'file_buffer_size' | 'hash_type' | 'max_request_size' | 'max_pending_keys' | 'auth_rate_limit' | 'request_server_ttl' | 'permissive_pki_access'>> &
+  Partial<Pick<MasterConfig, 'worker_threads' | 'publish_session' | 'loop_interval' | 'file_buffer_size' | 'hash_type' | 'max_request_size' | 'max_pending_keys' | 'auth_rate_limit' | 'connection_rate_limit' | 'request_server_ttl' | 'permissive_pki_access'>> &
   JobCacheConfig;
 
 /** loop_interval in ms for the job cache cleaner; a bad value is a configuration error. */
@@ -65,11 +68,20 @@ function positiveOption(name: string, value: unknown, fallback: number): number 
   return value;
 }
 
+/** connection_rate_limit: on by default; 0 turns it off (many minions behind one address). */
+function connectionRate(value: unknown, log: Logger): ConnectionRateLimit | undefined {
+  if (value === 0) return undefined;
+  return new ConnectionRateLimit(positiveOption('connection_rate_limit', value, DEFAULT_CONNECTION_RATE_LIMIT), log);
+}
+
 /** request_server_ttl: brine checks by default (300 s); 0 turns the check off as in Salt. */
 function requestTtl(value: unknown): number {
   if (value === 0) return 0;
   return positiveOption('request_server_ttl', value, 300);
 }
+
+/** Key-directory changes within this window cost one reconcile (see Master.watchKeys). */
+const KEY_WATCH_COALESCE_MS = 100;
 
 function tcp(iface: string, port: number): string {
   return `tcp://${iface.includes(':') ? `[${iface}]` : iface}:${port}`;
@@ -90,6 +102,7 @@ export class Master {
   private publishKey!: PublishKey;
   private rootKey = '';
   private readonly watchers: FSWatcher[] = [];
+  private stopWatchTimer?: () => void;
   private accepted = new Set<string>();
   /** Every key state as last seen, to fire salt/key when salt-key changes them. */
   private keyListing?: KeyListing;
@@ -114,7 +127,8 @@ export class Master {
     this.rsaInProcess = options.rsa === 'in-process';
     this.keys = new KeyStore({ pkiDir: settings.pki_dir });
     this.publisher = this.transport.publishServer({ highWaterMark: settings.pub_hwm });
-    this.requests = this.transport.requestServer();
+    const connections = connectionRate(settings.connection_rate_limit, log);
+    this.requests = this.transport.requestServer(connections ? { admit: (address) => connections.allow(address) } : {});
     this.events = new MasterEvents(this.transport);
     this.sessions = new Sessions({
       publishSession: settings.publish_session,
@@ -157,6 +171,8 @@ export class Master {
     const { sessions, events, publishKey, log } = this;
     const auth = new AuthService({
       keys: this.keys, masterKey, rsa, publishKey, sessions, events, log,
+      // A key accepted here and deleted before the next reconcile must still end its session.
+      onAccepted: (id) => this.accepted.add(id),
       policy: {
         autoAccept: s.auto_accept,
         autosign: new AutosignFile(s.autosign_file || undefined),
@@ -224,6 +240,7 @@ export class Master {
 
   async stop(): Promise<void> {
     for (const w of this.watchers) w.close();
+    this.stopWatchTimer?.();
     await this.requests.close();
     await this.publisher.close();
     await this.events.close();
@@ -234,18 +251,24 @@ export class Master {
     await this.rsa?.close();
   }
 
-  /** salt-key works on the files directly; a watch tells us soon after, without polling. */
+  /**
+   * salt-key works on the files directly; a watch tells us soon after, without polling. A
+   * reconcile reads every key directory, so it runs at most once per KEY_WATCH_COALESCE_MS: in a
+   * sign-in storm with auto_accept each new key is a change, and one reconcile per change would
+   * cost O(N) each, O(N^2) for the storm (minutes of a blocked event loop at 10,000 minions).
+   * A publish reconciles first anyway, so a job never goes out to a key deleted just before.
+   */
   private watchKeys(): void {
-    // A burst of changes (salt-key -A over a thousand keys) costs one reconcile, not one each.
-    let scheduled = false;
+    let timer: NodeJS.Timeout | undefined;
     const onChange = () => {
-      if (scheduled) return;
-      scheduled = true;
-      setImmediate(() => {
-        scheduled = false;
+      if (timer) return;
+      timer = setTimeout(() => {
+        timer = undefined;
         this.reconcileKeys();
-      });
+      }, KEY_WATCH_COALESCE_MS);
+      timer.unref();
     };
+    this.stopWatchTimer = () => clearTimeout(timer);
     for (const state of ['accepted', 'pending', 'rejected', 'denied'] as const) {
       const dir = join(this.settings.pki_dir, STATE_DIRS[state]);
       mkdirSync(dir, { recursive: true });

@@ -5,8 +5,8 @@
  */
 import { BrineError } from '../errors';
 
-/** A value no outputter can print (a function, a symbol, data nested too deeply). */
-export class ReprError extends BrineError<'BAD_OUTPUT_DATA'> {}
+/** A value no outputter can print (a function, a symbol, data nested too deeply), or an indent it cannot use. */
+export class ReprError extends BrineError<'BAD_OUTPUT_DATA' | 'BAD_OUTPUT_INDENT'> {}
 
 /** Data an outputter cannot print (a function, a symbol, a class instance). */
 export function unprintable(value: unknown): ReprError {

@@ -6,8 +6,8 @@ import { IConfig, IGrains, IJobContext, ILogger, IPillar, ISalt, IShell } from '
 import { IMinionControl, IModules } from '../api/control';
 import { IStates } from '../api/states';
 import { fileRoots, NodeStates, PluginStateFunctions, type StateInvoker } from '../services/states';
-import { LocalSlsSource } from '../../core/state/sls-source';
-import { existsSync } from 'node:fs';
+import { LocalSlsSource, RemoteSlsSource, type SlsSource } from '../../core/state/sls-source';
+import { FileCache, type RemoteFiles } from '../../core/minion/file-cache';
 import { PluginDefinitionError } from '../api/errors';
 import { GrainsStore, type GrainsCollector } from '../services/grains-store';
 import { NodeHost } from '../services/host';
@@ -39,6 +39,10 @@ export interface PluginLoaderOptions {
   control?: api.IMinionControl;
   /** The minion's pillar. Default: none, and asking for it is a clear error. */
   pillar?: api.IPillar;
+  /** The master's file server (absent for `salt-call --local`): SLS and `salt://` files unless file_client is local. */
+  files?: RemoteFiles;
+  /** Services of this host only (the master's {@link api.IMaster} for runners), by service id. */
+  services?: ReadonlyArray<readonly [symbol, unknown]>;
 }
 
 /** Everything a loaded plugin set offers the executor. */
@@ -83,6 +87,7 @@ export class PluginLoader {
     container.register(IHost, this.options.host ?? new NodeHost('/'));
     if (this.options.control) container.register(IMinionControl, this.options.control);
     container.register(IPillar, this.options.pillar ?? new NoPillar());
+    for (const [id, service] of this.options.services ?? []) container.register(id, service);
 
     const registry = new ModuleRegistry();
     const sources: DiscoveredPlugins[] = [classify('builtin', { ...(this.options.builtins ?? []) } as Record<string, unknown>)];
@@ -121,18 +126,25 @@ export class PluginLoader {
   /** The state system of a job, over the `@StateModule` plugins of the registry. */
   private states(container: ServiceContainer, registry: ModuleRegistry, grains: api.IGrains): (invoke: StateInvoker) => api.IStates {
     const config = this.options.config;
-    const roots = fileRoots(config);
-    const local = new LocalSlsSource(roots);
-    const cacheFile = async (source: string, saltenv: string): Promise<string | null> => {
-      if (source.startsWith('salt://')) {
-        const [path, query] = source.slice('salt://'.length).split('?');
-        const env = new URLSearchParams(query ?? '').get('saltenv') ?? saltenv;
-        return (await local.getFile(env, path))?.path ?? null;
-      }
-      return source.startsWith('/') && existsSync(source) ? source : null;
-    };
     const shell = container.get(IShell) as api.IShell;
-    return (invoke) => new NodeStates(config, grains, shell, new PluginStateFunctions(registry, invoke, cacheFile), local);
+    const source = this.slsSource();
+    return (invoke) => new NodeStates(config, grains, shell, new PluginStateFunctions(registry, invoke), source);
+  }
+
+  /**
+   * Salt's file_client: `local` reads file_roots here; otherwise (the default, `remote`) SLS and
+   * `salt://` files come from the master through the file cache in `cachedir`.
+   */
+  private slsSource(): () => SlsSource {
+    const { config, files } = this.options;
+    if (!files || config.get<unknown>('file_client', 'remote') === 'local') {
+      const roots = fileRoots(config);
+      return () => new LocalSlsSource(roots);
+    }
+    const cachedir = String(config.get('cachedir', ''));
+    if (!cachedir) throw new PluginDefinitionError("the minion config gives no cachedir: nowhere to cache the master's files");
+    const cache = new FileCache(files, cachedir);
+    return () => new RemoteSlsSource(cache);
   }
 
   private grainsProviders(sources: DiscoveredPlugins[], container: ServiceContainer, registry: ModuleRegistry): GrainsCollector[] {

@@ -6,10 +6,10 @@
  */
 import { RunnerArgError } from './errors';
 import { isDeepStrictEqual } from 'node:util';
-import { BrineError } from '../../core/errors';
-import { isJid, jidToDate } from '../../core/protocol/jid';
-import type { JobRecord, StoredReturn } from '../../core/master/job-cache';
-import { unpackArgs } from '../../core/protocol/salt-args';
+import { BrineError } from '../core/errors';
+import { isJid, jidToDate } from '../core/protocol/jid';
+import type { JobRecord, StoredReturn } from '../core/master/job-cache';
+import { unpackArgs } from '../core/protocol/salt-args';
 
 const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
 

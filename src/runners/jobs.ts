@@ -12,10 +12,9 @@
  *   const result = await JOB_RUNNERS['jobs.lookup_jid']({ cache, arg: [jid], kwargs: {} });
  */
 import { RunnerArgError } from './errors';
-import { BrineError } from '../../core/errors';
-import type { JobCache, JobFilter } from '../../core/master/job-cache';
+import type { JobCache, JobFilter } from '../core/master/job-cache';
 import { formatJidInstance, formatResult, metadataMatches, parseRunnerTime, setKey } from './job-format';
-import { unpackArgs } from '../../core/protocol/salt-args';
+import { unpackArgs } from '../core/protocol/salt-args';
 
 export interface JobRunnerContext {
   cache: JobCache;

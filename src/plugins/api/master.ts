@@ -1,0 +1,55 @@
+/**
+ * The services master-side plugins (`@Runner`, `@Wheel`) ask for: they run on the master's host,
+ * in `salt-run` and in salt-api, with the master's configuration as their {@link IConfig}.
+ */
+
+/** One job for {@link IMaster.cmd}. */
+export interface MinionCall {
+  /** The target: an id glob by default, or a list, grain, compound... expression (`tgtType`). */
+  tgt: string | string[];
+  fun: string;
+  /** Positional arguments; a trailing `{ __kwarg__: true, ... }` map carries keyword arguments, as on the wire. */
+  arg?: unknown[];
+  /** Salt's `tgt_type`: glob (default), list, grain, pcre, compound, nodegroup, ... */
+  tgtType?: string;
+  /** Seconds to wait for the minions (default: the master's `timeout`). */
+  timeout?: number;
+  /** Seconds the minions still missing after `timeout` get to answer `saltutil.find_job` (default: the master's `gather_job_timeout`). */
+  gatherJobTimeout?: number;
+}
+
+/** One minion's answer to an {@link IMaster.cmd} job. */
+export interface MinionAnswer {
+  id: string;
+  return: unknown;
+  retcode: number;
+}
+
+/**
+ * The master as a runner sees it: publish jobs to minions and wait for them (Salt's
+ * `LocalClient.cmd` in a runner), and the master's own knowledge of its minions.
+ *
+ * @example
+ * const answers = await this.master.cmd({ tgt: '*', fun: 'test.version' });
+ * // [{ id: 'web1', return: '3007.10', retcode: 0 }, ...]
+ * this.master.acceptedMinions();            // ['db1', 'web1']
+ * this.master.cachedGrains('web1').os;       // 'Debian'
+ */
+export interface IMaster {
+  /**
+   * Publishes a job and waits as `salt` does (the timeout, then `saltutil.find_job` for the
+   * minions still busy): the answers of the minions that returned, in arrival order. An empty
+   * list when no minion matched the target.
+   */
+  cmd(call: MinionCall): Promise<MinionAnswer[]>;
+  /** The ids of the accepted minions, sorted. */
+  acceptedMinions(): string[];
+  /** The accepted minions a target matches, judged from the master's cached grains (Salt's CkMinions). */
+  match(tgt: string | string[], tgtType?: string): string[];
+  /** A minion's grains as the master cached them ({} when none). */
+  cachedGrains(id: string): Record<string, unknown>;
+  /** A minion's pillar as the master cached it ({} when none). */
+  cachedPillar(id: string): Record<string, unknown>;
+}
+/** Service id of {@link IMaster}. @example constructor(@inject(IMaster) private readonly master: IMaster) {} */
+export const IMaster: unique symbol = Symbol.for('brine.IMaster');
