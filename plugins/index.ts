@@ -4,6 +4,7 @@
  */
 import { CmdModule } from './cmd/cmd.module';
 import { CoreGrains } from './grains/core-grains';
+import { SystemGrains } from './grains/system-grains';
 import { GrainsModule } from './grains/grains.module';
 import { PillarModule } from './pillar/pillar.module';
 import { SaltutilModule } from './saltutil/saltutil.module';
@@ -22,6 +23,7 @@ import { CacheRunner } from './cache/cache.runner';
 export {
   CmdModule,
   CoreGrains,
+  SystemGrains,
   FileModule,
   PkgModule,
   ServiceModule,
@@ -39,6 +41,7 @@ export {
 /** Every built-in plugin class (execution and state modules, grains providers), in load order. */
 export const BUILTIN_PLUGINS: readonly unknown[] = [
   CoreGrains,
+  SystemGrains,
   TestModule,
   CmdModule,
   GrainsModule,
