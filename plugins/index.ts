@@ -10,14 +10,17 @@ import { SaltutilModule } from './saltutil/saltutil.module';
 import { SysModule } from './sys/sys.module';
 import { TestModule } from './test/test.module';
 import { StateModule } from './state/state.module';
+import { CpModule } from './cp/cp.module';
+import { EventModule } from './event/event.module';
+import { MineModule } from './mine/mine.module';
 import { TestStates } from './test/test.state';
 import { CmdStates } from './cmd/cmd.state';
 import { FileStates } from './file/file.state';
 
-export { CmdModule, CoreGrains, GrainsModule, PillarModule, SaltutilModule, SysModule, TestModule };
+export { CmdModule, CoreGrains, CpModule, EventModule, GrainsModule, MineModule, PillarModule, SaltutilModule, SysModule, TestModule };
 
 /** Every built-in module class and grains provider, in load order. */
-export const BUILTIN_PLUGINS: readonly unknown[] = [CoreGrains, TestModule, CmdModule, GrainsModule, SysModule, SaltutilModule, PillarModule, StateModule];
+export const BUILTIN_PLUGINS: readonly unknown[] = [CoreGrains, TestModule, CmdModule, GrainsModule, SysModule, SaltutilModule, PillarModule, StateModule, CpModule, EventModule, MineModule];
 
 /** The built-in state module classes. */
 export const BUILTIN_STATE_MODULES: readonly unknown[] = [TestStates, CmdStates, FileStates];

@@ -53,6 +53,7 @@ export {
   type ShellResult,
 } from './services';
 export { IHost, type HostAddress } from './host';
+export { IMaster, type MasterFileHash } from './master';
 export {
   IModules,
   IMinionControl,

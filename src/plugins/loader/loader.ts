@@ -4,6 +4,8 @@ import { readGrainsProvider, readInjectionTokens } from '../api/metadata';
 import { IHost } from '../api/host';
 import { IConfig, IGrains, IJobContext, ILogger, IPillar, ISalt, IShell } from '../api/services';
 import { IMinionControl, IModules } from '../api/control';
+import { IMaster } from '../api/master';
+import { NoMaster } from '../services/master';
 import { IStates, type StateModuleClass } from '../api/states';
 import { fileRoots, NodeStates, StateModuleTable } from '../services/states';
 import { LocalSlsSource } from '../../core/state/sls-source';
@@ -41,6 +43,8 @@ export interface PluginLoaderOptions {
   stateModules?: readonly unknown[];
   /** The minion's pillar. Default: none, and asking for it is a clear error. */
   pillar?: api.IPillar;
+  /** The minion's master (events, file server, mine). Default: none, and each request is a clear error. */
+  master?: api.IMaster;
 }
 
 /** Everything a loaded plugin set offers the executor. */
@@ -80,6 +84,7 @@ export class PluginLoader {
     container.register(IHost, this.options.host ?? new NodeHost('/'));
     if (this.options.control) container.register(IMinionControl, this.options.control);
     container.register(IPillar, this.options.pillar ?? new NoPillar());
+    container.register(IMaster, this.options.master ?? new NoMaster());
 
     const registry = new ModuleRegistry();
     const sources: DiscoveredPlugins[] = [classify('builtin', { ...(this.options.builtins ?? []) } as Record<string, unknown>)];

@@ -13,6 +13,7 @@ import type { JobResult } from '../executor';
 import type { LoadedPlugins } from '../loader/loader';
 import { PluginRuntime } from '../runtime';
 import type { MasterFiles } from '../services/extension-sync';
+import type { IMaster } from '../api/master';
 import { StaticConfig } from '../services/config';
 import { GrainsView } from '../services/grains-store';
 import { StreamLogger } from '../services/logger';
@@ -87,6 +88,8 @@ export interface HarnessOptions {
   moduleDirs?: readonly string[];
   /** The master's files, for `saltutil.sync_*` (default: none, so syncing fails as with `--local`). */
   files?: MasterFiles;
+  /** The minion's master for modules that use IMaster (default: none, each request a clear error as with `--local`). */
+  master?: IMaster;
 }
 
 export interface Harness {
@@ -112,6 +115,7 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
     builtins: modules,
     moduleDirs: options.moduleDirs ?? [],
     files: options.files,
+    master: options.master,
   });
   return {
     get plugins() {
