@@ -165,7 +165,6 @@ describeWithSalt('Salt 3007 minion -> brine master', () => {
     // The highstate (top.sls) again: same states, nothing left to change.
     const again = json((await cluster.salt('pyminion', 'state.highstate', '--out', 'json', '-t', '60')).stdout).pyminion as StateRet;
     expect(Object.values(again).map((r) => [r.__id__, r.result, r.changes]).sort()).toEqual([['greeting', true, {}], ['motd', true, {}]]);
-    expect((await cluster.salt('pyminion', 'state.apply', '-t', '60')).code).toBe(0);
   });
 
   it('signs in again after the publish key rotates (another minion deleted) and runs the next job', async () => {
