@@ -18,7 +18,7 @@ export interface RenderBenchResult {
   saltProcessMs: number | null;
 }
 
-function makeTree(): { root: string; sls: string } {
+export function makeTree(): { root: string; sls: string } {
   const root = mkdtempSync(join(tmpdir(), 'brine-render-bench-'));
   mkdirSync(join(root, 'bench'), { recursive: true });
   writeFileSync(join(root, 'bench', 'map.jinja'), "{% set settings = {'port': 8080, 'users': ['alice', 'bob', 'carol']} %}\n{% macro line(k, v) %}{{ k }}={{ v }}{% endmacro %}\n");

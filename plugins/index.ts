@@ -9,18 +9,51 @@ import { PillarModule } from './pillar/pillar.module';
 import { SaltutilModule } from './saltutil/saltutil.module';
 import { SysModule } from './sys/sys.module';
 import { TestModule } from './test/test.module';
-import { StateModule } from './state/state.module';
-import { CpModule } from './cp/cp.module';
-import { EventModule } from './event/event.module';
-import { MineModule } from './mine/mine.module';
+import { StateExecModule } from './state/state.module';
 import { TestStates } from './test/test.state';
 import { CmdStates } from './cmd/cmd.state';
 import { FileStates } from './file/file.state';
+import { FileModule } from './file/file.module';
+import { PkgModule } from './pkg/pkg.module';
+import { CpModule } from './cp/cp.module';
+import { EventModule } from './event/event.module';
+import { MineModule } from './mine/mine.module';
 
-export { CmdModule, CoreGrains, CpModule, EventModule, GrainsModule, MineModule, PillarModule, SaltutilModule, SysModule, TestModule };
+export {
+  CmdModule,
+  CoreGrains,
+  CpModule,
+  EventModule,
+  MineModule,
+  FileModule,
+  PkgModule,
+  GrainsModule,
+  PillarModule,
+  SaltutilModule,
+  SysModule,
+  TestModule,
+  StateExecModule,
+  TestStates,
+  CmdStates,
+  FileStates,
+};
 
-/** Every built-in module class and grains provider, in load order. */
-export const BUILTIN_PLUGINS: readonly unknown[] = [CoreGrains, TestModule, CmdModule, GrainsModule, SysModule, SaltutilModule, PillarModule, StateModule, CpModule, EventModule, MineModule];
-
-/** The built-in state module classes. */
-export const BUILTIN_STATE_MODULES: readonly unknown[] = [TestStates, CmdStates, FileStates];
+/** Every built-in plugin class (execution and state modules, grains providers), in load order. */
+export const BUILTIN_PLUGINS: readonly unknown[] = [
+  CoreGrains,
+  TestModule,
+  CmdModule,
+  GrainsModule,
+  SysModule,
+  SaltutilModule,
+  PillarModule,
+  StateExecModule,
+  FileModule,
+  PkgModule,
+  CpModule,
+  EventModule,
+  MineModule,
+  TestStates,
+  CmdStates,
+  FileStates,
+];

@@ -1,9 +1,59 @@
 import { chmodSync, copyFileSync, existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
-import { CommandExecutionError, inject, IShell, ShlexError, shlexSplit, type StateContext, type StateReturn } from 'brine/plugin';
+import {
+  arg,
+  CommandExecutionError,
+  inject,
+  IShell,
+  ShlexError,
+  shlexSplit,
+  State,
+  StateModule,
+  type StateContext,
+  type StateReturn,
+} from 'brine/plugin';
 
-type Args = Record<string, unknown> & { name: string };
+/** The arguments every cmd state shares (Salt's names); others go to `kwargs`. */
+const RUN_ARGS = {
+  name: arg.string(),
+  cwd: arg.string({ optional: true }),
+  runas: arg.string({ optional: true }),
+  shell: arg.string({ optional: true }),
+  env: arg.any({ optional: true }),
+  umask: arg.any({ optional: true }),
+  timeout: arg.number({ optional: true, min: 0 }),
+  success_retcodes: arg.any({ optional: true }),
+  stateful: arg.any({ default: false }),
+};
+const SCRIPT_ARGS = {
+  ...RUN_ARGS,
+  source: arg.string({ optional: true }),
+  template: arg.string({ optional: true }),
+  args: arg.string({ optional: true }),
+  defaults: arg.dict({ optional: true }),
+  context: arg.dict({ optional: true }),
+};
+
+interface RunArgs {
+  name: string;
+  cwd?: string;
+  runas?: string;
+  shell?: string;
+  env?: unknown;
+  umask?: unknown;
+  timeout?: number;
+  success_retcodes?: unknown;
+  stateful: unknown;
+  kwargs: Record<string, unknown>;
+}
+interface ScriptArgs extends RunArgs {
+  source?: string;
+  template?: string;
+  args?: string;
+  defaults?: Record<string, unknown>;
+  context?: Record<string, unknown>;
+}
 
 /** A state-runner service of the context; outside a state run it is a clear error. */
 function needed<F>(f: F | undefined, what: string): F {
@@ -29,9 +79,15 @@ function envOf(env: unknown): Record<string, string> | undefined {
   return out;
 }
 
-function isTrue(v: unknown): boolean {
-  if (typeof v === 'string') return ['true', 'yes', 'y', '1', 'on'].includes(v.toLowerCase());
-  return Boolean(v);
+/**
+ * salt/states/cmd.py's own `_is_true` for a stateful command's `changed=`: unlike Salt's general
+ * `is_true`, `yes` is true, and a word it does not know is an error.
+ */
+function changedFlag(v: unknown): boolean {
+  const text = v === true ? 'true' : v === false ? 'false' : String(v).toLowerCase();
+  if (v && ['true', 'yes', '1'].includes(text)) return true;
+  if (['false', 'no', '0', ''].includes(text)) return false;
+  throw new CommandExecutionError(`Failed parsing boolean value: ${String(v)}`);
 }
 
 /** Salt's _reinterpreted_state: a stateful command's last line (or JSON) becomes the state. */
@@ -75,7 +131,7 @@ function reinterpreted(state: StateReturn): StateReturn {
       data[parts[0]] = parts[1];
     }
   }
-  const changed = isTrue(data.changed ?? 'no');
+  const changed = changedFlag(data.changed ?? 'no');
   if ('comment' in data) {
     state.comment = String(data.comment);
     delete data.comment;
@@ -89,24 +145,20 @@ function reinterpreted(state: StateReturn): StateReturn {
 }
 
 /** Salt 3007's `cmd` state module: run, wait, script, and mod_watch for watch requisites. */
+@StateModule('cmd')
 export class CmdStates {
-  static readonly stateModule = 'cmd';
-  static readonly functions = { run: ['name'], wait: ['name'], script: ['name'], wait_script: ['name'], mod_watch: ['name'] };
-
   constructor(@inject(IShell) private readonly shell: IShell) {}
 
-  private async runAll(cmd: string, args: Args, ctx: StateContext): Promise<RunAll> {
+  private async runAll(cmd: string, args: RunArgs): Promise<RunAll> {
     const res = await this.shell.run(cmd, {
       pythonShell: true,
-      shell: (args.shell as string) ?? '/bin/sh',
-      cwd: (args.cwd as string) ?? undefined,
+      shell: args.shell ?? '/bin/sh',
+      cwd: args.cwd,
       env: envOf(args.env),
-      runas: (args.runas as string) ?? undefined,
-      umask: (args.umask as string) ?? undefined,
-      timeout: args.timeout !== undefined && args.timeout !== null ? Number(args.timeout) : undefined,
-      signal: undefined,
+      runas: args.runas,
+      umask: args.umask === undefined || args.umask === null ? undefined : (args.umask as string | number),
+      timeout: args.timeout,
     });
-    void ctx;
     let retcode = res.retcode;
     const ok = args.success_retcodes;
     if (ok !== undefined && ok !== null) {
@@ -116,8 +168,9 @@ export class CmdStates {
     return { pid: res.pid, retcode, stdout: res.stdout.replace(/\s+$/, ''), stderr: res.stderr.replace(/\s+$/, '') };
   }
 
-  async run(args: Args, ctx: StateContext): Promise<StateReturn> {
-    const name = args.name === null || args.name === undefined ? String(ctx.low?.__id__) : String(args.name);
+  @State({ summary: 'Run a command if certain circumstances are met', examples: ['salt-call state.single cmd.run name="touch /tmp/x"'], args: RUN_ARGS, kwargs: true })
+  async run(args: RunArgs, ctx: StateContext): Promise<StateReturn> {
+    const name = args.name;
     const stateful = args.stateful === true || Array.isArray(args.stateful);
     let ret: StateReturn = { name, changes: {}, result: false, comment: '' };
     if (args.env !== undefined && args.env !== null && typeof args.env !== 'object') {
@@ -130,14 +183,14 @@ export class CmdStates {
       ret.changes = { cmd: name };
       return stateful ? reinterpreted(ret) : ret;
     }
-    const cwd = args.cwd as string | undefined;
+    const cwd = args.cwd;
     if (cwd && !(existsSync(cwd) && statSync(cwd).isDirectory())) {
       ret.comment = `Desired working directory "${cwd}" is not available`;
       return ret;
     }
     let all: RunAll;
     try {
-      all = await this.runAll(name, args, ctx);
+      all = await this.runAll(name, args);
     } catch (err) {
       ret.comment = (err as Error).message;
       return ret;
@@ -149,16 +202,19 @@ export class CmdStates {
     return ret;
   }
 
-  async wait(args: Args): Promise<StateReturn> {
-    return { name: args.name, changes: {}, result: true, comment: '' };
+  @State({ summary: 'Run the given command only if the watch statement calls it', args: { name: arg.string() }, kwargs: true })
+  async wait({ name }: { name: string }): Promise<StateReturn> {
+    return { name, changes: {}, result: true, comment: '' };
   }
 
-  async wait_script(args: Args): Promise<StateReturn> {
-    return { name: args.name, changes: {}, result: true, comment: '' };
+  @State({ summary: 'Download a script from a remote source and execute it only if a watch statement calls it', args: { name: arg.string() }, kwargs: true })
+  async wait_script({ name }: { name: string }): Promise<StateReturn> {
+    return { name, changes: {}, result: true, comment: '' };
   }
 
-  async script(args: Args, ctx: StateContext): Promise<StateReturn> {
-    const name = String(args.name);
+  @State({ summary: 'Download a script and execute it with specified arguments', examples: ['salt-call state.single cmd.script salt://scripts/runme.sh'], args: SCRIPT_ARGS, kwargs: true })
+  async script(args: ScriptArgs, ctx: StateContext): Promise<StateReturn> {
+    const name = args.name;
     const stateful = args.stateful === true || Array.isArray(args.stateful);
     let ret: StateReturn = { name, changes: {}, result: false, comment: '' };
     if (ctx.test) {
@@ -166,14 +222,14 @@ export class CmdStates {
       ret.comment = `Command '${name}' would have been executed`;
       return stateful ? reinterpreted(ret) : ret;
     }
-    const source = String(args.source ?? name);
+    const source = args.source ?? name;
     const cached = await needed(ctx.cacheFile, 'cacheFile')(source);
     if (!cached) {
       ret.comment = `Unable to cache script ${source} from saltenv '${ctx.saltenv}'`;
       return ret;
     }
     if (args.template && args.template !== 'jinja') {
-      ret.comment = `The template renderer '${String(args.template)}' is not available (brine renders jinja)`;
+      ret.comment = `The template renderer '${args.template}' is not available (brine renders jinja)`;
       return ret;
     }
     const dir = mkdtempSync(join(tmpdir(), 'brine-script-'));
@@ -181,12 +237,11 @@ export class CmdStates {
     try {
       if (args.template) {
         const rel = source.startsWith('salt://') ? source.slice('salt://'.length).split('?')[0] : source;
-        const obj = (v: unknown): Record<string, unknown> => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {});
-        writeFileSync(path, await needed(ctx.renderTemplate, 'renderTemplate')(cached, rel, { ...obj(args.defaults), ...obj(args.context) }));
+        writeFileSync(path, await needed(ctx.renderTemplate, 'renderTemplate')(cached, rel, { ...(args.defaults ?? {}), ...(args.context ?? {}) }));
       } else copyFileSync(cached, path);
       chmodSync(path, 0o700);
-      const cmd = args.args !== undefined && args.args !== null ? `${path} ${String(args.args)}` : path;
-      const all = await this.runAll(cmd, args, ctx);
+      const cmd = args.args !== undefined ? `${path} ${args.args}` : path;
+      const all = await this.runAll(cmd, args);
       ret.changes = { ...all };
       ret.result = all.retcode === 0;
       ret.comment = `Command '${name}' run`;
@@ -197,8 +252,9 @@ export class CmdStates {
     return ret;
   }
 
-  async mod_watch(args: Args, ctx: StateContext): Promise<StateReturn> {
-    const sfun = String(args.sfun ?? '');
+  @State({ modWatch: true, summary: 'Execute a cmd function based on a watch call', args: { ...SCRIPT_ARGS, sfun: arg.string({ optional: true }) }, kwargs: true })
+  async mod_watch(args: ScriptArgs & { sfun?: string }, ctx: StateContext): Promise<StateReturn> {
+    const sfun = args.sfun ?? '';
     if (sfun === 'wait' || sfun === 'run' || sfun === 'watch') return this.run(args, ctx);
     if (sfun === 'wait_script' || sfun === 'script') return this.script(args, ctx);
     return { name: args.name, changes: {}, result: false, comment: `cmd.${sfun} does not work with the watch requisite, please use cmd.wait or cmd.wait_script` };

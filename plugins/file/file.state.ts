@@ -1,9 +1,55 @@
 import { chmodSync, existsSync, lstatSync, mkdirSync, readFileSync, readlinkSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join, basename } from 'node:path';
-import { CommandExecutionError, type StateContext, type StateReturn } from 'brine/plugin';
+import { arg, CommandExecutionError, State, StateModule, type StateContext, type StateReturn } from 'brine/plugin';
 import { appendDiff, unifiedDiff } from './unified-diff';
 
-type Args = Record<string, unknown> & { name: string };
+const NAME = { name: arg.string() };
+const MAKEDIRS = { makedirs: arg.boolean({ default: false }) };
+/** A file mode as Salt takes it: `'0644'`, `644` or (YAML 1.1's octal) 420 read as its digits. */
+const MODE = arg.any({ optional: true });
+
+const MANAGED = {
+  ...NAME,
+  source: arg.any({ optional: true }),
+  template: arg.string({ optional: true }),
+  contents: arg.any({ optional: true }),
+  mode: MODE,
+  user: arg.string({ optional: true }),
+  group: arg.string({ optional: true }),
+  defaults: arg.dict({ optional: true }),
+  context: arg.dict({ optional: true }),
+  ...MAKEDIRS,
+};
+interface ManagedArgs {
+  name: string;
+  source?: unknown;
+  template?: string;
+  contents?: unknown;
+  mode?: unknown;
+  user?: string;
+  group?: string;
+  defaults?: Record<string, unknown>;
+  context?: Record<string, unknown>;
+  makedirs: boolean;
+}
+const LINE = {
+  ...NAME,
+  content: arg.any({ optional: true }),
+  match: arg.any({ optional: true }),
+  mode: arg.string({ optional: true }),
+  location: arg.string({ optional: true }),
+  before: arg.any({ optional: true }),
+  after: arg.any({ optional: true }),
+};
+interface LineArgs {
+  name: string;
+  content?: unknown;
+  match?: unknown;
+  mode?: string;
+  location?: string;
+  before?: unknown;
+  after?: unknown;
+}
 
 /** A state-runner service of the context; outside a state run it is a clear error. */
 function needed<F>(f: F | undefined, what: string): F {
@@ -17,9 +63,8 @@ export function saltPath(source: string): string {
 }
 
 /** A template's variables: the state's own arguments, `defaults`, then `context` over them. */
-export function templateContext(args: Record<string, unknown>, source: string): Record<string, unknown> {
-  const obj = (v: unknown): Record<string, unknown> => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {});
-  return { name: args.name, source, user: args.user, group: args.group, mode: args.mode, ...obj(args.defaults), ...obj(args.context) };
+export function templateContext(args: ManagedArgs, source: string): Record<string, unknown> {
+  return { name: args.name, source, user: args.user, group: args.group, mode: args.mode, ...(args.defaults ?? {}), ...(args.context ?? {}) };
 }
 
 function escapeRegex(s: string): string {
@@ -49,21 +94,10 @@ function atomicWrite(path: string, data: string, mode: number): void {
 }
 
 /** Salt 3007's `file` state module (managed, directory, absent, symlink, exists, missing). */
+@StateModule('file')
 export class FileStates {
-  static readonly stateModule = 'file';
-  static readonly functions = {
-    managed: ['name'],
-    directory: ['name'],
-    absent: ['name'],
-    symlink: ['name', 'target'],
-    exists: ['name'],
-    missing: ['name'],
-    append: ['name'],
-    replace: ['name', 'pattern', 'repl'],
-    line: ['name'],
-  };
-
-  async append(args: Args, ctx: StateContext): Promise<StateReturn> {
+  @State({ summary: 'Ensure that some text appears at the end of a file', examples: ['salt-call state.single file.append /etc/motd text=hello'], args: { ...NAME, text: arg.any({ optional: true }), ...MAKEDIRS }, kwargs: true })
+  async append(args: { name: string; text?: unknown; makedirs: boolean }, ctx: StateContext): Promise<StateReturn> {
     const name = args.name;
     const ret: StateReturn = { name, changes: {}, result: true, comment: '' };
     const text = args.text === undefined || args.text === null ? [] : Array.isArray(args.text) ? args.text.map(String) : [String(args.text)];
@@ -94,7 +128,12 @@ export class FileStates {
     return ret;
   }
 
-  async replace(args: Args, ctx: StateContext): Promise<StateReturn> {
+  @State({
+    summary: 'Maintain an edit in a file by regular expression',
+    args: { ...NAME, pattern: arg.string(), repl: arg.string(), count: arg.integer({ default: 0, min: 0 }), backup: arg.any({ default: '.bak' }) },
+    kwargs: true,
+  })
+  async replace(args: { name: string; pattern: string; repl: string; count: number; backup: unknown }, ctx: StateContext): Promise<StateReturn> {
     const name = args.name;
     const ret: StateReturn = { name, changes: {}, result: true, comment: '' };
     if (!existsSync(name)) {
@@ -103,10 +142,10 @@ export class FileStates {
       return ret;
     }
     const before = readFileSync(name, 'utf8');
-    const count = Number(args.count ?? 0);
+    const count = args.count;
     let n = 0;
-    const re = new RegExp(String(args.pattern), 'gm');
-    const after = before.replace(re, (m) => (count && n >= count ? m : (n++, String(args.repl).replace(/\\(\d)/g, '$$$1'))));
+    const re = new RegExp(args.pattern, 'gm');
+    const after = before.replace(re, (m) => (count && n >= count ? m : (n++, args.repl.replace(/\\(\d)/g, '$$$1'))));
     if (after === before) {
       ret.comment = 'No changes needed to be made';
       return ret;
@@ -118,14 +157,15 @@ export class FileStates {
       return ret;
     }
     const mode = statSync(name).mode & 0o7777;
-    const backup = args.backup === undefined ? '.bak' : args.backup;
+    const backup = args.backup;
     if (backup !== false && backup !== null && backup !== '') writeFileSync(`${name}${String(backup)}`, before, { mode });
     atomicWrite(name, after, mode);
     ret.comment = 'Changes were made';
     return ret;
   }
 
-  async line(args: Args, ctx: StateContext): Promise<StateReturn> {
+  @State({ summary: 'Line-focused editing of a file', description: 'mode is insert, ensure, replace or delete.', args: LINE, kwargs: true })
+  async line(args: LineArgs, ctx: StateContext): Promise<StateReturn> {
     const name = args.name;
     const ret: StateReturn = { name, changes: {}, result: true, comment: '' };
     const mode = String(args.mode ?? '').toLowerCase();
@@ -180,7 +220,8 @@ export class FileStates {
     return ret;
   }
 
-  async managed(args: Args, ctx: StateContext): Promise<StateReturn> {
+  @State({ summary: 'Manage a given file, from a source or from contents', examples: ['salt-call state.single file.managed /etc/motd contents=hi'], args: MANAGED, kwargs: true })
+  async managed(args: ManagedArgs, ctx: StateContext): Promise<StateReturn> {
     const name = args.name;
     const ret: StateReturn = { changes: {}, comment: '', name, result: true };
     let contents: string | undefined;
@@ -201,7 +242,7 @@ export class FileStates {
       }
       if (args.template && args.template !== 'jinja') {
         ret.result = false;
-        ret.comment = `The template renderer '${String(args.template)}' is not available (brine renders jinja)`;
+        ret.comment = `The template renderer '${args.template}' is not available (brine renders jinja)`;
         return ret;
       }
       contents = args.template ? await needed(ctx.renderTemplate, 'renderTemplate')(found, saltPath(used), templateContext(args, used)) : readFileSync(found, 'utf8');
@@ -262,7 +303,8 @@ export class FileStates {
     return ret;
   }
 
-  async directory(args: Args, ctx: StateContext): Promise<StateReturn> {
+  @State({ summary: 'Ensure that a named directory is present and has the right mode', args: { ...NAME, mode: MODE, dir_mode: MODE, ...MAKEDIRS }, kwargs: true })
+  async directory(args: { name: string; mode?: unknown; dir_mode?: unknown; makedirs: boolean }, ctx: StateContext): Promise<StateReturn> {
     const name = args.name;
     const ret: StateReturn = { name, changes: {}, result: true, comment: '' };
     const mode = modeOf(args.dir_mode ?? args.mode);
@@ -310,7 +352,8 @@ export class FileStates {
     return ret;
   }
 
-  async absent(args: Args, ctx: StateContext): Promise<StateReturn> {
+  @State({ summary: 'Make sure that the named file or directory is absent', args: NAME, kwargs: true })
+  async absent(args: { name: string }, ctx: StateContext): Promise<StateReturn> {
     const name = args.name;
     const ret: StateReturn = { name, changes: {}, result: true, comment: '' };
     let present = false;
@@ -337,9 +380,10 @@ export class FileStates {
     return ret;
   }
 
-  async symlink(args: Args, ctx: StateContext): Promise<StateReturn> {
+  @State({ summary: 'Create a symbolic link', args: { ...NAME, target: arg.string(), ...MAKEDIRS }, kwargs: true })
+  async symlink(args: { name: string; target: string; makedirs: boolean }, ctx: StateContext): Promise<StateReturn> {
     const name = args.name;
-    const target = String(args.target);
+    const target = args.target;
     const ret: StateReturn = { name, changes: {}, result: true, comment: '' };
     let current: string | null = null;
     try {
@@ -373,12 +417,14 @@ export class FileStates {
     return ret;
   }
 
-  async exists(args: Args): Promise<StateReturn> {
+  @State({ summary: 'Verify that the named file or directory is present or exists', args: NAME, kwargs: true })
+  async exists(args: { name: string }): Promise<StateReturn> {
     const ok = existsSync(args.name);
     return { name: args.name, changes: {}, result: ok, comment: ok ? `Path ${args.name} exists` : `Specified path ${args.name} does not exist` };
   }
 
-  async missing(args: Args): Promise<StateReturn> {
+  @State({ summary: 'Verify that the named file or directory is missing', args: NAME, kwargs: true })
+  async missing(args: { name: string }): Promise<StateReturn> {
     const ok = !existsSync(args.name);
     return { name: args.name, changes: {}, result: ok, comment: ok ? `Path ${args.name} is missing` : `Specified path ${args.name} exists` };
   }

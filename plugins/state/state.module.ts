@@ -20,7 +20,7 @@ function pillarOf(p: unknown): Record<string, unknown> | undefined {
 
 /** Salt's `state` execution module: apply SLS files and the highstate, and show what they compile to. */
 @Module('state')
-export class StateModule {
+export class StateExecModule {
   constructor(
     @inject(IStates) private readonly states: IStates,
     @inject(IJobContext) private readonly job: IJobContext,

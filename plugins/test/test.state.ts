@@ -1,43 +1,35 @@
-import type { StateContext, StateReturn } from 'brine/plugin';
-import { CommandExecutionError } from 'brine/plugin';
+import { arg, CommandExecutionError, State, StateModule, type StateContext, type StateReturn } from 'brine/plugin';
 
 const changeData = (): Record<string, unknown> => ({ testing: { old: 'Unchanged', new: 'Something pretended to change' } });
 
-type Args = Record<string, unknown> & { name: string };
+/** Salt's `name` plus an optional `comment` (Salt reads it from **kwargs). */
+const NAMED = { name: arg.string(), comment: arg.string({ optional: true }) };
+type Named = { name: string; comment?: string };
+const COMMENTED = { name: arg.string(), comment: arg.string() };
 
 /** Salt 3007's `test` state module: states that succeed, fail and change on demand. */
+@StateModule('test')
 export class TestStates {
-  static readonly stateModule = 'test';
-  static readonly functions = {
-    nop: ['name'],
-    succeed_without_changes: ['name'],
-    succeed_with_changes: ['name'],
-    fail_without_changes: ['name'],
-    fail_with_changes: ['name'],
-    succeed_with_comment: ['name', 'comment'],
-    fail_with_comment: ['name', 'comment'],
-    configurable_test_state: ['name'],
-    show_notification: ['name'],
-    check_pillar: ['name'],
-    mod_watch: ['name'],
-  };
-
-  async nop(args: Args): Promise<StateReturn> {
-    return { name: args.name, changes: {}, result: true, comment: 'Success!' };
+  @State({ summary: 'A no-op state that does nothing', examples: ['salt-call state.single test.nop name=x'], args: { name: arg.string() }, kwargs: true })
+  nop({ name }: { name: string }): StateReturn {
+    return { name, changes: {}, result: true, comment: 'Success!' };
   }
 
-  async succeed_without_changes(args: Args): Promise<StateReturn> {
-    return { name: args.name, changes: {}, result: true, comment: String(args.comment ?? 'Success!') };
+  @State({ summary: 'Returns successful', args: NAMED, kwargs: true })
+  succeed_without_changes({ name, comment }: Named): StateReturn {
+    return { name, changes: {}, result: true, comment: comment ?? 'Success!' };
   }
 
-  async fail_without_changes(args: Args, ctx: StateContext): Promise<StateReturn> {
-    const ret: StateReturn = { name: args.name, changes: {}, result: false, comment: String(args.comment ?? 'Failure!') };
+  @State({ summary: 'Returns failure', args: NAMED, kwargs: true })
+  fail_without_changes({ name, comment }: Named, ctx: StateContext): StateReturn {
+    const ret: StateReturn = { name, changes: {}, result: false, comment: comment ?? 'Failure!' };
     if (ctx.test) ret.comment = "If we weren't testing, this would be a failure!";
     return ret;
   }
 
-  async succeed_with_changes(args: Args, ctx: StateContext): Promise<StateReturn> {
-    const ret: StateReturn = { name: args.name, changes: changeData(), result: true, comment: String(args.comment ?? 'Success!') };
+  @State({ summary: 'Returns successful and changes is not empty', args: NAMED, kwargs: true })
+  succeed_with_changes({ name, comment }: Named, ctx: StateContext): StateReturn {
+    const ret: StateReturn = { name, changes: changeData(), result: true, comment: comment ?? 'Success!' };
     if (ctx.test) {
       ret.result = null;
       ret.comment = "If we weren't testing, this would be successful with changes";
@@ -45,8 +37,9 @@ export class TestStates {
     return ret;
   }
 
-  async fail_with_changes(args: Args, ctx: StateContext): Promise<StateReturn> {
-    const ret: StateReturn = { name: args.name, changes: changeData(), result: false, comment: String(args.comment ?? 'Failure!') };
+  @State({ summary: 'Returns failure and changes is not empty', args: NAMED, kwargs: true })
+  fail_with_changes({ name, comment }: Named, ctx: StateContext): StateReturn {
+    const ret: StateReturn = { name, changes: changeData(), result: false, comment: comment ?? 'Failure!' };
     if (ctx.test) {
       ret.result = null;
       ret.comment = "If we weren't testing, this would be failed with changes";
@@ -54,23 +47,37 @@ export class TestStates {
     return ret;
   }
 
-  async succeed_with_comment(args: Args): Promise<StateReturn> {
-    return { name: args.name, changes: {}, result: true, comment: String(args.comment) };
+  @State({ summary: 'Returns successful with the given comment', args: COMMENTED, kwargs: true })
+  succeed_with_comment({ name, comment }: { name: string; comment: string }): StateReturn {
+    return { name, changes: {}, result: true, comment };
   }
 
-  async fail_with_comment(args: Args): Promise<StateReturn> {
-    return { name: args.name, changes: {}, result: false, comment: String(args.comment) };
+  @State({ summary: 'Returns failure with the given comment', args: COMMENTED, kwargs: true })
+  fail_with_comment({ name, comment }: { name: string; comment: string }): StateReturn {
+    return { name, changes: {}, result: false, comment };
   }
 
-  async configurable_test_state(args: Args, ctx: StateContext): Promise<StateReturn> {
-    const changes = args.changes ?? true;
-    const result = args.result ?? true;
-    const comment = (args.comment as string) ?? '';
-    const ret: StateReturn = { name: args.name, changes: {}, result: false, comment };
-    const w = args.warnings;
-    if (typeof w === 'string') ret.warnings = [w];
-    else if (Array.isArray(w)) ret.warnings = w;
-    else if (w !== undefined && w !== null) throw new CommandExecutionError('warnings must be a string or a list');
+  @State({
+    summary: 'A configurable test state which allows for more control over the return data',
+    description: "changes and result are True, False or 'Random'; in test mode result is None unless changes is False.",
+    args: {
+      name: arg.string(),
+      changes: arg.any({ default: true }),
+      result: arg.any({ default: true }),
+      comment: arg.string({ default: '' }),
+      warnings: arg.any({ optional: true }),
+      allow_test_mode_failure: arg.boolean({ default: false }),
+    },
+  })
+  configurable_test_state(
+    a: { name: string; changes: unknown; result: unknown; comment: string; warnings?: unknown; allow_test_mode_failure: boolean },
+    ctx: StateContext,
+  ): StateReturn {
+    const { name, changes, result, comment, warnings } = a;
+    const ret: StateReturn = { name, changes: {}, result: false, comment };
+    if (typeof warnings === 'string') ret.warnings = [warnings];
+    else if (Array.isArray(warnings)) ret.warnings = warnings;
+    else if (warnings !== undefined && warnings !== null) throw new CommandExecutionError('warnings must be a string or a list');
     if (changes === 'Random') ret.changes = Math.random() < 0.5 ? changeData() : {};
     else if (changes === true) ret.changes = changeData();
     else if (changes === false) ret.changes = {};
@@ -81,21 +88,29 @@ export class TestStates {
     if (ctx.test) {
       ret.result = changes === false ? true : null;
       ret.comment = comment ? comment : 'This is a test';
-      if (args.allow_test_mode_failure && result === false) ret.result = false;
+      if (a.allow_test_mode_failure && result === false) ret.result = false;
     }
     return ret;
   }
 
-  async show_notification(args: Args): Promise<StateReturn> {
-    if (!args.text) throw new CommandExecutionError('Missing required argument text.');
-    return { name: args.name, changes: {}, result: true, comment: String(args.text) };
+  @State({ summary: 'Simple notification using text argument', args: { name: arg.string(), text: arg.string({ optional: true }) } })
+  show_notification({ name, text }: { name: string; text?: string }): StateReturn {
+    if (!text) throw new CommandExecutionError('Missing required argument text.');
+    return { name, changes: {}, result: true, comment: text };
   }
 
-  async check_pillar(args: Args): Promise<StateReturn> {
-    return { name: args.name, changes: {}, result: true, comment: '' };
+  @State({ summary: 'Checks the presence and type of pillar values', args: { name: arg.string() }, kwargs: true })
+  check_pillar({ name }: { name: string }): StateReturn {
+    return { name, changes: {}, result: true, comment: '' };
   }
 
-  async mod_watch(args: Args, ctx: StateContext): Promise<StateReturn> {
+  @State({
+    modWatch: true,
+    summary: 'Call this function via a watch statement',
+    args: { name: arg.string(), sfun: arg.string({ optional: true }), result: arg.any({ optional: true }), comment: arg.any({ optional: true }), changes: arg.any({ optional: true }) },
+    kwargs: true,
+  })
+  mod_watch(a: { name: string; sfun?: string; result?: unknown; comment?: unknown; changes?: unknown }, ctx: StateContext): StateReturn {
     const hasChanges: string[] = [];
     const reqs = (ctx.low?.__reqs__ as Record<string, Record<string, string>[]> | undefined)?.watch ?? [];
     for (const req of reqs) {
@@ -104,10 +119,10 @@ export class TestStates {
       if (r && Object.keys(r.changes ?? {}).length) hasChanges.push(`${req.state}: ${req.__id__}`);
     }
     return {
-      name: args.name,
-      result: (args.result as boolean) ?? true,
-      comment: String(args.comment ?? 'Watch statement fired.'),
-      changes: (args.changes as Record<string, unknown>) ?? { 'Requisites with changes': hasChanges },
+      name: a.name,
+      result: (a.result as boolean) ?? true,
+      comment: String(a.comment ?? 'Watch statement fired.'),
+      changes: (a.changes as Record<string, unknown>) ?? { 'Requisites with changes': hasChanges },
     };
   }
 }

@@ -11,7 +11,7 @@ import { FileClient } from '../core/minion/file-client';
 import { MasterLink } from '../plugins/services/master';
 import type { IMaster } from '../plugins/api/master';
 import { StaticConfig } from '../plugins/services/config';
-import { BUILTIN_PLUGINS, BUILTIN_STATE_MODULES } from '../../plugins';
+import { BUILTIN_PLUGINS } from '../../plugins';
 import { CommandExecutionError, traverse } from '../plugins/api';
 import { MinionPillar, type PillarSource } from '../plugins/services/pillar';
 import { compilePillar } from '../core/pillar';
@@ -104,7 +104,6 @@ export async function startPlugins(config: MinionConfig, logging: Logging, files
     config: new StaticConfig({ ...config, id: minionId(config) } as Record<string, unknown>),
     logger,
     builtins: BUILTIN_PLUGINS,
-    stateModules: BUILTIN_STATE_MODULES,
     npm: { nodeModules: packages.dirs },
     files,
     pillar,

@@ -1,6 +1,7 @@
 import { FunctionNotFoundError } from './api/errors';
 import { IJobContext, ISalt, type ILogger } from './api/services';
 import { IModules } from './api/control';
+import { IStates } from './api/states';
 import type { PluginKind } from './api/metadata';
 import { ModuleCatalog } from './loader/catalog';
 import { bindArguments, type PubData } from './loader/binder';
@@ -63,7 +64,8 @@ function errorText(err: unknown): string {
  * - any other error: `The minion function caused an exception: <stack>`, retcode 1;
  * - otherwise the function's value, retcode = what the function set on `IJobContext.retcode`
  *   (1 if it left 0 but returned a map with `result` or `success` false), success = retcode 0.
- * Each job gets a child container holding its `IJobContext` and an `ISalt` for cross-calls.
+ * Each job gets a child container holding its `IJobContext`, an `ISalt` for cross-calls and the
+ * `IStates` whose state functions run inside the job.
  *
  * @example
  * const res = await new Executor(plugins).run({ fun: 'test.echo', arg: ['hi'], jid: '20240101000000000000' });
@@ -175,6 +177,8 @@ export class Executor {
     };
     jobContainer.register(ISalt, salt);
     jobContainer.register(IModules, catalog);
+    // State functions run inside this job: same jid, abort signal and cross-call services.
+    jobContainer.register(IStates, plugins.states((f, a, stateCtx) => this.call(plugins, catalog, ctx, f, a, undefined, 'state', [stateCtx])));
     const { descriptor } = found.module;
     const values = found.fn.contract === 'render' ? [] : bindArguments(found.fn, arg, pub);
     const instance = instantiate(descriptor.cls, descriptor.injections, jobContainer, `Module '${descriptor.name}'`) as Record<string, unknown>;

@@ -71,10 +71,14 @@ describe('pillar corpus cases through salt-call --local', () => {
     }
   }
 
-  it('87: the render error is logged with its cause, as Salt logs it', async () => {
-    const res = await saltCall(configFor('87-pillar-render-error'), ['--local', 'pillar.items', '--out', 'json', '-l', 'warning']);
+  it('87: the render error is logged with its cause, as Salt logs it at salt-call\'s default level', async () => {
+    // No -l: salt-call logs at the config's log_level (warning), as case 87's stderr.txt shows.
+    const res = await saltCall(configFor('87-pillar-render-error'), ['--local', 'pillar.items', '--out', 'json']);
     expect(res.code).toBe(0);
     expect(res.stderr).toContain("[CRITICAL] Rendering SLS 'broken' failed, render error:\nJinja variable 'undefined_x' is undefined; line 1\n\n---\nkey: {{ undefined_x.y }}    <======================\n---");
     expect(res.stderr).toContain("[CRITICAL] Pillar render error: Rendering SLS 'broken' failed. Please see master log for details.");
+    const quiet = await saltCall(configFor('87-pillar-render-error'), ['--local', 'pillar.items', '--out', 'json', '-l', 'quiet']);
+    expect(quiet.stderr).toBe('');
+    expect(quiet.stdout).toBe(res.stdout);
   }, 30_000);
 });

@@ -54,7 +54,7 @@ describe('PluginRuntime with plugin packages', () => {
     writeFileSync(join(dir, 'package.json'), JSON.stringify({ name, brine: { entry: 'index.js' } }));
     writeFileSync(
       join(dir, 'index.js'),
-      `const { Module, Fn } = require('brine/plugin');\nclass Pkg { answer() { return ${JSON.stringify(answer)}; } }\nFn()(Pkg.prototype, 'answer');\nModule('pkg')(Pkg);\nmodule.exports = { Pkg };\n`,
+      `const { Module, Fn } = require('brine/plugin');\nclass Pkg { answer() { return ${JSON.stringify(answer)}; } }\nFn()(Pkg.prototype, 'answer');\nModule('pkgx')(Pkg);\nmodule.exports = { Pkg };\n`,
     );
   }
 
@@ -74,16 +74,16 @@ describe('PluginRuntime with plugin packages', () => {
       npm: { nodeModules: [nodeModules] },
     });
     const call = async (fun: string, jid: string) => (await runtime.run({ fun, arg: [], jid })).return;
-    expect(await call('pkg.answer', '20240101000000000001')).toBe("'pkg.answer' is not available.");
+    expect(await call('pkgx.answer', '20240101000000000001')).toBe("'pkgx.answer' is not available.");
     writePackage(nodeModules, 'brine-plugin-pkg', 'one');
     mkdirSync(join(nodeModules, 'brine-plugin-noentry'));
     writeFileSync(join(nodeModules, 'brine-plugin-noentry', 'package.json'), JSON.stringify({ name: 'brine-plugin-noentry' }));
     expect(await call('saltutil.refresh_modules', '20240101000000000002')).toBe(true);
-    expect(await call('pkg.answer', '20240101000000000003')).toBe('one');
+    expect(await call('pkgx.answer', '20240101000000000003')).toBe('one');
     expect(lines).toContain("[WARNING] npm:brine-plugin-noentry failed to load: package 'brine-plugin-noentry' names no plugin entry");
     writePackage(nodeModules, 'brine-plugin-pkg', 'two');
     await runtime.reloadModules();
-    expect(await call('pkg.answer', '20240101000000000004')).toBe('two');
+    expect(await call('pkgx.answer', '20240101000000000004')).toBe('two');
   });
 });
 

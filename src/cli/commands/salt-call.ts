@@ -44,7 +44,8 @@ export default class SaltCall extends Command {
         outFile: flags['out-file'],
         outIndent: flags['out-indent'],
         retcodePassthrough: flags['retcode-passthrough'],
-        logLevel: flags['log-level'] ?? 'quiet',
+        // Salt's salt-call logs to the console at the config's log_level (default warning) unless -l says.
+        logLevel: String(flags['log-level'] ?? config.log_level ?? 'warning'),
       },
       { out: (t) => process.stdout.write(t), err: (t) => process.stderr.write(t) },
     );

@@ -41,6 +41,8 @@ const COMMON: Record<string, OptionSpec> = {
   pillar_includes_override_sls: o('bool', false),
   pillar_safe_render_error: o('bool', true),
   top_file_merging_strategy: o('str', 'merge'),
+  env_order: o('strlist', []),
+  default_top: o('str', 'base'),
   ext_pillar: o('any', []),
   ext_pillar_first: o('bool', false),
   module_dirs: o('strlist', []),

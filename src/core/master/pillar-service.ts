@@ -21,9 +21,11 @@ export class MasterPillar {
   ) {}
 
   async compile(sessionId: string, req: PillarRequestLoad): Promise<Dict> {
+    // Salt sets grains['id'] to the requesting minion's id; here the session's, never a claimed one.
+    const grains = { ...req.grains, id: sessionId };
     const pillar = await compilePillar({
       minionId: sessionId,
-      grains: req.grains,
+      grains,
       opts: this.opts,
       saltenv: req.saltenv ?? null,
       pillarenv: req.pillarenv ?? null,
@@ -32,8 +34,8 @@ export class MasterPillar {
       log: { critical: (m) => this.log.critical(m), error: (m) => this.log.error(m), warning: (m) => this.log.warning(m), debug: (m) => this.log.debug(m) },
     });
     // Salt caches what it compiled, override included; a refresh without override replaces it.
-    if (this.opts.minion_data_cache !== false) this.dataCache.update(sessionId, { grains: req.grains, pillar });
-    else this.dataCache.update(sessionId, { grains: req.grains });
+    if (this.opts.minion_data_cache !== false) this.dataCache.update(sessionId, { grains, pillar });
+    else this.dataCache.update(sessionId, { grains });
     return pillar;
   }
 }

@@ -108,35 +108,79 @@ class PillarCompiler {
     return names;
   }
 
-  /** The top data of every environment, merged (Salt's `get_tops` + `merge_tops`). */
-  private async tops(): Promise<Map<string, Map<string, unknown[]>>> {
+  private async renderTop(path: string, name: string, saltenv: string): Promise<Dict> {
+    try {
+      const data = await renderFile({ path, name, sls: '', saltenv, roots: this.roots[saltenv], context: this.context(saltenv, this.o.pillarOverride ?? {}), caller: this.o.caller, defaultPipe: String(this.o.opts.renderer ?? 'jinja|yaml'), renderers: this.o.renderers });
+      return isDict(data) ? data : {};
+    } catch (err) {
+      const which = name === this.stateTop() ? 'Primary Top file' : `Top file ${name}`;
+      this.errors.push(`Rendering ${which} failed, render error:\n${(err as Error).message}`);
+      return {};
+    }
+  }
+
+  private stateTop(): string {
+    return String(this.o.opts.state_top ?? 'top.sls');
+  }
+
+  /** The top files of each environment, with those their `include:` names (Salt's `get_tops`). */
+  private async topFiles(): Promise<Dict[]> {
     const pillarenv = this.o.pillarenv ?? (this.o.opts.pillarenv as string | null | undefined) ?? null;
-    const stateTop = String(this.o.opts.state_top ?? 'top.sls');
-    const order = pillarenv ? [pillarenv] : envs(this.roots);
-    const top = new Map<string, Map<string, unknown[]>>();
+    const order = pillarenv ? (pillarenv in this.roots ? [pillarenv] : []) : envs(this.roots);
+    const files: Dict[] = [];
     for (const saltenv of order) {
-      if (!pillarenv && this.strategy === 'none' && this.o.saltenv && saltenv !== this.o.saltenv) continue;
-      const path = (this.roots[saltenv] ?? []).map((r) => join(r, stateTop)).find((p) => existsSync(p));
+      if (!pillarenv && this.strategy === 'none' && saltenv !== (this.o.saltenv || 'base')) continue;
+      const path = (this.roots[saltenv] ?? []).map((r) => join(r, this.stateTop())).find((p) => existsSync(p));
       if (!path) continue;
-      let data: unknown;
-      try {
-        data = await renderFile({ path, name: stateTop, sls: '', saltenv, roots: this.roots[saltenv], context: this.context(saltenv, this.o.pillarOverride ?? {}), caller: this.o.caller, defaultPipe: String(this.o.opts.renderer ?? 'jinja|yaml'), renderers: this.o.renderers });
-      } catch (err) {
-        this.errors.push(`Rendering Top file ${saltenv} failed, render error:\n${(err as Error).message}`);
-        continue;
+      const tops = [await this.renderTop(path, this.stateTop(), saltenv)];
+      const done = new Set<string>();
+      for (let i = 0; i < tops.length; i++) {
+        const include = tops[i].include;
+        delete tops[i].include;
+        if (!Array.isArray(include)) continue;
+        for (const sls of include.map(String)) {
+          if (done.has(sls)) continue;
+          done.add(sls);
+          const file = this.slsFile(sls, saltenv);
+          if (file) tops.push(await this.renderTop(file, sls, saltenv));
+          // Salt renders a missing included top file as nothing (compile_template logs it).
+          else this.log.error(`Template does not exist: top file ${sls} included in environment '${saltenv}'`);
+        }
       }
-      if (!isDict(data)) continue;
+      files.push(...tops);
+    }
+    return files;
+  }
+
+  /** The top data of every environment, merged and sorted by `order:` (Salt's `merge_tops`). */
+  private async tops(): Promise<Map<string, Map<string, unknown[]>>> {
+    const top = new Map<string, Map<string, unknown[]>>();
+    const orders = new Map<string, Map<string, number>>();
+    for (const data of await this.topFiles()) {
       for (const [env, targets] of Object.entries(data)) {
         if (env === 'include' || !isDict(targets)) continue;
         if (!top.has(env)) top.set(env, new Map());
+        if (!orders.has(env)) orders.set(env, new Map());
         for (const [tgt, comps] of Object.entries(targets)) {
           const list = Array.isArray(comps) ? comps : [comps];
           const matches = list.filter((c) => isDict(c) && 'match' in c);
-          const states = list.filter((c): c is string => typeof c === 'string');
-          if (list.some((c) => isDict(c) && c.ignore_missing === true)) this.ignored.set(env, new Set(states));
+          const states = [...new Set(list.filter((c): c is string => typeof c === 'string'))];
+          let order = 0;
+          for (const c of list) if (isDict(c) && 'order' in c) order = Number.isInteger(Number(c.order)) ? Number(c.order) : 0;
+          orders.get(env)!.set(tgt, order);
+          if (list.some((c) => isDict(c) && c.ignore_missing === true)) {
+            const ignored = this.ignored.get(env) ?? new Set<string>();
+            for (const s of states) ignored.add(s);
+            this.ignored.set(env, ignored);
+          }
           top.get(env)!.set(tgt, [...matches, ...states]);
         }
       }
+    }
+    // A stable sort on each target's `order:` (0 when absent), as Salt's sort_top_targets.
+    for (const [env, targets] of top) {
+      const order = orders.get(env)!;
+      top.set(env, new Map([...targets].sort((a, b) => order.get(a[0])! - order.get(b[0])!)));
     }
     return top;
   }

@@ -22,7 +22,7 @@ export {
 export { pyFloatText, pyIntText, pyLines, pySplit, pySplitlines, pyStrip } from './text';
 export { formatPprint } from './pprint';
 export { compileGlob, fnmatch, hasGlobChars } from './fnmatch';
-export { compilePythonRegex, pythonReMatch, translatePythonRegex } from './regex';
+export { compilePythonRegex, compilePythonSearch, pythonReMatch, translatePythonRegex } from './regex';
 export { ShlexError, shlexSplit } from './shlex';
 export { traverse } from './traverse';
 export { isTrue, pyTruthy } from './is-true';
@@ -33,3 +33,4 @@ export { pyEqual } from './equal';
 export { dictUpdate } from './dict-update';
 export { ORDERED_DICT, markOrdered, isOrdered, deepCopy } from './ordered';
 export { yamlifyArg } from './yamlify';
+export { SliceError, pySlice } from './slice';

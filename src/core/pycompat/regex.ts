@@ -265,3 +265,28 @@ function literal(ch: string): string {
   // approximation (either surrogate), which only matters for sets of astral characters.
   return ch.split('').map((u) => `\\u${u.charCodeAt(0).toString(16).padStart(4, '0')}`).join('');
 }
+
+/** Python's `re` flag values (re.IGNORECASE, re.MULTILINE, re.DOTALL, re.VERBOSE). */
+const PY_FLAGS: Record<string, [number, string]> = { IGNORECASE: [2, 'i'], I: [2, 'i'], MULTILINE: [8, 'm'], M: [8, 'm'], DOTALL: [16, 's'], S: [16, 's'], VERBOSE: [64, 'x'], X: [64, 'x'] };
+
+/**
+ * Python's `re.compile(pattern, flags)` for searching (not anchored), global: `flags` is Python's
+ * integer (8 = MULTILINE) or a list of names (`['IGNORECASE', 'MULTILINE']`), as Salt's file
+ * functions take them.
+ */
+export function compilePythonSearch(pattern: string, flags: number | string | readonly string[] = 0): RegExp {
+  let letters = '';
+  if (typeof flags === 'number') {
+    for (const [value, letter] of Object.values(PY_FLAGS)) if (flags & value && !letters.includes(letter)) letters += letter;
+  } else {
+    for (const name of typeof flags === 'string' ? [flags] : flags) {
+      const known = PY_FLAGS[String(name).toUpperCase()];
+      if (!known) throw new TargetError('BAD_TARGET', `Invalid re flag given: ${name}`);
+      if (!letters.includes(known[1])) letters += known[1];
+    }
+  }
+  const { source, flags: js } = translatePythonRegex(letters ? `(?${letters})${pattern}` : pattern);
+  // translatePythonRegex anchors at the start as re.match does; a search is not anchored.
+  return new RegExp(source.startsWith(START) ? source.slice(START.length) : source, `${js}g`);
+}
+

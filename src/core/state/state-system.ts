@@ -9,7 +9,7 @@ import { applyRequisiteIn } from './requisite-in';
 import { StateRunner } from './runner';
 import type { SlsSource } from './sls-source';
 import type { StateFunctions } from './state-functions';
-import { topMatches } from './top';
+import { topMatches, type TopContext } from './top';
 import { isPlainObject, stateTag, type HighData, type LowChunk, type StateResult } from './types';
 
 export interface StateSystemOptions {
@@ -24,6 +24,8 @@ export interface StateSystemOptions {
   stateTop: string;
   autoOrder: boolean;
   shellCheck: (cmd: string, low: LowChunk) => Promise<number>;
+  /** How several saltenvs' top files merge (top_file_merging_strategy, env_order, default_top). */
+  top?: Pick<TopContext, 'strategy' | 'envOrder' | 'defaultTop' | 'nodegroups' | 'warn'>;
 }
 
 export type StateReturn = Record<string, StateResult> | string[];
@@ -36,6 +38,8 @@ export interface RunOptions {
   saltenv?: string;
   test: boolean;
   exclude?: unknown;
+  /** The saltenv the caller named (none: every saltenv's top file counts). */
+  topSaltenv?: string | null;
 }
 
 export class StateSystem {
@@ -51,9 +55,9 @@ export class StateSystem {
     return errors.length ? errors : matches;
   }
 
-  private top() {
-    const { source, renderer, stateTop, minionId, grains, pillar } = this.opts;
-    return topMatches({ source, renderer, stateTop, minionId, grains, pillar });
+  private top(saltenv: string | null = null) {
+    const { source, renderer, stateTop, minionId, grains, pillar, top } = this.opts;
+    return topMatches({ source, renderer, stateTop, minionId, grains, pillar, saltenv, ...top });
   }
 
   /** High data of `matches` after extend and checks (show_sls / show_highstate). */
@@ -95,7 +99,7 @@ export class StateSystem {
   }
 
   async highstate(run: RunOptions): Promise<StateReturn> {
-    const { matches, errors } = await this.top();
+    const { matches, errors } = await this.top(run.topSaltenv ?? null);
     if (errors.length) return errors;
     if (Object.values(matches).every((l) => l.length === 0)) {
       return {

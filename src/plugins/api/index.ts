@@ -78,6 +78,7 @@ export {
   dictUpdate,
   shlexSplit,
   ShlexError,
+  compilePythonSearch,
 } from '../../core/pycompat';
 export {
   CommandExecutionError,
@@ -87,5 +88,17 @@ export {
   FunctionNotFoundError,
   PluginDefinitionError,
 } from './errors';
+export {
+  passwdEntries,
+  groupEntries,
+  shadowEntries,
+  userByName,
+  userById,
+  groupByName,
+  groupById,
+  type PasswdEntry,
+  type GroupEntry,
+  type ShadowEntry,
+} from './accounts';
 export { BRINE_VERSION, SALT_VERSION, SALT_VERSION_INFO, versionsReport } from './version';
-export { IStates, type StateModuleClass, type StateRunOptions, type StateRunReturn } from './states';
+export { IStates, type StateRunOptions, type StateRunReturn } from './states';

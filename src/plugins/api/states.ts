@@ -1,18 +1,10 @@
 /**
- * The state system as the `state` execution module sees it (IStates), and the static form of a
- * built-in state module class the loader instantiates.
+ * The state system as the `state` execution module sees it (IStates). State modules themselves
+ * are `@StateModule` classes (./kinds.ts).
  */
 import type { StateContext, StateReturn } from './kinds';
 
 export type { StateContext, StateReturn };
-
-/** What a state module class declares statically. */
-export interface StateModuleClass {
-  readonly stateModule: string;
-  /** Function name -> required parameter names (Salt's "Missing parameter X for state m.f"). */
-  readonly functions: Record<string, readonly string[]>;
-  new (...args: never[]): object;
-}
 
 /** How a state run was asked for (`state.apply ... test=True saltenv=dev pillar='{...}'`). */
 export interface StateRunOptions {
@@ -46,4 +38,4 @@ export interface IStates {
   /** The minion's `test` option (state runs default to test mode when it is true). */
   defaultTest(): boolean;
 }
-export const IStates: unique symbol = Symbol('IStates');
+export const IStates: unique symbol = Symbol.for('brine.IStates');

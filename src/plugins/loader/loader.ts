@@ -6,8 +6,8 @@ import { IConfig, IGrains, IJobContext, ILogger, IPillar, ISalt, IShell } from '
 import { IMinionControl, IModules } from '../api/control';
 import { IMaster } from '../api/master';
 import { NoMaster } from '../services/master';
-import { IStates, type StateModuleClass } from '../api/states';
-import { fileRoots, NodeStates, StateModuleTable } from '../services/states';
+import { IStates } from '../api/states';
+import { fileRoots, NodeStates, PluginStateFunctions, type StateInvoker } from '../services/states';
 import { LocalSlsSource } from '../../core/state/sls-source';
 import { existsSync } from 'node:fs';
 import { PluginDefinitionError } from '../api/errors';
@@ -39,8 +39,6 @@ export interface PluginLoaderOptions {
   npm?: NpmPluginOptions;
   /** The minion's control (running jobs, reloads, sync); modules that need it fail to load without it. */
   control?: api.IMinionControl;
-  /** State module classes (see `StateModuleClass`), built-ins first. */
-  stateModules?: readonly unknown[];
   /** The minion's pillar. Default: none, and asking for it is a clear error. */
   pillar?: api.IPillar;
   /** The minion's master (events, file server, mine). Default: none, and each request is a clear error. */
@@ -55,10 +53,15 @@ export interface LoadedPlugins {
   grains: api.IGrains;
   /** Recompute grains (grains providers, static file, config). */
   refreshGrains(): Promise<void>;
+  /**
+   * The state system of one job ({@link IStates}): its state functions are the loaded
+   * `@StateModule` plugins, called through `invoke` inside that job.
+   */
+  states(invoke: StateInvoker): api.IStates;
 }
 
 // Services only a job has; modules may ask for them although the root container lacks them.
-const PER_JOB = [IJobContext, ISalt, IModules] as const;
+const PER_JOB = [IJobContext, ISalt, IModules, IStates] as const;
 
 /**
  * Finds plugins (built-ins, module_dirs files, npm packages, in that order), computes grains,
@@ -111,31 +114,18 @@ export class PluginLoader {
       refreshGrains = () => store.refresh();
     }
     container.register(IGrains, grains);
-    container.register(IStates, this.states(container, registry, grains));
+    const states = this.states(container, registry, grains);
 
     const allGrains = grains.all();
     for (const source of sources) {
       for (const cls of source.modules) this.addModule(cls, source.origin, container, registry, allGrains);
     }
-    return { registry, container, grains, refreshGrains };
+    return { registry, container, grains, refreshGrains, states };
   }
 
-  /** The state system over the state modules that load; a broken one is reported, the rest load. */
-  private states(container: ServiceContainer, registry: ModuleRegistry, grains: api.IGrains): NodeStates {
+  /** The state system of a job, over the `@StateModule` plugins of the registry. */
+  private states(container: ServiceContainer, registry: ModuleRegistry, grains: api.IGrains): (invoke: StateInvoker) => api.IStates {
     const config = this.options.config;
-    const modules: { cls: StateModuleClass; instance: object }[] = [];
-    for (const cls of this.options.stateModules ?? []) {
-      const klass = cls as StateModuleClass;
-      try {
-        if (typeof klass !== 'function' || typeof klass.stateModule !== 'string' || typeof klass.functions !== 'object') {
-          throw new PluginDefinitionError(`${String((cls as { name?: string }).name ?? cls)} is not a state module class (static stateModule and functions)`);
-        }
-        const instance = instantiate(klass as never, readInjectionTokens(klass), container, `State module '${klass.stateModule}'`) as object;
-        modules.push({ cls: klass, instance });
-      } catch (err) {
-        registry.problems.push({ origin: 'state modules', error: toError(err) });
-      }
-    }
     const roots = fileRoots(config);
     const local = new LocalSlsSource(roots);
     const cacheFile = async (source: string, saltenv: string): Promise<string | null> => {
@@ -147,7 +137,7 @@ export class PluginLoader {
       return source.startsWith('/') && existsSync(source) ? source : null;
     };
     const shell = container.get(IShell) as api.IShell;
-    return new NodeStates(config, grains, shell, new StateModuleTable(modules, cacheFile), local);
+    return (invoke) => new NodeStates(config, grains, shell, new PluginStateFunctions(registry, invoke, cacheFile), local);
   }
 
   private grainsProviders(sources: DiscoveredPlugins[], container: ServiceContainer, registry: ModuleRegistry): GrainsCollector[] {

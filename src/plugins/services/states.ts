@@ -1,56 +1,63 @@
 /**
  * {@link IStates} on this minion: SLS files from `file_roots` (file_client local), state
- * modules from the loaded plugins, and the compiler/runner of src/core/state.
+ * modules from the loaded `@StateModule` plugins, and the compiler/runner of src/core/state.
  */
 import type { IConfig, IGrains, IShell } from '../api/services';
-import type { IStates, StateContext, StateModuleClass, StateReturn, StateRunOptions, StateRunReturn } from '../api/states';
+import type { IStates, StateContext, StateReturn, StateRunOptions, StateRunReturn } from '../api/states';
+import type { ModuleRegistry } from '../loader/registry';
+import { packArgs } from '../../core/protocol/salt-args';
+import { isTrue } from '../../core/pycompat/is-true';
 import { PipelineSlsRenderer } from '../../core/state/render-sls';
 import { LocalSlsSource, type SlsSource } from '../../core/state/sls-source';
 import type { StateFunction, StateFunctions } from '../../core/state/state-functions';
 import { StateSystem, stateRetcode } from '../../core/state/state-system';
 import type { LowChunk, StateResult } from '../../core/state/types';
 
-/** State module functions by `mod.fun`, from instantiated state module classes. */
-export class StateModuleTable implements StateFunctions {
-  private readonly table = new Map<string, StateFunction>();
+/** Calls one state function inside the current job with Salt's `arg` list and its {@link StateContext}. */
+export type StateInvoker = (fun: string, arg: unknown[], ctx: StateContext) => Promise<unknown>;
 
-  constructor(modules: { cls: StateModuleClass; instance: object }[], private readonly cacheFile: (source: string, saltenv: string) => Promise<string | null>) {
-    for (const { cls, instance } of modules) {
-      for (const [fun, required] of Object.entries(cls.functions)) {
-        const method = (instance as Record<string, unknown>)[fun];
-        if (typeof method !== 'function') continue;
-        this.table.set(`${cls.stateModule}.${fun}`, {
-          required,
-          call: (args, call) => {
-            const ctx: StateContext = {
-              test: call.test,
-              id: call.low.__id__,
-              sls: call.low.__sls__,
-              low: call.low,
-              running: call.running as unknown as Record<string, StateReturn>,
-              saltenv: call.saltenv,
-              cacheFile: (s) => this.cacheFile(s, call.saltenv),
-              renderTemplate: (path, name, context = {}) => call.template(path, name, context),
-            };
-            return (method as (a: unknown, c: StateContext) => Promise<StateResult>).call(instance, args, ctx);
-          },
-        });
-      }
-    }
-  }
+/**
+ * The state functions of the loaded `@StateModule` plugins (built-ins and third-party alike), as
+ * the state runner looks them up. Each call goes through the job's executor, so a state function
+ * is bound, coerced and injected (ISalt, IJobContext, ...) as any plugin function is.
+ */
+export class PluginStateFunctions implements StateFunctions {
+  constructor(
+    private readonly registry: ModuleRegistry,
+    private readonly invoke: StateInvoker,
+    private readonly cacheFile: (source: string, saltenv: string) => Promise<string | null>,
+  ) {}
 
   find(fun: string): StateFunction | undefined {
-    return this.table.get(fun);
+    const found = this.registry.find(fun, 'state');
+    if (!found) return undefined;
+    const { fn } = found;
+    const named = fn.params.filter((p) => p.kind === 'positional').map((p) => p.name);
+    const takesAll = fn.params.some((p) => p.kind === 'kwargs') && fn.kwargsKeys === null;
+    const accepted = new Set([...named, ...(fn.kwargsKeys ?? [])]);
+    return {
+      required: fn.params.filter((p) => p.kind === 'positional' && !p.optional).map((p) => p.name),
+      call: async (args, call) => {
+        // Salt's format_call: keywords the function does not take are dropped, unless it takes **kwargs.
+        const kwargs = takesAll ? args : Object.fromEntries(Object.entries(args).filter(([k]) => accepted.has(k)));
+        const ctx: StateContext = {
+          test: call.test,
+          id: call.low.__id__,
+          sls: call.low.__sls__,
+          low: call.low,
+          running: call.running as unknown as Record<string, StateReturn>,
+          saltenv: call.saltenv,
+          cacheFile: (s) => this.cacheFile(s, call.saltenv),
+          renderTemplate: (path, name, context = {}) => call.template(path, name, context),
+        };
+        return (await this.invoke(fun, packArgs([], kwargs), ctx)) as StateResult;
+      },
+    };
   }
 
   missingReason(fun: string): string {
     return `'${fun}' is not available.`;
   }
-}
-
-function isTrue(v: unknown): boolean {
-  if (typeof v === 'string') return ['true', 'yes', '1', 'on'].includes(v.toLowerCase());
-  return Boolean(v);
 }
 
 export class NodeStates implements IStates {
@@ -73,6 +80,12 @@ export class NodeStates implements IStates {
       failhard: isTrue(this.config.get('failhard', false)),
       stateTop: String(this.config.get('state_top', 'top.sls')).replace(/^salt:\/\//, ''),
       autoOrder: this.config.get<unknown>('state_auto_order', true) !== false,
+      top: {
+        strategy: this.config.get<unknown>('top_file_merging_strategy', 'merge'),
+        envOrder: this.config.get<unknown[]>('env_order', []),
+        defaultTop: String(this.config.get('default_top', 'base')),
+        nodegroups: this.config.get<Record<string, string>>('nodegroups', {}),
+      },
       shellCheck: async (cmd: string, low: LowChunk) => {
         const res = await this.shell.run(cmd, { pythonShell: true, cwd: typeof low.cwd === 'string' ? low.cwd : undefined, runas: typeof low.runas === 'string' ? low.runas : undefined });
         return res.retcode;
@@ -81,7 +94,7 @@ export class NodeStates implements IStates {
   }
 
   private run(opts: StateRunOptions) {
-    return { saltenv: opts.saltenv ?? 'base', test: opts.test ?? this.defaultTest(), exclude: opts.exclude };
+    return { saltenv: opts.saltenv ?? 'base', topSaltenv: opts.saltenv ?? null, test: opts.test ?? this.defaultTest(), exclude: opts.exclude };
   }
 
   defaultTest(): boolean {

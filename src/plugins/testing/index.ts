@@ -7,7 +7,7 @@
  * const h = await createHarness({ modules: [Pkgx], grains: { kernel: 'Linux' }, shell: fakeShell(() => ({ stdout: 'vim 9.0' })) });
  * const res = await h.call('pkgx.list');  // { return: ..., retcode: 0, success: true }
  */
-import type { IGrains, IHost, IShell, ShellResult, ShellRunOptions } from '../api';
+import type { IGrains, IHost, IPillar, IShell, ShellResult, ShellRunOptions } from '../api';
 import { BUILTIN_PLUGINS } from '../builtins';
 import type { JobResult } from '../executor';
 import type { LoadedPlugins } from '../loader/loader';
@@ -90,6 +90,18 @@ export interface HarnessOptions {
   files?: MasterFiles;
   /** The minion's master for modules that use IMaster (default: none, each request a clear error as with `--local`). */
   master?: IMaster;
+  /** The minion's pillar, as a fixed map (what `state.*` and `pillar.*` see); default: none, so asking for it is an error. */
+  pillar?: Record<string, unknown>;
+}
+
+/** A fixed pillar: every compile answers a copy of `data` (with `pillar=` overrides merged on top). */
+function fixedPillar(data: Record<string, unknown>): IPillar {
+  const copy = (): Record<string, unknown> => structuredClone(data);
+  return {
+    current: async () => copy(),
+    compile: async (o = {}) => ({ ...copy(), ...(o.override ?? {}) }),
+    refresh: async () => copy(),
+  };
 }
 
 export interface Harness {
@@ -116,6 +128,7 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
     moduleDirs: options.moduleDirs ?? [],
     files: options.files,
     master: options.master,
+    pillar: options.pillar ? fixedPillar(options.pillar) : undefined,
   });
   return {
     get plugins() {

@@ -12,6 +12,8 @@ import {
   StateModule,
   Wheel,
   arg,
+  inject,
+  ISalt,
   type PillarContext,
   type RendererContext,
   type StateContext,
@@ -21,6 +23,7 @@ import { createHarness } from 'brine/testing';
 import { exploreModule } from '../../../src/plugins/loader/explorer';
 import { extPillarArgs } from '../../../src/plugins/loader/binder';
 import { fixture } from '../fixtures';
+import { StateExecModule, TestModule } from '../../../plugins';
 
 let constructed = 0;
 
@@ -130,6 +133,39 @@ describe('plugin kinds', () => {
     @Renderer('empty')
     class Empty {}
     expect(() => exploreModule(Empty)).toThrow(/renderer 'empty' \(class Empty\) has no @Render method/);
+  });
+});
+
+@StateModule('greeting')
+class GreetingState {
+  constructor(@inject(ISalt) private readonly salt: ISalt) {}
+  @State({ summary: 'Echo through an execution function', args: { name: arg.string(), times: arg.integer({ default: 1 }) } })
+  async said({ name, times }: { name: string; times: number }): Promise<StateReturn> {
+    const echoed = await this.salt.call('test.echo', [name.repeat(times)]);
+    return { name, result: true, changes: { echoed }, comment: 'said' };
+  }
+}
+
+describe('a third-party state module', () => {
+  it('runs through state.single as the built-ins do: bound, coerced, injected, extra keywords dropped', async () => {
+    const h = await createHarness({ modules: [GreetingState, StateExecModule, TestModule], pillar: {} });
+    const res = await h.call('state.single', ['greeting.said', 'hi'], { times: '2', unknown_option: 1 });
+    expect(res.retcode).toBe(0);
+    expect(Object.values(res.return as Record<string, StateReturn>)[0]).toMatchObject({ name: 'hi', result: true, changes: { echoed: 'hihi' }, comment: 'said' });
+    const bad = await h.call('state.single', ['greeting.said', 'hi'], { times: 'x' });
+    expect(bad.retcode).toBe(2);
+    expect(Object.values(bad.return as Record<string, StateReturn>)[0].comment).toMatch(/times must be an integer, got 'x'/);
+    const missing = await h.call('state.single', ['greeting.nope', 'hi']);
+    expect(missing.retcode).not.toBe(0);
+    expect(JSON.stringify(missing.return)).toContain("'greeting.nope' is not available.");
+  });
+
+  it('built-in state modules are @StateModule plugins loaded from BUILTIN_PLUGINS', async () => {
+    const h = await createHarness({ pillar: {} });
+    expect(h.plugins.registry.moduleNames('state')).toEqual(expect.arrayContaining(['cmd', 'file', 'test']));
+    expect(h.plugins.registry.find('file.symlink', 'state')?.fn.params.filter((p) => !p.optional).map((p) => p.name)).toEqual(['name', 'target']);
+    const res = await h.call('state.single', ['test.succeed_with_comment', 'x'], { comment: 'fine', extra: 'dropped' });
+    expect(Object.values(res.return as Record<string, StateReturn>)[0]).toMatchObject({ result: true, comment: 'fine' });
   });
 });
 

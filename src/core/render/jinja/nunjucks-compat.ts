@@ -10,6 +10,7 @@
 import nunjucks from 'nunjucks';
 import { Namespace, TemplateRuntimeError, iterate, lookup, pyAdd, pyCompare, pyMod, pyText, truthy } from './python-values';
 import { Undefined, UndefinedError, missingName, strict } from './undefined';
+import { JINJA_CONSTANTS, installJinjaStatements, loopFilterNode } from './jinja-statements';
 
 /** The marker stored in `env.opts.throwOnUndefined` of brine's environments. */
 export const BRINE_MODE = 'brine-salt-jinja';
@@ -75,9 +76,16 @@ function rewrite(node: AnyNode): AnyNode {
       return node;
     case 'LookupVal':
       return call(node, 'brineGet', [node.target, node.val, literal(node, node.brineAttr === true)]);
-    case 'For':
+    case 'For': {
       node.arr = call(node.arr, 'brineIter', [node.arr, literal(node, node.name instanceof nodes.Array)]);
+      if (node.brineFilter) {
+        const cond = rewrite(node.brineFilter);
+        node.arr = loopFilterNode(node, node.arr, call(cond, 'brineBool', [cond]));
+      }
       return node;
+    }
+    case 'Symbol':
+      return Object.prototype.hasOwnProperty.call(JINJA_CONSTANTS, node.value) ? literal(node, JINJA_CONSTANTS[node.value]) : node;
     default:
       return node;
   }
@@ -91,6 +99,7 @@ export function installNunjucksCompat(): void {
   installed = true;
 
   const isBrine = (c: AnyNode) => c.throwOnUndefined === BRINE_MODE;
+  installJinjaStatements(isBrine);
 
   const compileRoot = Compiler.prototype.compileRoot;
   Compiler.prototype.compileRoot = function (this: AnyNode, node: AnyNode, frame: AnyNode) {

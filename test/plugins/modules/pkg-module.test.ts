@@ -1,0 +1,175 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createHarness, type Harness } from 'brine/testing';
+import { NodeShell } from '../../../src/plugins/services/shell';
+import { parseDpkgQuery, parseJustPrint, parsePolicy, parseUpdate } from '../../../plugins/pkg/apt-parse';
+
+const PKG = 'brine-testpkg';
+const GRAINS = { os_family: 'Debian', cpuarch: 'x86_64', osarch: 'amd64', kernel: 'Linux' };
+
+describe('pkg (apt) output readers', () => {
+  it('dpkg-query: installed, removed, foreign architectures', () => {
+    const out = [
+      'install ok installed bash 5.2.15-2+b7 amd64',
+      'hold ok installed vim 2:9.0.1378-2 amd64',
+      'deinstall ok config-files oldpkg 1.0 amd64',
+      'install ok installed libc6 2.36-9 i386',
+      'install ok installed tzdata 2024a-0 all',
+      'purge ok not-installed gone 1 amd64',
+    ].join('\n');
+    expect(parseDpkgQuery(out, { cpuarch: 'x86_64', osarch: 'amd64' })).toEqual({
+      installed: { bash: ['5.2.15-2+b7'], vim: ['2:9.0.1378-2'], 'libc6:i386': ['2.36-9'], tzdata: ['2024a-0'] },
+      removed: { oldpkg: ['1.0'] },
+      purge_desired: {},
+    });
+  });
+
+  it('apt-cache policy, apt-get update and --just-print', () => {
+    const policy = 'bash:\n  Installed: 5.2\n  Candidate: 5.3\n  Version table:\n     5.3 500\nnope:\n  Installed: (none)\n  Candidate: (none)\n';
+    expect(parsePolicy(policy, ['bash', 'nope'])).toEqual({ bash: '5.3', nope: '' });
+    const update = 'Hit:1 http://deb.debian.org/debian bookworm InRelease\nGet:2 http://x y Packages [8,792 kB]\nIgn:3 http://z InRelease\nErr:4 http://w InRelease\n';
+    expect(parseUpdate(update)).toEqual({
+      repos: { 'http://deb.debian.org/debian bookworm InRelease': null, 'http://x y Packages': true, 'http://z InRelease': false, 'http://w InRelease': false },
+      errors: ['http://w InRelease'],
+    });
+    expect(parseJustPrint('Inst a [1] (2 stable)\nConf a (2 stable [all])\nConf b (3:1.0 x)\n')).toEqual({ a: '2', b: '3:1.0' });
+  });
+
+  it('is unavailable off Debian, saying why', async () => {
+    const h = await createHarness({ grains: { os_family: 'RedHat' } });
+    expect((await h.call('pkg.version', ['bash'])).return).toBe(
+      "'pkg' __virtual__ returned False: brine's pkg module supports APT (os_family Debian); this host's os_family is RedHat",
+    );
+  });
+});
+
+/**
+ * The real apt and dpkg of this machine, on a package built here with dpkg-deb and served from a
+ * local file: repository. APT_CONFIG points apt at that repository alone (its lists and cache in
+ * the test's directory); dpkg's database is the machine's own, so this needs root. It installs,
+ * upgrades, holds, downgrades and removes `brine-testpkg` (a package with no files), then purges it.
+ */
+const canInstall = process.getuid?.() === 0 && (() => {
+  try {
+    execFileSync('dpkg-deb', ['--version'], { stdio: 'ignore' });
+    execFileSync('apt-get', ['--version'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+})();
+
+describe.skipIf(!canInstall)('pkg on the real apt/dpkg (root)', () => {
+  let h: Harness;
+  let dir: string;
+  let savedAptConfig: string | undefined;
+  const debs: Record<string, string> = {};
+
+  function buildDeb(version: string): string {
+    const src = join(dir, `src-${version}`);
+    mkdirSync(join(src, 'DEBIAN'), { recursive: true });
+    writeFileSync(join(src, 'DEBIAN', 'control'), `Package: ${PKG}\nVersion: ${version}\nArchitecture: all\nMaintainer: brine tests <tests@example.invalid>\nDescription: brine test package\n`);
+    const deb = join(dir, 'repo', `${PKG}_${version}_all.deb`);
+    execFileSync('dpkg-deb', ['--root-owner-group', '--build', src, deb], { stdio: 'ignore' });
+    return deb;
+  }
+
+  /** The repository's Packages index, written as dpkg-scanpackages would. */
+  function publish(versions: string[]): void {
+    const stanzas = versions.map((v) => {
+      const deb = debs[v];
+      const control = execFileSync('dpkg-deb', ['-f', deb], { encoding: 'utf8' }).trim();
+      const data = readFileSync(deb);
+      const sha256 = createHash('sha256').update(data).digest('hex');
+      return `${control}\nFilename: ./${PKG}_${v}_all.deb\nSize: ${statSync(deb).size}\nSHA256: ${sha256}\n`;
+    });
+    writeFileSync(join(dir, 'repo', 'Packages'), stanzas.join('\n'));
+  }
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'brine-pkg-'));
+    for (const d of ['repo', 'lists/partial', 'cache/archives/partial', 'sources.list.d']) mkdirSync(join(dir, d), { recursive: true });
+    debs['1.0'] = buildDeb('1.0');
+    debs['2.0'] = buildDeb('2.0');
+    publish(['1.0']);
+    writeFileSync(join(dir, 'sources.list'), `deb [trusted=yes] file:${join(dir, 'repo')} ./\n`);
+    writeFileSync(
+      join(dir, 'apt.conf'),
+      [
+        `Dir::Etc::SourceList "${join(dir, 'sources.list')}";`,
+        `Dir::Etc::SourceParts "${join(dir, 'sources.list.d')}";`,
+        `Dir::State::Lists "${join(dir, 'lists')}";`,
+        `Dir::Cache "${join(dir, 'cache')}";`,
+        'Acquire::Languages "none";',
+        'DPkg::Lock::Timeout "120";',
+      ].join('\n') + '\n',
+    );
+    savedAptConfig = process.env.APT_CONFIG;
+    process.env.APT_CONFIG = join(dir, 'apt.conf');
+    execFileSync('dpkg', ['--purge', PKG], { stdio: 'ignore' });
+    h = await createHarness({ shell: new NodeShell(), grains: GRAINS });
+  });
+
+  afterAll(() => {
+    try {
+      execFileSync('dpkg', ['--purge', PKG], { stdio: 'ignore' });
+    } finally {
+      if (savedAptConfig === undefined) delete process.env.APT_CONFIG;
+      else process.env.APT_CONFIG = savedAptConfig;
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  const call = async (fun: string, args: unknown[] = [], kwargs?: Record<string, unknown>): Promise<unknown> => {
+    const res = await h.call(fun, args, kwargs);
+    if (res.retcode) throw new Error(`${fun}: ${JSON.stringify(res.return)}`);
+    return res.return;
+  };
+
+  it('refresh_db, version, latest_version, install, list_pkgs, list_upgrades, hold, upgrade, downgrade, remove, purge', async () => {
+    const refreshed = (await call('pkg.refresh_db')) as Record<string, unknown>;
+    expect(Object.keys(refreshed).some((k) => k.includes(join(dir, 'repo')))).toBe(true);
+    expect(await call('pkg.version', [PKG])).toBe('');
+    expect(await call('pkg.latest_version', [PKG], { refresh: false })).toBe('1.0');
+
+    expect(await call('pkg.install', [PKG])).toEqual({ [PKG]: { old: '', new: '1.0' } });
+    expect(await call('pkg.version', [PKG])).toBe('1.0');
+    expect(await call('pkg.version', [PKG, 'no-such-package-brine'])).toEqual({ [PKG]: '1.0', 'no-such-package-brine': '' });
+    expect((await call('pkg.list_pkgs'))).toMatchObject({ [PKG]: '1.0', dpkg: expect.any(String) });
+    expect(await call('pkg.latest_version', [PKG], { refresh: false })).toBe('');
+    expect(await call('pkg.install', [PKG])).toEqual({});
+
+    publish(['1.0', '2.0']);
+    await call('pkg.refresh_db');
+    expect(await call('pkg.latest_version', [PKG], { refresh: false })).toBe('2.0');
+    expect(await call('pkg.list_upgrades', [], { refresh: false })).toEqual({ [PKG]: '2.0' });
+
+    expect(await call('pkg.hold', [PKG])).toEqual({ [PKG]: { name: PKG, changes: { old: 'install', new: 'hold' }, result: true, comment: `Package ${PKG} is now being held.` } });
+    expect(((await call('pkg.hold', [PKG])) as Record<string, { comment: string }>)[PKG].comment).toBe(`Package ${PKG} is already set to be held.`);
+    expect(await call('pkg.get_selections', [PKG])).toEqual({ hold: [PKG] });
+    expect(await call('pkg.upgrade', [], { refresh: false })).toEqual({});
+    expect(await call('pkg.unhold', [PKG])).toEqual({ [PKG]: { name: PKG, changes: { old: 'hold', new: 'install' }, result: true, comment: `Package ${PKG} is no longer being held.` } });
+    expect(await call('pkg.upgrade', [], { refresh: false })).toEqual({ [PKG]: { old: '1.0', new: '2.0' } });
+
+    expect(await call('pkg.install', [PKG], { version: '1.0' })).toEqual({ [PKG]: { old: '2.0', new: '1.0' } });
+    expect(await call('pkg.remove', [PKG])).toEqual({ [PKG]: { old: '1.0', new: '' } });
+    expect(await call('pkg.remove', [PKG])).toEqual({});
+    expect(await call('pkg.install', [], { sources: [{ [PKG]: debs['2.0'] }] })).toEqual({ [PKG]: { old: '', new: '2.0' } });
+    expect(await call('pkg.purge', [PKG])).toEqual({ removed: {}, installed: { [PKG]: { old: '2.0', new: '' } } });
+    expect(await call('pkg.version', [PKG])).toBe('');
+
+    expect(await call('pkg.version_cmp', ['1.0', '1.0.1'])).toBe(-1);
+    expect(await call('pkg.version_cmp', ['2:1.0', '1:9.0'])).toBe(1);
+    expect(await call('pkg.version_cmp', ['2:1.0', '1:1.0'], { ignore_epoch: true })).toBe(0);
+  }, 240_000);
+
+  it('a package apt does not know is an error naming it', async () => {
+    const res = await h.call('pkg.install', ['no-such-package-brine']);
+    expect(res.retcode).toBe(1);
+    expect(res.return).toMatch(/^ERROR: Problem encountered installing package\(s\): .*no-such-package-brine/s);
+  }, 120_000);
+});
