@@ -29,7 +29,8 @@ export class CpModule {
   constructor(
     @inject(IMaster) private readonly master: IMaster,
     @inject(IConfig) private readonly config: IConfig,
-    @inject(IMinionControl) private readonly control: IMinionControl,
+    // Only cache_file needs the minion's cache; without it (a bare loader) the rest still loads.
+    @inject(IMinionControl, { optional: true }) private readonly control: IMinionControl | undefined,
   ) {}
 
   /** Salt's default saltenv: the minion's `saltenv` option, else base. */
@@ -71,6 +72,7 @@ export class CpModule {
     kwargs: true,
   })
   async cache_file({ path, saltenv }: { path: string; saltenv?: string }): Promise<string | false> {
+    if (!this.control) throw new CommandExecutionError('cp.cache_file needs the minion (its cache directory): run it through salt-minion or salt-call');
     return (await this.control.cacheFile(path, this.saltenv(saltenv))) ?? false;
   }
 
