@@ -18,6 +18,7 @@ import { PkgModule } from './pkg/pkg.module';
 import { CpModule } from './cp/cp.module';
 import { EventModule } from './event/event.module';
 import { MineModule } from './mine/mine.module';
+import { ServiceModule } from './service/service.module';
 
 export {
   CmdModule,
@@ -27,6 +28,7 @@ export {
   MineModule,
   FileModule,
   PkgModule,
+  ServiceModule,
   GrainsModule,
   PillarModule,
   SaltutilModule,
@@ -50,6 +52,7 @@ export const BUILTIN_PLUGINS: readonly unknown[] = [
   StateExecModule,
   FileModule,
   PkgModule,
+  ServiceModule,
   CpModule,
   EventModule,
   MineModule,

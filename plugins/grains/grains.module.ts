@@ -7,7 +7,7 @@ const MISSING = Symbol('missing');
 export class GrainsModule {
   constructor(@inject(IGrains) private readonly grains: IGrains) {}
 
-  @Fn({ summary: "Return all of the minion's grains", examples: ["salt '*' grains.items"] })
+  @Fn({ args: {}, summary: "Return all of the minion's grains", examples: ["salt '*' grains.items"] })
   items(): Record<string, unknown> {
     return this.grains.all();
   }
@@ -37,7 +37,7 @@ export class GrainsModule {
     return this.grains.get(key, fallback, delimiter);
   }
 
-  @Fn({ summary: "Return the grain names, sorted", examples: ["salt '*' grains.ls"] })
+  @Fn({ args: {}, summary: "Return the grain names, sorted", examples: ["salt '*' grains.ls"] })
   ls(): string[] {
     return Object.keys(this.grains.all()).sort();
   }

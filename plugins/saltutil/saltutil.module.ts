@@ -104,13 +104,14 @@ export class SaltutilModule {
     return { modules: modules.changed, grains: grains.changed };
   }
 
-  @Fn({ summary: "Reload every module, as after a sync", examples: ["salt '*' saltutil.refresh_modules"] })
+  @Fn({ args: {}, summary: "Reload every module, as after a sync", examples: ["salt '*' saltutil.refresh_modules"] })
   async refresh_modules(): Promise<boolean> {
     await this.control.reloadModules();
     return true;
   }
 
   @Fn({
+    args: {},
     summary: 'Recompute the grains, then reload the modules (their availability may depend on grains)',
     examples: ["salt '*' saltutil.refresh_grains"],
   })
@@ -131,7 +132,7 @@ export class SaltutilModule {
     return true;
   }
 
-  @Fn({ summary: "Return the data of the running jobs, this one excepted", examples: ["salt '*' saltutil.running"] })
+  @Fn({ args: {}, summary: "Return the data of the running jobs, this one excepted", examples: ["salt '*' saltutil.running"] })
   running(): RunningJob[] {
     return this.control.runningJobs().filter((j) => j.jid !== this.job.jid);
   }

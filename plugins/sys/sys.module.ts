@@ -98,6 +98,7 @@ export class SysModule {
   }
 
   @Fn({
+    args: {},
     summary: 'Why modules are missing',
     description: 'Unavailable modules with their __virtual__ reason, and modules that failed to load.',
     examples: ["salt '*' sys.missing_modules"],
@@ -112,6 +113,7 @@ export class SysModule {
   }
 
   @Fn({
+    args: {},
     summary: 'Reload every module: new and changed module files take effect for the next jobs',
     examples: ["salt '*' sys.reload_modules"],
   })

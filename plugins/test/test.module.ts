@@ -62,6 +62,7 @@ export class TestModule {
   }
 
   @Fn({
+    args: {},
     summary: 'Return {provider: module} for every loaded module, keyed by provider as Salt keys it',
     examples: ["salt '*' test.providers"],
   })
@@ -71,7 +72,7 @@ export class TestModule {
     return ret;
   }
 
-  @Fn({ summary: "List the module_dirs files that provide no loaded module", examples: ["salt '*' test.not_loaded"] })
+  @Fn({ args: {}, summary: "List the module_dirs files that provide no loaded module", examples: ["salt '*' test.not_loaded"] })
   not_loaded(): string[] {
     const providers = new Set(Object.keys(this.providers()));
     const ret = new Set<string>();
@@ -85,6 +86,7 @@ export class TestModule {
   }
 
   @Fn({
+    args: {},
     summary: "Return the option test.foo of the minion configuration, 'unconfigured' when it is not set",
     examples: ["salt '*' test.conf_test"],
   })
@@ -93,6 +95,7 @@ export class TestModule {
   }
 
   @Fn({
+    args: {},
     summary: 'Report how functions and modules line up in the loader',
     description: "Every function, every module, each module's functions, and anything registered on one side only.",
     examples: ["salt '*' test.module_report"],
@@ -113,6 +116,7 @@ export class TestModule {
   }
 
   @Fn({
+    args: {},
     summary: 'Used to make sure the minion is up and responding. Not an ICMP ping.',
     description: 'Returns ``True``.',
     examples: ["salt '*' test.ping"],
@@ -126,17 +130,17 @@ export class TestModule {
     return text;
   }
 
-  @Fn({ summary: "Return the version of Salt this minion reproduces (brine's own is the brineversion grain)", examples: ["salt '*' test.version"] })
+  @Fn({ args: {}, summary: "Return the version of Salt this minion reproduces (brine's own is the brineversion grain)", examples: ["salt '*' test.version"] })
   version(): string {
     return SALT_VERSION;
   }
 
-  @Fn({ summary: "Returns versions of components used by brine", examples: ["salt '*' test.versions_report"] })
+  @Fn({ args: {}, summary: "Returns versions of components used by brine", examples: ["salt '*' test.versions_report"] })
   versions_report(): string {
     return versionsReport();
   }
 
-  @Fn({ summary: "Alias of test.versions_report", examples: ["salt '*' test.versions"] })
+  @Fn({ args: {}, summary: "Alias of test.versions_report", examples: ["salt '*' test.versions"] })
   versions(): string {
     return versionsReport();
   }
@@ -240,12 +244,12 @@ export class TestModule {
     throw new TestException(message);
   }
 
-  @Fn({ name: 'true', summary: "Always return True", examples: ["salt '*' test.true"] })
+  @Fn({ args: {}, name: 'true', summary: "Always return True", examples: ["salt '*' test.true"] })
   true_(): boolean {
     return true;
   }
 
-  @Fn({ name: 'false', summary: "Always return False", examples: ["salt '*' test.false"] })
+  @Fn({ args: {}, name: 'false', summary: "Always return False", examples: ["salt '*' test.false"] })
   false_(): boolean {
     return false;
   }
@@ -272,12 +276,12 @@ export class TestModule {
     return this.salt.call(func, list);
   }
 
-  @Fn({ summary: "Return the minion's configuration options", examples: ["salt '*' test.get_opts"] })
+  @Fn({ args: {}, summary: "Return the minion's configuration options", examples: ["salt '*' test.get_opts"] })
   get_opts(): Record<string, unknown> {
     return this.config.all();
   }
 
-  @Fn({ summary: "Return the current stack trace", examples: ["salt '*' test.stack"] })
+  @Fn({ args: {}, summary: "Return the current stack trace", examples: ["salt '*' test.stack"] })
   stack(): string {
     return new Error('stack').stack ?? '';
   }

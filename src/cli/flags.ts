@@ -50,6 +50,17 @@ export const outputFlags = {
   'no-color': noColorFlag,
 };
 
+/** How the highstate outputter prints state runs (salt and salt-call). */
+export const stateOutputFlags = {
+  'state-output': Flags.string({ description: 'Highstate output mode: full, terse, mixed, changes (and their _id forms)', aliases: ['state_output'] }),
+  'state-verbose': Flags.string({ description: 'False hides states that succeeded without changes', aliases: ['state_verbose'] }),
+};
+
+/** --state-verbose's value as Salt reads it; undefined when not given. */
+export function stateVerboseFlag(value: string | undefined): boolean | undefined {
+  return value === undefined ? undefined : ['true', 'yes', '1', 'on'].includes(value.toLowerCase());
+}
+
 /** A daemon's or salt-call's log file, over the config's log_file / log_level_logfile. */
 export const logFileFlags = {
   'log-file': Flags.string({ description: 'Log file path (overrides log_file in the config)' }),

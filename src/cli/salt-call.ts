@@ -9,18 +9,8 @@ import { FileClient } from '../core/minion/file-client';
 import { SignInError } from '../core/minion/minion-errors';
 import { formatOutput, type Outputter } from './output';
 import type { Io } from './salt';
-import { formatHighstate, type HighstateOptions } from './output/highstate';
+import { formatHighstate, highstateOptionsOf } from './output/highstate';
 
-/** Command-line flags win over the minion config's state_output / state_verbose / state_output_diff. */
-function highstateOptions(opts: SaltCallOptions): HighstateOptions {
-  const c = opts.config as unknown as Record<string, unknown>;
-  const truthy = (v: unknown): boolean => (typeof v === 'string' ? ['true', 'yes', '1', 'on'].includes(v.toLowerCase()) : Boolean(v));
-  return {
-    stateOutput: opts.stateOutput ?? (typeof c.state_output === 'string' ? c.state_output : undefined),
-    stateVerbose: opts.stateVerbose ?? (c.state_verbose === undefined ? true : truthy(c.state_verbose)),
-    stateOutputDiff: truthy(c.state_output_diff),
-  };
-}
 
 export interface SaltCallOptions {
   config: MinionConfig;
@@ -80,7 +70,7 @@ export async function runSaltCall(opts: SaltCallOptions, io: Io): Promise<number
     const out = opts.out ?? result.out ?? 'nested';
     const text =
       out === 'highstate'
-        ? formatHighstate({ local: result.return }, highstateOptions(opts)) + '\n'
+        ? formatHighstate({ local: result.return }, highstateOptionsOf(opts.config as unknown as Record<string, unknown>, opts)) + '\n'
         : formatOutput(out as Outputter, { local: result.return }, { indent: opts.outIndent });
     const line = text === '' || text.endsWith('\n') ? text : `${text}\n`;
     if (opts.outFile) writeFileSync(opts.outFile, line);

@@ -2,6 +2,7 @@ import { LocalClient, type MasterAddress } from '../core/client/local-client';
 import { KeyStore } from '../core/master/key-store';
 import { BrineError } from '../core/errors';
 import { formatOutput, type Outputter } from './output';
+import { formatHighstate, highstateOptionsOf } from './output/highstate';
 import { CliError } from './errors';
 import type { Io } from './salt';
 import { openJobCache, type JobCacheConfig } from '../core/master/job-cache';
@@ -140,8 +141,13 @@ export async function runRunner(opts: RunnerOptions, io: Io): Promise<number> {
   let out = opts.out;
   // lookup_jid hands back {outputter, data} when the minion named an outputter (as Salt's does).
   if (isOutputterResult(result)) {
-    if (opts.out === 'nested' && isOutputter(result.outputter)) out = result.outputter;
+    const named = result.outputter;
     result = result.data;
+    if (opts.out === 'nested' && named === 'highstate' && typeof result === 'object' && result !== null) {
+      io.out(formatHighstate(result as Record<string, unknown>, highstateOptionsOf(opts.master as unknown as Record<string, unknown>, {})) + '\n');
+      return 0;
+    }
+    if (opts.out === 'nested' && isOutputter(named)) out = named;
   }
   const text = formatOutput(out, result, {});
   if (text !== '') io.out(text.endsWith('\n') ? text : `${text}\n`);

@@ -3,7 +3,8 @@ import { BrineError } from '../core/errors';
 import { LocalClient, type MasterAddress, type MinionReturn } from '../core/client/local-client';
 import { JobWaiter } from '../core/client/local-client-wait';
 import { checkTarget, type TargetType } from '../core/targeting';
-import { formatOutput, noReturnMessage, type Outputter } from './output';
+import { formatOutput, isOutputter, noReturnMessage, type Outputter } from './output';
+import { formatHighstate, type HighstateOptions } from './output/highstate';
 import { CliError } from './errors';
 import { runBatch } from './batch';
 
@@ -16,7 +17,10 @@ export interface SaltOptions {
   timeoutSec: number;
   /** Salt's gather_job_timeout: how long the find_job question waits for answers. */
   gatherJobTimeoutSec: number;
-  out: Outputter;
+  /** --out; unset = the outputter each return names (highstate for state runs), else nested. */
+  out?: Outputter;
+  /** How the highstate outputter prints (flags over the master config's state_output...). */
+  highstate?: HighstateOptions;
   outFile?: string;
   outIndent?: number;
   static: boolean;
@@ -75,7 +79,12 @@ export async function runSalt(opts: SaltOptions, io: Io): Promise<number> {
     else io.out(line);
   };
   if (opts.outFile) writeFileSync(opts.outFile, '');
-  const format = (data: Record<string, unknown>) => formatOutput(opts.out, data, { indent: opts.outIndent, static: true });
+  // As Salt's CLI: without --out, a return that names its outputter (state runs: highstate) is printed with it.
+  const format = (data: Record<string, unknown>, named?: string): string => {
+    const out = opts.out ?? (named === 'highstate' || (named !== undefined && isOutputter(named)) ? named : 'nested');
+    if (out === 'highstate') return formatHighstate(data, opts.highstate) + '\n';
+    return formatOutput(out, data, { indent: opts.outIndent, static: true });
+  };
 
   if (opts.batch !== undefined) {
     return runBatch({ ...opts, batch: opts.batch, batchWaitSec: opts.batchWaitSec ?? 0 }, io, print, format);
@@ -100,10 +109,13 @@ export async function runSalt(opts: SaltOptions, io: Io): Promise<number> {
     let failed = false;
     const collected: Record<string, unknown> = {};
     const results: Record<string, unknown> = {};
-    const show = (id: string, value: unknown) => {
+    let collectedOut: string | undefined;
+    const show = (id: string, value: unknown, named?: string) => {
       results[id] = value;
-      if (opts.static) collected[id] = value;
-      else print(format({ [id]: value }));
+      if (opts.static) {
+        collected[id] = value;
+        collectedOut ??= named;
+      } else print(format({ [id]: value }, named));
     };
     const waiter = new JobWaiter(client, { timeoutMs: opts.timeoutSec * 1000, gatherMs: opts.gatherJobTimeoutSec * 1000 });
     waiter.add(pub);
@@ -118,14 +130,14 @@ export async function runSalt(opts: SaltOptions, io: Io): Promise<number> {
         failed = true;
         failures.add(ev.ret.id);
       }
-      show(ev.ret.id, ev.ret.return);
+      show(ev.ret.id, ev.ret.return, ev.ret.out);
     }
     // --hide-timeout leaves them out entirely, and so out of the exit code (as Salt's show_timeout=False).
     if (!opts.hideTimeout) {
       for (const m of missing) show(m.id, noReturnMessage(pub.jid, m.reason));
       if (missing.length > 0) failed = true;
     }
-    if (opts.static) print(format(collected));
+    if (opts.static) print(format(collected, collectedOut));
     if (opts.summary) io.out(summaryText(results, failures, opts.hideTimeout ? [] : missing, opts.verbose));
     if (failed) {
       io.err('ERROR: Minions returned with non-zero exit code\n');

@@ -9,6 +9,7 @@ import { forgetPluginFiles } from './loader/host-require';
 import { PluginLoader, type LoadedPlugins, type PluginLoaderOptions } from './loader/loader';
 import { extensionModulesDir, syncExtensions, type MasterFiles } from './services/extension-sync';
 import { GrainsStore } from './services/grains-store';
+import { cleanSaltPath, FileCache } from '../core/minion/file-cache';
 
 /** What {@link PluginRuntime.start} needs: the loader's options plus the master's files. */
 export interface PluginRuntimeOptions extends Omit<PluginLoaderOptions, 'control'> {
@@ -232,14 +233,13 @@ export class PluginRuntime implements IMinionControl {
       env = new URLSearchParams(path.slice(q + 1)).get('saltenv') ?? env;
       path = path.slice(0, q);
     }
-    if (path === '' || path.split('/').includes('..')) throw new InvocationError(`Invalid salt:// path '${source}'`);
+    if (cleanSaltPath(path) === null) throw new InvocationError(`Invalid salt:// path '${source}'`);
     if (!this.options.files) {
       throw new CommandExecutionError(`Cannot fetch ${source}: this minion runs without a master connection (file_client local)`);
     }
     const cachedir = String(this.options.config.get('cachedir', ''));
     if (!cachedir) throw new CommandExecutionError(`Cannot fetch ${source}: the minion config gives no cachedir`);
-    const dest = join(cachedir, 'files', env, ...path.split('/').filter(Boolean));
-    return (await this.options.files.fetch(env, path.replace(/^\/+/, ''), dest)) ? dest : null;
+    return new FileCache(this.options.files, cachedir).cache(env, path);
   }
 
   /** The configured module dirs plus the extension_modules dirs that exist now. */

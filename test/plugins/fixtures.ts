@@ -19,3 +19,11 @@ export function builtinModules(grains: Record<string, unknown> = {}, without: st
     .map((m) => m.name)
     .sort();
 }
+
+/** Every built-in execution module's name, available or not. */
+export function allBuiltinModules(): string[] {
+  return BUILTIN_PLUGINS.map((p) => readModule(p))
+    .filter((m): m is NonNullable<typeof m> => m !== undefined && m.kind === 'execution')
+    .map((m) => m.name)
+    .sort();
+}

@@ -1,5 +1,5 @@
 import { Args, Command, Flags } from '@oclif/core';
-import { commonFlags, logFileFlags, noParseFlag, outputFlags } from '../flags';
+import { commonFlags, logFileFlags, noParseFlag, outputFlags, stateOutputFlags, stateVerboseFlag } from '../flags';
 
 export default class SaltCall extends Command {
   static override summary = 'Run a function on this minion, and send the return to the master unless --local';
@@ -16,8 +16,7 @@ export default class SaltCall extends Command {
     local: Flags.boolean({ description: 'Run without a master' }),
     id: Flags.string({ description: 'Run as this minion id' }),
     'retcode-passthrough': Flags.boolean({ description: "Exit with the function's retcode" }),
-    'state-output': Flags.string({ description: 'Highstate output mode: full, terse, mixed, changes (and their _id forms)', aliases: ['state_output'] }),
-    'state-verbose': Flags.string({ description: 'False hides states that succeeded without changes', aliases: ['state_verbose'] }),
+    ...stateOutputFlags,
     'no-color': Flags.boolean({ description: 'Print without colours' }),
     'force-color': Flags.boolean({ description: 'Print with colours even when not on a terminal' }),
   };
@@ -40,7 +39,7 @@ export default class SaltCall extends Command {
         local: flags.local,
         out: flags.out as 'nested' | undefined,
         stateOutput: flags['state-output'],
-        stateVerbose: flags['state-verbose'] === undefined ? undefined : ['true', 'yes', '1', 'on'].includes(flags['state-verbose'].toLowerCase()),
+        stateVerbose: stateVerboseFlag(flags['state-verbose']),
         outFile: flags['out-file'],
         outIndent: flags['out-indent'],
         retcodePassthrough: flags['retcode-passthrough'],

@@ -1,5 +1,5 @@
 import { Args, Command, Flags } from '@oclif/core';
-import { commonFlags, noParseFlag, outputFlags } from '../flags';
+import { commonFlags, noParseFlag, outputFlags, stateOutputFlags, stateVerboseFlag } from '../flags';
 import { CliError, EXIT_USAGE } from '../errors';
 
 export default class Salt extends Command {
@@ -14,6 +14,7 @@ export default class Salt extends Command {
   static override flags = {
     ...commonFlags,
     ...outputFlags,
+    ...stateOutputFlags,
     'no-parse': noParseFlag,
     pcre: Flags.boolean({ char: 'E', description: 'Target is a regular expression on minion ids' }),
     list: Flags.boolean({ char: 'L', description: 'Target is a comma-separated list of minion ids' }),
@@ -44,6 +45,7 @@ export default class Salt extends Command {
     const { noParseNames, parseCliArgs, positionalWords } = await import('../args.js');
     const { loadMasterForCli } = await import('../context.js');
     const { runSalt } = await import('../salt.js');
+    const { highstateOptionsOf } = await import('../output/highstate.js');
     const types = (['pcre', 'list', 'grain', 'grain-pcre', 'pillar', 'pillar-pcre', 'ipcidr', 'compound', 'nodegroup'] as const).filter((t) => flags[t]);
     if (types.length > 1) throw new CliError(`choose one target type, not ${types.map((t) => `--${t}`).join(' and ')}`, EXIT_USAGE);
     const tgtType = (types[0] ?? 'glob').replace('-', '_') as 'glob';
@@ -56,7 +58,8 @@ export default class Salt extends Command {
         fun: args.function,
         arg: parseCliArgs(positionalWords(raw).slice(2), noParseNames(flags['no-parse'])),
         timeoutSec: flags.timeout ?? config.timeout,
-        out: (flags.out ?? 'nested') as 'nested',
+        out: flags.out as 'nested' | undefined,
+        highstate: highstateOptionsOf(config as unknown as Record<string, unknown>, { stateOutput: flags['state-output'], stateVerbose: stateVerboseFlag(flags['state-verbose']) }),
         outFile: flags['out-file'],
         outIndent: flags['out-indent'],
         static: flags.static,

@@ -24,6 +24,23 @@ export interface HighstateOptions {
 
 type Ret = Record<string, unknown>;
 
+function truthy(v: unknown): boolean {
+  return typeof v === 'string' ? ['true', 'yes', '1', 'on'].includes(v.toLowerCase()) : Boolean(v);
+}
+
+/**
+ * The highstate options of a run: command-line flags (`--state-output`, `--state-verbose`) over
+ * the config's `state_output` / `state_verbose` / `state_output_diff` (minion config for
+ * salt-call, master config for salt).
+ */
+export function highstateOptionsOf(config: Record<string, unknown>, flags: { stateOutput?: string; stateVerbose?: boolean }): HighstateOptions {
+  return {
+    stateOutput: flags.stateOutput ?? (typeof config.state_output === 'string' ? config.state_output : undefined),
+    stateVerbose: flags.stateVerbose ?? (config.state_verbose === undefined ? true : truthy(config.state_verbose)),
+    stateOutputDiff: truthy(config.state_output_diff),
+  };
+}
+
 function isObj(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof Uint8Array);
 }

@@ -119,6 +119,8 @@ export const MASTER_OPTIONS: Record<string, OptionSpec> = {
   max_pending_keys: o('int', 1000),
   /** brine: `_auth` requests per connection per second; more get "bad load". */
   auth_rate_limit: o('int', 10),
+  /** brine: new request-port connections per address per second; more are refused at the handshake. 0 = off. */
+  connection_rate_limit: o('int', 100),
   /** Seconds an aes request's ts may be away from the master's clock; replays within it are refused. 0 = off. */
   request_server_ttl: o('int', 300),
   con_cache: o('bool', false),

@@ -68,6 +68,8 @@ export interface MasterConfig extends CommonConfig {
   max_pending_keys: number;
   /** brine: `_auth` requests per connection per second. */
   auth_rate_limit: number;
+  /** brine: new request-port connections per address per second (0 = no limit). */
+  connection_rate_limit: number;
   /** Seconds an aes request's ts may be away from the master's clock (0 = no check). */
   request_server_ttl: number;
 }

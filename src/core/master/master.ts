@@ -22,7 +22,9 @@ import { MinionRequests } from './minion-requests';
 import { PublishKey } from './publish-key';
 import { DEFAULT_MAX_REQUEST_SIZE, RequestHandler } from './request-handler';
 import { ReplayGuard } from './replay-guard';
-import { DEFAULT_AUTH_RATE_LIMIT, DEFAULT_MAX_PENDING_KEYS, PendingKeyCap, SignInRateLimit } from './sign-in-limits';
+import {
+  ConnectionRateLimit, DEFAULT_AUTH_RATE_LIMIT, DEFAULT_CONNECTION_RATE_LIMIT, DEFAULT_MAX_PENDING_KEYS, PendingKeyCap, SignInRateLimit,
+} from './sign-in-limits';
 import { RsaPool, type MasterRsa } from './rsa-pool';
 import { runRsaJob } from './rsa-jobs';
 import { writeRootKey } from './root-key';
@@ -37,14 +39,15 @@ import { Sessions } from './sessions';
  * (seconds, default 60): how often old jobs are cleaned. `max_request_size`: requests longer than
  * this many bytes get "bad load" before decoding; `max_pending_keys`: new ids beyond this many
  * pending keys are answered "pending" without a key file; `auth_rate_limit`: `_auth` requests
- * allowed per connection per second (docs/security.md). `hash_type`: the digest of `_file_hash`. `file_roots` feeds the file server; the
+ * allowed per connection per second; `connection_rate_limit`: new request-port connections per
+ * address per second, 0 for no limit (docs/security.md). `hash_type`: the digest of `_file_hash`. `file_roots` feeds the file server; the
  * job cache options are {@link JobCacheConfig}'s.
  */
 export type MasterSettings = Pick<
   MasterConfig,
   'interface' | 'publish_port' | 'ret_port' | 'pki_dir' | 'cachedir' | 'sock_dir' | 'keysize' | 'auto_accept' | 'autosign_file' | 'open_mode' | 'pub_hwm' | 'nodegroups' | 'file_roots'
 > &
-  Partial<Pick<MasterConfig, 'worker_threads' | 'publish_session' | 'loop_interval' | 'file_buffer_size' | 'hash_type' | 'max_request_size' | 'max_pending_keys' | 'auth_rate_limit' | 'request_server_ttl' | 'permissive_pki_access'>> &
+  Partial<Pick<MasterConfig, 'worker_threads' | 'publish_session' | 'loop_interval' | 'file_buffer_size' | 'hash_type' | 'max_request_size' | 'max_pending_keys' | 'auth_rate_limit' | 'connection_rate_limit' | 'request_server_ttl' | 'permissive_pki_access'>> &
   JobCacheConfig;
 
 /** loop_interval in ms for the job cache cleaner; a bad value is a configuration error. */
@@ -63,6 +66,12 @@ function positiveOption(name: string, value: unknown, fallback: number): number 
     throw new ConfigError('BAD_CONFIG', `${name} must be a whole number > 0, got ${JSON.stringify(value)}`, { hint: `fix or remove '${name}' in the master config` });
   }
   return value;
+}
+
+/** connection_rate_limit: on by default; 0 turns it off (many minions behind one address). */
+function connectionRate(value: unknown, log: Logger): ConnectionRateLimit | undefined {
+  if (value === 0) return undefined;
+  return new ConnectionRateLimit(positiveOption('connection_rate_limit', value, DEFAULT_CONNECTION_RATE_LIMIT), log);
 }
 
 /** request_server_ttl: brine checks by default (300 s); 0 turns the check off as in Salt. */
@@ -114,7 +123,8 @@ export class Master {
     this.rsaInProcess = options.rsa === 'in-process';
     this.keys = new KeyStore({ pkiDir: settings.pki_dir });
     this.publisher = this.transport.publishServer({ highWaterMark: settings.pub_hwm });
-    this.requests = this.transport.requestServer();
+    const connections = connectionRate(settings.connection_rate_limit, log);
+    this.requests = this.transport.requestServer(connections ? { admit: (address) => connections.allow(address) } : {});
     this.events = new MasterEvents(this.transport);
     this.sessions = new Sessions({
       publishSession: settings.publish_session,

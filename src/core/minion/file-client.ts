@@ -39,6 +39,24 @@ export class FileClient {
     });
   }
 
+  /** Salt's `hash_file`: the master's digest of `path` (`_file_hash`), or null when it has no such file. */
+  async hash(saltenv: string, path: string): Promise<{ hsum: string; hash_type: string } | null> {
+    const reply = await this.request({ path, saltenv, cmd: '_file_hash' });
+    if (reply === '' || reply === null || reply === undefined) return null;
+    const r = reply as Record<string, unknown>;
+    if (typeof reply !== 'object' || Array.isArray(reply) || typeof r.hsum !== 'string' || typeof r.hash_type !== 'string') {
+      throw new ProtocolError('BAD_LOAD', `_file_hash reply for ${path} must be {hsum, hash_type}`);
+    }
+    return { hsum: r.hsum, hash_type: r.hash_type };
+  }
+
+  /** Salt's `envs()`: the saltenvs of the master's file server (`_file_envs`). */
+  async envs(): Promise<string[]> {
+    const reply = await this.request({ cmd: '_file_envs' });
+    if (!Array.isArray(reply) || !reply.every((e) => typeof e === 'string')) throw new ProtocolError('BAD_LOAD', '_file_envs reply must be a list of names');
+    return reply as string[];
+  }
+
   /**
    * Download `path` of `saltenv` to `dest` (written to a temporary file, then renamed). False,
    * and nothing written, when the master has no such file. An empty file on the master gives an

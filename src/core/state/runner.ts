@@ -17,6 +17,7 @@ export interface RunnerOptions {
   /** Shell used for `unless`/`onlyif`. */
   shellCheck: (cmd: string, low: LowChunk) => Promise<number>;
   template: (path: string, name: string, saltenv: string, context: Record<string, unknown>) => Promise<string>;
+  cacheFile: (source: string, saltenv: string) => Promise<string | null>;
 }
 
 type Status = 'met' | 'unmet' | 'fail' | 'change' | 'pre' | 'onfail' | 'onchanges';
@@ -356,7 +357,7 @@ export class StateRunner {
       const fn = this.opts.functions.find(`${low.state}.${low.fun}`)!;
       try {
         const saltenv = low.__env__ ?? 'base';
-        ret = await fn.call(stateArgs(low), { test, low, running, saltenv, template: (p, n, c) => this.opts.template(p, n, saltenv, c) });
+        ret = await fn.call(stateArgs(low), { test, low, running, saltenv, template: (p, n, c) => this.opts.template(p, n, saltenv, c), cacheFile: (s) => this.opts.cacheFile(s, saltenv) });
       } catch (err) {
         ret = { result: false, name: low.name, changes: {}, comment: `An exception occurred in this state: ${(err as Error).stack ?? String(err)}` } as StateResult;
       }

@@ -15,6 +15,8 @@ export interface StateCall {
   saltenv: string;
   /** Render a Jinja template file (`template: jinja`) with the run's grains and pillar plus `context`. */
   template(path: string, name: string, context: Record<string, unknown>): Promise<string>;
+  /** A `salt://` URL (or local absolute path) as a local file: from file_roots, or the master through the minion's cache; null when missing. */
+  cacheFile(source: string): Promise<string | null>;
 }
 
 export interface StateFunction {

@@ -3,6 +3,8 @@
  * `state` execution module (sls, highstate, single, sls_id, show_*), with Salt's return shapes:
  * a dict of results by tag, or a list of error strings when compiling failed.
  */
+import { existsSync, statSync } from 'node:fs';
+import { isAbsolute } from 'node:path';
 import { applyExclude, compileHighData, HighstateCompiler, reconcileExtend, verifyHigh } from './compiler';
 import type { SlsRenderer } from './render-sls';
 import { applyRequisiteIn } from './requisite-in';
@@ -145,7 +147,13 @@ export class StateSystem {
     const { renderer, source, grains, pillar } = this.opts;
     const template = (path: string, name: string, saltenv: string, context: Record<string, unknown>): Promise<string> =>
       renderer.template(path, name, { saltenv, sls: '', grains, pillar, roots: source.roots(saltenv), context });
-    const runner = new StateRunner({ functions: this.opts.functions, test: run.test, failhard: this.opts.failhard, shellCheck: this.opts.shellCheck, template });
+    const cacheFile = async (url: string, saltenv: string): Promise<string | null> => {
+      if (!url.startsWith('salt://')) return isAbsolute(url) && existsSync(url) && statSync(url).isFile() ? url : null;
+      const [path, query] = url.slice('salt://'.length).split('?');
+      const env = new URLSearchParams(query ?? '').get('saltenv') ?? saltenv;
+      return (await source.getFile(env, path))?.path ?? null;
+    };
+    const runner = new StateRunner({ functions: this.opts.functions, test: run.test, failhard: this.opts.failhard, shellCheck: this.opts.shellCheck, template, cacheFile });
     return runner.callChunks(chunks);
   }
 }

@@ -9,9 +9,13 @@
 import { randomBytes } from 'node:crypto';
 import { TransportError } from '../errors';
 import type {
-  IEventPublisher, IEventPuller, IEventPusher, IEventSubscriber, IPublishServer, IRequestClient, IRequestServer, ISubscribeClient, Peer, ReconnectOptions,
-  RequestServe, Transport,
+  AdmitConnection, IEventPublisher, IEventPuller, IEventPusher, IEventSubscriber, IPublishServer, IRequestClient, IRequestServer, ISubscribeClient, Peer,
+  ReconnectOptions, RequestServe, Transport,
 } from './types';
+
+/** The address every in-memory client connects from, as the request server's `admit` sees it. */
+export const MEMORY_PEER_ADDRESS = 'memory';
+
 
 const copy = (frames: Buffer[]): Buffer[] => frames.map((f) => Buffer.from(f));
 
@@ -194,9 +198,11 @@ class MemoryRequestServer implements IRequestServer {
   private onError: (err: unknown) => void = () => undefined;
   private readonly backlog: Array<() => void> = [];
   private readonly inFlight = new Set<Promise<unknown>>();
+  /** The clients (connections) admitted so far, by peer. */
+  private readonly admitted = new Set<string>();
   closed = false;
 
-  constructor(private readonly net: MemoryTransport) {}
+  constructor(private readonly net: MemoryTransport, private readonly admit?: AdmitConnection) {}
 
   async bind(address: string): Promise<void> {
     this.net.requestServers.bind(address, this, 'listen for requests');
@@ -211,6 +217,14 @@ class MemoryRequestServer implements IRequestServer {
 
   /** One request from a client; `reply` gets the answer (never called when there is none). */
   receive(payload: Buffer, peer: Peer, reply: (bytes: Buffer) => void): void {
+    // As over ZeroMQ: a client's first request opens its connection, which admit may refuse; a
+    // refused connection is dead, its request never answered (the client times out and opens a
+    // new one).
+    const key = peer.toString('hex');
+    if (this.admit && !this.admitted.has(key)) {
+      if (!this.admit(MEMORY_PEER_ADDRESS)) return;
+      this.admitted.add(key);
+    }
     const run = () => {
       const task = this.handler!(Buffer.from(payload), peer).then(
         (answer) => {
@@ -236,7 +250,8 @@ class MemoryRequestServer implements IRequestServer {
 class MemoryRequestClient implements IRequestClient {
   private tail: Promise<unknown> = Promise.resolve();
   private closed = false;
-  private readonly peer: Peer = randomBytes(5);
+  /** The connection; a new one after a timeout, as the ZeroMQ client replaces its socket. */
+  private peer: Peer = randomBytes(5);
 
   constructor(private readonly net: MemoryTransport, private readonly address: string) {}
 
@@ -257,6 +272,7 @@ class MemoryRequestClient implements IRequestClient {
       const timer = setTimeout(() => {
         done = true;
         cancel();
+        this.peer = randomBytes(5);
         reject(new TransportError('TIMEOUT', `no reply from ${this.address} within ${timeoutMs} ms`));
       }, timeoutMs);
       // As REQ does: the request waits for a server to bind, then goes to it.
@@ -392,8 +408,8 @@ export class MemoryTransport implements Transport {
     return new MemorySubscribeClient(this);
   }
 
-  requestServer(): IRequestServer {
-    return new MemoryRequestServer(this);
+  requestServer(options: { admit?: AdmitConnection } = {}): IRequestServer {
+    return new MemoryRequestServer(this, options.admit);
   }
 
   requestClient(address: string, _options?: ReconnectOptions): IRequestClient {

@@ -39,6 +39,14 @@ export type Peer = Buffer;
 /** Answers one request; null sends no answer. */
 export type RequestServe = (payload: Buffer, peer: Peer) => Promise<Buffer | null>;
 
+/**
+ * Who may open a connection to the request port: called with the peer's IP address for every new
+ * connection, before any of its requests is read. False refuses the connection: ZeroMQ ends it at
+ * the handshake and does not retry it, so the peer's pending request times out and the peer
+ * tries again on a new connection (as brine's client and Salt's do after a timeout).
+ */
+export type AdmitConnection = (address: string) => boolean;
+
 /** The master's request port: requests handled concurrently, each reply to its peer. */
 export interface IRequestServer {
   bind(address: string): Promise<void>;
@@ -88,7 +96,7 @@ export interface IEventPusher {
 export interface Transport {
   publishServer(options?: { highWaterMark?: number }): IPublishServer;
   subscribeClient(options?: ReconnectOptions): ISubscribeClient;
-  requestServer(): IRequestServer;
+  requestServer(options?: { admit?: AdmitConnection }): IRequestServer;
   requestClient(address: string, options?: ReconnectOptions): IRequestClient;
   eventPublisher(): IEventPublisher;
   eventSubscriber(address: string, prefixes: string[]): IEventSubscriber;

@@ -4,10 +4,11 @@
  */
 import * as zmq from 'zeromq';
 import { randomUUID } from 'node:crypto';
+import { createServer } from 'node:net';
 import { TransportError } from '../errors';
 import type {
-  IEventPublisher, IEventPuller, IEventPusher, IEventSubscriber, IPublishServer, IRequestClient, IRequestServer, ISubscribeClient, Peer, ReconnectOptions,
-  RequestServe, Transport,
+  AdmitConnection, IEventPublisher, IEventPuller, IEventPusher, IEventSubscriber, IPublishServer, IRequestClient, IRequestServer, ISubscribeClient, Peer,
+  ReconnectOptions, RequestServe, Transport,
 } from './types';
 
 export type { Peer, ReconnectOptions } from './types';
@@ -26,13 +27,33 @@ function wrap(what: string, err: unknown): TransportError {
 }
 
 /**
- * Unbinds before closing, and waits for it: close() alone frees the port later, in zeromq's I/O
- * thread, so a master restarted in the same process could find its own port still in use.
+ * Closes, then waits until every tcp:// port it listened on is free again: close() frees the port
+ * later, in zeromq's I/O thread, and a master restarted in the same process must get its port
+ * back. (Not unbind() first: libzmq 4.3.5 aborts the process, "Assertion failed: _state ==
+ * term_ack_sent || _state == term_req_sent2 (pipe.cpp:355)", when a listener is unbound while
+ * one of its connections is closing.)
  */
-async function unbindAndClose(socket: zmq.Socket, addresses: string[]): Promise<void> {
+async function closeAndFree(socket: zmq.Socket, addresses: string[]): Promise<void> {
   if (socket.closed) return;
-  await Promise.allSettled(addresses.splice(0).map((a) => socket.unbind(a)));
+  const endpoints = addresses.splice(0);
   socket.close();
+  await Promise.all(endpoints.map(whenPortFree));
+}
+
+/** Resolves once a tcp:// endpoint's port can be listened on again (at most ~5 s; other kinds at once). */
+async function whenPortFree(endpoint: string): Promise<void> {
+  const m = /^tcp:\/\/\[?([^\]]*?)\]?:(\d+)$/.exec(endpoint);
+  if (!m) return;
+  const [, host, port] = m;
+  for (let attempt = 0; attempt < 500; attempt++) {
+    const free = await new Promise<boolean>((resolve) => {
+      const probe = createServer();
+      probe.once('error', () => resolve(false));
+      probe.listen({ host: host === '*' ? undefined : host, port: Number(port), exclusive: true }, () => probe.close(() => resolve(true)));
+    });
+    if (free) return;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
 }
 
 /** Serialises sends on one socket: zeromq allows one pending send per socket at a time. */
@@ -72,7 +93,7 @@ export class PublishServer implements IPublishServer {
 
   /** Closes the socket; the promise resolves once the port is free again. */
   close(): Promise<void> {
-    return unbindAndClose(this.socket, this.bound);
+    return closeAndFree(this.socket, this.bound);
   }
 }
 
@@ -159,20 +180,35 @@ export class SubscribeClient implements ISubscribeClient {
  * The master's request port: ROUTER. Requests are handled concurrently (a slow RSA operation for
  * one minion does not hold up the others); replies go back to the peer that asked. Messages that
  * do not have REQ's shape (routing id, empty delimiter, one payload) are dropped.
+ *
+ * With `admit`, every new connection is put to it with the peer's IP address before any request
+ * is read. ZeroMQ gives a message no source address, only its connection; the one place it tells
+ * the address is ZAP (RFC 27): a socket with a `zapDomain` asks the handler bound at
+ * `inproc://zeromq.zap.01` in its context about each handshake, with the address. So the ROUTER
+ * gets a context of its own (one ZAP handler per context, one per master in a process) and a
+ * REP socket there answers "200" or "400". A refused peer's handshake fails and libzmq does not
+ * retry that connection: its request times out, and it tries again on a new socket.
  */
 export class RequestServer implements IRequestServer {
   private readonly socket: zmq.Router;
+  private readonly zap?: ZapHandler;
   private readonly queue: SendQueue;
   private loop?: Promise<void>;
   private readonly bound: string[] = [];
 
-  constructor() {
-    this.socket = new zmq.Router({ linger: 0, receiveHighWaterMark: 0, sendHighWaterMark: 0 });
+  constructor(options: { admit?: AdmitConnection } = {}) {
+    const context = options.admit ? new zmq.Context() : zmq.context;
+    if (options.admit) this.zap = new ZapHandler(context, options.admit);
+    this.socket = new zmq.Router({
+      context, linger: 0, receiveHighWaterMark: 0, sendHighWaterMark: 0, ...(options.admit ? { zapDomain: 'brine' } : {}),
+    });
     this.queue = new SendQueue(this.socket);
   }
 
   async bind(address: string): Promise<void> {
     try {
+      // The handler first: a handshake that finds no handler is let through unasked.
+      await this.zap?.start();
       await this.socket.bind(address);
     } catch (err) {
       throw wrap(`cannot listen for requests on ${address}`, err);
@@ -198,7 +234,50 @@ export class RequestServer implements IRequestServer {
   }
 
   async close(): Promise<void> {
-    await unbindAndClose(this.socket, this.bound);
+    await closeAndFree(this.socket, this.bound);
+    await this.loop;
+    await this.zap?.close();
+  }
+}
+
+/** ZAP's well-known address: libzmq asks whatever REP socket is bound there in the same context. */
+const ZAP_ENDPOINT = 'inproc://zeromq.zap.01';
+
+/**
+ * A ZAP handler (RFC 27) that decides on the peer's address only. Request frames: version,
+ * request id, domain, address, identity, mechanism, credentials...; reply: version, request id,
+ * status code, status text, user id, metadata.
+ */
+class ZapHandler {
+  private readonly socket: zmq.Reply;
+  private loop?: Promise<void>;
+
+  constructor(context: zmq.Context, private readonly admit: AdmitConnection) {
+    this.socket = new zmq.Reply({ context, linger: 0 });
+  }
+
+  async start(): Promise<void> {
+    if (this.loop) return;
+    await this.socket.bind(ZAP_ENDPOINT);
+    this.loop = (async () => {
+      try {
+        for await (const [version, requestId, , address] of this.socket) {
+          let ok = false;
+          try {
+            ok = this.admit(address?.toString('latin1') ?? '');
+          } catch {
+            // A failing decision refuses: the peer tries again later.
+          }
+          await this.socket.send([version ?? '1.0', requestId ?? '', ok ? '200' : '400', ok ? 'OK' : 'refused', '', '']);
+        }
+      } catch {
+        // Ends when the socket closes.
+      }
+    })();
+  }
+
+  async close(): Promise<void> {
+    this.socket.close();
     await this.loop;
   }
 }
@@ -402,7 +481,7 @@ export class EventPuller implements IEventPuller {
   }
 
   async close(): Promise<void> {
-    await unbindAndClose(this.socket, this.bound);
+    await closeAndFree(this.socket, this.bound);
     await this.loop;
   }
 }
@@ -437,7 +516,7 @@ export class EventPusher implements IEventPusher {
 export const zeromqTransport: Transport = {
   publishServer: (options) => new PublishServer(options),
   subscribeClient: (options) => new SubscribeClient(options),
-  requestServer: () => new RequestServer(),
+  requestServer: (options) => new RequestServer(options),
   requestClient: (address, options) => new RequestClient(address, options),
   eventPublisher: () => new EventPublisher(),
   eventSubscriber: (address, prefixes) => new EventSubscriber(address, prefixes),

@@ -32,7 +32,7 @@ export interface ArgDef<T = unknown, Given extends boolean = boolean> {
   readonly pattern?: RegExp;
   /** A list's items: each is coerced and checked as this argument. */
   readonly of?: ArgDef;
-  /** A list given as a string is split on commas (Salt's `names='a,b'` idiom). */
+  /** A list given as a string (or a number) is split on commas, items stripped (Salt's `split_input`, `names='a, b'`). */
   readonly split?: boolean;
   /** Type-level only: never set. */
   readonly __given?: Given;

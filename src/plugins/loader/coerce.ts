@@ -48,7 +48,9 @@ function toType(def: ArgDef, name: string, v: unknown): unknown {
     case 'boolean':
       return isTrue(v);
     case 'list': {
-      const list = Array.isArray(v) ? v : def.split && typeof v === 'string' ? v.split(',') : refuse(name, def.split ? 'a list or a comma-separated string' : 'a list', v);
+      // Salt's split_input: a scalar is its str() split on commas, each item stripped.
+      const splittable = def.split && (typeof v === 'string' || typeof v === 'number');
+      const list = Array.isArray(v) ? v : splittable ? String(v).split(',').map((x) => x.trim()) : refuse(name, def.split ? 'a list or a comma-separated string' : 'a list', v);
       return def.of ? list.map((item, i) => coerceArg(def.of as ArgDef, `${name}[${i}]`, item)) : [...list];
     }
     case 'dict':

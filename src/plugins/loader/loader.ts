@@ -8,8 +8,8 @@ import { IMaster } from '../api/master';
 import { NoMaster } from '../services/master';
 import { IStates } from '../api/states';
 import { fileRoots, NodeStates, PluginStateFunctions, type StateInvoker } from '../services/states';
-import { LocalSlsSource } from '../../core/state/sls-source';
-import { existsSync } from 'node:fs';
+import { LocalSlsSource, RemoteSlsSource, type SlsSource } from '../../core/state/sls-source';
+import { FileCache, type RemoteFiles } from '../../core/minion/file-cache';
 import { PluginDefinitionError } from '../api/errors';
 import { GrainsStore, type GrainsCollector } from '../services/grains-store';
 import { NodeHost } from '../services/host';
@@ -43,6 +43,8 @@ export interface PluginLoaderOptions {
   pillar?: api.IPillar;
   /** The minion's master (events, file server, mine). Default: none, and each request is a clear error. */
   master?: api.IMaster;
+  /** The master's file server (absent for `salt-call --local`): SLS and `salt://` files unless file_client is local. */
+  files?: RemoteFiles;
 }
 
 /** Everything a loaded plugin set offers the executor. */
@@ -126,18 +128,25 @@ export class PluginLoader {
   /** The state system of a job, over the `@StateModule` plugins of the registry. */
   private states(container: ServiceContainer, registry: ModuleRegistry, grains: api.IGrains): (invoke: StateInvoker) => api.IStates {
     const config = this.options.config;
-    const roots = fileRoots(config);
-    const local = new LocalSlsSource(roots);
-    const cacheFile = async (source: string, saltenv: string): Promise<string | null> => {
-      if (source.startsWith('salt://')) {
-        const [path, query] = source.slice('salt://'.length).split('?');
-        const env = new URLSearchParams(query ?? '').get('saltenv') ?? saltenv;
-        return (await local.getFile(env, path))?.path ?? null;
-      }
-      return source.startsWith('/') && existsSync(source) ? source : null;
-    };
     const shell = container.get(IShell) as api.IShell;
-    return (invoke) => new NodeStates(config, grains, shell, new PluginStateFunctions(registry, invoke, cacheFile), local);
+    const source = this.slsSource();
+    return (invoke) => new NodeStates(config, grains, shell, new PluginStateFunctions(registry, invoke), source);
+  }
+
+  /**
+   * Salt's file_client: `local` reads file_roots here; otherwise (the default, `remote`) SLS and
+   * `salt://` files come from the master through the file cache in `cachedir`.
+   */
+  private slsSource(): () => SlsSource {
+    const { config, files } = this.options;
+    if (!files || config.get<unknown>('file_client', 'remote') === 'local') {
+      const roots = fileRoots(config);
+      return () => new LocalSlsSource(roots);
+    }
+    const cachedir = String(config.get('cachedir', ''));
+    if (!cachedir) throw new PluginDefinitionError("the minion config gives no cachedir: nowhere to cache the master's files");
+    const cache = new FileCache(files, cachedir);
+    return () => new RemoteSlsSource(cache);
   }
 
   private grainsProviders(sources: DiscoveredPlugins[], container: ServiceContainer, registry: ModuleRegistry): GrainsCollector[] {

@@ -5,17 +5,13 @@ import { CommandExecutionError } from '../api/errors';
 import type { ExtensionForm, SyncOptions } from '../api/control';
 import type { ILogger } from '../api/services';
 import { transpilePluginSource } from '../loader/host-require';
+import type { RemoteFiles } from '../../core/minion/file-cache';
 
 /**
  * The master's files as the minion reaches them (Salt's `RemoteClient`): list the files under a
- * prefix of one saltenv, and fetch one to a local path.
+ * prefix of one saltenv, fetch one to a local path, and (optionally) its digest and the saltenvs.
  */
-export interface MasterFiles {
-  /** Paths relative to the file roots (`_modules/hello.ts`), sorted. */
-  list(saltenv: string, prefix: string): Promise<string[]>;
-  /** Write the file's bytes to `dest` (directories created). False when the master has no such file. */
-  fetch(saltenv: string, path: string, dest: string): Promise<boolean>;
-}
+export type MasterFiles = RemoteFiles;
 
 /** Where synced code lives: Salt's `extension_modules` option, default `<cachedir>/extmods`. */
 export function extensionModulesDir(config: { get<T>(key: string, d?: T): T }): string {

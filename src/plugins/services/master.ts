@@ -34,13 +34,8 @@ export class MasterLink implements IMaster {
     return stringList(await this.request({ cmd: '_dir_list', saltenv, prefix }), '_dir_list');
   }
 
-  async hashFile(saltenv: string, path: string): Promise<MasterFileHash | null> {
-    const reply = await this.request({ cmd: '_file_hash', path, saltenv });
-    // A missing file: Salt's master answers '' (or {} from some backends).
-    if (reply === null || typeof reply !== 'object' || Array.isArray(reply)) return null;
-    const { hsum, hash_type: hashType } = reply as Record<string, unknown>;
-    if (typeof hsum !== 'string' || typeof hashType !== 'string') return null;
-    return { hsum, hash_type: hashType };
+  hashFile(saltenv: string, path: string): Promise<MasterFileHash | null> {
+    return this.files.hash(saltenv, path);
   }
 
   fetchFile(saltenv: string, path: string, dest: string): Promise<boolean> {

@@ -1,5 +1,6 @@
 /**
- * {@link IStates} on this minion: SLS files from `file_roots` (file_client local), state
+ * {@link IStates} on this minion: SLS files from `file_roots` (file_client local) or from the
+ * master through the minion's file cache (file_client remote), state
  * modules from the loaded `@StateModule` plugins, and the compiler/runner of src/core/state.
  */
 import type { IConfig, IGrains, IShell } from '../api/services';
@@ -25,7 +26,6 @@ export class PluginStateFunctions implements StateFunctions {
   constructor(
     private readonly registry: ModuleRegistry,
     private readonly invoke: StateInvoker,
-    private readonly cacheFile: (source: string, saltenv: string) => Promise<string | null>,
   ) {}
 
   find(fun: string): StateFunction | undefined {
@@ -47,7 +47,7 @@ export class PluginStateFunctions implements StateFunctions {
           low: call.low,
           running: call.running as unknown as Record<string, StateReturn>,
           saltenv: call.saltenv,
-          cacheFile: (s) => this.cacheFile(s, call.saltenv),
+          cacheFile: (s) => call.cacheFile(s),
           renderTemplate: (path, name, context = {}) => call.template(path, name, context),
         };
         return (await this.invoke(fun, packArgs([], kwargs), ctx)) as StateResult;
@@ -66,12 +66,13 @@ export class NodeStates implements IStates {
     private readonly grains: IGrains,
     private readonly shell: IShell,
     private readonly functions: StateFunctions,
-    private readonly source: SlsSource = new LocalSlsSource(fileRoots(config)),
+    /** Where SLS files come from; called once per run (a remote source checks each file once per run). */
+    private readonly sourceFor: () => SlsSource = () => new LocalSlsSource(fileRoots(config)),
   ) {}
 
   private system(opts: StateRunOptions): StateSystem {
     return new StateSystem({
-      source: this.source,
+      source: this.sourceFor(),
       renderer: new PipelineSlsRenderer(this.config.all(), opts.caller ? { call: (f, a, k) => opts.caller!.call(f, a, k), has: (f) => opts.caller!.has(f) } : undefined, this.config.get<string | undefined>('renderer', undefined)),
       functions: this.functions,
       minionId: String(this.config.get('id', '')),

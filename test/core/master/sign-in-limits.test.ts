@@ -1,4 +1,4 @@
-/** max_pending_keys and auth_rate_limit: what unauthenticated sign-ins may cost the master. */
+/** max_pending_keys, auth_rate_limit and connection_rate_limit: what unauthenticated sign-ins may cost the master. */
 import { afterEach, describe, expect, it } from 'vitest';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -6,7 +6,8 @@ import { buildAuthRequest, openAuthReply } from '../../../src/core/channel';
 import { generateKeyPair } from '../../../src/core/crypto/rsa';
 import { createLogging } from '../../../src/core/log';
 import { decode } from '../../../src/core/protocol/msgpack';
-import { PendingKeyCap, SignInRateLimit } from '../../../src/core/master/sign-in-limits';
+import * as zmq from 'zeromq';
+import { ConnectionRateLimit, PendingKeyCap, SignInRateLimit } from '../../../src/core/master/sign-in-limits';
 import { RequestClient } from '../../../src/core/transport/zeromq';
 import { MasterHarness, rawExchange } from '../../support/master-harness';
 
@@ -70,6 +71,62 @@ describe('auth_rate_limit', () => {
       }
       expect(replies.filter((r) => r === 'bad load').length).toBeGreaterThan(0);
       expect(h.log).toContain('more than auth_rate_limit (2) _auth requests per second on one connection');
+    } finally {
+      client.close();
+    }
+  });
+});
+
+describe('connection_rate_limit', () => {
+  it('counts new connections per address in one-second windows and logs refusals once a minute with a count', () => {
+    const lines: string[] = [];
+    const log = createLogging({ level: 'info', console: true, stderr: { write: (t: string) => lines.push(t) } }).getLogger('salt.master');
+    let now = 5_000;
+    const limit = new ConnectionRateLimit(2, log, () => now);
+    expect(['10.0.0.1', '10.0.0.1', '10.0.0.1', '10.0.0.2'].map((a) => limit.allow(a))).toEqual([true, true, false, true]);
+    expect(limit.allow('10.0.0.1')).toBe(false);
+    now = 6_000;
+    expect(limit.allow('10.0.0.1')).toBe(true);
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toContain('Refused 1 connection(s)');
+    expect(lines[0]).toContain('(last: 10.0.0.1)');
+    now = 66_000;
+    limit.allow('10.0.0.1');
+    limit.allow('10.0.0.1');
+    expect(limit.allow('10.0.0.1')).toBe(false);
+    expect(lines).toHaveLength(2);
+    expect(lines[1]).toContain('Refused 2 connection(s)');
+  });
+
+  it('refuses connections from one address beyond the limit at the handshake; the address gets in again later', async () => {
+    h = await MasterHarness.start({ connection_rate_limit: 2 });
+    // Twelve connections from 127.0.0.1 at once: each one's handshake either passes or is refused
+    // by the master's ZAP handler; wait for every outcome (events, not time).
+    const sockets = Array.from({ length: 12 }, () => new zmq.Request({ linger: 0 }));
+    try {
+      const outcomes = sockets.map(async (sock) => {
+        for await (const event of sock.events) {
+          if (event.type === 'handshake') return 'admitted';
+          if (event.type === 'handshake:error:auth') return 'refused';
+        }
+        return 'closed';
+      });
+      sockets.forEach((sock) => sock.connect(h!.address));
+      const seen = await Promise.all(outcomes);
+      expect(seen.filter((o) => o === 'refused').length).toBeGreaterThan(0);
+      expect(seen.filter((o) => o === 'admitted').length).toBeGreaterThan(0);
+      expect(h.log).toContain('more than connection_rate_limit (2) new connections per second from one address (last: 127.0.0.1)');
+    } finally {
+      sockets.forEach((sock) => sock.close());
+    }
+    // A later connection is admitted once the second has passed: retry on a timeout, as a minion does.
+    const client = new RequestClient(h.address);
+    try {
+      let reply: unknown;
+      for (let attempt = 0; reply === undefined && attempt < 30; attempt++) {
+        reply = await client.request(Buffer.from('not msgpack'), 500).then(decode, () => undefined);
+      }
+      expect(reply).toBe('bad load');
     } finally {
       client.close();
     }

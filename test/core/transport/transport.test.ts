@@ -82,6 +82,39 @@ describe.each(cases)('transport over $name', ({ name, transport: make, address }
       expect(String(await client.request(Buffer.from('ok'), 5000))).toBe('ok');
     });
 
+    it('asks admit about each new connection with its address; a refused request times out and the next connection is answered', async () => {
+      const t = make();
+      const at = await address();
+      const asked: string[] = [];
+      // Refuses the first connection, admits the next.
+      const server = t.requestServer({ admit: (from) => asked.push(from) > 1 });
+      await server.bind(at);
+      closers.push(() => server.close());
+      server.serve(async (payload) => payload, () => undefined);
+      const client = t.requestClient(at);
+      closers.push(() => client.close());
+      await expect(client.request(Buffer.from('refused'), 300)).rejects.toMatchObject({ code: 'TIMEOUT' });
+      expect(String(await client.request(Buffer.from('new connection'), 5000))).toBe('new connection');
+      expect(String(await client.request(Buffer.from('same connection'), 5000))).toBe('same connection');
+      expect(asked).toHaveLength(2);
+      if (name === 'zeromq tcp://') expect(asked).toEqual(['127.0.0.1', '127.0.0.1']);
+      if (name === 'memory') expect(asked).toEqual(['memory', 'memory']);
+    });
+
+    it('frees its address on close, so a new server binds it at once', async () => {
+      const t = make();
+      const at = await address();
+      for (let round = 0; round < 3; round++) {
+        const server = t.requestServer();
+        await server.bind(at);
+        server.serve(async (payload) => payload, () => undefined);
+        const client = t.requestClient(at);
+        expect(String(await client.request(Buffer.from(`round ${round}`), 5000))).toBe(`round ${round}`);
+        client.close();
+        await server.close();
+      }
+    });
+
     it('refuses requests on a closed client with CLOSED', async () => {
       const t = make();
       const client = t.requestClient(await address());

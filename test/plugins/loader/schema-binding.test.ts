@@ -98,6 +98,8 @@ describe('coercion and validation of each type', () => {
     ['list', arg.list(), [1, 'a'], [1, 'a']],
     ['list of integers', arg.list({ of: arg.integer() }), ['1', 2], [1, 2]],
     ['list split on commas', arg.list({ split: true }), 'a,b', ['a', 'b']],
+    ['list split as Salt split_input does (items stripped, a number is its text)', arg.list({ split: true, of: arg.integer() }), ' 1, 2', [1, 2]],
+    ['a number split too', arg.list({ split: true }), 5, ['5']],
     ['dict', arg.dict(), { a: 1 }, { a: 1 }],
     ['any keeps None', arg.any(), null, null],
     ['default is a copy', arg.list({ default: [1] }), undefined, [1]],

@@ -47,8 +47,11 @@ describe('cmd module on a real shell', () => {
   it('ignore_retcode and success_retcodes', async () => {
     expect(await h.call('cmd.run', ['echo x; exit 3'], { ignore_retcode: true })).toEqual({ return: 'x', retcode: 0, success: true });
     expect(await h.call('cmd.run', ['exit 3'], { success_retcodes: [3, 4] })).toMatchObject({ retcode: 0, success: true });
+    // Salt's split_input: '3, 4' and a bare 3 are lists too.
+    expect(await h.call('cmd.run', ['exit 4'], { success_retcodes: '3, 4' })).toMatchObject({ retcode: 0, success: true });
+    expect(await h.call('cmd.run', ['exit 3'], { success_retcodes: 3 })).toMatchObject({ retcode: 0, success: true });
     expect((await h.call('cmd.run', ['exit 3'], { success_retcodes: 'x' })).return).toBe(
-      "ERROR executing 'cmd.run': success_retcodes must be a list of integers",
+      "ERROR executing 'cmd.run': success_retcodes[0] must be an integer, got 'x'",
     );
   });
 
@@ -110,8 +113,12 @@ describe('cmd module against a fake shell', () => {
     expect(call.options.env?.A).toBe('1');
     expect(call.options.env?.PATH?.startsWith('/opt/bin:')).toBe(true);
     expect((await fh.call('cmd.run', [''])).retcode).toBe(1);
+    // A user's typo gets Salt's invocation-error answer before anything runs, never an exception.
+    expect(await fh.call('cmd.run', ['x'], { timeout: 'soon' })).toEqual({ return: "ERROR executing 'cmd.run': timeout must be a number, got 'soon'", retcode: 1, success: false, out: 'nested' });
+    expect((await fh.call('cmd.which_bin', ['sh'])).return).toBe("ERROR executing 'cmd.which_bin': cmds must be a list, got 'sh'");
+    expect(shell.calls).toHaveLength(1);
     expect((await fh.call('cmd.run', ['x'], { env: 'A=1' })).return).toBe(
-      "ERROR executing 'cmd.run': Invalid input: 'env' must be a dict of variable names to values",
+      "ERROR executing 'cmd.run': env must be a dict, got 'A=1'",
     );
   });
 });

@@ -80,7 +80,16 @@ describe('sys module', () => {
     const arg = (await h.call('sys.argspec', ['test.arg'])).return;
     expect(arg).toEqual({ 'test.arg': { args: null, defaults: null, varargs: true, kwargs: true } });
     const run = (await h.call('sys.argspec', ['cmd.run'])).return;
-    expect(run).toEqual({ 'cmd.run': { args: ['cmd'], defaults: null, varargs: null, kwargs: true } });
+    // Salt's shape: the options follow cmd in cmd.run's order, defaults (None when optional) for the last ones.
+    const options = ['cwd', 'stdin', 'runas', 'group', 'shell', 'python_shell', 'env', 'clean_env', 'rstrip', 'umask', 'hide_output', 'timeout'];
+    expect(run).toEqual({
+      'cmd.run': {
+        args: ['cmd', ...options, 'ignore_retcode', 'saltenv', 'prepend_path', 'success_retcodes'],
+        defaults: [null, null, null, null, null, null, null, false, true, null, false, null, false, 'base', null, null],
+        varargs: null,
+        kwargs: true,
+      },
+    });
     expect(Object.keys((await h.call('sys.argspec', ['sys'])).return as object)).toHaveLength(6);
     expect((await h.call('sys.argspec')).return).toEqual({});
   });

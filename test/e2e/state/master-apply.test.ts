@@ -1,0 +1,181 @@
+/**
+ * State runs through a real brine master (corpus case 90 and a three-minion fleet): the minions
+ * fetch the top file, SLS files and `salt://` templates from the master's file server (cached
+ * in their cachedir, re-fetched only when the master's copy changed), render them with the
+ * pillar the master compiled for them, run, and return; `salt` prints Salt's highstate output
+ * and exit codes, byte for byte against the corpus after normalising its varying fields.
+ *
+ * One master and three minions serve every test of this file.
+ */
+import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Cluster, type RunResult } from '../../support/cluster';
+import { CORPUS, normalise, shellSplit } from '../../support/state-corpus';
+
+const CASE = join(CORPUS, '90-master-apply');
+const SALTVEC = '/srv/saltvec';
+const MINIONS = ['vec1', 'fleet2', 'fleet3'];
+
+let cluster: Cluster;
+let vec: string;
+let extra: string;
+const swap = (s: string): string => s.split(SALTVEC).join(vec);
+
+/** Copies a corpus folder with the /srv/saltvec prefix rewritten to this test's root. */
+function copyRewritten(from: string, to: string): void {
+  cpSync(from, to, { recursive: true });
+  for (const name of readdirSync(to)) {
+    const p = join(to, name);
+    writeFileSync(p, swap(readFileSync(p, 'utf8')));
+  }
+}
+
+function writeExtra(rel: string, text: string): void {
+  const path = join(extra, rel);
+  mkdirSync(join(path, '..'), { recursive: true });
+  writeFileSync(path, text);
+}
+
+function emptyWork(): void {
+  rmSync(join(vec, 'work'), { recursive: true, force: true });
+  mkdirSync(join(vec, 'work'));
+}
+
+beforeAll(async () => {
+  cluster = await Cluster.create();
+  vec = join(cluster.root, 'vec');
+  extra = join(cluster.root, 'extra');
+  mkdirSync(join(vec, 'work'), { recursive: true });
+  copyRewritten(join(CASE, 'states'), join(vec, 'states'));
+  copyRewritten(join(CASE, 'pillar'), join(vec, 'pillar'));
+  // A second root of base for the fleet tests; the corpus's own files are not changed.
+  writeExtra('fleet/init.sls', [
+    "{% from 'fleet/map.jinja' import port %}",
+    `${vec}/work/fleet-{{ grains['id'] }}.conf:`,
+    '  file.managed:',
+    '    - source: salt://fleet/app.conf.j2',
+    '    - template: jinja',
+    '    - context:',
+    '        port: {{ port }}',
+    'fleet-echo:',
+    '  cmd.run:',
+    "    - name: echo configured {{ grains['id'] }}",
+    '    - onchanges:',
+    `      - file: ${vec}/work/fleet-{{ grains['id'] }}.conf`,
+    '',
+  ].join('\n'));
+  writeExtra('fleet/map.jinja', '{% set port = 8080 %}\n');
+  writeExtra('fleet/app.conf.j2', "id={{ grains['id'] }} k={{ pillar['k'] }} port={{ port }}\n");
+  const masterConf = join(cluster.masterDir, 'master');
+  writeFileSync(
+    masterConf,
+    `${readFileSync(masterConf, 'utf8')}file_roots:\n  base:\n    - ${vec}/states\n    - ${extra}\npillar_roots:\n  base:\n    - ${vec}/pillar\n`,
+  );
+  await cluster.startMaster();
+  await cluster.startAccepted(MINIONS.map((id) => ({ id })));
+}, 120_000);
+
+afterAll(async () => {
+  await cluster?.stop();
+});
+
+/** The commands of case 90 in their stored order, with each one's stored exit code. */
+function caseCommands(): { file: string; bin: string; args: string[]; reset: boolean; code: number }[] {
+  const codes = new Map(
+    readFileSync(join(CASE, 'retcodes.txt'), 'utf8')
+      .split('\n')
+      .map((l) => l.trim().split(/\s+/))
+      .filter((p) => p.length >= 2)
+      .map((p) => [p[0], Number(p[1])] as const),
+  );
+  return readFileSync(join(CASE, 'commands.txt'), 'utf8')
+    .split('\n')
+    .filter((l) => l.includes(': '))
+    .map((line) => {
+      const file = line.slice(0, line.indexOf(': '));
+      const reset = !line.includes('(work/ NOT reset)');
+      const words = shellSplit(line.slice(file.length + 2).replace(/\s+\(work\/ NOT reset\)$/, ''));
+      // `salt -c <mconf> ...` / `salt-call -c <conf> ...`: the config dir is this cluster's.
+      return { file, bin: words[0], args: words.slice(3).map(swap), reset, code: codes.get(file)! };
+    });
+}
+
+describe('case 90: state.apply through a brine master', () => {
+  it('prints what Salt 3007 prints, with its exit codes, for every stored command', async () => {
+    for (const cmd of caseCommands()) {
+      if (cmd.reset) emptyWork();
+      const res: RunResult = cmd.bin === 'salt-call' ? await cluster.run('salt-call', cmd.args, cluster.minionDir('vec1')) : await cluster.salt(...cmd.args);
+      const expected = normalise(swap(readFileSync(join(CASE, cmd.file), 'utf8')));
+      expect(normalise(res.stdout), `${cmd.file}\nstderr: ${res.stderr}`).toBe(expected);
+      expect(res.code, `${cmd.file} exit code`).toBe(cmd.code);
+      const stderrFile = join(CASE, `${cmd.file}.stderr`);
+      if (existsSync(stderrFile)) expect(res.stderr, `${cmd.file}.stderr`).toBe(readFileSync(stderrFile, 'utf8'));
+    }
+  }, 240_000);
+});
+
+/** The returns of a `--out json` run, merged (one document per minion). */
+function jsonReturns(res: RunResult): Record<string, Record<string, Record<string, unknown>>> {
+  const docs = res.stdout.trim().split(/\n(?=\{)/);
+  return Object.assign({}, ...docs.map((d) => JSON.parse(d)));
+}
+
+describe('three minions applying one state tree', () => {
+  const confOf = (id: string): string => join(vec, 'work', `fleet-${id}.conf`);
+
+  it('renders salt:// templates with each minion\'s grains and pillar, and re-applies with no changes', async () => {
+    emptyWork();
+    const first = await cluster.salt('*', 'state.apply', 'fleet', '--out', 'json');
+    expect(first.code, first.stderr).toBe(0);
+    const rets = jsonReturns(first);
+    expect(Object.keys(rets).sort()).toEqual([...MINIONS].sort());
+    for (const id of MINIONS) {
+      expect(readFileSync(confOf(id), 'utf8')).toBe(`id=${id} k=from-master-pillar port=8080\n`);
+      const results = Object.values(rets[id]);
+      expect(results.map((r) => [r.result, Object.keys(r.changes as object).length > 0])).toEqual([
+        [true, true],
+        [true, true],
+      ]);
+      // The minion cached what it fetched, under its own cachedir.
+      const cached = join(cluster.root, 'minions', id, 'var', 'cache', 'salt', 'minion', 'files', 'base');
+      expect(readFileSync(join(cached, 'fleet', 'app.conf.j2'), 'utf8')).toContain('port={{ port }}');
+      expect(existsSync(join(cached, 'fleet', 'map.jinja'))).toBe(true);
+    }
+
+    const again = await cluster.salt('*', 'state.apply', 'fleet', '--no-color');
+    expect(again.code, again.stderr).toBe(0);
+    for (const id of MINIONS) {
+      expect(again.stdout).toContain(`\nSummary for ${id}\n------------\nSucceeded: 2\nFailed:    0\n`);
+    }
+    expect(again.stdout).toContain('State was not run because none of the onchanges reqs changed');
+  }, 120_000);
+
+  it('sees a template changed on the master: test=True predicts the diff and changes nothing, then apply writes it', async () => {
+    writeExtra('fleet/app.conf.j2', "id={{ grains['id'] }} k={{ pillar['k'] }} port={{ port }}\nworkers=4\n");
+    const dry = await cluster.salt('*', 'state.apply', 'fleet', 'test=True', '--out', 'json');
+    expect(dry.code, dry.stderr).toBe(0);
+    for (const [id, results] of Object.entries(jsonReturns(dry))) {
+      const managed = results[`file_|-${confOf(id)}_|-${confOf(id)}_|-managed`];
+      expect(managed.result).toBeNull();
+      expect((managed.changes as { diff: string }).diff).toContain('+workers=4');
+      expect(readFileSync(confOf(id), 'utf8')).not.toContain('workers');
+    }
+    const real = await cluster.salt('*', 'state.apply', 'fleet', '--state-output=terse', '--no-color');
+    expect(real.code, real.stderr).toBe(0);
+    for (const id of MINIONS) {
+      expect(readFileSync(confOf(id), 'utf8')).toBe(`id=${id} k=from-master-pillar port=8080\nworkers=4\n`);
+      expect(real.stdout).toContain(`  Name: ${confOf(id)} - Function: file.managed - Result: Changed`);
+    }
+  }, 120_000);
+
+  it('fails with exit 1 and Salt\'s message when one minion\'s state fails, and lookup_jid prints highstate', async () => {
+    const res = await cluster.salt('*', 'state.apply', 'failing', '--show-jid', '--no-color');
+    expect(res.code).toBe(1);
+    expect(res.stderr).toBe('ERROR: Minions returned with non-zero exit code\n');
+    const jid = /^jid: (\d+)$/m.exec(res.stdout)![1];
+    const lookup = await cluster.run('salt-run', ['jobs.lookup_jid', jid, '--no-color']);
+    expect(lookup.code, lookup.stderr).toBe(0);
+    for (const id of MINIONS) expect(lookup.stdout).toContain(`Summary for ${id}\n------------\nSucceeded: 1 (changed=1)\nFailed:    1\n`);
+  }, 120_000);
+});
