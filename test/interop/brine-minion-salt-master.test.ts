@@ -45,6 +45,22 @@ describeWithSalt('brine minion -> Salt 3007 master', () => {
     srv = join(cluster.root, 'srv-salt');
     mkdirSync(join(srv, 'files', 'empty'), { recursive: true });
     writeFileSync(join(srv, 'files', 'motd'), 'served by salt\n');
+    // A state tree on Salt's file server: the brine minion fetches top, SLS and salt:// sources through it.
+    writeFileSync(join(srv, 'top.sls'), "base:\n  'bm2':\n    - web\n");
+    writeFileSync(join(srv, 'web.sls'), [
+      'motd:',
+      '  file.managed:',
+      `    - name: ${join(cluster.root, 'state-out', 'motd')}`,
+      '    - source: salt://files/motd',
+      '    - makedirs: True',
+      'greeting:',
+      '  file.managed:',
+      `    - name: ${join(cluster.root, 'state-out', 'greeting')}`,
+      '    - contents: "hello {{ grains[\'id\'] }}"',
+      '    - require:',
+      '      - file: motd',
+      '',
+    ].join('\n'));
     // loop_interval 1: Salt's maintenance loop rotates the AES key within a second of a key's deletion.
     masterDir = writeSaltMasterConfig(cluster.root, ports, { keep_jobs_seconds: 3600, file_roots: { base: [srv] }, loop_interval: 1 });
     master = startSalt('salt-master', 'salt-master', masterDir);
@@ -132,10 +148,20 @@ describeWithSalt('brine minion -> Salt 3007 master', () => {
     ]);
     expect(got.stdout).toBe(`bm2:\n    ${dest}\n`);
     expect(readFileSync(dest, 'utf8')).toBe('served by salt\n');
-    expect(json(files.stdout).bm2).toEqual(['files/motd']);
+    expect(json(files.stdout).bm2).toEqual(['files/motd', 'top.sls', 'web.sls']);
     expect(json(dirs.stdout).bm2).toEqual(['files', 'files/empty']);
     expect(json(hash.stdout).bm2).toEqual({ hsum: sha, hash_type: 'sha256' });
     expect(missing.stdout).toBe('bm2:\n');
+  });
+
+  it("state.apply runs the highstate of Salt's file server (top file, SLS, salt:// source, Jinja)", async () => {
+    type StateRet = Record<string, { result: boolean; changes: Record<string, unknown>; __id__: string }>;
+    const res = await salt('bm2', 'state.apply', '--out', 'json', '-t', '60');
+    const ret = json(res.stdout).bm2 as StateRet;
+    expect(Object.values(ret).map((r) => [r.__id__, r.result]).sort()).toEqual([['greeting', true], ['motd', true]]);
+    expect(readFileSync(join(cluster.root, 'state-out', 'motd'), 'utf8')).toBe('served by salt\n');
+    expect(readFileSync(join(cluster.root, 'state-out', 'greeting'), 'utf8')).toBe('hello bm2\n');
+    expect(res.code).toBe(0);
   });
 
   it("mine.send stores in Salt's mine: mine.get on the minion and Salt's salt-run mine.get read it, mine.delete drops it", async () => {
