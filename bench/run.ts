@@ -20,7 +20,7 @@ import { runBrineScale, type BrineScaleResult, type SharedMinionRuntime } from '
 import { ensureKeyCache, type KeyCacheResult } from './keys';
 import { runMicroBench, type MicroResult } from './micro';
 import { runJobCacheBench, type BenchRow } from './job-cache-bench';
-import { runRenderBench } from './render-bench';
+import { renderBenchLine, runRenderBench } from './render-bench';
 import { fmtInt, fmtMs, table } from './report';
 
 interface Options {
@@ -210,12 +210,9 @@ async function main(): Promise<void> {
     printMicro(micro);
   }
 
-  progress('render: a 200-line SLS with loops, macros and imports (brine vs Salt 3007 slsutil.renderer)');
+  progress('render: salt-call --local state.show_sls of a 200-line SLS, whole-process CPU (brine vs Salt 3007)');
   const render = await runRenderBench();
-  process.stdout.write(
-    `\nRender of a 200-line SLS: brine ${render.brineRenderMs.toFixed(2)} ms in-process, ${render.brineProcessMs.toFixed(0)} ms as a whole process; ` +
-      `Salt 3007 salt-call --local slsutil.renderer ${render.saltProcessMs === null ? 'not installed (../shared/salt-ref/setup.sh ~/.cache/brine-salt-ref)' : `${render.saltProcessMs.toFixed(0)} ms (whole process)`}\n`,
-  );
+  process.stdout.write(`\n${renderBenchLine(render)}\n`);
 
   let jobCache: BenchRow[] = [];
   if (options.jobCache) {
@@ -250,6 +247,7 @@ async function main(): Promise<void> {
     machine: { ...info, loadAvgAtEnd: os.loadavg().map((l) => Number(l.toFixed(2))) },
     options,
     micro,
+    render,
     jobCache,
     scale: {
       executor: 'real Executor, built-in plugins loaded once and shared by all minions',

@@ -4,6 +4,7 @@
  */
 import { CmdModule } from './cmd/cmd.module';
 import { CoreGrains } from './grains/core-grains';
+import { SystemGrains } from './grains/system-grains';
 import { GrainsModule } from './grains/grains.module';
 import { PillarModule } from './pillar/pillar.module';
 import { SaltutilModule } from './saltutil/saltutil.module';
@@ -19,6 +20,8 @@ import { CpModule } from './cp/cp.module';
 import { EventModule } from './event/event.module';
 import { MineModule } from './mine/mine.module';
 import { ServiceModule } from './service/service.module';
+import { ManageRunner } from './manage/manage.runner';
+import { CacheRunner } from './cache/cache.runner';
 
 export {
   CmdModule,
@@ -26,6 +29,7 @@ export {
   CpModule,
   EventModule,
   MineModule,
+  SystemGrains,
   FileModule,
   PkgModule,
   ServiceModule,
@@ -43,6 +47,7 @@ export {
 /** Every built-in plugin class (execution and state modules, grains providers), in load order. */
 export const BUILTIN_PLUGINS: readonly unknown[] = [
   CoreGrains,
+  SystemGrains,
   TestModule,
   CmdModule,
   GrainsModule,
@@ -60,3 +65,6 @@ export const BUILTIN_PLUGINS: readonly unknown[] = [
   CmdStates,
   FileStates,
 ];
+
+/** The built-in runners and wheel modules the master functions load (salt-run, salt-api). */
+export const BUILTIN_MASTER_PLUGINS: readonly unknown[] = [ManageRunner, CacheRunner];

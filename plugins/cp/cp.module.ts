@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { CommandExecutionError, Fn, IConfig, IMaster, IMinionControl, InvocationError, Module, arg, inject, type MasterFileHash } from 'brine/plugin';
+import { CommandExecutionError, Fn, IConfig, IMasterLink, IMinionControl, InvocationError, Module, arg, inject, type MasterFileHash } from 'brine/plugin';
 
 /** `salt://path?saltenv=x` -> the path and its saltenv (`fallback` without `?saltenv=`). */
 function splitSaltUrl(url: string, fallback: string): { path: string; saltenv: string } {
@@ -27,7 +27,7 @@ function splitSaltUrl(url: string, fallback: string): { path: string; saltenv: s
 @Module('cp')
 export class CpModule {
   constructor(
-    @inject(IMaster) private readonly master: IMaster,
+    @inject(IMasterLink) private readonly master: IMasterLink,
     @inject(IConfig) private readonly config: IConfig,
     // Only cache_file needs the minion's cache; without it (a bare loader) the rest still loads.
     @inject(IMinionControl, { optional: true }) private readonly control: IMinionControl | undefined,

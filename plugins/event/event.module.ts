@@ -1,4 +1,4 @@
-import { Fn, IConfig, IGrains, IMaster, IPillar, Module, arg, inject, isDict } from 'brine/plugin';
+import { Fn, IConfig, IGrains, IMasterLink, IPillar, Module, arg, inject, isDict } from 'brine/plugin';
 
 type Dict = Record<string, unknown>;
 
@@ -14,7 +14,7 @@ function subset(keys: unknown, all: Dict): Dict {
 @Module('event')
 export class EventModule {
   constructor(
-    @inject(IMaster) private readonly master: IMaster,
+    @inject(IMasterLink) private readonly master: IMasterLink,
     @inject(IGrains) private readonly grains: IGrains,
     @inject(IPillar) private readonly pillar: IPillar,
     @inject(IConfig) private readonly config: IConfig,

@@ -91,17 +91,11 @@ export class CoreGrains {
   private ipGrains(): Grains {
     const ipv4 = new Set<string>();
     const ipv6 = new Set<string>();
-    const ipInterfaces: Record<string, string[]> = {};
-    const hwaddr: Record<string, string> = {};
-    for (const [name, addrs] of Object.entries(this.host.networkInterfaces())) {
-      ipInterfaces[name] = [];
-      for (const a of addrs) {
-        (a.family === 'IPv4' ? ipv4 : ipv6).add(a.address);
-        ipInterfaces[name].push(a.address);
-        if (a.mac) hwaddr[name] = a.mac;
-      }
+    for (const addrs of Object.values(this.host.networkInterfaces())) {
+      for (const a of addrs) (a.family === 'IPv4' ? ipv4 : ipv6).add(a.address);
     }
-    return { ipv4: [...ipv4].sort(), ipv6: [...ipv6].sort(), ip_interfaces: ipInterfaces, hwaddr_interfaces: hwaddr };
+    // Per-interface grains (ip_interfaces, hwaddr_interfaces, ...) come from SystemGrains.
+    return { ipv4: [...ipv4].sort(), ipv6: [...ipv6].sort() };
   }
 
   private async machineId(): Promise<string> {

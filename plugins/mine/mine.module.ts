@@ -1,4 +1,4 @@
-import { Fn, IConfig, ILogger, IMaster, ISalt, Module, arg, inject } from 'brine/plugin';
+import { Fn, IConfig, ILogger, IMasterLink, ISalt, Module, arg, inject } from 'brine/plugin';
 
 type Dict = Record<string, unknown>;
 
@@ -15,7 +15,7 @@ const MINE_ACL_DATA = '__data__';
 @Module('mine')
 export class MineModule {
   constructor(
-    @inject(IMaster) private readonly master: IMaster,
+    @inject(IMasterLink) private readonly master: IMasterLink,
     @inject(ISalt) private readonly salt: ISalt,
     @inject(ILogger) private readonly log: ILogger,
     @inject(IConfig) private readonly config: IConfig,

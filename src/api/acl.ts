@@ -9,8 +9,7 @@
  *   '@runner' / '@wheel' / '@jobs' every function of that kind (or of that runner module)
  *   {'@runner': ['jobs.*']}         some functions of that kind
  */
-import { pythonReMatch } from '../core/pycompat';
-import { exprMatch } from '../cli/runners/state-event';
+import { exprMatch, pythonReMatch } from '../core/pycompat';
 
 export type AuthList = unknown[];
 

@@ -12,19 +12,15 @@ import type { FastifyInstance } from 'fastify';
 import type { MasterConfig } from '../core/config';
 import { JidFactory } from '../core/protocol/jid';
 import { KeyStore } from '../core/master/key-store';
-import { expectedMinions, type TargetType } from '../core/targeting';
+import { LocalJobs } from '../core/client/local-jobs';
 import { pyRepr } from '../core/pycompat';
-import type { ResolveTarget } from './acl';
+import { MasterFunctions } from '../runners/master-functions';
 import { LoadAuth } from './auth';
 import { MasterEventBus } from './event-bus';
-import { LocalJobs } from './local-jobs';
-import { Netapi, type FunctionTable } from './netapi';
+import { Netapi } from './netapi';
 import { apiOptions, enabledClients, type ApiOptions } from './options';
-import { connectedMinions } from './presence';
-import { minionData, runnerFunctions } from './runners';
 import { createApiServer, type ApiLogger } from './server';
 import { SessionStore } from './sessions';
-import { wheelFunctions } from './wheel';
 
 /** Salt's default token lifetime (token_expire): 12 hours. */
 const DEFAULT_TOKEN_EXPIRE = 43200;
@@ -57,11 +53,6 @@ export class ApiDaemon {
   async start(): Promise<void> {
     const master = this.master as MasterConfig & { cachedir: string; sock_dir: string; pki_dir: string; token_dir: string };
     const keys = new KeyStore({ pkiDir: master.pki_dir });
-    const nodegroups = master.nodegroups ?? {};
-    const resolveTarget: ResolveTarget = (tgt, tgtType) => {
-      const minions = (keys.list('accepted') as string[]).map((id) => ({ id, grains: minionData(master.cachedir, id).grains }));
-      return new Set(expectedMinions({ tgt, tgtType: tgtType as TargetType }, minions, { nodegroups }));
-    };
     const jobs = new LocalJobs({ master, timeoutSec: master.timeout, gatherJobTimeoutSec: master.gather_job_timeout });
     const log = this.log;
     const apiLog = log;
@@ -71,9 +62,8 @@ export class ApiDaemon {
       tokenDir: master.token_dir,
       log: apiLog,
     });
-    let wheels: FunctionTable = new Map();
-    wheels = wheelFunctions({ master, keys, connected: async () => connectedMinions(master, keys) });
-    const runners = runnerFunctions({ master, keys, jobs, resolveTarget, wheels: () => wheels });
+    const functions = await MasterFunctions.load({ master, keys, jobs, logger: log });
+    const { runners, wheels, resolveTarget } = functions;
     const jids = new JidFactory();
     await this.events.open();
     const netapi = new Netapi({

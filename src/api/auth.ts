@@ -11,7 +11,7 @@ import { chmodSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync }
 import { join } from 'node:path';
 import { decode, encode } from '../core/protocol/msgpack';
 import { fillAuthList, type AuthList } from './acl';
-import { eauthBackend, EauthError } from './eauth';
+import { eauthBackend, EauthError, safeEqual } from './eauth';
 
 export interface TokenData {
   start: number;
@@ -111,6 +111,8 @@ export class LoadAuth {
       this.rmToken(token);
       return null;
     }
+    // The file was found by its name; the token it holds is compared in constant time as well.
+    if (typeof t.token === 'string' && !safeEqual(t.token, token)) return null;
     if (t.expire < this.now()) {
       this.rmToken(token);
       return null;

@@ -4,7 +4,7 @@
  * and a blank line. The stream ends when the client goes away or its token expires.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { formatJson } from '../cli/output/json';
+import { formatJson } from '../core/pycompat';
 import type { ApiDeps } from './server';
 
 /** How often a quiet stream re-checks that its token is still live. */

@@ -5,7 +5,7 @@
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import Negotiator from 'negotiator';
-import { formatJson } from '../cli/output/json';
+import { formatJson } from '../core/pycompat';
 import { formatYaml } from '../core/pycompat';
 import { errorPage, HttpError } from './http-error';
 

@@ -12,6 +12,10 @@ import { authCheck, fillAuthList, specCheck, type AuthList, type ResolveTarget }
 import type { LoadAuth } from './auth';
 import { HttpError } from './http-error';
 import type { Chunk } from './lowstate';
+import type { JobRunner, LocalJob } from '../core/client/local-jobs';
+import type { FunctionTable } from '../runners/master-functions';
+
+export type { JobRunner, LocalJob };
 
 /** Every client name salt-api knows, in Salt's order (GET / lists them, enabled or not). */
 export const CLIENTS = ['local', 'local_async', 'local_batch', 'local_subset', 'runner', 'runner_async', 'ssh', 'wheel', 'wheel_async'] as const;
@@ -19,36 +23,6 @@ export const CLIENTS = ['local', 'local_async', 'local_batch', 'local_subset', '
 /** What a generator client (local_batch) answers: each item is its own entry of `return`. */
 export class Yielded {
   constructor(readonly items: unknown[]) {}
-}
-
-/** A master-side function (runner or wheel): positional and keyword arguments in, a value out. */
-export interface MasterFunction {
-  /** The docstring `doc.runner` / `doc.wheel` show. */
-  doc: string;
-  call(args: unknown[], kwargs: Record<string, unknown>, ctx: { user: string }): Promise<unknown>;
-}
-
-export type FunctionTable = ReadonlyMap<string, MasterFunction>;
-
-/** What one published job gave back, for the local clients. */
-export interface JobRunner {
-  /** Publishes and waits; null when no minion matched. */
-  run(job: LocalJob): Promise<{ jid: string; returns: Array<{ id: string; return: unknown; retcode: number }> } | null>;
-  /** Publishes without waiting; null when no minion matched. */
-  runAsync(job: LocalJob): Promise<{ jid: string; minions: string[] } | null>;
-  /** Batch mode: `size` minions at a time, each return as it comes. */
-  runBatch(job: LocalJob, size: string): AsyncIterable<{ id: string; return: unknown }>;
-}
-
-export interface LocalJob {
-  tgt: string | string[];
-  tgtType: string;
-  fun: string;
-  arg: unknown[];
-  user: string;
-  timeoutSec?: number;
-  ret?: string;
-  delimiter?: string;
 }
 
 /** Where async runner and wheel calls go: they run in the background and report on the event bus. */

@@ -15,6 +15,7 @@ import type { Netapi } from './netapi';
 import type { ApiOptions } from './options';
 import { registerRoutes } from './routes';
 import { newSessionId, type SessionStore } from './sessions';
+import { RequestPool } from './request-pool';
 
 export interface ApiLogger {
   debug(msg: string): void;
@@ -72,7 +73,7 @@ export class Stats {
   current = 0;
 }
 
-export function createApiServer(deps: ApiDeps): FastifyInstance {
+export function createApiServer(deps: ApiDeps): FastifyInstance & { requestPool: RequestPool } {
   const { options } = deps;
   const app = Fastify({
     logger: false,
@@ -88,12 +89,22 @@ export function createApiServer(deps: ApiDeps): FastifyInstance {
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'string' }, (_req, body, done) => done(null, body));
 
+  // thread_pool: a request holds its place until its response is done or its connection closes.
+  const pool = new RequestPool(options.threadPool);
+  const releases = new WeakMap<object, () => void>();
+  app.addHook('onRequest', async (req, reply) => {
+    const release = await pool.acquire();
+    releases.set(req.raw, release);
+    reply.raw.once('close', release);
+    reply.raw.once('finish', release);
+  });
   app.addHook('onRequest', async (req, reply) => {
     stats.requests++;
     stats.current++;
     corsHeaders(req, reply);
   });
   app.addHook('onResponse', async (req, reply) => {
+    releases.get(req.raw)?.();
     stats.current--;
     stats.bytesRead += Number(req.headers['content-length'] ?? 0);
     stats.bytesWritten += Number(reply.getHeader('content-length') ?? 0);
@@ -148,6 +159,7 @@ export function createApiServer(deps: ApiDeps): FastifyInstance {
     }
   });
 
+  app.decorate('requestPool', pool);
   registerRoutes(app, deps, stats, {
     /** The live session of a request, and the id its cookie should carry. */
     session(req: FastifyRequest): SessionInfo {
@@ -162,5 +174,5 @@ export function createApiServer(deps: ApiDeps): FastifyInstance {
       return { id, token };
     },
   });
-  return app;
+  return app as FastifyInstance & { requestPool: RequestPool };
 }

@@ -9,6 +9,7 @@
 import { BrineError } from '../core/errors';
 import { LocalClient, type MinionReturn, type Publication } from '../core/client/local-client';
 import { JobWaiter } from '../core/client/local-client-wait';
+import { batchSize } from '../core/client/batch-size';
 import { noReturnMessage } from './output';
 import { CliError } from './errors';
 import type { Io, SaltOptions } from './salt';
@@ -16,18 +17,6 @@ import { BatchProgress } from './batch-progress';
 import { pyRepr } from './output';
 
 const EX_NO_MATCH = 2;
-
-/** Salt's get_bnum: "N" minions, or "N%" of the minions that answered the ping (at least 1). */
-export function batchSize(spec: string, upCount: number): number {
-  const text = String(spec).trim();
-  const pct = /^(\d+(?:\.\d+)?)%$/.exec(text);
-  if (pct) {
-    const n = (Number(pct[1]) / 100) * upCount;
-    return n < 1 ? Math.ceil(n) : Math.floor(n);
-  }
-  if (/^\d+$/.test(text) && Number(text) > 0) return Number(text);
-  throw new CliError(`Invalid batch data sent: ${spec}\nData must be in the form of %10, 10% or 3`, 1);
-}
 
 /** Salt's salt.utils.job.get_retcode over the displayed return (retcode merged into dict returns). */
 export function batchRetcode(ret: MinionReturn): number {

@@ -1,4 +1,4 @@
-import { Errors } from '@oclif/core';
+import * as Errors from '@oclif/core/errors';
 import { BrineError } from '../core/errors';
 
 /** Salt's exit code for a command-line usage error (EX_USAGE). */

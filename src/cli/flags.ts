@@ -1,4 +1,4 @@
-import { Flags } from '@oclif/core';
+import * as Flags from '@oclif/core/flags';
 
 /** Flags every brine command shares with Salt's. */
 export const configDirFlag = Flags.string({

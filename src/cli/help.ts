@@ -1,4 +1,5 @@
-import { Help, type Command } from '@oclif/core';
+import { Help } from '@oclif/core/help';
+import type { Command } from '@oclif/core/command';
 
 /**
  * oclif writes usage lines as `$ <bin> <command id> ...`, and every brine binary shares one oclif

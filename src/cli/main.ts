@@ -1,4 +1,6 @@
-import { flush, run } from '@oclif/core';
+// oclif's subpaths: its index loads every part of oclif (semver, ux, help) on every run.
+import { flush } from '@oclif/core/flush';
+import { run } from '@oclif/core/run';
 import { resolve } from 'node:path';
 import { reportAndExit } from './errors';
 import { SALT_VERSION, versionsReport } from '../plugins/api/version';

@@ -4,12 +4,14 @@ import { createNodeIdentitySources, describeIdChoice, resolveMinionId, type Mini
 import { loadMinionConfig } from '../core/config';
 import { join } from 'node:path';
 import { createLogging } from '../core/log';
-import { EXIT_REJECTED, MasterKeyMismatchError, Minion, MinionRejectedError, type JobExecutor, type JobLoad, type MinionGrains, type MinionSettings } from '../core/minion/job-loop';
+// Types only: the job loop (ZeroMQ, the channel) is loaded when a minion connects, so that
+// salt-call --local does not pay for it.
+import type { JobExecutor, JobLoad, Minion, MinionGrains, MinionSettings } from '../core/minion/job-loop';
 import { PluginRuntime } from '../plugins/runtime';
 import type { MasterFiles } from '../plugins/services/extension-sync';
 import { FileClient } from '../core/minion/file-client';
-import { MasterLink } from '../plugins/services/master';
-import type { IMaster } from '../plugins/api/master';
+import { MasterLink } from '../plugins/services/master-link';
+import type { IMasterLink } from '../plugins/api/master-link';
 import { StaticConfig } from '../plugins/services/config';
 import { BUILTIN_PLUGINS } from '../../plugins';
 import { CommandExecutionError, traverse } from '../plugins/api';
@@ -96,7 +98,7 @@ export function pillarSource(config: MinionConfig, logging: Logging, runtime: ()
   };
 }
 
-export async function startPlugins(config: MinionConfig, logging: Logging, files?: MasterFiles, pillar?: MinionPillar, master?: IMaster): Promise<PluginRuntime> {
+export async function startPlugins(config: MinionConfig, logging: Logging, files?: MasterFiles, pillar?: MinionPillar, masterLink?: IMasterLink): Promise<PluginRuntime> {
   const logger = logging.getLogger('salt.loader');
   const packages = pluginPackageDirs((config as unknown as Record<string, unknown>).plugin_dirs);
   for (const p of packages.problems) logger.warning(`${p.origin}: ${p.error.message}`);
@@ -107,7 +109,7 @@ export async function startPlugins(config: MinionConfig, logging: Logging, files
     npm: { nodeModules: packages.dirs },
     files,
     pillar,
-    master,
+    masterLink,
   });
   return runtime;
 }
@@ -160,6 +162,7 @@ export function rejectionAdvice(config: MinionConfig, identity: MinionIdResult):
 export async function createMinion(config: MinionConfig, logging: Logging) {
   const log = logging.getLogger('salt.minion');
   const identity = await resolveId(config, logging);
+  const { EXIT_REJECTED, MasterKeyMismatchError, Minion, MinionRejectedError } = await import('../core/minion/job-loop.js');
   // The file client asks the master through the minion's own channel, which exists only once the
   // minion does: the late binding below closes that loop.
   let minion!: Minion;
@@ -169,7 +172,7 @@ export async function createMinion(config: MinionConfig, logging: Logging) {
   runtime = await startPlugins(config, logging, new FileClient(request), pillar, new MasterLink(request));
   minion = new Minion(minionSettings(config), executorFor(runtime), grainsFor(runtime, pillar), logging.getLogger('salt.crypt'));
   const crypt = logging.getLogger('salt.crypt');
-  const fatal = async (err: MinionRejectedError | MasterKeyMismatchError): Promise<never> => {
+  const fatal = async (err: InstanceType<typeof MinionRejectedError> | InstanceType<typeof MasterKeyMismatchError>): Promise<never> => {
     crypt.critical(err.message);
     log.error(err instanceof MinionRejectedError ? rejectionAdvice(config, identity) : (err.hint ?? ''));
     if (err instanceof MinionRejectedError) {

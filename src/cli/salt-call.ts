@@ -1,9 +1,9 @@
 import { writeFileSync } from 'node:fs';
 import type { MinionConfig } from '../core/config';
 import { createLogging } from '../core/log';
-import { Minion } from '../core/minion/job-loop';
+import type { Minion } from '../core/minion/job-loop';
 import { MinionPillar } from '../plugins/services/pillar';
-import { MasterLink } from '../plugins/services/master';
+import { MasterLink } from '../plugins/services/master-link';
 import { executorFor, grainsFor, minionSettings, pillarSource, resolveId, startPlugins } from './minion-runtime';
 import { FileClient } from '../core/minion/file-client';
 import { SignInError } from '../core/minion/minion-errors';
@@ -41,6 +41,8 @@ export async function runSaltCall(opts: SaltCallOptions, io: Io): Promise<number
     const files = opts.local ? undefined : new FileClient((load) => connected().then((m) => m.request(load)));
     const connected = async () => {
       if (!minion) {
+        // Loaded only when a master is asked: salt-call --local needs no ZeroMQ.
+        const { Minion } = await import('../core/minion/job-loop.js');
         minion = new Minion(minionSettings(opts.config), executor, grainsFor(runtime), logging.getLogger('salt.crypt'));
         await minion.connect({ once: true });
       }
@@ -49,8 +51,8 @@ export async function runSaltCall(opts: SaltCallOptions, io: Io): Promise<number
     // --local means file_client local (Salt sets it): the pillar is compiled here.
     const local = opts.local || opts.config.file_client === 'local';
     const pillar = new MinionPillar(pillarSource(opts.config, logging, () => runtime, local ? undefined : (load) => connected().then((m) => m.request(load))));
-    const master = local ? undefined : new MasterLink((load) => connected().then((m) => m.request(load)));
-    const runtime = await startPlugins(opts.config, logging, files, pillar, master);
+    const masterLink = local ? undefined : new MasterLink((load) => connected().then((m) => m.request(load)));
+    const runtime = await startPlugins(opts.config, logging, files, pillar, masterLink);
     const executor = executorFor(runtime);
     // As Salt's caller: sign in before running anything; a master that does not answer (or a key
     // not accepted yet) ends salt-call with Salt's text and exit code, nothing run.

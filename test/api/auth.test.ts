@@ -1,4 +1,5 @@
 import { afterAll, describe, expect, it } from 'vitest';
+import { createHash } from 'node:crypto';
 import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -58,6 +59,9 @@ describe('login sessions', () => {
     const id = newSessionId();
     new SessionStore(100, sdir).create(id, 'tok');
     expect(new SessionStore(100, sdir).get(id)?.token).toBe('tok');
-    expect(statSync(join(sdir, id)).mode & 0o777).toBe(0o600);
+    // Kept under the SHA-256 of the id: the folder holds no usable session id.
+    const key = createHash('sha256').update(id).digest('hex');
+    expect(readdirSync(sdir)).toEqual([key]);
+    expect(statSync(join(sdir, key)).mode & 0o777).toBe(0o600);
   });
 });

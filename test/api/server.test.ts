@@ -2,7 +2,7 @@
  * salt-api's HTTP layer without a master: fastify's inject, a real LoadAuth and SessionStore,
  * and a Netapi over in-memory jobs and functions.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -144,5 +144,43 @@ describe('salt-api HTTP', () => {
     const res = await app.inject({ method: 'GET', url: '/nosuchpath' });
     expect(res.statusCode).toBe(404);
     expect(res.body).toContain("<p>The path '/nosuchpath' was not found.</p>");
+  });
+});
+
+describe('thread_pool', () => {
+  it('handles at most thread_pool requests at once; the others wait in order', async () => {
+    let open!: () => void;
+    const gate = new Promise<void>((resolve) => (open = resolve));
+    const entered: string[] = [];
+    const auth = new LoadAuth({ externalAuth: { auto: { '*': ['@runner'] } }, tokenExpire: 3600, tokenDir: join(dir, 'tokens-pool'), log });
+    const netapi = new Netapi({
+      enabledClients: ['runner'],
+      auth,
+      resolveTarget: () => new Set(),
+      jobs,
+      runners: new Map([
+        ['slow.one', { doc: '', call: async () => (entered.push('slow'), await gate, 'slow done') }],
+        ['fast.one', { doc: '', call: async () => (entered.push('fast'), 'fast done') }],
+      ]),
+      wheels: new Map(),
+      background: { jid: () => '20261203000000000004', fire: () => undefined },
+      log,
+    });
+    const small = createApiServer({ options: options({ threadPool: 1 }), netapi, auth, sessions: new SessionStore(600), events: { listen: () => { throw new Error('no bus'); }, fire: async () => undefined }, log, masterRunning: () => true, repr: pyRepr });
+    try {
+      const run = (fun: string) => small.inject({ method: 'POST', url: '/run', headers: { 'content-type': 'application/json' }, payload: { client: 'runner', fun, username: 'u', password: 'p', eauth: 'auto' } });
+      const slow = run('slow.one');
+      await vi.waitFor(() => expect(entered).toEqual(['slow']));
+      const fast = run('fast.one');
+      await vi.waitFor(() => expect(small.requestPool.waiting).toBe(1));
+      expect(entered).toEqual(['slow']); // the second request waits for the place the first holds
+      open();
+      expect((await slow).body).toBe('{"return": ["slow done"]}');
+      expect((await fast).body).toBe('{"return": ["fast done"]}');
+      expect(entered).toEqual(['slow', 'fast']);
+      expect(small.requestPool.running).toBe(0);
+    } finally {
+      await small.close();
+    }
   });
 });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { batchRetcode, batchSize } from '../../src/cli/batch';
+import { batchRetcode } from '../../src/cli/batch';
+import { batchSize } from '../../src/core/client/batch-size';
 import { progressLine } from '../../src/cli/batch-progress';
 import { summaryText } from '../../src/cli/salt';
 

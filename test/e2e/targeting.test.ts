@@ -111,9 +111,10 @@ describe('manage runners', () => {
     const status = await cluster.run('salt-run', ['manage.status', '--out', 'json']);
     expect(JSON.parse(status.stdout)).toEqual({ up: ['db1', 'web1', 'web2'], down: [] });
     await cluster.minions.get('web2')!.stop();
-    const up = await cluster.run('salt-run', ['manage.up', '-t', '2']);
+    // As Salt's _ping: the timeout, then gather_job_timeout for the minions still missing.
+    const up = await cluster.run('salt-run', ['manage.up', '-t', '2', 'gather_job_timeout=1']);
     expect(up.stdout).toBe('- db1\n- web1\n');
-    const down = await cluster.run('salt-run', ['manage.down', '-t', '2', '--out', 'json']);
+    const down = await cluster.run('salt-run', ['manage.down', '-t', '2', 'gather_job_timeout=1', '--out', 'json']);
     expect(JSON.parse(down.stdout)).toEqual(['web2']);
   });
 });

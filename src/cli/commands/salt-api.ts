@@ -1,4 +1,4 @@
-import { Command } from '@oclif/core';
+import { Command } from '@oclif/core/command';
 import { daemonFlags } from '../flags';
 
 export default class SaltApi extends Command {

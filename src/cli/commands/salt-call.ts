@@ -1,4 +1,6 @@
-import { Args, Command, Flags } from '@oclif/core';
+import * as Args from '@oclif/core/args';
+import { Command } from '@oclif/core/command';
+import * as Flags from '@oclif/core/flags';
 import { commonFlags, logFileFlags, noParseFlag, outputFlags, stateOutputFlags, stateVerboseFlag } from '../flags';
 
 export default class SaltCall extends Command {

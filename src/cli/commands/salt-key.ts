@@ -1,4 +1,5 @@
-import { Command, Flags } from '@oclif/core';
+import { Command } from '@oclif/core/command';
+import * as Flags from '@oclif/core/flags';
 import { createInterface } from 'node:readline/promises';
 import { commonFlags, noColorFlag } from '../flags';
 

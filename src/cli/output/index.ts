@@ -9,7 +9,7 @@
  * (`{ [id]: ret }`), or once with all returns under --static.
  */
 import { BrineError } from '../../core/errors';
-import { formatJson, type JsonIndent } from './json';
+import { formatJson, type JsonIndent } from '../../core/pycompat';
 import { nestedLines } from './nested';
 import { formatPprint, formatYaml } from '../../core/pycompat';
 import { entriesOf, isBytes, isMapping, pyRepr, pySplitlines, pyStr } from '../../core/pycompat';

@@ -9,8 +9,7 @@
 import { BrineError } from '../../core/errors';
 import { listenToMaster } from '../../core/client/event-listener';
 import { eventData } from '../../core/client/local-client-wait';
-import { fnmatch } from '../../core/targeting';
-import { pythonReMatch } from '../../core/pycompat';
+import { exprMatch } from '../../core/pycompat';
 import { formatJson } from '../output';
 import { unpackArgs } from '../../core/protocol/salt-args';
 
@@ -64,16 +63,6 @@ export function eventArgs(arg: unknown[]): EventArgs & { sockDir?: string } {
     pretty: truthy('pretty', bound.pretty),
     sockDir: bound.sock_dir as string | undefined,
   };
-}
-
-/** Salt's salt.utils.stringutils.expr_match. */
-export function exprMatch(line: string, expr: string): boolean {
-  if (line === expr || fnmatch(expr, line)) return true;
-  try {
-    return pythonReMatch(`\\A(?:${expr})\\Z`, line);
-  } catch {
-    return false;
-  }
 }
 
 /** One event as state.event prints it. */

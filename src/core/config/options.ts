@@ -73,6 +73,8 @@ const COMMON: Record<string, OptionSpec> = {
 export const MASTER_OPTIONS: Record<string, OptionSpec> = {
   ...COMMON,
   default_include: o('str', 'master.d/*.conf'),
+  /** brine: folders holding brine-plugin-* packages whose runners and wheel modules the master loads. */
+  plugin_dirs: o('strlist', []),
   id: o('str?', null),
   interface: o('str', '0.0.0.0'),
   publish_port: o('port', 4505),

@@ -8,6 +8,18 @@ export interface MinionData {
 }
 
 /**
+ * One minion's entry, read fresh from disk: what another process on the master's host (salt-run,
+ * salt-api) sees of the master's cache. {} when there is none or it is damaged.
+ */
+export function readMinionData(cachedir: string, id: string): MinionData {
+  try {
+    return JSON.parse(readFileSync(join(cachedir, 'minions', id, 'data.json'), 'utf8')) as MinionData;
+  } catch {
+    return {};
+  }
+}
+
+/**
  * What the master knows of each minion (the grains it sent), kept in memory for targeting and
  * written to `<cachedir>/minions/<id>/data.json` so it survives a restart, as Salt's minion data
  * cache does. Ids reaching here were validated by the key store.

@@ -34,3 +34,5 @@ export { dictUpdate } from './dict-update';
 export { ORDERED_DICT, markOrdered, isOrdered, deepCopy } from './ordered';
 export { yamlifyArg } from './yamlify';
 export { SliceError, pySlice } from './slice';
+export { formatJson, pyJsonDumps, jsonString, type JsonIndent } from './json';
+export { exprMatch } from './expr-match';

@@ -20,6 +20,8 @@ export interface IHost {
   readFile(path: string): Promise<string | null>;
   /** Whether a path exists below `root`. */
   exists(path: string): Promise<boolean>;
+  /** The names in a directory below `root`, sorted; [] when it does not exist. */
+  listDir(path: string): Promise<string[]>;
   hostname(): string;
   /** `uname -s`: 'Linux'. */
   kernel(): string;

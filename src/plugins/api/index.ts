@@ -53,7 +53,8 @@ export {
   type ShellResult,
 } from './services';
 export { IHost, type HostAddress } from './host';
-export { IMaster, type MasterFileHash } from './master';
+export { IMaster, type MinionCall, type MinionAnswer } from './master';
+export { IMasterLink, type MasterFileHash } from './master-link';
 export {
   IModules,
   IMinionControl,

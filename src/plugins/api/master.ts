@@ -1,47 +1,55 @@
 /**
- * The minion's master, for modules such as `event`, `cp` and `mine`: the requests Salt's minion
- * sends over its authenticated request channel (`_minion_event`, the file server's `_file_list`,
- * `_dir_list`, `_file_hash`, `_serve_file`, and `_mine`, `_mine_get`, `_mine_delete`,
- * `_mine_flush`). The same requests reach a brine master and a Salt 3007 master.
+ * The services master-side plugins (`@Runner`, `@Wheel`) ask for: they run on the master's host,
+ * in `salt-run` and in salt-api, with the master's configuration as their {@link IConfig}.
  */
 
-/** What `_file_hash` answers for a file: its digest and the master's `hash_type`. */
-export interface MasterFileHash {
-  hsum: string;
-  hash_type: string;
+/** One job for {@link IMaster.cmd}. */
+export interface MinionCall {
+  /** The target: an id glob by default, or a list, grain, compound... expression (`tgtType`). */
+  tgt: string | string[];
+  fun: string;
+  /** Positional arguments; a trailing `{ __kwarg__: true, ... }` map carries keyword arguments, as on the wire. */
+  arg?: unknown[];
+  /** Salt's `tgt_type`: glob (default), list, grain, pcre, compound, nodegroup, ... */
+  tgtType?: string;
+  /** Seconds to wait for the minions (default: the master's `timeout`). */
+  timeout?: number;
+  /** Seconds the minions still missing after `timeout` get to answer `saltutil.find_job` (default: the master's `gather_job_timeout`). */
+  gatherJobTimeout?: number;
+}
+
+/** One minion's answer to an {@link IMaster.cmd} job. */
+export interface MinionAnswer {
+  id: string;
+  return: unknown;
+  retcode: number;
 }
 
 /**
- * Requests to the minion's master. Without a master (`salt-call --local`, `file_client: local`)
- * every method throws a CommandExecutionError that says so.
+ * The master as a runner sees it: publish jobs to minions and wait for them (Salt's
+ * `LocalClient.cmd` in a runner), and the master's own knowledge of its minions.
  *
  * @example
- * await this.master.fireEvent('myapp/deployed', { version: 3 });   // on the master's event bus
- * await this.master.fetchFile('base', 'files/motd', '/tmp/motd');  // true; false when missing
- * await this.master.mineGet('web*', 'network.ip_addrs', 'glob');   // { web1: [...], ... }
+ * const answers = await this.master.cmd({ tgt: '*', fun: 'test.version' });
+ * // [{ id: 'web1', return: '3007.10', retcode: 0 }, ...]
+ * this.master.acceptedMinions();            // ['db1', 'web1']
+ * this.master.cachedGrains('web1').os;       // 'Debian'
  */
 export interface IMaster {
   /**
-   * Fires `tag` with `data` on the master's event bus (Salt's `_minion_event`); `preload` fields
-   * are merged into the request as Salt's `event.fire_master(preload=...)` does.
+   * Publishes a job and waits as `salt` does (the timeout, then `saltutil.find_job` for the
+   * minions still busy): the answers of the minions that returned, in arrival order. An empty
+   * list when no minion matched the target.
    */
-  fireEvent(tag: string, data: unknown, preload?: Record<string, unknown>): Promise<void>;
-  /** Files of a saltenv below `prefix`, relative to the file roots, as the master lists them. */
-  listFiles(saltenv: string, prefix?: string): Promise<string[]>;
-  /** Directories of a saltenv below `prefix`, as the master lists them. */
-  listDirs(saltenv: string, prefix?: string): Promise<string[]>;
-  /** The master's digest of a file, or null when it has no such file. */
-  hashFile(saltenv: string, path: string): Promise<MasterFileHash | null>;
-  /** Downloads a file to `dest` (parent directories must exist). False when the master has no such file. */
-  fetchFile(saltenv: string, path: string, dest: string): Promise<boolean>;
-  /** Stores `data` (`{function: result}`) in this minion's mine; `clear` replaces the whole mine. */
-  mineSend(data: Record<string, unknown>, clear?: boolean): Promise<unknown>;
-  /** The mine data of `fun` from the minions `tgt` matches: `{minion: data}`. */
-  mineGet(tgt: string, fun: string | string[], tgtType: string): Promise<Record<string, unknown>>;
-  /** Drops one function from this minion's mine. */
-  mineDelete(fun: string): Promise<unknown>;
-  /** Empties this minion's mine. */
-  mineFlush(): Promise<unknown>;
+  cmd(call: MinionCall): Promise<MinionAnswer[]>;
+  /** The ids of the accepted minions, sorted. */
+  acceptedMinions(): string[];
+  /** The accepted minions a target matches, judged from the master's cached grains (Salt's CkMinions). */
+  match(tgt: string | string[], tgtType?: string): string[];
+  /** A minion's grains as the master cached them ({} when none). */
+  cachedGrains(id: string): Record<string, unknown>;
+  /** A minion's pillar as the master cached it ({} when none). */
+  cachedPillar(id: string): Record<string, unknown>;
 }
 /** Service id of {@link IMaster}. @example constructor(@inject(IMaster) private readonly master: IMaster) {} */
 export const IMaster: unique symbol = Symbol.for('brine.IMaster');

@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { readFile, readdir } from 'node:fs/promises';
 import * as os from 'node:os';
 import { join } from 'node:path';
 import type { HostAddress, IHost } from '../api/host';
@@ -23,6 +23,13 @@ export class NodeHost implements IHost {
   }
   async exists(path: string): Promise<boolean> {
     return existsSync(join(this.root, path));
+  }
+  async listDir(path: string): Promise<string[]> {
+    try {
+      return (await readdir(join(this.root, path))).sort();
+    } catch {
+      return [];
+    }
   }
   hostname(): string {
     return os.hostname();

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { eventArgs, eventLine, exprMatch } from '../../../src/cli/runners/state-event';
-import { foldRunning } from '../../../src/cli/runners/jobs-active';
+import { eventArgs, eventLine } from '../../../src/cli/runners/state-event';
+import { exprMatch } from '../../../src/core/pycompat';
+import { foldRunning } from '../../../src/runners/jobs-active';
 
 describe('state.event', () => {
   it("matches tags as Salt's expr_match: exact, glob, regex", () => {

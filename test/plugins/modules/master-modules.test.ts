@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createHarness } from 'brine/testing';
-import { MasterLink } from '../../../src/plugins/services/master';
+import { MasterLink } from '../../../src/plugins/services/master-link';
 
 type Load = Record<string, unknown>;
 
@@ -58,7 +58,7 @@ afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
 describe('event, cp and mine over the master link', async () => {
   const master = fakeMaster();
-  const h = await createHarness({ master: master.link, grains: { os: 'Debian', id: 'minion' } });
+  const h = await createHarness({ masterLink: master.link, grains: { os: 'Debian', id: 'minion' } });
   const lastLoad = () => master.loads[master.loads.length - 1];
 
   it("event.send fires _minion_event with Salt's data: keyword arguments, then data over them", async () => {

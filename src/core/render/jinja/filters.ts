@@ -5,7 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import { formatYaml, isMapping, pyRepr } from '../../pycompat';
-import { pyJsonDumps } from '../../../cli/output/json';
+import { pyJsonDumps } from '../../pycompat';
 import { TemplateRuntimeError, iterate, lookup, percentFormat, pyEquals, pySortCompare, pyText, splitKeywords, truthy } from './python-values';
 import { isUndefined } from './undefined';
 import { loadSaltYaml } from '../yaml-loader';

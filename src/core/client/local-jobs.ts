@@ -1,14 +1,37 @@
 /**
- * The local clients' jobs for salt-api, over the same LocalClient and JobWaiter the salt CLI
- * uses: publish, then wait as Salt's LocalClient.cmd does (timeout, then find_job for the
+ * Jobs for salt-api's local clients and the master-side runners, over the same LocalClient and
+ * JobWaiter the salt CLI uses: publish, then wait as Salt's LocalClient.cmd does (timeout, then find_job for the
  * minions still missing). Minions that never answer are left out of the return, as Salt's
  * `cmd` leaves them out.
  */
-import { BrineError } from '../core/errors';
-import { LocalClient, type MasterAddress, type Publication } from '../core/client/local-client';
-import { JobWaiter } from '../core/client/local-client-wait';
-import { batchSize } from '../cli/batch';
-import type { JobRunner, LocalJob } from './netapi';
+import { BrineError } from '../errors';
+import { LocalClient, type MasterAddress, type Publication } from './local-client';
+import { JobWaiter } from './local-client-wait';
+import { batchSize } from './batch-size';
+
+/** One job for the minions, as salt-api's local clients and runners publish it. */
+export interface LocalJob {
+  tgt: string | string[];
+  tgtType: string;
+  fun: string;
+  arg: unknown[];
+  user: string;
+  timeoutSec?: number;
+  /** Overrides the master's gather_job_timeout for this job. */
+  gatherJobTimeoutSec?: number;
+  ret?: string;
+  delimiter?: string;
+}
+
+/** Publishes jobs and gathers their returns. */
+export interface JobRunner {
+  /** Publishes and waits; null when no minion matched. */
+  run(job: LocalJob): Promise<{ jid: string; returns: Array<{ id: string; return: unknown; retcode: number }> } | null>;
+  /** Publishes without waiting; null when no minion matched. */
+  runAsync(job: LocalJob): Promise<{ jid: string; minions: string[] } | null>;
+  /** Batch mode: `size` minions at a time, each return as it comes. */
+  runBatch(job: LocalJob, size: string): AsyncIterable<{ id: string; return: unknown }>;
+}
 
 export interface LocalJobsOptions {
   master: MasterAddress;
@@ -25,7 +48,7 @@ export class LocalJobs implements JobRunner {
   constructor(private readonly opts: LocalJobsOptions) {}
 
   private waitOptions(job: LocalJob) {
-    return { timeoutMs: (job.timeoutSec ?? this.opts.timeoutSec) * 1000, gatherMs: this.opts.gatherJobTimeoutSec * 1000 };
+    return { timeoutMs: (job.timeoutSec ?? this.opts.timeoutSec) * 1000, gatherMs: (job.gatherJobTimeoutSec ?? this.opts.gatherJobTimeoutSec) * 1000 };
   }
 
   private async publish(client: LocalClient, job: LocalJob, tgt = job.tgt, tgtType = job.tgtType): Promise<Publication | null> {

@@ -4,9 +4,9 @@
  * and tcp6), matched against the `ipv4`/`ipv6` grains each accepted minion reported.
  */
 import { readFileSync } from 'node:fs';
-import type { MasterConfig } from '../core/config';
-import type { KeyStore } from '../core/master/key-store';
-import { minionData } from './runners';
+import type { MasterConfig } from '../config';
+import type { KeyStore } from './key-store';
+import { readMinionData } from './minion-data-cache';
 
 const ESTABLISHED = '01';
 
@@ -54,7 +54,7 @@ export function connectedMinions(master: MasterConfig, keys: KeyStore): string[]
   const peers = peersOfPort(Number(master.publish_port));
   const out: string[] = [];
   for (const id of keys.list('accepted') as string[]) {
-    const grains = minionData(master.cachedir as string, id).grains ?? {};
+    const grains = readMinionData(master.cachedir, id).grains ?? {};
     const addrs = [...(Array.isArray(grains.ipv4) ? grains.ipv4 : []), ...(Array.isArray(grains.ipv6) ? grains.ipv6 : [])].map(String);
     if (addrs.some((a) => peers.has(a))) out.push(id);
   }

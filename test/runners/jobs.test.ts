@@ -1,9 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { SqliteJobCache } from '../../../src/core/master/job-cache';
-import { JOB_RUNNERS } from '../../../src/cli/runners/jobs';
-import { parseCliArgs } from '../../../src/cli/args';
-import { formatOutput } from '../../../src/cli/output';
-import { codeOfAsync as codeOf } from '../../support/errors';
+import { SqliteJobCache } from '../../src/core/master/job-cache';
+import { JOB_RUNNERS } from '../../src/runners/jobs';
+import { parseCliArgs } from '../../src/cli/args';
+import { formatOutput } from '../../src/cli/output';
+import { codeOfAsync as codeOf } from '../support/errors';
 
 const JID = '20261202131309576618';
 const JID2 = '20261202131325445421';

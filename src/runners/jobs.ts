@@ -11,10 +11,10 @@
  *
  *   const result = await JOB_RUNNERS['jobs.lookup_jid']({ cache, arg: [jid], kwargs: {} });
  */
-import { BrineError } from '../../core/errors';
-import type { JobCache, JobFilter } from '../../core/master/job-cache';
+import { BrineError } from '../core/errors';
+import type { JobCache, JobFilter } from '../core/master/job-cache';
 import { formatJidInstance, formatResult, metadataMatches, parseRunnerTime, setKey } from './job-format';
-import { unpackArgs } from '../../core/protocol/salt-args';
+import { unpackArgs } from '../core/protocol/salt-args';
 
 export interface JobRunnerContext {
   cache: JobCache;

@@ -5,10 +5,10 @@
  *   jidToTime('20261202131309576618')   // '2026, Dec 02 13:13:09.576618'
  */
 import { isDeepStrictEqual } from 'node:util';
-import { BrineError } from '../../core/errors';
-import { isJid, jidToDate } from '../../core/protocol/jid';
-import type { JobRecord, StoredReturn } from '../../core/master/job-cache';
-import { unpackArgs } from '../../core/protocol/salt-args';
+import { BrineError } from '../core/errors';
+import { isJid, jidToDate } from '../core/protocol/jid';
+import type { JobRecord, StoredReturn } from '../core/master/job-cache';
+import { unpackArgs } from '../core/protocol/salt-args';
 
 const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
 

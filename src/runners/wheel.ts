@@ -13,7 +13,7 @@ import { isTrue } from '../core/pycompat';
 import { generateKeyPair } from '../core/crypto/rsa';
 import { KeyStore, STATE_DIRS, type KeyMatches, type KeyState } from '../core/master/key-store';
 import type { MasterConfig } from '../core/config';
-import type { FunctionTable, MasterFunction } from './netapi';
+import type { FunctionTable, MasterFunction } from './master-functions';
 
 export interface WheelDeps {
   master: MasterConfig;

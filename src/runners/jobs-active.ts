@@ -6,10 +6,10 @@
  *   {jid: {Function, Arguments, Target, Target-type, User, [Metadata], StartTime,
  *          Running: [{minion: pid}, ...], Returned: [minions whose return is in the job cache]}}
  */
-import { BrineError } from '../../core/errors';
-import type { JobCache } from '../../core/master/job-cache';
-import type { LocalClient } from '../../core/client/local-client';
-import { JobWaiter } from '../../core/client/local-client-wait';
+import { BrineError } from '../core/errors';
+import type { JobCache } from '../core/master/job-cache';
+import type { LocalClient } from '../core/client/local-client';
+import { JobWaiter } from '../core/client/local-client-wait';
 import { jidToTime, setKey } from './job-format';
 
 export interface ActiveOptions {

@@ -1,5 +1,5 @@
 import { CommandExecutionError } from '../api/errors';
-import type { IMaster, MasterFileHash } from '../api/master';
+import type { IMasterLink, MasterFileHash } from '../api/master-link';
 import { FileClient, type MasterRequest } from '../../core/minion/file-client';
 
 function stringList(reply: unknown, what: string): string[] {
@@ -10,11 +10,11 @@ function stringList(reply: unknown, what: string): string[] {
 }
 
 /**
- * {@link IMaster} over the minion's request channel: the loads are those Salt 3007's minion
+ * {@link IMasterLink} over the minion's request channel: the loads are those Salt 3007's minion
  * sends (`salt/modules/event.py`, `salt/fileclient.py`, `salt/modules/mine.py`), so a brine
  * minion's modules work under a Salt master as under a brine one.
  */
-export class MasterLink implements IMaster {
+export class MasterLink implements IMasterLink {
   private readonly files: FileClient;
 
   constructor(private readonly request: MasterRequest) {
@@ -63,8 +63,8 @@ export class MasterLink implements IMaster {
   }
 }
 
-/** {@link IMaster} of a minion without a master (salt-call --local): every request is a clear error. */
-export class NoMaster implements IMaster {
+/** {@link IMasterLink} of a minion without a master (salt-call --local): every request is a clear error. */
+export class NoMasterLink implements IMasterLink {
   private refuse(what: string): never {
     throw new CommandExecutionError(`Cannot ${what}: this minion runs without a master (salt-call --local or file_client: local)`);
   }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { jidToTime, parseRunnerTime } from '../../../src/cli/runners/job-format';
+import { jidToTime, parseRunnerTime } from '../../src/runners/job-format';
 
 describe('jid_to_time', () => {
   it('formats as Salt does, including suffixed jids, and gives "" for other text', () => {

@@ -3,8 +3,8 @@
  * (salt/output/json_out.py through salt.utils.json.dumps). Item separator `,` plus newline when
  * indenting, `, ` and `: ` on one line; floats as Python prints them; bytes as their repr.
  */
-import { BrineError } from '../../core/errors';
-import { compareCodePoints, entriesOf, isBytes, isMapping, pyBytesRepr, pyFloat, pyNumber, unprintable } from '../../core/pycompat';
+import { BrineError } from '../errors';
+import { compareCodePoints, entriesOf, isBytes, isMapping, pyBytesRepr, pyFloat, pyNumber, unprintable } from './repr';
 
 /** `output_indent`: a number of spaces, null or a negative number for one line, 'pretty' for 4 and sorted keys. */
 export type JsonIndent = number | null | 'pretty';

@@ -1,0 +1,1 @@
+export { CacheRunner } from './cache.runner';

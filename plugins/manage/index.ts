@@ -1,0 +1,1 @@
+export { ManageRunner, compareVersions } from './manage.runner';

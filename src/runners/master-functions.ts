@@ -1,0 +1,152 @@
+/**
+ * The functions that run on the master's host: runners (`salt-run`, salt-api's `runner` clients)
+ * and wheel functions (salt-api's `wheel` clients), one table per kind.
+ *
+ * Runners and wheel modules are plugin kinds (`@Runner`, `@Wheel` in `brine/plugin`): the
+ * built-in ones under `plugins/` (manage, cache) and those of the master's `module_dirs` files and
+ * `plugin_dirs` packages load through the same loader as execution modules, with the master's
+ * configuration as their IConfig and {@link IMaster} to reach the minions. A plugin of a built-in
+ * name replaces it, as on the minion. The functions over the master's own stores (jobs.* over
+ * the job cache, the key.* wheel over the key store, doc.*) are built in here.
+ *
+ *   const fns = await MasterFunctions.load({ master, keys, jobs, logger });
+ *   await fns.runners.get('manage.up')?.call([], {}, { user: 'root' }); // ['web1']
+ */
+import type { MasterConfig } from '../core/config';
+import type { JobRunner } from '../core/client/local-jobs';
+import type { KeyStore } from '../core/master/key-store';
+import { readMinionData } from '../core/master/minion-data-cache';
+import { connectedMinions } from '../core/master/presence';
+import { expectedMinions, type TargetType } from '../core/targeting';
+import { packArgs } from '../core/protocol/salt-args';
+import { JidFactory } from '../core/protocol/jid';
+import { IMaster, type MinionAnswer, type MinionCall } from '../plugins/api/master';
+import type { ILogger } from '../plugins/api/services';
+import type { PluginKind } from '../plugins/api/metadata';
+import { Executor } from '../plugins/executor';
+import { PluginLoader } from '../plugins/loader/loader';
+import { pluginPackageDirs } from '../plugins/loader/package-dirs';
+import type { LoadProblem } from '../plugins/loader/registry';
+import { StaticConfig } from '../plugins/services/config';
+import { BUILTIN_MASTER_PLUGINS } from '../../plugins';
+import { builtinRunners } from './builtin-runners';
+import { wheelFunctions } from './wheel';
+
+/** A master-side function (runner or wheel): positional and keyword arguments in, a value out. */
+export interface MasterFunction {
+  /** The docstring `doc.runner` / `doc.wheel` show. */
+  doc: string;
+  call(args: unknown[], kwargs: Record<string, unknown>, ctx: { user: string }): Promise<unknown>;
+}
+
+export type FunctionTable = ReadonlyMap<string, MasterFunction>;
+
+/** The accepted minions a target expression matches, judged from cached grains. */
+export type ResolveTarget = (tgt: string | string[], tgtType: string) => Set<string>;
+
+export interface MasterFunctionsOptions {
+  master: MasterConfig;
+  keys: KeyStore;
+  /** How runners publish jobs and wait for them. */
+  jobs: JobRunner;
+  logger?: ILogger;
+}
+
+/** Salt's CkMinions over the key store and the master's minion data cache, read fresh each time. */
+export function targetResolver(master: MasterConfig, keys: KeyStore): ResolveTarget {
+  const nodegroups = master.nodegroups ?? {};
+  return (tgt, tgtType) => {
+    const minions = (keys.list('accepted') as string[]).map((id) => ({ id, grains: readMinionData(master.cachedir, id).grains }));
+    return new Set(expectedMinions({ tgt, tgtType: tgtType as TargetType }, minions, { nodegroups }));
+  };
+}
+
+/** {@link IMaster} for the plugins: jobs through the JobRunner, knowledge from the key store and caches. */
+class MasterView implements IMaster {
+  constructor(
+    private readonly o: MasterFunctionsOptions,
+    private readonly resolve: ResolveTarget,
+  ) {}
+
+  async cmd(call: MinionCall): Promise<MinionAnswer[]> {
+    const res = await this.o.jobs.run({
+      tgt: call.tgt,
+      tgtType: call.tgtType ?? 'glob',
+      fun: call.fun,
+      arg: call.arg ?? [],
+      user: this.o.master.user,
+      timeoutSec: call.timeout,
+      gatherJobTimeoutSec: call.gatherJobTimeout,
+    });
+    return res?.returns ?? [];
+  }
+
+  acceptedMinions(): string[] {
+    return [...(this.o.keys.list('accepted') as string[])].sort();
+  }
+
+  match(tgt: string | string[], tgtType = 'glob'): string[] {
+    return [...this.resolve(tgt, tgtType)].sort();
+  }
+
+  cachedGrains(id: string): Record<string, unknown> {
+    return readMinionData(this.o.master.cachedir, id).grains ?? {};
+  }
+
+  cachedPillar(id: string): Record<string, unknown> {
+    return readMinionData(this.o.master.cachedir, id).pillar ?? {};
+  }
+}
+
+function stripDunder(kwargs: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(kwargs)) if (!k.startsWith('__')) out[k] = v;
+  return out;
+}
+
+export class MasterFunctions {
+  private constructor(
+    readonly runners: FunctionTable,
+    readonly wheels: FunctionTable,
+    /** Plugin files or packages that failed to load, with the reason. */
+    readonly problems: readonly LoadProblem[],
+    readonly resolveTarget: ResolveTarget,
+  ) {}
+
+  static async load(o: MasterFunctionsOptions): Promise<MasterFunctions> {
+    const { master } = o;
+    const resolveTarget = targetResolver(master, o.keys);
+    const packages = pluginPackageDirs(master.plugin_dirs);
+    const plugins = await new PluginLoader({
+      config: new StaticConfig(master as unknown as Record<string, unknown>),
+      logger: o.logger,
+      builtins: BUILTIN_MASTER_PLUGINS,
+      moduleDirs: master.module_dirs ?? [],
+      npm: { nodeModules: packages.dirs },
+      services: [[IMaster, new MasterView(o, resolveTarget)]],
+    }).load();
+    const problems = [...packages.problems, ...plugins.registry.problems];
+    for (const p of problems) o.logger?.warning(`${p.origin}: ${p.error.message}`);
+    const executor = new Executor(plugins, o.logger);
+    const jids = new JidFactory();
+    const fromPlugins = (kind: PluginKind): Map<string, MasterFunction> => {
+      const table = new Map<string, MasterFunction>();
+      for (const fun of plugins.registry.functionNames(kind)) {
+        table.set(fun, {
+          doc: plugins.registry.find(fun, kind)?.fn.doc ?? '',
+          call: (args, kwargs, ctx) => executor.invoke(kind, fun, { arg: packArgs(args, stripDunder(kwargs)) }, { fun, jid: jids.next(), user: ctx.user }),
+        });
+      }
+      return table;
+    };
+
+    const wheels = new Map<string, MasterFunction>([
+      ...wheelFunctions({ master, keys: o.keys, connected: async () => connectedMinions(master, o.keys) }),
+      ...fromPlugins('wheel'),
+    ]);
+    const runners = new Map<string, MasterFunction>();
+    const builtin = builtinRunners({ master, jobs: o.jobs, runners: () => runners, wheels: () => wheels });
+    for (const [name, f] of [...builtin, ...fromPlugins('runner')]) runners.set(name, f);
+    return new MasterFunctions(runners, wheels, problems, resolveTarget);
+  }
+}

@@ -1,0 +1,120 @@
+/**
+ * The master functions salt-run and salt-api share: built-in runners, the manage and cache
+ * runner plugins, and a third party's @Runner/@Wheel from the master's module_dirs, over a real
+ * key store and minion data cache and in-memory jobs.
+ */
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { MasterConfig } from '../../src/core/config';
+import type { JobRunner, LocalJob } from '../../src/core/client/local-jobs';
+import { KeyStore } from '../../src/core/master/key-store';
+import { MasterFunctions } from '../../src/runners/master-functions';
+import { compareVersions } from '../../plugins/manage';
+
+const KEYS = resolve(__dirname, '../../..', 'shared/salt-wire/keys');
+const pub = (name: string) => readFileSync(join(KEYS, `${name}.pub`), 'utf8').trim();
+
+const dir = mkdtempSync(join(tmpdir(), 'brine-master-fns-'));
+const published: LocalJob[] = [];
+/** web1 answers everything; db1 is accepted but never answers. */
+const jobs: JobRunner = {
+  async run(job) {
+    published.push(job);
+    const value = job.fun === 'test.version' ? '3007.10' : job.fun === 'sys.doc' ? { 'test.ping': 'ping doc' } : true;
+    const web1Targeted = job.tgt === '*' || job.tgt === 'web1';
+    return { jid: '20261203000000000001', returns: web1Targeted ? [{ id: 'web1', return: value, retcode: 0 }] : [] };
+  },
+  async runAsync() {
+    return null;
+  },
+  async *runBatch() {},
+};
+
+function masterConfig(moduleDirs: string[]): MasterConfig {
+  return {
+    pki_dir: join(dir, 'pki'),
+    cachedir: join(dir, 'cache'),
+    sock_dir: join(dir, 'sock'),
+    module_dirs: moduleDirs,
+    plugin_dirs: [],
+    user: 'root',
+    timeout: 5,
+    gather_job_timeout: 10,
+    nodegroups: {},
+    publish_port: 4505,
+    master_job_cache: 'local_cache',
+    flavour: 'brine-test',
+  } as unknown as MasterConfig;
+}
+
+let plain: MasterFunctions;
+let extended: MasterFunctions;
+const warnings: string[] = [];
+const logger = { debug: () => undefined, info: () => undefined, warning: (m: string) => warnings.push(m), error: (m: string) => warnings.push(m) };
+
+beforeAll(async () => {
+  const keys = new KeyStore({ pkiDir: join(dir, 'pki') });
+  keys.ensureLayout();
+  for (const id of ['web1', 'db1']) {
+    keys.registerPending(id, pub(id));
+    keys.accept([id]);
+  }
+  mkdirSync(join(dir, 'cache', 'minions', 'web1'), { recursive: true });
+  writeFileSync(join(dir, 'cache', 'minions', 'web1', 'data.json'), JSON.stringify({ grains: { os: 'Debian', id: 'web1' }, pillar: { role: 'web' } }));
+  plain = await MasterFunctions.load({ master: masterConfig([]), keys, jobs, logger });
+  extended = await MasterFunctions.load({ master: masterConfig([join(__dirname, 'fixtures', 'master_dirs')]), keys, jobs, logger });
+});
+
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const run = (fns: MasterFunctions, fun: string, args: unknown[] = [], kwargs: Record<string, unknown> = {}) => {
+  const f = fns.runners.get(fun);
+  if (!f) throw new Error(`${fun} missing`);
+  return f.call(args, kwargs, { user: 'root' });
+};
+
+describe('master functions', () => {
+  it('manage.* (a @Runner plugin) splits the matched minions by who answered', async () => {
+    expect(await run(plain, 'manage.status')).toEqual({ up: ['web1'], down: ['db1'] });
+    expect(await run(plain, 'manage.down')).toEqual(['db1']);
+    expect(await run(plain, 'manage.up', [], { tgt: 'db*' })).toEqual([]);
+    expect(await run(plain, 'manage.down', [], { tgt: 'db*' })).toEqual(['db1']);
+    expect(await run(plain, 'manage.versions')).toEqual({ 'Up to date': { web1: '3007.10' }, Master: '3007.10' });
+  });
+
+  it("compares versions as Salt's release order", () => {
+    expect(compareVersions('3007.9', '3007.10')).toBe(-1);
+    expect(compareVersions('3008.1', '3007.10')).toBe(1);
+    expect(compareVersions('3007.10', '3007.10')).toBe(0);
+  });
+
+  it('cache.grains and cache.pillar answer from the minion data cache, by target', async () => {
+    expect(await run(plain, 'cache.grains')).toEqual({ db1: {}, web1: { os: 'Debian', id: 'web1' } });
+    expect(await run(plain, 'cache.pillar', ['web1'])).toEqual({ web1: { role: 'web' } });
+  });
+
+  it('doc.runner lists built-in and plugin runners with their docstrings; doc.execution is sys.doc of the minions', async () => {
+    const docs = (await run(plain, 'doc.runner')) as Record<string, string>;
+    expect(Object.keys(docs)).toEqual(expect.arrayContaining(['cache.grains', 'doc.execution', 'jobs.list_jobs', 'manage.versions']));
+    expect(docs['manage.up']).toContain('salt-run manage.up');
+    expect(Object.keys((await run(plain, 'doc.wheel')) as object)).toEqual(expect.arrayContaining(['key.list_all', 'config.values']));
+    expect(await run(plain, 'doc.execution')).toEqual({ 'test.ping': 'ping doc' });
+    expect(published.at(-1)).toMatchObject({ tgt: '*', fun: 'sys.doc' });
+  });
+
+  it("loads a third party's @Runner and @Wheel from the master's module_dirs, with IMaster and IConfig", async () => {
+    expect(await run(extended, 'inventory.count', ['test.version'])).toEqual({ answered: ['web1'], accepted: ['db1', 'web1'], os: 'Debian' });
+    expect(published.at(-1)).toMatchObject({ tgt: '*', fun: 'test.version' });
+    expect(await extended.wheels.get('notes.show')?.call([], { key: 'flavour' }, { user: 'root' })).toEqual({ flavour: 'brine-test' });
+    expect(((await run(extended, 'doc.runner')) as Record<string, string>)['inventory.count']).toContain('Count the minions');
+    // A plugin module of a built-in name replaces it.
+    expect(await run(extended, 'manage.up')).toEqual(['from-plugin']);
+    expect(plain.runners.has('inventory.count')).toBe(false);
+  });
+
+  it("answers a bad call with Salt's wording", async () => {
+    await expect(run(extended, 'inventory.count', ['a', 'b'])).rejects.toThrow(/takes/);
+  });
+});
