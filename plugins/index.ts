@@ -20,6 +20,7 @@ import { CpModule } from './cp/cp.module';
 import { EventModule } from './event/event.module';
 import { MineModule } from './mine/mine.module';
 import { ServiceModule } from './service/service.module';
+import { ConfigModule } from './config/config.module';
 import { ManageRunner } from './manage/manage.runner';
 import { CacheRunner } from './cache/cache.runner';
 
@@ -33,6 +34,7 @@ export {
   FileModule,
   PkgModule,
   ServiceModule,
+  ConfigModule,
   GrainsModule,
   PillarModule,
   SaltutilModule,
@@ -58,6 +60,7 @@ export const BUILTIN_PLUGINS: readonly unknown[] = [
   FileModule,
   PkgModule,
   ServiceModule,
+  ConfigModule,
   CpModule,
   EventModule,
   MineModule,
