@@ -1,3 +1,4 @@
+import { MinionStateError } from './minion-errors';
 import { randomBytes, type KeyObject } from 'node:crypto';
 import {
   buildAesRequest,
@@ -144,7 +145,7 @@ export class MinionChannel {
    * channel can open goes to `onJob` (jobs run concurrently; stop() waits for them).
    */
   async subscribe(onJob: PublicationHandler): Promise<void> {
-    if (!this.session) throw new BrineError('NOT_CONNECTED', 'subscribe() before connect()');
+    if (!this.session) throw new MinionStateError('NOT_CONNECTED', 'subscribe() before connect()');
     this.onJob = onJob;
     await this.subscribeTo(this.session.publishPort).whenConnected();
   }
@@ -268,14 +269,16 @@ export class MinionChannel {
       token: this.masterKey ? randomBytes(57).toString('base64') : undefined,
     });
     for (let attempt = 1; attempt <= this.policy.auth_tries; attempt++) {
-      if (this.stopped) throw new BrineError('STOPPED', 'the minion is stopping');
+      if (this.stopped) throw new MinionStateError('STOPPED', 'the minion is stopping');
       if (attempt > 1) await this.pause(resendPauseMs(this.policy.auth_timeout, this.random));
       const timeout = authTryTimeoutMs(this.policy.auth_timeout, attempt);
       try {
         return { reply: await this.requests.request(bytes, timeout), nonce };
       } catch (err) {
         if (!(err instanceof TransportError) || this.stopped) throw err;
-        this.log.warning(`Master ${s.master}:${s.master_port} did not answer the sign-in (try ${attempt} of ${this.policy.auth_tries}, ${timeout / 1000} s): ${err.message}`);
+        // Info, not warning: Salt's request channel retries quietly, and salt-call (logging at
+        // warning by default) must print only Salt's one line when the master is down.
+        this.log.info(`Master ${s.master}:${s.master_port} did not answer the sign-in (try ${attempt} of ${this.policy.auth_tries}, ${timeout / 1000} s): ${err.message}`);
       }
     }
     return null;
