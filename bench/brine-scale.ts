@@ -73,6 +73,8 @@ export async function runBrineScale(
   keyCache: string,
   runtime: SharedMinionRuntime,
   authTimeout?: number,
+  /** Runs after the timed jobs while the master and minions are still up (the salt-api bench). */
+  during?: (masterDir: string) => Promise<void>,
 ): Promise<BrineScaleResult> {
   const cluster = await Cluster.create({ auto_accept: true, keysize: 2048, log_level_logfile: 'warning' });
   const minions: Minion[] = [];
@@ -131,6 +133,9 @@ export async function runBrineScale(
     const benchCpu1 = ownCpuSeconds();
     const jobs: JobTiming[] = [];
     for (let r = 0; r < rounds; r++) jobs.push(await timeJob(client, count));
+    const masterCpuJobsS = cpuSeconds(masterPid) - masterCpu1;
+    const benchCpuJobsS = ownCpuSeconds() - benchCpu1;
+    if (during) await during(cluster.masterDir);
     return {
       minions: count,
       keyInstallMs,
@@ -142,8 +147,8 @@ export async function runBrineScale(
       warmup,
       jobs,
       jobsMs: summarize(jobs.map((j) => j.allReturnsMs)),
-      masterCpuJobsS: cpuSeconds(masterPid) - masterCpu1,
-      benchCpuJobsS: ownCpuSeconds() - benchCpu1,
+      masterCpuJobsS,
+      benchCpuJobsS,
       masterRssAfterSignInMiB,
       masterRssMiB: rssMiB(masterPid),
       masterPeakRssMiB: peakRssMiB(masterPid),
