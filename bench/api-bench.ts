@@ -6,8 +6,8 @@
  * - `/events`: an event pushed into the master's bus is read by a direct bus listener (the
  *   baseline) and by an `/events` stream; the figure is how much later the stream has it.
  *
- * salt-api runs in this process (where the in-process minions also run); the CLI's client runs
- * in its own process, as the salt CLI does.
+ * salt-api runs in the bench's process; the CLI's client runs in its own process, as the salt
+ * CLI does.
  */
 import { ApiDaemon } from '../src/api/api-daemon';
 import { MasterEventBus } from '../src/api/event-bus';

@@ -1,69 +1,113 @@
 /**
  * brine at scale: a real salt-master (bin/salt-master, a child process, auto_accept) and N real
- * `Minion` instances in this process, each with its own RSA key and pki_dir, the real channel and
- * the real plugin executor (built-in plugins loaded once and shared). Times `test.ping` to '*'
- * through the LocalClient (in its own process, bench/client-worker.ts, as the salt CLI is), from
- * the publish request until all N returns came off the event bus.
+ * `Minion` instances spread over simulator processes (bench/sim-worker.ts, about 2,000 each), the
+ * real channel and the real plugin executor. The minions share a handful of RSA key pairs (the
+ * master still does every sign-in's RSA work). Times `test.ping` to '*' through the LocalClient
+ * (in its own process, bench/client-worker.ts, as the salt CLI is), from the publish request
+ * until all N returns came off the event bus.
  */
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadMinionConfig } from '../src/core/config';
-import { createLogging } from '../src/core/log';
-import { Minion, type JobExecutor, type MinionGrains, type MinionSettings } from '../src/core/minion/job-loop';
+import type { MinionSettings } from '../src/core/minion/job-loop';
+import { minionSettings } from '../src/cli/minion-runtime';
 import { Cluster } from '../scripts/cluster';
 import { IpcChild } from './ipc-child';
-import { installMinionKey } from './keys';
-import { cpuSeconds, ownCpuSeconds, peakRssMiB, rssMiB } from './procfs';
+import { cpuSeconds, openFds, ownCpuSeconds, peakRssMiB, rssMiB } from './procfs';
 import { summarize, type Summary } from './report';
-import { minionSettings } from '../src/cli/minion-runtime';
-
-/** What every simulated minion shares: the executor and grains of one plugin load. */
-export interface SharedMinionRuntime {
-  executor: JobExecutor;
-  grains: MinionGrains;
-}
+import type { SimWorkerSpec } from './sim-worker';
 
 export interface JobTiming {
   /** Publish request sent until the master answered with the jid. */
   publishMs: number;
   /** Publish request sent until the first return arrived. */
   firstReturnMs: number;
-  /** Publish request sent until the last of the N returns arrived. */
+  /** Publish request sent until 95 % of the N returns arrived. */
+  p95ReturnMs: number;
+  /** Publish request sent until the last of the N returns arrived (or the client gave up). */
   allReturnsMs: number;
+  /** Returns that never arrived within the client's timeout. */
+  lost: number;
+}
+
+/** The master's event loop, from bench/stall-probe.ts. */
+export interface LoopStall {
+  maxMs: number;
+  p99Ms: number;
+  meanMs: number;
 }
 
 export interface BrineScaleResult {
   minions: number;
+  simulators: number;
+  keyPool: number;
   keyInstallMs: number;
   masterStartMs: number;
-  /** All N minions signed in, subscribed and announced (Promise.all of Minion.start()). */
+  /** All N minions signed in, subscribed and announced (every simulator's Promise.all of Minion.start()). */
   signInMs: number;
   /** Sign-in requests that got no reply within auth_timeout and were sent again. */
   signInRetries: number;
+  /** Minions whose start() failed (gave up). */
+  signInFailed: number;
   masterCpuSignInS: number;
-  benchCpuSignInS: number;
+  masterStallSignIn?: LoopStall;
   warmup: JobTiming;
   jobs: JobTiming[];
   jobsMs: Summary;
+  lostReturns: number;
+  /** Returns the minions had to send again (not acknowledged within return_retry_timer). */
+  returnRetries: number;
   masterCpuJobsS: number;
-  benchCpuJobsS: number;
+  /** Master CPU per return in µs over the timed jobs. */
+  masterCpuPerReturnUs: number;
+  masterStallJobs?: LoopStall;
   masterRssAfterSignInMiB: number;
   masterRssMiB: number;
   masterPeakRssMiB: number;
-  benchRssMiB: number;
+  masterFds: number;
+  pubHwm: number;
   minionSettings: Omit<MinionSettings, 'id' | 'pki_dir' | 'master_port'>;
 }
 
 const JOB_TIMEOUT_MS = 130_000;
-
-function minionIdOf(index: number): string {
-  return `bench-${String(index).padStart(5, '0')}`;
-}
+const PER_SIMULATOR = 2000;
+/** Distinct minion key pairs: enough that the master never sees one key often in a row. */
+export const KEY_POOL = 64;
 
 async function timeJob(client: IpcChild, expect: number): Promise<JobTiming> {
   client.send({ type: 'job', expect });
   const msg = await client.expect('timing', JOB_TIMEOUT_MS, `no answer to a test.ping job to ${expect} minions`);
-  return { publishMs: Number(msg.publishMs), firstReturnMs: Number(msg.firstReturnMs), allReturnsMs: Number(msg.allReturnsMs) };
+  return {
+    publishMs: Number(msg.publishMs),
+    firstReturnMs: Number(msg.firstReturnMs),
+    p95ReturnMs: Number(msg.p95ReturnMs),
+    allReturnsMs: Number(msg.allReturnsMs),
+    lost: Number(msg.lost),
+  };
+}
+
+/** Asks the master's stall probe for the period since the last ask; undefined if it does not answer. */
+async function readStall(pid: number, file: string): Promise<LoopStall | undefined> {
+  const before = existsSync(file) ? statSync(file).mtimeMs : 0;
+  process.kill(pid, 'SIGUSR2');
+  for (let i = 0; i < 100; i++) {
+    if (existsSync(file) && statSync(file).mtimeMs !== before) {
+      try {
+        return JSON.parse(readFileSync(file, 'utf8')) as LoopStall;
+      } catch {
+        // Caught mid-write: read again.
+      }
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return undefined;
+}
+
+/** The master's node options: the stall probe, and a CPU profile when BRINE_BENCH_PROFILE names a folder. */
+function masterNodeArgs(): string[] {
+  const args = ['--require', join(__dirname, 'stall-probe.js')];
+  if (process.env.BRINE_BENCH_PROFILE) args.push('--cpu-prof', `--cpu-prof-dir=${process.env.BRINE_BENCH_PROFILE}`);
+  return args;
 }
 
 /** Runs one scale measurement for `count` minions with keys from `keyCache`, then stops everything. */
@@ -71,17 +115,18 @@ export async function runBrineScale(
   count: number,
   rounds: number,
   keyCache: string,
-  runtime: SharedMinionRuntime,
   authTimeout?: number,
   /** Runs after the timed jobs while the master and minions are still up (the salt-api bench). */
-  during?: (masterDir: string) => Promise<void>,
+  during?: (masterDir: string, minions: number) => Promise<void>,
 ): Promise<BrineScaleResult> {
-  const cluster = await Cluster.create({ auto_accept: true, keysize: 2048, log_level_logfile: 'warning' });
-  const minions: Minion[] = [];
+  const pubHwm = 1000;
+  const cluster = await Cluster.create({ auto_accept: true, keysize: 2048, log_level_logfile: 'warning', pub_hwm: pubHwm });
+  const simulators: IpcChild[] = [];
   let client: IpcChild | undefined;
   try {
+    const stallFile = join(cluster.root, 'master-stall.json');
     const masterStart = performance.now();
-    const master = await cluster.startMaster();
+    const master = await cluster.startMaster({ nodeArgs: masterNodeArgs(), env: { ...process.env, BRINE_BENCH_STALL_FILE: stallFile } });
     const masterStartMs = performance.now() - masterStart;
     const masterPid = master.child.pid!;
 
@@ -96,68 +141,82 @@ export async function runBrineScale(
       keysize: 2048,
       auth_timeout: authTimeout ?? config.auth_timeout,
     };
-    // Sign-in timeouts are counted rather than printed (at N=1000 there are thousands); every
-    // other warning goes to stderr as the daemon would print it.
-    let signInRetries = 0;
-    const logging = createLogging({
-      level: 'warning',
-      console: true,
-      stderr: {
-        write: (line: string) => (line.includes('did not answer the sign-in') ? signInRetries++ : process.stderr.write(line)),
-      },
-    });
-    const logger = logging.getLogger('salt.minion');
 
     const keysStart = performance.now();
-    for (let i = 0; i < count; i++) {
-      const id = minionIdOf(i);
-      const pkiDir = join(cluster.root, 'minions', id, 'pki');
-      installMinionKey(keyCache, i, pkiDir);
-      minions.push(new Minion({ ...base, id, pki_dir: pkiDir, master_port: cluster.retPort }, runtime.executor, runtime.grains, logger));
+    const workers = Math.ceil(count / PER_SIMULATOR);
+    for (let w = 0; w < workers; w++) {
+      const first = Math.floor((count * w) / workers);
+      const spec: SimWorkerSpec = {
+        first,
+        count: Math.floor((count * (w + 1)) / workers) - first,
+        keyCache,
+        keyPool: KEY_POOL,
+        root: join(cluster.root, 'minions'),
+        settings: { ...base, master_port: cluster.retPort },
+      };
+      simulators.push(new IpcChild(`simulator ${w}`, 'sim-worker', [JSON.stringify(spec)]));
     }
+    await Promise.all(simulators.map((s) => s.expect('loaded', 300_000, 'plugins and minion keys not loaded')));
     const keyInstallMs = performance.now() - keysStart;
 
     const masterCpu0 = cpuSeconds(masterPid);
-    const benchCpu0 = ownCpuSeconds();
+    await readStall(masterPid, stallFile);
     const signInStart = performance.now();
-    await Promise.all(minions.map((m) => m.start()));
+    for (const s of simulators) s.send({ type: 'start' });
+    const signedIn = await Promise.all(simulators.map((s) => s.expect('signed-in', 900_000, 'minions not all signed in')));
     const signInMs = performance.now() - signInStart;
     const masterCpuSignInS = cpuSeconds(masterPid) - masterCpu0;
-    const benchCpuSignInS = ownCpuSeconds() - benchCpu0;
+    const masterStallSignIn = await readStall(masterPid, stallFile);
     const masterRssAfterSignInMiB = rssMiB(masterPid);
+    const signInFailed = signedIn.reduce((n, m) => n + Number(m.failed), 0);
+    if (signInFailed === count) throw new Error(`no minion signed in: ${String(signedIn.find((m) => m.firstError)?.firstError)}`);
+    if (signInFailed > 0) process.stderr.write(`[bench] ${signInFailed} minions gave up signing in: ${String(signedIn.find((m) => m.firstError)?.firstError)}\n`);
 
     client = new IpcChild('job client', 'client-worker', [cluster.masterDir]);
-    await client.expect('ready', 30_000, 'not connected to the master event bus');
-    const warmup = await timeJob(client, count);
+    await client.expect('ready', 60_000, 'not connected to the master event bus');
+    const expect = count - signInFailed;
+    const warmup = await timeJob(client, expect);
     const masterCpu1 = cpuSeconds(masterPid);
-    const benchCpu1 = ownCpuSeconds();
+    await readStall(masterPid, stallFile);
     const jobs: JobTiming[] = [];
-    for (let r = 0; r < rounds; r++) jobs.push(await timeJob(client, count));
+    for (let r = 0; r < rounds; r++) jobs.push(await timeJob(client, expect));
     const masterCpuJobsS = cpuSeconds(masterPid) - masterCpu1;
-    const benchCpuJobsS = ownCpuSeconds() - benchCpu1;
-    if (during) await during(cluster.masterDir);
+    const masterStallJobs = await readStall(masterPid, stallFile);
+    if (during) await during(cluster.masterDir, expect);
+    for (const s of simulators) s.send({ type: 'stats' });
+    const stats = await Promise.all(simulators.map((s) => s.expect('stats', 60_000, 'no stats')));
+    const sum = (field: string) => stats.reduce((n, m) => n + Number(m[field]), 0);
     return {
       minions: count,
+      simulators: workers,
+      keyPool: Math.min(KEY_POOL, count),
       keyInstallMs,
       masterStartMs,
       signInMs,
-      signInRetries,
+      signInRetries: sum('retries'),
+      signInFailed,
       masterCpuSignInS,
-      benchCpuSignInS,
+      masterStallSignIn,
       warmup,
       jobs,
       jobsMs: summarize(jobs.map((j) => j.allReturnsMs)),
+      lostReturns: warmup.lost + jobs.reduce((n, j) => n + j.lost, 0),
+      returnRetries: sum('returnRetries'),
       masterCpuJobsS,
-      benchCpuJobsS,
+      masterCpuPerReturnUs: (masterCpuJobsS / (rounds * expect)) * 1e6,
+      masterStallJobs,
       masterRssAfterSignInMiB,
       masterRssMiB: rssMiB(masterPid),
       masterPeakRssMiB: peakRssMiB(masterPid),
-      benchRssMiB: process.memoryUsage().rss / 1024 / 1024,
+      masterFds: openFds(masterPid),
+      pubHwm,
       minionSettings: base,
     };
   } finally {
     await client?.stop();
-    await Promise.allSettled(minions.map((m) => m.stop()));
+    for (const s of simulators) s.stopGracefully();
+    await Promise.allSettled(simulators.map((s) => s.exited));
     await cluster.stop();
   }
 }
+

@@ -4,7 +4,7 @@
  * publish acknowledgement is timed as the CLI would see it). Driven over the IPC channel:
  *
  *   parent -> {type: 'job', expect}   publish test.ping to '*', collect the returns
- *   child  -> {type: 'ready'} | {type: 'timing', publishMs, firstReturnMs, allReturnsMs}
+ *   child  -> {type: 'ready'} | {type: 'timing', publishMs, firstReturnMs, p95ReturnMs, allReturnsMs, returns, lost}
  *           | {type: 'error', message}
  *
  * Usage: node client-worker.js <master config dir>
@@ -18,21 +18,28 @@ function send(message: Record<string, unknown>): void {
   process.send?.(message);
 }
 
+/**
+ * One test.ping to '*': the publish acknowledgement, the first return, the return that made 95 %
+ * of `expect`, and the last. Returns that never came are counted (`lost`), not thrown: the bench
+ * reports them.
+ */
 async function job(client: LocalClient, expect: number): Promise<Record<string, unknown>> {
   const t0 = performance.now();
   const pub = await client.publish({ tgt: '*', tgtType: 'glob', fun: 'test.ping', arg: [] });
   const publishMs = performance.now() - t0;
   if (pub.minions.length !== expect) throw new Error(`the master expects ${pub.minions.length} minions for '*', not ${expect}`);
   let firstReturnMs = 0;
+  let p95ReturnMs = 0;
   let count = 0;
+  const p95 = Math.ceil(expect * 0.95);
   for await (const ret of client.returns(pub, JOB_TIMEOUT_MS)) {
-    if (count === 0) firstReturnMs = performance.now() - t0;
     if (ret.return !== true) throw new Error(`${ret.id} answered test.ping with ${JSON.stringify(ret.return)}`);
     count++;
+    if (count === 1) firstReturnMs = performance.now() - t0;
+    if (count === p95) p95ReturnMs = performance.now() - t0;
   }
   const allReturnsMs = performance.now() - t0;
-  if (count !== expect) throw new Error(`job ${pub.jid}: ${count} of ${expect} returns within ${JOB_TIMEOUT_MS / 1000} s`);
-  return { type: 'timing', publishMs, firstReturnMs, allReturnsMs };
+  return { type: 'timing', publishMs, firstReturnMs, p95ReturnMs, allReturnsMs, returns: count, lost: expect - count };
 }
 
 async function main(): Promise<void> {

@@ -68,6 +68,11 @@ export class IpcChild {
     this.child.send(message);
   }
 
+  /** Asks the child to stop itself ({type: 'stop'}) if it still runs; see `exited`. */
+  stopGracefully(): void {
+    if (this.child.connected && this.child.exitCode === null) this.child.send({ type: 'stop' });
+  }
+
   /** SIGTERM by pid, then wait for the exit. */
   async stop(): Promise<void> {
     if (this.child.pid !== undefined && this.child.exitCode === null && this.child.signalCode === null) process.kill(this.child.pid, 'SIGTERM');

@@ -2,7 +2,7 @@
  * Memory and CPU time of another process, read from Linux's /proc (the master runs as a child
  * process so that its figures are its own, not the benchmark's).
  */
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { BrineError } from '../src/core/errors';
 
 function readProc(pid: number, file: string): string {
@@ -46,4 +46,13 @@ export function cpuSeconds(pid: number): number {
 export function ownCpuSeconds(): number {
   const { user, system } = process.cpuUsage();
   return (user + system) / 1e6;
+}
+
+/** Open file descriptors of the process (entries of /proc/<pid>/fd). */
+export function openFds(pid: number): number {
+  try {
+    return readdirSync(`/proc/${pid}/fd`).length;
+  } catch (err) {
+    throw new BrineError('BENCH_PROCFS', `bench: cannot list /proc/${pid}/fd`, { cause: err, hint: 'the process must be running and owned by this user' });
+  }
 }

@@ -4,6 +4,8 @@ export interface Summary {
   median: number;
   min: number;
   max: number;
+  /** The 95th percentile (nearest rank). */
+  p95: number;
   samples: number[];
 }
 
@@ -12,7 +14,8 @@ export function summarize(samples: number[]): Summary {
   const sorted = [...samples].sort((a, b) => a - b);
   const mid = Math.floor(sorted.length / 2);
   const median = sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-  return { median, min: sorted[0], max: sorted[sorted.length - 1], samples };
+  const p95 = sorted[Math.min(sorted.length - 1, Math.ceil(sorted.length * 0.95) - 1)];
+  return { median, min: sorted[0], max: sorted[sorted.length - 1], p95, samples };
 }
 
 /** A table with a header row; columns after the first are right-aligned (they hold numbers). */

@@ -9,27 +9,25 @@
  *
  * Prints tables and writes bench/results.json (machine, date, every figure).
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import { join } from 'node:path';
-import { loadMinionConfig } from '../src/core/config';
 import { BrineError } from '../src/core/errors';
-import { createLogging } from '../src/core/log';
-import { executorFor, startPlugins } from '../src/cli/minion-runtime';
 import { REPO } from '../scripts/cluster';
 import { runBaseline, type BaselineResult } from './baseline';
-import { runBrineScale, type BrineScaleResult, type SharedMinionRuntime } from './brine-scale';
+import { KEY_POOL, runBrineScale, type BrineScaleResult } from './brine-scale';
 import { ensureKeyCache, type KeyCacheResult } from './keys';
 import { runMicroBench, type MicroResult } from './micro';
 import { runJobCacheBench, type BenchRow } from './job-cache-bench';
 import { renderBenchLine, runRenderBench } from './render-bench';
-import { fmtInt, fmtMs, table } from './report';
+import { fmtInt, fmtMs, summarize, table } from './report';
 import { runApiBench, type ApiBenchResult } from './api-bench';
 
 interface Options {
   minions: number[];
   jobs: number;
   micro: boolean;
+  render: boolean;
   /** Returns per second written to the job cache (SQLite and PostgreSQL). */
   jobCache: boolean;
   /** The minions' auth_timeout in seconds; undefined keeps Salt's default from the config loader. */
@@ -38,14 +36,14 @@ interface Options {
   api: boolean;
 }
 
-const USAGE = 'usage: npm run bench -- [--minions 100,1000] [--jobs 5] [--auth-timeout SECONDS] [--skip-micro] [--skip-job-cache] [--skip-api]';
+const USAGE = 'usage: npm run bench -- [--minions 100,1000] [--jobs 5] [--auth-timeout SECONDS] [--skip-micro] [--skip-render] [--skip-job-cache] [--skip-api]';
 
 function badFlag(message: string): BrineError {
   return new BrineError('BAD_BENCH_FLAG', message, { hint: USAGE });
 }
 
 export function parseArgs(argv: string[]): Options {
-  const options: Options = { minions: [100, 1000], jobs: 5, micro: true, jobCache: true, api: true };
+  const options: Options = { minions: [100, 1000], jobs: 5, micro: true, render: true, jobCache: true, api: true };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     const [name, inline] = arg.includes('=') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg, undefined];
@@ -57,8 +55,8 @@ export function parseArgs(argv: string[]): Options {
     switch (name) {
       case '--minions': {
         const list = value().split(',').map((s) => s.trim());
-        if (list.some((s) => !/^\d+$/.test(s) || Number(s) < 1 || Number(s) > 9000)) {
-          throw badFlag(`--minions takes a comma list of counts between 1 and 9000, not '${list.join(',')}'`);
+        if (list.some((s) => !/^\d+$/.test(s) || Number(s) < 1 || Number(s) > 20_000)) {
+          throw badFlag(`--minions takes a comma list of counts between 1 and 20000, not '${list.join(',')}'`);
         }
         options.minions = list.map(Number);
         break;
@@ -80,6 +78,9 @@ export function parseArgs(argv: string[]): Options {
         break;
       case '--skip-api':
         options.api = false;
+        break;
+      case '--skip-render':
+        options.render = false;
         break;
       case '--skip-micro':
         options.micro = false;
@@ -112,21 +113,6 @@ function machine() {
   };
 }
 
-/** The built-in plugins loaded once, with the real Executor, shared by every simulated minion. */
-async function sharedRuntime(): Promise<SharedMinionRuntime & { loadMs: number; cleanup: () => void }> {
-  const started = performance.now();
-  const root = mkdtempSync(join(os.tmpdir(), 'brine-bench-plugins-'));
-  const { config } = loadMinionConfig(root, { id: 'bench-executor', root_dir: root });
-  const logging = createLogging({ level: 'warning', console: true });
-  const runtime = await startPlugins(config, logging);
-  return {
-    executor: executorFor(runtime),
-    grains: { all: () => runtime.grains() },
-    loadMs: performance.now() - started,
-    cleanup: () => rmSync(root, { recursive: true, force: true }),
-  };
-}
-
 interface ScaleRow {
   minions: number;
   brine: BrineScaleResult;
@@ -144,50 +130,56 @@ function printMicro(results: MicroResult[]): void {
   process.stdout.write(table(['operation', 'ops/s'], results.map((r) => [r.name, fmtInt(r.opsPerSec)])));
 }
 
-function printScale(rows: ScaleRow[], keys: KeyCacheResult, pluginsMs: number, jobs: number): void {
-  process.stdout.write(`\nScale: test.ping to '*', ${jobs} timed jobs after one warm-up (times in ms)\n\n`);
+function printScale(rows: ScaleRow[], keys: KeyCacheResult, jobs: number): void {
+  process.stdout.write(`\nScale: test.ping to '*', ${jobs} timed jobs after one warm-up (publish -> last return, ms)\n\n`);
   process.stdout.write(
     table(
-      ['minions', 'brine median', 'min', 'max', 'raw zmq median', 'min', 'max', 'brine / raw'],
+      ['minions', 'brine median', 'p95', 'max', 'raw zmq median', 'p95', 'max', 'brine / raw', 'lost returns'],
       rows.map((r) => [
         String(r.minions),
-        fmtMs(r.brine.jobsMs.median), fmtMs(r.brine.jobsMs.min), fmtMs(r.brine.jobsMs.max),
-        fmtMs(r.baseline.jobsMs.median), fmtMs(r.baseline.jobsMs.min), fmtMs(r.baseline.jobsMs.max),
-        `${r.ratio.toFixed(1)}x`,
+        fmtMs(r.brine.jobsMs.median), fmtMs(r.brine.jobsMs.p95), fmtMs(r.brine.jobsMs.max),
+        fmtMs(r.baseline.jobsMs.median), fmtMs(r.baseline.jobsMs.p95), fmtMs(r.baseline.jobsMs.max),
+        `${r.ratio.toFixed(2)}x`,
+        String(r.brine.lostReturns),
       ]),
     ),
   );
   process.stdout.write('\nbrine job breakdown (medians, ms) and the master process\n\n');
-  const med = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+  const med = (xs: number[]) => summarize(xs).median;
   process.stdout.write(
     table(
-      ['minions', 'publish ack', 'first return', 'all returns', 'master CPU/job s', 'master RSS MiB', 'peak RSS MiB', 'raw server RSS MiB'],
+      ['minions', 'publish ack', 'first return', '95% returns', 'all returns', 'master CPU/return us', 'loop stall max ms', 'master RSS MiB', 'peak RSS MiB', 'master fds', 'raw server RSS MiB'],
       rows.map((r) => [
         String(r.minions),
         fmtMs(med(r.brine.jobs.map((j) => j.publishMs))),
         fmtMs(med(r.brine.jobs.map((j) => j.firstReturnMs))),
+        fmtMs(med(r.brine.jobs.map((j) => j.p95ReturnMs))),
         fmtMs(r.brine.jobsMs.median),
-        (r.brine.masterCpuJobsS / r.brine.jobs.length).toFixed(3),
+        r.brine.masterCpuPerReturnUs.toFixed(0),
+        r.brine.masterStallJobs ? fmtMs(r.brine.masterStallJobs.maxMs) : '-',
         r.brine.masterRssMiB.toFixed(1),
         r.brine.masterPeakRssMiB.toFixed(1),
+        String(r.brine.masterFds),
         r.baseline.serverRssMiB.toFixed(1),
       ]),
     ),
   );
-  process.stdout.write('\nSetup (ms; CPU in seconds)\n\n');
+  process.stdout.write('\nSign-in of all minions at once (a cold auth storm: new keys, auto_accept)\n\n');
   process.stdout.write(
     table(
-      ['minions', 'master start', 'key install', 'sign-in all', 'master CPU', 'bench CPU', 'warm-up job', 'raw setup', 'bench RSS MiB'],
+      ['minions', 'simulators', 'sign-in all ms', 'retries', 'gave up', 'master CPU s', 'loop stall max ms', 'master RSS after MiB', 'master start ms', 'setup ms', 'raw setup ms'],
       rows.map((r) => [
         String(r.minions),
+        String(r.brine.simulators),
+        fmtMs(r.brine.signInMs),
+        String(r.brine.signInRetries),
+        String(r.brine.signInFailed),
+        r.brine.masterCpuSignInS.toFixed(2),
+        r.brine.masterStallSignIn ? fmtMs(r.brine.masterStallSignIn.maxMs) : '-',
+        r.brine.masterRssAfterSignInMiB.toFixed(1),
         fmtMs(r.brine.masterStartMs),
         fmtMs(r.brine.keyInstallMs),
-        fmtMs(r.brine.signInMs),
-        r.brine.masterCpuSignInS.toFixed(2),
-        r.brine.benchCpuSignInS.toFixed(2),
-        fmtMs(r.brine.warmup.allReturnsMs),
         fmtMs(r.baseline.setupMs),
-        r.brine.benchRssMiB.toFixed(0),
       ]),
     ),
   );
@@ -195,13 +187,13 @@ function printScale(rows: ScaleRow[], keys: KeyCacheResult, pluginsMs: number, j
   if (settings) {
     process.stdout.write(
       `\nMinion settings: auth_timeout ${settings.auth_timeout} s, auth_tries ${settings.auth_tries}, return_retry_timer ${settings.return_retry_timer} s, ` +
-        `recon_default ${settings.recon_default} ms (randomize ${settings.recon_randomize}); sign-in requests that timed out and were sent again: ` +
-        `${rows.map((r) => `${r.brine.signInRetries} at N=${r.minions}`).join(', ')}.\n`,
+        `recon_default ${settings.recon_default} ms (randomize ${settings.recon_randomize}); master pub_hwm ${rows[0].brine.pubHwm}. ` +
+        `Returns sent again: ${rows.map((r) => `${r.brine.returnRetries} at N=${r.minions}`).join(', ')}.\n`,
     );
   }
   process.stdout.write(
-    `Minion keys: ${keys.reused} reused, ${keys.generated} generated in ${(keys.ms / 1000).toFixed(1)} s (cache ${keys.dir}); ` +
-      `built-in plugins loaded once in ${fmtMs(pluginsMs)} ms and shared (real Executor).\n`,
+    `Minion keys: ${KEY_POOL} key pairs shared round-robin (${keys.reused} reused, ${keys.generated} generated in ${(keys.ms / 1000).toFixed(1)} s, cache ${keys.dir}); ` +
+      `each simulator process loads the built-in plugins once (real Executor).\n`,
   );
 }
 
@@ -234,9 +226,12 @@ async function main(): Promise<void> {
     printMicro(micro);
   }
 
-  progress('render: salt-call --local state.show_sls of a 200-line SLS, whole-process CPU (brine vs Salt 3007)');
-  const render = await runRenderBench();
-  process.stdout.write(`\n${renderBenchLine(render)}\n`);
+  let render: Awaited<ReturnType<typeof runRenderBench>> | undefined;
+  if (options.render) {
+    progress('render: salt-call --local state.show_sls of a 200-line SLS, whole-process CPU (brine vs Salt 3007)');
+    render = await runRenderBench();
+    process.stdout.write(`\n${renderBenchLine(render)}\n`);
+  }
 
   let jobCache: BenchRow[] = [];
   if (options.jobCache) {
@@ -245,37 +240,31 @@ async function main(): Promise<void> {
     printJobCache(jobCache);
   }
 
-  const most = Math.max(...options.minions, options.api ? API_MINIONS : 0);
-  progress(`minion keys: making sure ${most} cached 2048-bit keys exist`);
-  const keys = await ensureKeyCache(most, 2048);
-  const runtime = await sharedRuntime();
+  progress(`minion keys: making sure ${KEY_POOL} cached 2048-bit keys exist`);
+  const keys = await ensureKeyCache(KEY_POOL, 2048);
   const rows: ScaleRow[] = [];
   let api: (ApiBenchResult & { cliMs: ApiBenchResult['postMs'] }) | undefined;
-  try {
-    for (const n of options.minions) {
-      progress(`brine: ${n} minions`);
-      const brine = await runBrineScale(n, options.jobs, keys.dir, runtime, options.authTimeout);
-      progress(`brine: ${n} minions signed in in ${fmtMs(brine.signInMs)} ms, median job ${fmtMs(brine.jobsMs.median)} ms`);
-      progress(`raw zeromq: ${n} subscribers`);
-      const baseline = await runBaseline(n, options.jobs);
-      progress(`raw zeromq: median ${fmtMs(baseline.jobsMs.median)} ms`);
-      rows.push({ minions: n, brine, baseline, ratio: brine.jobsMs.median / baseline.jobsMs.median });
-    }
-    if (options.api) {
-      progress(`salt-api: POST / test.ping to ${API_MINIONS} minions and /events, against the CLI and the bus`);
-      let apiResult: ApiBenchResult | undefined;
-      const cli = await runBrineScale(API_MINIONS, options.jobs, keys.dir, runtime, options.authTimeout, async (masterDir) => {
-        apiResult = await runApiBench(masterDir, API_MINIONS, options.jobs);
-      });
-      if (apiResult) {
-        api = { ...apiResult, cliMs: cli.jobsMs };
-        printApi(api);
-      }
-    }
-  } finally {
-    runtime.cleanup();
+  for (const n of options.minions) {
+    progress(`brine: ${n} minions`);
+    const brine = await runBrineScale(n, options.jobs, keys.dir, options.authTimeout);
+    progress(`brine: ${n} minions signed in in ${fmtMs(brine.signInMs)} ms, median job ${fmtMs(brine.jobsMs.median)} ms, ${brine.masterCpuPerReturnUs.toFixed(0)} us master CPU per return`);
+    progress(`raw zeromq: ${n} subscribers`);
+    const baseline = await runBaseline(n, options.jobs);
+    progress(`raw zeromq: median ${fmtMs(baseline.jobsMs.median)} ms`);
+    rows.push({ minions: n, brine, baseline, ratio: brine.jobsMs.median / baseline.jobsMs.median });
   }
-  printScale(rows, keys, runtime.loadMs, options.jobs);
+  if (options.api) {
+    progress(`salt-api: POST / test.ping to ${API_MINIONS} minions and /events, against the CLI and the bus`);
+    let apiResult: ApiBenchResult | undefined;
+    const cli = await runBrineScale(API_MINIONS, options.jobs, keys.dir, options.authTimeout, async (masterDir, minions) => {
+      apiResult = await runApiBench(masterDir, minions, options.jobs);
+    });
+    if (apiResult) {
+      api = { ...apiResult, cliMs: cli.jobsMs };
+      printApi(api);
+    }
+  }
+  printScale(rows, keys, options.jobs);
 
   const results = {
     date: started.toISOString(),
@@ -287,9 +276,8 @@ async function main(): Promise<void> {
     jobCache,
     api,
     scale: {
-      executor: 'real Executor, built-in plugins loaded once and shared by all minions',
-      keys,
-      pluginsLoadMs: runtime.loadMs,
+      executor: 'real Executor, built-in plugins loaded once per simulator process and shared by its minions',
+      keys: { ...keys, sharedPairs: KEY_POOL },
       rows,
     },
   };

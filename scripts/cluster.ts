@@ -144,8 +144,10 @@ export class Cluster {
     return this.startMaster();
   }
 
-  async startMaster(): Promise<Daemon> {
-    this.master = new Daemon('master', spawn(process.execPath, [join(BIN, 'salt-master'), '-c', this.masterDir, '-l', 'info'], { stdio: ['ignore', 'pipe', 'pipe'] }));
+  /** `env`: the master's environment (default: this process's); `nodeArgs`: node's own options (a profiler). */
+  async startMaster(options: { env?: NodeJS.ProcessEnv; nodeArgs?: string[] } = {}): Promise<Daemon> {
+    const args = [...(options.nodeArgs ?? []), join(BIN, 'salt-master'), '-c', this.masterDir, '-l', 'info'];
+    this.master = new Daemon('master', spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'], env: options.env }));
     await this.master.waitFor('Setting up the master communication server');
     return this.master;
   }

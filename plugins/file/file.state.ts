@@ -260,17 +260,17 @@ export class FileStates {
       return ret;
     }
     if (!exists) {
-      if (!existsSync(dirname(name))) {
-        if (!args.makedirs) {
-          ret.result = false;
-          ret.comment = `Parent directory not present`;
-          return ret;
-        }
-      }
+      // Salt's test mode answers before manage_file checks the parent directory (an earlier
+      // state of the run, e.g. file.directory, may create it).
       if (ctx.test) {
         ret.result = null;
         ret.comment = `The file ${name} is set to be changed\nNote: No changes made, actual changes may\nbe different due to other states.`;
         ret.changes = { newfile: name };
+        return ret;
+      }
+      if (!existsSync(dirname(name)) && !args.makedirs) {
+        ret.result = false;
+        ret.comment = `Parent directory not present`;
         return ret;
       }
       mkdirSync(dirname(name), { recursive: true });

@@ -6,6 +6,7 @@ import { CryptoError, ProtocolError } from '../errors';
 import { RsaKeyInput, x931Open, x931Sign } from '../crypto/rsa';
 import { decode, encode, toBytes } from '../protocol/msgpack';
 import { AesRequestLoad, Obj, isObj, parseAesRequestLoad, parseRequestEnvelope } from '../protocol/loads';
+import type { AesRequestEnvelope } from '../protocol/envelopes';
 import {
   ENC_ALGO, REQUEST_VERSION, SIG_ALGO, SymmetricKey, checkNonce, decodeFrame, isNonce, newNonce, openSealed, sameBytes,
   sealValue,
@@ -107,6 +108,14 @@ function tokSignedBy(publicKey: RsaKeyInput | undefined, tok: Buffer): boolean {
 export function openRequest(bytes: Buffer, lookup: SessionLookup): OpenedAesRequest | OpenedClearRequest {
   const env = parseRequestEnvelope(decodeFrame(bytes, 'request'));
   if (env.enc === 'clear') return { enc: 'clear', load: env.load };
+  return openAesEnvelope(env, lookup);
+}
+
+/**
+ * openAesRequest for an envelope already decoded (the master decodes each request once to route
+ * it, and opens the aes ones from that, not from the bytes again).
+ */
+export function openAesEnvelope(env: AesRequestEnvelope, lookup: SessionLookup): OpenedAesRequest {
   const session = lookup(env.id);
   if (session === undefined) {
     throw new CryptoError('NO_SESSION', `aes request from '${env.id}', which has no session`, {

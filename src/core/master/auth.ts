@@ -38,6 +38,11 @@ export interface AuthServiceDeps {
   events: MasterEvents;
   policy: AuthPolicy;
   log: Logger;
+  /**
+   * Told of each key this service accepted itself (auto_accept, autosign, open_mode), so the
+   * master's accepted set is current at once rather than at its next key-directory reconcile.
+   */
+  onAccepted?: (id: string) => void;
 }
 
 /**
@@ -55,9 +60,11 @@ export class AuthService {
   private readonly events: MasterEvents;
   private readonly policy: AuthPolicy;
   private readonly log: Logger;
+  private readonly onAccepted: (id: string) => void;
 
   constructor(deps: AuthServiceDeps) {
     ({ keys: this.keys, rsa: this.rsa, publishKey: this.publishKey, sessions: this.sessions, events: this.events, policy: this.policy, log: this.log } = deps);
+    this.onAccepted = deps.onAccepted ?? (() => undefined);
     this.masterPublicPem = publicPemOf(deps.masterKey);
   }
 
@@ -71,6 +78,7 @@ export class AuthService {
     this.log.info(`Authentication request from ${id}`);
     if (this.policy.openMode) {
       this.keys.acceptOpen(id, req.pub);
+      this.onAccepted(id);
       return this.accept(req);
     }
     const autoAccepts = this.policy.autoAccept || this.policy.autosign.matches(id);
@@ -82,6 +90,7 @@ export class AuthService {
     let decision = this.keys.authDecision(id, req.pub);
     if (decision.state === 'pending' && autoAccepts) {
       this.keys.accept([id]);
+      this.onAccepted(id);
       this.log.info(`Accepted key for ${id} (${this.policy.autoAccept ? 'auto_accept' : 'autosign_file'})`);
       decision = { state: 'accepted' };
     }

@@ -80,6 +80,9 @@ function requestTtl(value: unknown): number {
   return positiveOption('request_server_ttl', value, 300);
 }
 
+/** Key-directory changes within this window cost one reconcile (see Master.watchKeys). */
+const KEY_WATCH_COALESCE_MS = 100;
+
 function tcp(iface: string, port: number): string {
   return `tcp://${iface.includes(':') ? `[${iface}]` : iface}:${port}`;
 }
@@ -99,6 +102,7 @@ export class Master {
   private publishKey!: PublishKey;
   private rootKey = '';
   private readonly watchers: FSWatcher[] = [];
+  private stopWatchTimer?: () => void;
   private accepted = new Set<string>();
   /** Every key state as last seen, to fire salt/key when salt-key changes them. */
   private keyListing?: KeyListing;
@@ -167,6 +171,8 @@ export class Master {
     const { sessions, events, publishKey, log } = this;
     const auth = new AuthService({
       keys: this.keys, masterKey, rsa, publishKey, sessions, events, log,
+      // A key accepted here and deleted before the next reconcile must still end its session.
+      onAccepted: (id) => this.accepted.add(id),
       policy: {
         autoAccept: s.auto_accept,
         autosign: new AutosignFile(s.autosign_file || undefined),
@@ -234,6 +240,7 @@ export class Master {
 
   async stop(): Promise<void> {
     for (const w of this.watchers) w.close();
+    this.stopWatchTimer?.();
     await this.requests.close();
     await this.publisher.close();
     await this.events.close();
@@ -244,18 +251,24 @@ export class Master {
     await this.rsa?.close();
   }
 
-  /** salt-key works on the files directly; a watch tells us soon after, without polling. */
+  /**
+   * salt-key works on the files directly; a watch tells us soon after, without polling. A
+   * reconcile reads every key directory, so it runs at most once per KEY_WATCH_COALESCE_MS: in a
+   * sign-in storm with auto_accept each new key is a change, and one reconcile per change would
+   * cost O(N) each, O(N^2) for the storm (minutes of a blocked event loop at 10,000 minions).
+   * A publish reconciles first anyway, so a job never goes out to a key deleted just before.
+   */
   private watchKeys(): void {
-    // A burst of changes (salt-key -A over a thousand keys) costs one reconcile, not one each.
-    let scheduled = false;
+    let timer: NodeJS.Timeout | undefined;
     const onChange = () => {
-      if (scheduled) return;
-      scheduled = true;
-      setImmediate(() => {
-        scheduled = false;
+      if (timer) return;
+      timer = setTimeout(() => {
+        timer = undefined;
         this.reconcileKeys();
-      });
+      }, KEY_WATCH_COALESCE_MS);
+      timer.unref();
     };
+    this.stopWatchTimer = () => clearTimeout(timer);
     for (const state of ['accepted', 'pending', 'rejected', 'denied'] as const) {
       const dir = join(this.settings.pki_dir, STATE_DIRS[state]);
       mkdirSync(dir, { recursive: true });

@@ -1,4 +1,5 @@
-import { BAD_LOAD_REPLY, buildAesReply, openAesRequest, type OpenedAesRequest } from '../channel';
+import { BAD_LOAD_REPLY, buildAesReply, openAesEnvelope, type OpenedAesRequest } from '../channel';
+import type { AesRequestEnvelope } from '../protocol/envelopes';
 import type { Crypticle } from '../crypto/crypticle';
 import { BrineError, CryptoError } from '../errors';
 import { decode, encode } from '../protocol/msgpack';
@@ -92,7 +93,7 @@ export class RequestHandler {
     try {
       const envelope = parseRequestEnvelope(decode(payload));
       if (envelope.enc === 'clear') return await this.clear(envelope.load, peer);
-      return await this.aes(envelope.id, payload);
+      return await this.aes(envelope);
     } catch (err) {
       // Whatever failed, the peer gets an answer: a BrineError is a bad request, anything else a
       // bug of ours that this request found (logged as an error, with the stack at debug level).
@@ -129,7 +130,8 @@ export class RequestHandler {
     }
   }
 
-  private async aes(id: string, payload: Buffer): Promise<Buffer> {
+  private async aes(envelope: AesRequestEnvelope): Promise<Buffer> {
+    const id = envelope.id;
     if (!isValidMinionId(id)) {
       this.log.warning(`Refused an aes request: ${logField(minionIdProblem(id))}`);
       return BAD_LOAD_REPLY;
@@ -143,7 +145,7 @@ export class RequestHandler {
     }
     // The opener checks the HMAC, that the load's id is the envelope's, and the tok against the
     // minion's key (verified once with RSA, then compared as bytes).
-    const { load, nonce, crypticle } = this.openWithSessionKey(session, payload);
+    const { load, nonce, crypticle } = this.openWithSessionKey(session, envelope);
     session.tok ??= load.tok;
     const replay = this.limits.replays?.check(session.id, nonce, load.ts);
     if (replay !== undefined) {
@@ -164,7 +166,7 @@ export class RequestHandler {
         // Compiled for the session's minion (whose key signed the request), sealed to its key alone.
         const pillar = await this.pillar.compile(session.id, req);
         // The send_private signature runs on the RSA pool, off the publishing thread.
-        const pem = session.publicKey.export({ type: 'spki', format: 'pem' }).toString();
+        const pem = (session.publicPem ??= session.publicKey.export({ type: 'spki', format: 'pem' }).toString());
         return (await this.rsa.run({ op: 'sendPrivate', minionPublicPem: pem, nonce, pillar })).reply;
       }
       default:
@@ -182,9 +184,9 @@ export class RequestHandler {
    * it is still in its grace period (a request sealed just before the minion signed in again).
    * The reply goes back under the key the request came with.
    */
-  private openWithSessionKey(session: MinionSession, payload: Buffer): OpenedAesRequest & { crypticle: Crypticle } {
+  private openWithSessionKey(session: MinionSession, envelope: AesRequestEnvelope): OpenedAesRequest & { crypticle: Crypticle } {
     const open = (crypticle: Crypticle) => ({
-      ...openAesRequest(payload, () => ({ sessionKey: crypticle, tok: session.tok, publicKey: session.publicKey })),
+      ...openAesEnvelope(envelope, () => ({ sessionKey: crypticle, tok: session.tok, publicKey: session.publicKey })),
       crypticle,
     });
     try {

@@ -9,6 +9,8 @@ export interface MinionSession {
   sessionKey: string;
   crypticle: Crypticle;
   publicKey: KeyObject;
+  /** publicKey as SPKI PEM, exported once on first need (each `_pillar` reply is sealed to it). */
+  publicPem?: string;
   /** Date.now() when this session key was made. */
   createdAt: number;
   /**

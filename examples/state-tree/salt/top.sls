@@ -1,0 +1,6 @@
+base:
+  '*':
+    - motd
+  'role:web':
+    - match: grain
+    - webserver
