@@ -17,6 +17,7 @@ import { FileStates } from './file/file.state';
 import { FileModule } from './file/file.module';
 import { PkgModule } from './pkg/pkg.module';
 import { ServiceModule } from './service/service.module';
+import { ConfigModule } from './config/config.module';
 import { ManageRunner } from './manage/manage.runner';
 import { CacheRunner } from './cache/cache.runner';
 
@@ -27,6 +28,7 @@ export {
   FileModule,
   PkgModule,
   ServiceModule,
+  ConfigModule,
   GrainsModule,
   PillarModule,
   SaltutilModule,
@@ -52,6 +54,7 @@ export const BUILTIN_PLUGINS: readonly unknown[] = [
   FileModule,
   PkgModule,
   ServiceModule,
+  ConfigModule,
   TestStates,
   CmdStates,
   FileStates,

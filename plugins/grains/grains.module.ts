@@ -37,6 +37,24 @@ export class GrainsModule {
     return this.grains.get(key, fallback, delimiter);
   }
 
+  @Fn({
+    summary: 'Alias of grains.get',
+    examples: ["salt '*' grains.fetch pkg:apache"],
+    args: { key: arg.string(), default: arg.any({ default: '' }), delimiter: arg.string({ default: ':' }) },
+  })
+  fetch({ key, default: fallback, delimiter }: { key: string; default: unknown; delimiter: string }): unknown {
+    return this.grains.get(key, fallback, delimiter);
+  }
+
+  @Fn({
+    summary: "Whether the grain's value, as text, equals the value given (Salt compares str() of both)",
+    examples: ["salt '*' grains.equals fqdn <expected_fqdn>", "salt '*' grains.equals systemd:version 219"],
+    args: { key: arg.string(), value: arg.any() },
+  })
+  equals({ key, value }: { key: string; value: unknown }): boolean {
+    return pyStr(value) === pyStr(this.grains.get(key, ''));
+  }
+
   @Fn({ args: {}, summary: "Return the grain names, sorted", examples: ["salt '*' grains.ls"] })
   ls(): string[] {
     return Object.keys(this.grains.all()).sort();
@@ -86,6 +104,15 @@ export class GrainsModule {
   })
   async delval({ key, destructive }: { key: string; destructive: boolean }): Promise<Record<string, unknown>> {
     return this.setval({ key, val: null, destructive });
+  }
+
+  @Fn({
+    summary: 'Remove a static grain (grains.delval with destructive=True)',
+    examples: ["salt '*' grains.delkey key"],
+    args: { key: arg.string({ nonEmpty: true }), force: arg.boolean({ default: false }) },
+  })
+  async delkey({ key }: { key: string }): Promise<Record<string, unknown>> {
+    return this.delval({ key, destructive: true });
   }
 
   /** Salt writes a nested list back through its parents: `a:b` becomes `{a: {...a, b: list}}`. */

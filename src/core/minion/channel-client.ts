@@ -275,7 +275,9 @@ export class MinionChannel {
         return { reply: await this.requests.request(bytes, timeout), nonce };
       } catch (err) {
         if (!(err instanceof TransportError) || this.stopped) throw err;
-        this.log.warning(`Master ${s.master}:${s.master_port} did not answer the sign-in (try ${attempt} of ${this.policy.auth_tries}, ${timeout / 1000} s): ${err.message}`);
+        // Info, not warning: Salt's request channel retries quietly, and salt-call (logging at
+        // warning by default) must print only Salt's one line when the master is down.
+        this.log.info(`Master ${s.master}:${s.master_port} did not answer the sign-in (try ${attempt} of ${this.policy.auth_tries}, ${timeout / 1000} s): ${err.message}`);
       }
     }
     return null;
