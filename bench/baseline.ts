@@ -4,7 +4,7 @@
  * bus and no executor. The server runs in a child process (bench/baseline-server.ts), the N
  * subscribers here, as brine's master and minions do.
  */
-import { BrineError } from '../src/core/errors';
+import { BenchError } from './bench-error';
 import { RequestClient, SubscribeClient, raiseSocketLimit } from '../src/core/transport/zeromq';
 import { freePort } from '../scripts/cluster';
 import { IpcChild } from './ipc-child';
@@ -60,7 +60,7 @@ export async function runBaseline(minions: number, rounds: number): Promise<Base
       warmed = (await server.waitFor('done:warmup', 2000)) !== null;
       if (!warmed) server.send({ type: 'republish', round: 'warmup' });
     }
-    if (!warmed) throw new BrineError('BENCH_BASELINE', `baseline: not all ${minions} subscribers answered the warm-up within 60 s`);
+    if (!warmed) throw new BenchError('BENCH_BASELINE', `baseline: not all ${minions} subscribers answered the warm-up within 60 s`);
     const warmupMs = performance.now() - warmStart;
 
     const samples: number[] = [];

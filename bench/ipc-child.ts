@@ -3,6 +3,7 @@
  * Node's IPC channel. Messages are objects with a `type`; {type: 'error', message} from the child,
  * or its exit, fails every wait.
  */
+import { BenchError } from './bench-error';
 import { fork } from 'node:child_process';
 import { join } from 'node:path';
 import { BrineError } from '../src/core/errors';
@@ -26,20 +27,20 @@ export class IpcChild {
     this.exited = new Promise((resolve) => this.child.on('exit', (code, signal) => resolve(code ?? (signal ? 128 : 0))));
     this.child.on('message', (msg: ChildMessage) => {
       if (msg.type === 'error') {
-        this.failure = new BrineError('BENCH_CHILD', `${name}: ${String(msg.message)}`);
+        this.failure = new BenchError('BENCH_CHILD', `${name}: ${String(msg.message)}`);
         for (const wake of [...this.waiters.values()]) wake(null);
         return;
       }
       this.waiters.get(this.keyOf(msg))?.(msg);
     });
     void this.exited.then((code) => {
-      this.failure ??= new BrineError('BENCH_CHILD', `${name} exited with code ${code}`);
+      this.failure ??= new BenchError('BENCH_CHILD', `${name} exited with code ${code}`);
       for (const wake of [...this.waiters.values()]) wake(null);
     });
   }
 
   get pid(): number {
-    if (this.child.pid === undefined) throw new BrineError('BENCH_CHILD', `${this.name} did not start`);
+    if (this.child.pid === undefined) throw new BenchError('BENCH_CHILD', `${this.name} did not start`);
     return this.child.pid;
   }
 
@@ -60,7 +61,7 @@ export class IpcChild {
   /** Like waitFor, but a timeout is an error naming `what`. */
   async expect(key: string, timeoutMs: number, what: string): Promise<ChildMessage> {
     const msg = await this.waitFor(key, timeoutMs);
-    if (!msg) throw new BrineError('BENCH_CHILD', `${this.name}: ${what} within ${Math.round(timeoutMs / 1000)} s`);
+    if (!msg) throw new BenchError('BENCH_CHILD', `${this.name}: ${what} within ${Math.round(timeoutMs / 1000)} s`);
     return msg;
   }
 

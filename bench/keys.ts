@@ -7,7 +7,7 @@ import { generateKeyPair } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { BrineError } from '../src/core/errors';
+import { BenchError } from './bench-error';
 import { privateKeyFromPem, publicPemOf } from '../src/core/crypto/rsa';
 
 export interface KeyCacheResult {
@@ -71,7 +71,7 @@ export function installMinionKey(cacheDir: string, index: number, pkiDir: string
   try {
     pem = readFileSync(source, 'utf8');
   } catch (err) {
-    throw new BrineError('BENCH_KEY_MISSING', `bench: cached key ${source} cannot be read`, {
+    throw new BenchError('BENCH_KEY_MISSING', `bench: cached key ${source} cannot be read`, {
       cause: err,
       hint: 'call ensureKeyCache first, or delete the cache folder to regenerate it',
     });

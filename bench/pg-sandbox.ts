@@ -14,7 +14,7 @@ import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, realpath
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { Client } from 'pg';
-import { BrineError } from '../src/core/errors';
+import { BenchError } from './bench-error';
 import type { PostgresOptions } from '../src/core/master/job-cache/postgres-cache';
 import { freePort } from '../scripts/free-port';
 
@@ -25,7 +25,7 @@ export interface ThrowawayPostgres {
 }
 
 function fail(message: string, cause?: unknown): never {
-  throw new BrineError('PG_SANDBOX', message, {
+  throw new BenchError('PG_SANDBOX', message, {
     cause,
     hint: 'install the PostgreSQL server binaries (Debian: apt-get install -y postgresql) so that initdb and pg_ctl exist',
   });

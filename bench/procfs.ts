@@ -3,13 +3,13 @@
  * process so that its figures are its own, not the benchmark's).
  */
 import { readdirSync, readFileSync } from 'node:fs';
-import { BrineError } from '../src/core/errors';
+import { BenchError } from './bench-error';
 
 function readProc(pid: number, file: string): string {
   try {
     return readFileSync(`/proc/${pid}/${file}`, 'utf8');
   } catch (err) {
-    throw new BrineError('BENCH_PROCFS', `bench: cannot read /proc/${pid}/${file}`, {
+    throw new BenchError('BENCH_PROCFS', `bench: cannot read /proc/${pid}/${file}`, {
       cause: err,
       hint: 'the scale benchmark reads /proc and needs Linux, and the process must still be running',
     });
@@ -19,14 +19,14 @@ function readProc(pid: number, file: string): string {
 /** Resident set size in MiB (VmRSS from /proc/<pid>/status). */
 export function rssMiB(pid: number): number {
   const match = /^VmRSS:\s+(\d+)\s+kB/m.exec(readProc(pid, 'status'));
-  if (!match) throw new BrineError('BENCH_PROCFS', `bench: no VmRSS line in /proc/${pid}/status`);
+  if (!match) throw new BenchError('BENCH_PROCFS', `bench: no VmRSS line in /proc/${pid}/status`);
   return Number(match[1]) / 1024;
 }
 
 /** Peak resident set size in MiB (VmHWM). */
 export function peakRssMiB(pid: number): number {
   const match = /^VmHWM:\s+(\d+)\s+kB/m.exec(readProc(pid, 'status'));
-  if (!match) throw new BrineError('BENCH_PROCFS', `bench: no VmHWM line in /proc/${pid}/status`);
+  if (!match) throw new BenchError('BENCH_PROCFS', `bench: no VmHWM line in /proc/${pid}/status`);
   return Number(match[1]) / 1024;
 }
 
@@ -37,7 +37,7 @@ export function cpuSeconds(pid: number): number {
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   const utime = Number(fields[11]);
   const stime = Number(fields[12]);
-  if (!Number.isFinite(utime) || !Number.isFinite(stime)) throw new BrineError('BENCH_PROCFS', `bench: unreadable /proc/${pid}/stat`);
+  if (!Number.isFinite(utime) || !Number.isFinite(stime)) throw new BenchError('BENCH_PROCFS', `bench: unreadable /proc/${pid}/stat`);
   // USER_HZ is 100 on every Linux that Node supports.
   return (utime + stime) / 100;
 }
@@ -53,6 +53,6 @@ export function openFds(pid: number): number {
   try {
     return readdirSync(`/proc/${pid}/fd`).length;
   } catch (err) {
-    throw new BrineError('BENCH_PROCFS', `bench: cannot list /proc/${pid}/fd`, { cause: err, hint: 'the process must be running and owned by this user' });
+    throw new BenchError('BENCH_PROCFS', `bench: cannot list /proc/${pid}/fd`, { cause: err, hint: 'the process must be running and owned by this user' });
   }
 }

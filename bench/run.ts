@@ -9,6 +9,7 @@
  *
  * Prints tables and writes bench/results.json (machine, date, every figure).
  */
+import { BenchError } from './bench-error';
 import { writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import { join } from 'node:path';
@@ -39,7 +40,7 @@ interface Options {
 const USAGE = 'usage: npm run bench -- [--minions 100,1000] [--jobs 5] [--auth-timeout SECONDS] [--skip-micro] [--skip-render] [--skip-job-cache] [--skip-api]';
 
 function badFlag(message: string): BrineError {
-  return new BrineError('BAD_BENCH_FLAG', message, { hint: USAGE });
+  return new BenchError('BAD_BENCH_FLAG', message, { hint: USAGE });
 }
 
 export function parseArgs(argv: string[]): Options {

@@ -1,21 +1,28 @@
-import { Fn, IJobContext, inject, IPillar, ISalt, IStates, isTrue, Module, type StateRunOptions, type StateRunReturn } from 'brine/plugin';
+import { arg, Fn, IJobContext, inject, InvocationError, IPillar, ISalt, IStates, Module, type StateRunOptions, type StateRunReturn } from 'brine/plugin';
 
-type Kw = Record<string, unknown>;
-
-/** `a,b` or a list -> SLS names. */
-function modsOf(mods: unknown): string[] {
-  if (mods === undefined || mods === null || mods === '') return [];
-  if (Array.isArray(mods)) return mods.map(String);
-  return String(mods)
-    .split(',')
-    .map((s) => s.trim())
-    .filter(Boolean);
+/** The options every state run takes (Salt's names); others (`queue`, ...) go to `kwargs`. */
+const RUN = {
+  test: arg.boolean({ optional: true, description: 'Report what would change, change nothing' }),
+  saltenv: arg.string({ optional: true, description: 'The environment of the SLS files' }),
+  pillar: arg.any({ optional: true, description: 'Pillar data merged over the compiled pillar' }),
+  exclude: arg.any({ optional: true, description: 'SLS files or IDs to leave out' }),
+};
+interface Run {
+  test?: boolean;
+  saltenv?: string;
+  pillar?: unknown;
+  exclude?: unknown;
+  kwargs: Record<string, unknown>;
 }
+/** SLS names: a list, or `a,b` (Salt's split_input). */
+const MODS = arg.list({ of: arg.string(), split: true, description: 'SLS names, a list or comma-separated' });
+const SOME_MODS = arg.list({ of: arg.string(), split: true, optional: true, description: 'SLS names; none = the highstate' });
+const mods = (list: string[] | undefined): string[] => (list ?? []).filter((m) => m !== '');
 
 function pillarOf(p: unknown): Record<string, unknown> | undefined {
   if (p === undefined || p === null || p === '') return undefined;
   if (typeof p === 'object' && !Array.isArray(p)) return p as Record<string, unknown>;
-  throw new Error('Pillar data must be formatted as a dictionary, unless pillar_enc is specified.');
+  throw new InvocationError('Pillar data must be formatted as a dictionary, unless pillar_enc is specified.');
 }
 
 /** Salt's `state` execution module: apply SLS files and the highstate, and show what they compile to. */
@@ -29,13 +36,13 @@ export class StateExecModule {
   ) {}
 
   /** The run's options; the pillar is compiled afresh with `pillar=` over it, as Salt's State does. */
-  private async options(kw: Kw): Promise<StateRunOptions> {
-    const saltenv = kw.saltenv === undefined ? undefined : String(kw.saltenv);
+  private async options(o: Run): Promise<StateRunOptions> {
+    const { saltenv } = o;
     return {
-      test: kw.test === undefined ? undefined : isTrue(kw.test),
+      test: o.test,
       saltenv,
-      pillar: await this.pillar.compile({ override: pillarOf(kw.pillar), saltenv }),
-      exclude: kw.exclude,
+      pillar: await this.pillar.compile({ override: pillarOf(o.pillar), saltenv }),
+      exclude: o.exclude,
       caller: this.salt,
     };
   }
@@ -45,63 +52,75 @@ export class StateExecModule {
     return ret;
   }
 
-  @Fn({ summary: "Apply SLS files, or the highstate without any", examples: ["salt '*' state.apply webserver,db test=True"], outputter: 'highstate', kwargs: true })
-  async apply(mods: unknown = undefined, kwargs: Kw = {}): Promise<StateRunReturn> {
-    const list = modsOf(mods);
-    return this.finish(list.length ? await this.states.sls(list, await this.options(kwargs)) : await this.states.highstate(await this.options(kwargs)));
+  @Fn({
+    summary: 'Apply SLS files, or the highstate without any',
+    examples: ["salt '*' state.apply webserver,db test=True"],
+    outputter: 'highstate',
+    args: { mods: SOME_MODS, ...RUN },
+    kwargs: true,
+  })
+  async apply(a: Run & { mods?: string[] }): Promise<StateRunReturn> {
+    const list = mods(a.mods);
+    return this.finish(list.length ? await this.states.sls(list, await this.options(a)) : await this.states.highstate(await this.options(a)));
   }
 
-  @Fn({ summary: "Apply SLS files", examples: ["salt '*' state.sls webserver"], outputter: 'highstate', kwargs: true })
-  async sls(mods: unknown = undefined, kwargs: Kw = {}): Promise<StateRunReturn> {
-    const list = modsOf(mods);
-    return this.finish(list.length ? await this.states.sls(list, await this.options(kwargs)) : await this.states.highstate(await this.options(kwargs)));
+  @Fn({ summary: 'Apply SLS files', examples: ["salt '*' state.sls webserver"], outputter: 'highstate', args: { mods: SOME_MODS, ...RUN }, kwargs: true })
+  async sls(a: Run & { mods?: string[] }): Promise<StateRunReturn> {
+    return this.apply(a);
   }
 
-  @Fn({ summary: "Apply the highstate (the top file's SLS files)", examples: ["salt '*' state.highstate"], outputter: 'highstate', kwargs: true })
-  async highstate(kwargs: Kw = {}): Promise<StateRunReturn> {
-    return this.finish(await this.states.highstate(await this.options(kwargs)));
+  @Fn({ summary: "Apply the highstate (the top file's SLS files)", examples: ["salt '*' state.highstate"], outputter: 'highstate', args: RUN, kwargs: true })
+  async highstate(a: Run): Promise<StateRunReturn> {
+    return this.finish(await this.states.highstate(await this.options(a)));
   }
 
-  @Fn({ summary: "Apply the highstate in test mode", examples: ["salt '*' state.test"], outputter: 'highstate', kwargs: true })
-  async test(mods: unknown = undefined, kwargs: Kw = {}): Promise<StateRunReturn> {
-    return this.apply(mods, { ...kwargs, test: true });
+  @Fn({ summary: 'Apply SLS files, or the highstate, in test mode', examples: ["salt '*' state.test"], outputter: 'highstate', args: { mods: SOME_MODS, ...RUN }, kwargs: true })
+  async test(a: Run & { mods?: string[] }): Promise<StateRunReturn> {
+    return this.apply({ ...a, test: true });
   }
 
-  @Fn({ summary: "Run one state function", examples: ["salt '*' state.single file.managed /etc/motd contents=hi"], outputter: 'highstate', kwargs: true })
-  async single(fun: string, name: string, kwargs: Kw = {}): Promise<StateRunReturn> {
-    const args: Kw = {};
-    for (const [k, v] of Object.entries(kwargs)) if (!k.startsWith('__') && !['test', 'saltenv', 'pillar', 'queue'].includes(k)) args[k] = v;
-    return this.finish(await this.states.single(fun, name, args, await this.options(kwargs)));
+  @Fn({
+    summary: 'Run one state function',
+    description: 'Keywords other than the run options are the state\'s arguments.',
+    examples: ["salt '*' state.single file.managed /etc/motd contents=hi"],
+    outputter: 'highstate',
+    args: { fun: arg.string({ nonEmpty: true }), name: arg.string(), ...RUN },
+    kwargs: true,
+  })
+  async single(a: Run & { fun: string; name: string }): Promise<StateRunReturn> {
+    const args: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(a.kwargs)) if (!k.startsWith('__') && k !== 'queue') args[k] = v;
+    return this.finish(await this.states.single(a.fun, a.name, args, await this.options(a)));
   }
 
-  @Fn({ summary: "Run one ID of SLS files", examples: ["salt '*' state.sls_id my_id webserver"], outputter: 'highstate', kwargs: true })
-  async sls_id(id: string, mods: unknown, kwargs: Kw = {}): Promise<StateRunReturn> {
-    return this.finish(await this.states.slsId(id, modsOf(mods), await this.options(kwargs)));
+  @Fn({ summary: 'Run one ID of SLS files', examples: ["salt '*' state.sls_id my_id webserver"], outputter: 'highstate', args: { id_: arg.string(), mods: MODS, ...RUN }, kwargs: true })
+  async sls_id(a: Run & { id_: string; mods: string[] }): Promise<StateRunReturn> {
+    return this.finish(await this.states.slsId(a.id_, mods(a.mods), await this.options(a)));
   }
 
-  @Fn({ summary: "The high data of SLS files", examples: ["salt '*' state.show_sls webserver"], kwargs: true })
-  async show_sls(mods: unknown, kwargs: Kw = {}): Promise<unknown> {
-    return this.shown(await this.states.showSls(modsOf(mods), await this.options(kwargs)));
+  @Fn({ summary: 'The high data of SLS files', examples: ["salt '*' state.show_sls webserver"], args: { mods: MODS, ...RUN }, kwargs: true })
+  async show_sls(a: Run & { mods: string[] }): Promise<unknown> {
+    return this.shown(await this.states.showSls(mods(a.mods), await this.options(a)));
   }
 
-  @Fn({ summary: "The low chunks of SLS files", examples: ["salt '*' state.show_low_sls webserver"], kwargs: true })
-  async show_low_sls(mods: unknown, kwargs: Kw = {}): Promise<unknown> {
-    return this.shown(await this.states.showLowSls(modsOf(mods), await this.options(kwargs)));
+  @Fn({ summary: 'The low chunks of SLS files', examples: ["salt '*' state.show_low_sls webserver"], args: { mods: MODS, ...RUN }, kwargs: true })
+  async show_low_sls(a: Run & { mods: string[] }): Promise<unknown> {
+    return this.shown(await this.states.showLowSls(mods(a.mods), await this.options(a)));
   }
 
-  @Fn({ summary: "The top file's matches for this minion", examples: ["salt '*' state.show_top"], kwargs: true })
-  async show_top(kwargs: Kw = {}): Promise<unknown> {
-    return this.shown(await this.states.showTop(await this.options(kwargs)));
+  @Fn({ summary: "The top file's matches for this minion", examples: ["salt '*' state.show_top"], args: RUN, kwargs: true })
+  async show_top(a: Run): Promise<unknown> {
+    return this.shown(await this.states.showTop(await this.options(a)));
   }
 
-  @Fn({ summary: "The highstate's high data", examples: ["salt '*' state.show_highstate"], kwargs: true })
-  async show_highstate(kwargs: Kw = {}): Promise<unknown> {
-    return this.shown(await this.states.showHighstate(await this.options(kwargs)));
+  @Fn({ summary: "The highstate's high data", examples: ["salt '*' state.show_highstate"], args: RUN, kwargs: true })
+  async show_highstate(a: Run): Promise<unknown> {
+    return this.shown(await this.states.showHighstate(await this.options(a)));
   }
 
-  @Fn({ summary: "The highstate's low chunks", examples: ["salt '*' state.show_lowstate"], kwargs: true })
-  async show_lowstate(kwargs: Kw = {}): Promise<unknown> {
-    return this.shown(await this.states.showLowstate(await this.options(kwargs)));
+  @Fn({ summary: "The highstate's low chunks", examples: ["salt '*' state.show_lowstate"], args: RUN, kwargs: true })
+  async show_lowstate(a: Run): Promise<unknown> {
+    return this.shown(await this.states.showLowstate(await this.options(a)));
   }
 
   private shown(ret: unknown): unknown {

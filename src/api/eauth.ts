@@ -11,7 +11,9 @@ import apacheMd5 from 'apache-md5';
 import bcrypt from 'bcryptjs';
 import { BrineError } from '../core/errors';
 
-export class EauthError extends BrineError {}
+/** The codes an {@link EauthError} carries. */
+export type EauthErrorCode = 'BAD_EAUTH_CONFIG' | 'UNSUPPORTED_HASH' | 'EAUTH_FILE_UNREADABLE' | 'PAM_UNAVAILABLE';
+export class EauthError extends BrineError<EauthErrorCode> {}
 
 export interface EauthBackend {
   readonly name: string;

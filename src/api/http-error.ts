@@ -31,7 +31,7 @@ const DEFAULT_MESSAGE: Readonly<Record<number, string>> = {
 };
 
 /** An HTTP error with the message CherryPy would show (cherrypy.HTTPError(status, message)). */
-export class HttpError extends BrineError {
+export class HttpError extends BrineError<`HTTP_${number}`> {
   constructor(
     readonly status: number,
     message?: string,

@@ -17,6 +17,9 @@ import type { FunctionTable } from '../runners/master-functions';
 
 export type { JobRunner, LocalJob };
 
+/** A runner or wheel function salt-api was asked for that does not exist (`'mod.fun' is not available.`). */
+class NotAvailableError extends BrineError<'NO_RUNNER' | 'NO_WHEEL'> {}
+
 /** Every client name salt-api knows, in Salt's order (GET / lists them, enabled or not). */
 export const CLIENTS = ['local', 'local_async', 'local_batch', 'local_subset', 'runner', 'runner_async', 'ssh', 'wheel', 'wheel_async'] as const;
 
@@ -182,7 +185,7 @@ export class Netapi {
       if (!f) {
         // Salt's runner client raises, and rest_cherrypy answers 500 with a JSON body.
         this.deps.log.error(`Runner function '${fun}' is not available`);
-        throw new BrineError('NO_RUNNER', `'${fun}' is not available.`);
+        throw new NotAvailableError('NO_RUNNER', `'${fun}' is not available.`);
       }
       const run = async () => {
         const data = { fun: `runner.${fun}`, fun_args: args, jid, user: who.user, _stamp: now() };
@@ -209,7 +212,7 @@ export class Netapi {
       this.deps.background.fire(`${tag}/new`, { ...data });
       const f = table.get(fun);
       try {
-        if (!f) throw new BrineError('NO_WHEEL', `'${fun}' is not available.`);
+        if (!f) throw new NotAvailableError('NO_WHEEL', `'${fun}' is not available.`);
         data.return = await f.call(args, kwargs, { user: who.user });
         data.success = true;
       } catch (err) {

@@ -1,5 +1,12 @@
 import * as Errors from '@oclif/core/errors';
-import { BrineError } from '../core/errors';
+import { BrineError, type CoreErrorCode } from '../core/errors';
+import type { RenderErrorCode } from '../core/render/errors';
+import type { MinionErrorCode } from '../core/minion/minion-errors';
+import type { PluginErrorCode } from '../plugins/api/errors';
+import type { ClientErrorCode } from '../core/client/client-errors';
+
+/** A CliError's code: its own (`CLI`), or that of the error it wraps. */
+export type CliErrorCode = 'CLI' | CoreErrorCode | ClientErrorCode | RenderErrorCode | MinionErrorCode | PluginErrorCode | 'BAD_SHLEX';
 
 /** Salt's exit code for a command-line usage error (EX_USAGE). */
 export const EXIT_USAGE = 64;
@@ -9,9 +16,9 @@ export const EXIT_USAGE = 64;
  * `code` is the one given, else that of the BrineError it wraps (`cause`), else 'CLI': a test (or
  * a caller) can tell a refused key from an unreachable master without reading the text.
  */
-export class CliError extends BrineError {
-  constructor(message: string, readonly exitCode = 1, options: { hint?: string; cause?: unknown; code?: string } = {}) {
-    super(options.code ?? (options.cause instanceof BrineError ? options.cause.code : 'CLI'), message, options);
+export class CliError extends BrineError<CliErrorCode> {
+  constructor(message: string, readonly exitCode = 1, options: { hint?: string; cause?: unknown; code?: CliErrorCode } = {}) {
+    super(options.code ?? (options.cause instanceof BrineError ? (options.cause as BrineError<CliErrorCode>).code : 'CLI'), message, options);
   }
 }
 

@@ -4,6 +4,7 @@
  *
  *   jidToTime('20261202131309576618')   // '2026, Dec 02 13:13:09.576618'
  */
+import { RunnerArgError } from './errors';
 import { isDeepStrictEqual } from 'node:util';
 import { BrineError } from '../core/errors';
 import { isJid, jidToDate } from '../core/protocol/jid';
@@ -70,7 +71,7 @@ export function metadataMatches(job: JobRecord, search: Record<string, unknown>)
 }
 
 function badTime(name: string, value: unknown): never {
-  throw new BrineError('BAD_RUNNER_ARG', `${name}: cannot read ${JSON.stringify(String(value))} as a time`, {
+  throw new RunnerArgError('BAD_RUNNER_ARG', `${name}: cannot read ${JSON.stringify(String(value))} as a time`, {
     hint: "write it as '2026, Dec 02 13:13' (as StartTime prints), '2026-12-02 13:13:09', an ISO 8601 time or a jid; times without a zone are UTC",
   });
 }

@@ -11,7 +11,7 @@
  *
  *   const result = await JOB_RUNNERS['jobs.lookup_jid']({ cache, arg: [jid], kwargs: {} });
  */
-import { BrineError } from '../core/errors';
+import { RunnerArgError } from './errors';
 import type { JobCache, JobFilter } from '../core/master/job-cache';
 import { formatJidInstance, formatResult, metadataMatches, parseRunnerTime, setKey } from './job-format';
 import { unpackArgs } from '../core/protocol/salt-args';
@@ -26,7 +26,7 @@ export interface JobRunnerContext {
 export type JobRunner = (ctx: JobRunnerContext) => Promise<unknown>;
 
 function bad(fun: string, message: string): never {
-  throw new BrineError('BAD_RUNNER_ARG', `${fun}: ${message}`, { hint: `see: salt-run -d ${fun}` });
+  throw new RunnerArgError('BAD_RUNNER_ARG', `${fun}: ${message}`, { hint: `see: salt-run -d ${fun}` });
 }
 
 /** Python-style binding of positional and keyword arguments to a runner's parameter names. */

@@ -22,7 +22,7 @@ export interface WheelDeps {
   connected(): Promise<string[]>;
 }
 
-class WheelArgError extends BrineError {}
+class WheelArgError extends BrineError<'WHEEL_ARGS'> {}
 
 /** Binds positional then keyword arguments to parameter names, refusing unknown keywords as Python does. */
 function bind(fun: string, params: readonly string[], args: unknown[], kwargs: Record<string, unknown>): Record<string, unknown> {

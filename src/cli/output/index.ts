@@ -8,6 +8,7 @@
  * when the outputter produced nothing). The CLI calls it once per minion as returns arrive
  * (`{ [id]: ret }`), or once with all returns under --static.
  */
+import { OutputError } from './errors';
 import { BrineError } from '../../core/errors';
 import { formatJson, type JsonIndent } from '../../core/pycompat';
 import { nestedLines } from './nested';
@@ -42,7 +43,7 @@ export function isOutputter(name: string): name is Outputter {
 
 export function formatOutput(outputter: Outputter, data: unknown, opts: OutputOptions = {}): string {
   if (!isOutputter(outputter)) {
-    throw new BrineError('BAD_OUTPUTTER', `unknown outputter '${String(outputter)}'`, { hint: `use one of: ${OUTPUTTERS.join(', ')}` });
+    throw new OutputError('BAD_OUTPUTTER', `unknown outputter '${String(outputter)}'`, { hint: `use one of: ${OUTPUTTERS.join(', ')}` });
   }
   if (opts.static === false && isMapping(data)) {
     return entriesOf(data)
@@ -80,7 +81,7 @@ function render(outputter: Outputter, data: unknown, opts: OutputOptions): strin
 function numericIndent(indent: JsonIndent | undefined, outputter: string): number | undefined {
   if (indent === undefined) return undefined;
   if (typeof indent === 'number' && Number.isInteger(indent)) return indent;
-  throw new BrineError('BAD_OUTPUT_INDENT', `the ${outputter} outputter needs an integer indent, got ${String(indent)}`);
+  throw new OutputError('BAD_OUTPUT_INDENT', `the ${outputter} outputter needs an integer indent, got ${String(indent)}`);
 }
 
 /**

@@ -6,6 +6,7 @@
  *
  *   await streamEvents({ sockDir, arg: ['salt/job/*', { __kwarg__: true, count: 2 }] }, print);
  */
+import { RunnerArgError } from '../../runners/errors';
 import { BrineError } from '../../core/errors';
 import { listenToMaster } from '../../core/client/event-listener';
 import { eventData } from '../../core/client/local-client-wait';
@@ -29,7 +30,7 @@ interface EventArgs {
 const PARAMS = ['tagmatch', 'count', 'quiet', 'sock_dir', 'pretty', 'node'] as const;
 
 function bad(message: string): never {
-  throw new BrineError('BAD_RUNNER_ARG', `state.event: ${message}`, { hint: "e.g. salt-run state.event 'salt/job/*' count=2 pretty=True" });
+  throw new RunnerArgError('BAD_RUNNER_ARG', `state.event: ${message}`, { hint: "e.g. salt-run state.event 'salt/job/*' count=2 pretty=True" });
 }
 
 function truthy(name: string, v: unknown): boolean {

@@ -1,4 +1,4 @@
-import { BrineError } from '../errors';
+import { ClientError } from './client-errors';
 
 /**
  * Salt's get_bnum (salt/cli/batch.py): "N" minions, or "N%" of the minions that answered the
@@ -15,5 +15,5 @@ export function batchSize(spec: string, upCount: number): number {
     return n < 1 ? Math.ceil(n) : Math.floor(n);
   }
   if (/^\d+$/.test(text) && Number(text) > 0) return Number(text);
-  throw new BrineError('BAD_BATCH', `Invalid batch data sent: ${spec}\nData must be in the form of %10, 10% or 3`);
+  throw new ClientError('BAD_BATCH', `Invalid batch data sent: ${spec}\nData must be in the form of %10, 10% or 3`);
 }

@@ -18,6 +18,7 @@
  *   waiter.add(pub);
  *   for (let ev = await waiter.next(); ev; ev = await waiter.next()) ...
  */
+import { ClientError } from './client-errors';
 import { BrineError } from '../errors';
 import { decode } from '../protocol/msgpack';
 import { returnFromEvent, type JobEvent, type LocalClient, type NoReturnReason, type Publication, type WaitOptions } from './local-client';
@@ -47,7 +48,7 @@ export class JobWaiter {
   constructor(private readonly client: LocalClient, private readonly opts: WaitOptions) {
     for (const [name, v] of Object.entries(opts)) {
       if (typeof v !== 'number' || !Number.isFinite(v) || v < 0) {
-        throw new BrineError('BAD_WAIT_OPTION', `${name} must be a number of milliseconds >= 0, not ${String(v)}`);
+        throw new ClientError('BAD_WAIT_OPTION', `${name} must be a number of milliseconds >= 0, not ${String(v)}`);
       }
     }
   }

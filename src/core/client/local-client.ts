@@ -1,3 +1,4 @@
+import { ClientError } from './client-errors';
 import { userInfo } from 'node:os';
 import { BrineError } from '../errors';
 import { buildClearRequest } from '../channel';
@@ -119,7 +120,7 @@ export class LocalClient {
     try {
       replyBytes = await this.requests.request(buildClearRequest(load), 10_000);
     } catch (err) {
-      throw new BrineError('MASTER_UNREACHABLE', `the master did not answer on port ${this.master.ret_port}`, {
+      throw new ClientError('MASTER_UNREACHABLE', `the master did not answer on port ${this.master.ret_port}`, {
         cause: err,
         hint: 'is salt-master running with this configuration? (-c CONFIG_DIR)',
       });
@@ -166,10 +167,10 @@ export class LocalClient {
  */
 export function publicationFromReply(bytes: Buffer): Publication {
   const out = readPublishReply(bytes);
-  if (out.jid === undefined) throw new BrineError('PUBLISH_REFUSED', out.error);
+  if (out.jid === undefined) throw new ClientError('PUBLISH_REFUSED', out.error);
   if (out.jid === null) {
-    if (out.minions.length === 0) throw new BrineError('NO_MINIONS', out.error);
-    throw new BrineError('PUBLISH_REFUSED', out.error);
+    if (out.minions.length === 0) throw new ClientError('NO_MINIONS', out.error);
+    throw new ClientError('PUBLISH_REFUSED', out.error);
   }
   return { jid: out.jid, minions: out.minions, notConnected: out.not_connected ?? [] };
 }
@@ -180,13 +181,13 @@ function readPublishReply(bytes: Buffer): PublishReply {
   try {
     decoded = decode(bytes);
   } catch (err) {
-    throw new BrineError('BAD_REPLY', 'the master answered the publish request with bytes that are not msgpack', { cause: err });
+    throw new ClientError('BAD_REPLY', 'the master answered the publish request with bytes that are not msgpack', { cause: err });
   }
-  if (typeof decoded === 'string') throw new BrineError('PUBLISH_REFUSED', `the master refused the job: ${decoded}`);
+  if (typeof decoded === 'string') throw new ClientError('PUBLISH_REFUSED', `the master refused the job: ${decoded}`);
   try {
     return parsePublishReply(parseClearReplyEnvelope(decoded).load);
   } catch (err) {
-    throw new BrineError('BAD_REPLY', `the master's publish reply is not usable: ${(err as Error).message}`, { cause: err });
+    throw new ClientError('BAD_REPLY', `the master's publish reply is not usable: ${(err as Error).message}`, { cause: err });
   }
 }
 

@@ -10,6 +10,7 @@
  * Every file holds the minion's public key PEM. Nothing is kept in memory that another process could
  * make stale: reads stat the file and re-read it only when it changed (see KeyFileCache).
  */
+import { MasterError } from './master-errors';
 import { mkdirSync, readdirSync, renameSync, rmSync, unlinkSync } from 'node:fs';
 import type { KeyObject } from 'node:crypto';
 import * as path from 'node:path';
@@ -59,7 +60,7 @@ export class KeyStore {
 
   constructor(options: KeyStoreOptions) {
     if (typeof options?.pkiDir !== 'string' || options.pkiDir === '') {
-      throw new BrineError('BAD_PKI_DIR', 'KeyStore needs a pkiDir');
+      throw new MasterError('BAD_PKI_DIR', 'KeyStore needs a pkiDir');
     }
     this.pkiDir = path.resolve(options.pkiDir);
     this.matcher = options.matcher ?? fnmatch;

@@ -1,3 +1,4 @@
+import { MasterError } from './master-errors';
 import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { dirname, join } from 'node:path';
@@ -31,7 +32,7 @@ export function readRootKey(cachedir: string): string {
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     const why = code === 'EACCES' ? 'permission denied' : code === 'ENOENT' ? 'no such file' : String(code ?? err);
-    throw new BrineError('NO_ROOT_KEY', `cannot read the master's root key ${path} (${why})`, {
+    throw new MasterError('NO_ROOT_KEY', `cannot read the master's root key ${path} (${why})`, {
       cause: err,
       hint:
         code === 'EACCES'

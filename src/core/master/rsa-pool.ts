@@ -8,6 +8,7 @@
  * jobs with `RSA_WORKER_FAILED` (the request handler answers those "bad load", so no request
  * hangs), is reported, and is replaced.
  */
+import { MasterError, type MasterErrorCode } from './master-errors';
 import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
@@ -92,7 +93,7 @@ export class RsaPool implements MasterRsa {
   constructor(private readonly data: RsaWorkerData, private readonly options: RsaPoolOptions = {}) {
     const size = options.size ?? availableParallelism();
     if (!Number.isInteger(size) || size < 1) {
-      throw new BrineError('BAD_POOL_SIZE', `RSA pool: size must be a whole number of threads >= 1, not ${size}`);
+      throw new MasterError('BAD_POOL_SIZE', `RSA pool: size must be a whole number of threads >= 1, not ${size}`);
     }
     this.size = size;
     this.startWorker = options.startWorker ?? startRsaWorker;
@@ -110,7 +111,7 @@ export class RsaPool implements MasterRsa {
   }
 
   run(job: RsaJob): Promise<RsaJobResult> {
-    if (this.closed) return Promise.reject(new BrineError('RSA_POOL_CLOSED', 'RSA pool: closed, the master is stopping'));
+    if (this.closed) return Promise.reject(new MasterError('RSA_POOL_CLOSED', 'RSA pool: closed, the master is stopping'));
     // The least busy worker; ties go to the first.
     const slot = this.slots.reduce((best, s) => (s.pending.size < best.pending.size ? s : best));
     const id = this.nextId++;
@@ -120,7 +121,7 @@ export class RsaPool implements MasterRsa {
         slot.worker.postMessage({ id, job: exactCopies(job) });
       } catch (err) {
         slot.pending.delete(id);
-        reject(new BrineError('RSA_JOB_FAILED', `RSA pool: the job cannot be sent to a worker: ${(err as Error).message}`, { cause: err }));
+        reject(new MasterError('RSA_JOB_FAILED', `RSA pool: the job cannot be sent to a worker: ${(err as Error).message}`, { cause: err }));
       }
     });
   }
@@ -128,7 +129,7 @@ export class RsaPool implements MasterRsa {
   async close(): Promise<void> {
     this.closed = true;
     const slots = this.slots.splice(0);
-    for (const slot of slots) this.failAll(slot, new BrineError('RSA_POOL_CLOSED', 'RSA pool: closed, the master is stopping'));
+    for (const slot of slots) this.failAll(slot, new MasterError('RSA_POOL_CLOSED', 'RSA pool: closed, the master is stopping'));
     await Promise.all(slots.map((s) => s.worker.terminate()));
   }
 
@@ -145,13 +146,13 @@ export class RsaPool implements MasterRsa {
       const pending = msg.id === undefined ? undefined : slot.pending.get(msg.id);
       if (!pending) return;
       slot.pending.delete(msg.id!);
-      if (msg.error) pending.reject(new BrineError(msg.error.code, `RSA job failed: ${msg.error.message}`));
+      if (msg.error) pending.reject(new MasterError(msg.error.code as MasterErrorCode, `RSA job failed: ${msg.error.message}`));
       else pending.resolve({ ...msg.result!, reply: asBuffer(msg.result!.reply) });
     });
     worker.on('error', (err) => (failure = err));
     worker.on('exit', (code) => {
       if (this.closed) return;
-      const err = new BrineError('RSA_WORKER_FAILED', `RSA worker thread ${worker.threadId} ended (exit code ${code})${failure ? `: ${failure.message}` : ''}`, {
+      const err = new MasterError('RSA_WORKER_FAILED', `RSA worker thread ${worker.threadId} ended (exit code ${code})${failure ? `: ${failure.message}` : ''}`, {
         cause: failure,
         hint: slot.ready ? 'it was replaced; the requests it held were answered "bad load" and the minions retry' : 'the master key could not be loaded in a worker thread',
       });

@@ -2,6 +2,7 @@
  * Entry of one RSA worker thread (see rsa-pool.ts). It gets the master's private key once, as PEM
  * in workerData, and then answers `{ id, job }` messages with `{ id, result }` or `{ id, error }`.
  */
+import { MasterError } from './master-errors';
 import { parentPort, workerData } from 'node:worker_threads';
 import { privateKeyFromPem } from '../crypto/rsa';
 import { BrineError } from '../errors';
@@ -11,7 +12,7 @@ interface WorkerInput {
   masterPrivatePem: string;
 }
 
-if (!parentPort) throw new BrineError('NOT_A_WORKER', 'rsa-worker must be started as a worker thread by RsaPool');
+if (!parentPort) throw new MasterError('NOT_A_WORKER', 'rsa-worker must be started as a worker thread by RsaPool');
 const port = parentPort;
 const masterKey = privateKeyFromPem((workerData as WorkerInput).masterPrivatePem);
 

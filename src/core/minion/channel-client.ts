@@ -1,3 +1,4 @@
+import { MinionStateError } from './minion-errors';
 import { randomBytes, type KeyObject } from 'node:crypto';
 import {
   buildAesRequest,
@@ -144,7 +145,7 @@ export class MinionChannel {
    * channel can open goes to `onJob` (jobs run concurrently; stop() waits for them).
    */
   async subscribe(onJob: PublicationHandler): Promise<void> {
-    if (!this.session) throw new BrineError('NOT_CONNECTED', 'subscribe() before connect()');
+    if (!this.session) throw new MinionStateError('NOT_CONNECTED', 'subscribe() before connect()');
     this.onJob = onJob;
     await this.subscribeTo(this.session.publishPort).whenConnected();
   }
@@ -268,7 +269,7 @@ export class MinionChannel {
       token: this.masterKey ? randomBytes(57).toString('base64') : undefined,
     });
     for (let attempt = 1; attempt <= this.policy.auth_tries; attempt++) {
-      if (this.stopped) throw new BrineError('STOPPED', 'the minion is stopping');
+      if (this.stopped) throw new MinionStateError('STOPPED', 'the minion is stopping');
       if (attempt > 1) await this.pause(resendPauseMs(this.policy.auth_timeout, this.random));
       const timeout = authTryTimeoutMs(this.policy.auth_timeout, attempt);
       try {

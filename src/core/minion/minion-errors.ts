@@ -5,25 +5,39 @@ import { decode } from '../protocol/msgpack';
 /** Salt's exit code when the master rejected this minion's key (EX_NOPERM). */
 export const EXIT_REJECTED = 77;
 
-export class MinionRejectedError extends BrineError {
+export class MinionRejectedError extends BrineError<'KEY_REJECTED'> {
   constructor(message: string, hint: string) {
     super('KEY_REJECTED', message, { hint });
   }
 }
 
 /** The master presents another key than the one this minion trusts: refuse to talk to it. */
-export class MasterKeyMismatchError extends BrineError {
+export class MasterKeyMismatchError extends BrineError<'MASTER_KEY_MISMATCH'> {
   constructor(message: string, hint: string) {
     super('MASTER_KEY_MISMATCH', message, { hint });
   }
 }
 
+/** Why sign-in gave up: no answer in time, or the key waits for acceptance. */
+export type SignInErrorCode = 'SIGN_IN_TIMEOUT' | 'SIGN_IN_PENDING';
+
+/** Every code of the minion's error classes. */
+export type MinionErrorCode = 'KEY_REJECTED' | 'MASTER_KEY_MISMATCH' | SignInErrorCode | MinionStateErrorCode | IdentityErrorCode;
+
+/** The channel client used out of order, or while stopping. */
+export type MinionStateErrorCode = 'NOT_CONNECTED' | 'STOPPED';
+export class MinionStateError extends BrineError<MinionStateErrorCode> {}
+
+/** The minion's identity sources (hostname, DNS, host files) failing or misused. */
+export type IdentityErrorCode = 'LOOKUP_TIMEOUT' | 'NO_PTR' | 'BAD_ROOT' | 'BAD_TIMEOUT' | 'BAD_PATH';
+export class IdentityError extends BrineError<IdentityErrorCode> {}
+
 /**
  * salt-call's sign-in failed (Salt's caller mode signs in once, before running anything): the
  * master did not answer (exit 1) or our key is not accepted yet (exit 2), with Salt's texts.
  */
-export class SignInError extends BrineError {
-  constructor(code: 'SIGN_IN_TIMEOUT' | 'SIGN_IN_PENDING', message: string, readonly exitCode: number) {
+export class SignInError extends BrineError<SignInErrorCode> {
+  constructor(code: SignInErrorCode, message: string, readonly exitCode: number) {
     super(code, message);
   }
 }

@@ -6,7 +6,7 @@
  * look like another id (bidi and other invisible characters, look-alike slashes and dots,
  * whitespace at either end), and ids too long to be a file name.
  */
-import { BrineError } from '../errors';
+import { ProtocolError } from '../errors';
 
 /** Longest id in UTF-8 bytes: a file name on Linux. */
 export const MAX_MINION_ID_BYTES = 255;
@@ -47,8 +47,8 @@ const ID_RULES =
   'minion ids are at most 255 bytes, may not be empty, ".", "..", start with a dot, start or end with whitespace, ' +
   'or contain "/", "\\", control, bidi or look-alike characters';
 
-/** Throws `BrineError` code `BAD_ID` naming what is wrong with `id`. */
+/** Throws `ProtocolError` code `BAD_ID` naming what is wrong with `id`. */
 export function assertMinionId(id: unknown): asserts id is string {
   const problem = minionIdProblem(id);
-  if (problem !== undefined) throw new BrineError('BAD_ID', problem, { hint: ID_RULES });
+  if (problem !== undefined) throw new ProtocolError('BAD_ID', problem, { hint: ID_RULES });
 }

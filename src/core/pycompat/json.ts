@@ -3,8 +3,7 @@
  * (salt/output/json_out.py through salt.utils.json.dumps). Item separator `,` plus newline when
  * indenting, `, ` and `: ` on one line; floats as Python prints them; bytes as their repr.
  */
-import { BrineError } from '../errors';
-import { compareCodePoints, entriesOf, isBytes, isMapping, pyBytesRepr, pyFloat, pyNumber, unprintable } from './repr';
+import { compareCodePoints, ReprError, entriesOf, isBytes, isMapping, pyBytesRepr, pyFloat, pyNumber, unprintable } from './repr';
 
 /** `output_indent`: a number of spaces, null or a negative number for one line, 'pretty' for 4 and sorted keys. */
 export type JsonIndent = number | null | 'pretty';
@@ -17,7 +16,7 @@ export function formatJson(data: unknown, indent: JsonIndent = 4): string {
     sortKeys = true;
   } else if (indent === null || indent < 0) width = null;
   else if (Number.isInteger(indent)) width = indent;
-  else throw new BrineError('BAD_OUTPUT_INDENT', `output indent must be an integer, null or 'pretty', got ${String(indent)}`);
+  else throw new ReprError('BAD_OUTPUT_INDENT', `output indent must be an integer, null or 'pretty', got ${String(indent)}`);
   return encode(data, width, sortKeys, 0);
 }
 

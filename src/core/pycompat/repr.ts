@@ -5,10 +5,13 @@
  */
 import { BrineError } from '../errors';
 
+/** A value no outputter can print (a function, a symbol, data nested too deeply), or an indent it cannot use. */
+export class ReprError extends BrineError<'BAD_OUTPUT_DATA' | 'BAD_OUTPUT_INDENT'> {}
+
 /** Data an outputter cannot print (a function, a symbol, a class instance). */
-export function unprintable(value: unknown): BrineError {
+export function unprintable(value: unknown): ReprError {
   const kind = value === null ? 'null' : typeof value === 'object' ? (value.constructor?.name ?? 'object') : typeof value;
-  return new BrineError('BAD_OUTPUT_DATA', `cannot print a ${kind} value: outputters take JSON/msgpack-like data`);
+  return new ReprError('BAD_OUTPUT_DATA', `cannot print a ${kind} value: outputters take JSON/msgpack-like data`);
 }
 
 export function isBytes(value: unknown): value is Uint8Array {
@@ -151,7 +154,7 @@ export function pyBytesRepr(b: Uint8Array): string {
 
 /** Python's repr() of decoded data; dict keys in insertion order (as str(dict) prints them). */
 export function pyRepr(value: unknown, sortKeys = false, depth = 0): string {
-  if (depth > 500) throw new BrineError('BAD_OUTPUT_DATA', 'data nested too deeply (or circular) to print');
+  if (depth > 500) throw new ReprError('BAD_OUTPUT_DATA', 'data nested too deeply (or circular) to print');
   if (value === null || value === undefined) return 'None';
   if (value === true) return 'True';
   if (value === false) return 'False';

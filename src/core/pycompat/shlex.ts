@@ -1,7 +1,7 @@
 import { BrineError } from '../errors';
 
 /** A command line `shlex.split` cannot split (Python raises ValueError with the same words). */
-export class ShlexError extends BrineError {
+export class ShlexError extends BrineError<'BAD_SHLEX'> {
   constructor(message: string) {
     super('BAD_SHLEX', message, { hint: 'close every quote and do not end the command with a lone backslash' });
   }

@@ -7,7 +7,7 @@ import { pySplitlines } from '../pycompat';
  * `Rendering SLS 'base:x' failed: ` exactly as Salt does. `line` is the 1-based line of the
  * rendered text where the problem is, when known.
  */
-export class RenderError extends BrineError {
+export class RenderError extends BrineError<RenderErrorCode> {
   readonly line?: number;
   constructor(code: RenderErrorCode, message: string, options: { cause?: unknown; line?: number; hint?: string } = {}) {
     super(code, message, options);

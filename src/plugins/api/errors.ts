@@ -1,5 +1,8 @@
 import { BrineError } from '../../core/errors';
 
+/** Every code of the plugin API's error classes (the executor answers a job by them). */
+export type PluginErrorCode = 'COMMAND_EXECUTION' | 'INVOCATION' | 'ARGUMENT' | 'MODULE_UNAVAILABLE' | 'FUNCTION_NOT_FOUND' | 'PLUGIN_DEFINITION';
+
 /**
  * A command or operation inside a module function failed. The executor answers the job with
  * `ERROR: <message>` and retcode 1, as Salt does for `CommandExecutionError`.
@@ -7,7 +10,7 @@ import { BrineError } from '../../core/errors';
  * @example
  * if (res.retcode !== 0) throw new CommandExecutionError('dpkg-query failed', { info: res.stderr });
  */
-export class CommandExecutionError extends BrineError {
+export class CommandExecutionError extends BrineError<'COMMAND_EXECUTION'> {
   /** Extra data that explains the failure (stderr, a path, ...). */
   readonly info?: unknown;
 
@@ -24,7 +27,7 @@ export class CommandExecutionError extends BrineError {
  * @example
  * if (!Number.isInteger(code)) throw new InvocationError('code must be an integer');
  */
-export class InvocationError extends BrineError {
+export class InvocationError extends BrineError<'INVOCATION'> {
   constructor(message: string, options: { cause?: unknown; hint?: string } = {}) {
     super('INVOCATION', message, options);
   }
@@ -38,7 +41,7 @@ export class InvocationError extends BrineError {
  * @example
  * throw new ArgumentError("echo() missing 1 required positional argument: 'text'");
  */
-export class ArgumentError extends BrineError {
+export class ArgumentError extends BrineError<'ARGUMENT'> {
   constructor(message: string, options: { cause?: unknown; hint?: string } = {}) {
     super('ARGUMENT', message, options);
   }
@@ -52,7 +55,7 @@ export class ArgumentError extends BrineError {
  * new ModuleUnavailableError('pkgx', 'pkgx needs Linux').message
  * // "'pkgx' __virtual__ returned False: pkgx needs Linux"
  */
-export class ModuleUnavailableError extends BrineError {
+export class ModuleUnavailableError extends BrineError<'MODULE_UNAVAILABLE'> {
   readonly module: string;
   readonly reason?: string;
 
@@ -74,7 +77,7 @@ export class ModuleUnavailableError extends BrineError {
  * @example
  * new FunctionNotFoundError('test.nope').message // "'test.nope' is not available."
  */
-export class FunctionNotFoundError extends BrineError {
+export class FunctionNotFoundError extends BrineError<'FUNCTION_NOT_FOUND'> {
   readonly fun: string;
 
   constructor(fun: string, options: { hint?: string } = {}) {
@@ -91,7 +94,7 @@ export class FunctionNotFoundError extends BrineError {
  * @example
  * // "Module 'pkgx' (class Pkgx) depends on unknown service IPackages (constructor parameter #1)."
  */
-export class PluginDefinitionError extends BrineError {
+export class PluginDefinitionError extends BrineError<'PLUGIN_DEFINITION'> {
   constructor(message: string, options: { cause?: unknown; hint?: string } = {}) {
     super('PLUGIN_DEFINITION', message, options);
   }

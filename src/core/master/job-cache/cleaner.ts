@@ -6,6 +6,7 @@
  *   ...
  *   cleaner.stop();
  */
+import { JobCacheError } from './errors';
 import { BrineError } from '../../errors';
 import type { JobCache } from './types';
 
@@ -31,11 +32,11 @@ export interface JobCacheCleaner {
 export function startJobCacheCleaner(cache: JobCache, opts: CleanerOptions): JobCacheCleaner {
   const { keepSeconds } = opts;
   if (typeof keepSeconds !== 'number' || !Number.isFinite(keepSeconds) || keepSeconds < 0) {
-    throw new BrineError('BAD_JOB_CACHE_OPTION', `keepSeconds must be a number >= 0, not ${String(keepSeconds)}`);
+    throw new JobCacheError('BAD_JOB_CACHE_OPTION', `keepSeconds must be a number >= 0, not ${String(keepSeconds)}`);
   }
   const intervalMs = opts.intervalMs ?? 60_000;
   if (!Number.isInteger(intervalMs) || intervalMs <= 0) {
-    throw new BrineError('BAD_JOB_CACHE_OPTION', `intervalMs must be a positive integer, not ${String(intervalMs)}`);
+    throw new JobCacheError('BAD_JOB_CACHE_OPTION', `intervalMs must be a positive integer, not ${String(intervalMs)}`);
   }
   const now = opts.now ?? (() => new Date());
   let running = false;

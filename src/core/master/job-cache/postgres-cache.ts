@@ -4,6 +4,7 @@
  * makes a commit durable (WAL flushed) before the INSERT resolves, so an awaited saveReturn
  * survives the master, and the database host, losing power.
  */
+import { JobCacheError } from './errors';
 import { Pool, type PoolClient, type QueryResultRow } from 'pg';
 import { BrineError } from '../../errors';
 import { filterBounds, jobFromRow, jobRow, matchesPatterns, returnRow, returnsFromRows, type ReturnRow } from './rows';
@@ -81,14 +82,14 @@ export class PostgresJobCache implements JobCache {
 
   private ioError(action: string, err: unknown): BrineError {
     if (err instanceof BrineError) return err;
-    return new BrineError('JOB_CACHE_IO', `job cache ${where(this.opts)}: ${action} failed: ${(err as Error).message}`, {
+    return new JobCacheError('JOB_CACHE_IO', `job cache ${where(this.opts)}: ${action} failed: ${(err as Error).message}`, {
       cause: err,
       hint: 'check master_job_cache and the postgres options (host, port, user, pass, db) in the master config, and that the server is up',
     });
   }
 
   private async query<R extends QueryResultRow>(action: string, sql: string, params: unknown[]): Promise<R[]> {
-    if (this.closed) throw new BrineError('JOB_CACHE_CLOSED', `job cache ${where(this.opts)} is closed (${action})`);
+    if (this.closed) throw new JobCacheError('JOB_CACHE_CLOSED', `job cache ${where(this.opts)} is closed (${action})`);
     try {
       return (await this.pool.query<R>(sql, params)).rows;
     } catch (err) {
@@ -97,7 +98,7 @@ export class PostgresJobCache implements JobCache {
   }
 
   private async transaction<T>(action: string, body: (client: PoolClient) => Promise<T>): Promise<T> {
-    if (this.closed) throw new BrineError('JOB_CACHE_CLOSED', `job cache ${where(this.opts)} is closed (${action})`);
+    if (this.closed) throw new JobCacheError('JOB_CACHE_CLOSED', `job cache ${where(this.opts)} is closed (${action})`);
     let client: PoolClient;
     try {
       client = await this.pool.connect();
@@ -129,7 +130,7 @@ export class PostgresJobCache implements JobCache {
   }
 
   async saveReturns(rets: readonly ReturnInput[]): Promise<boolean[]> {
-    if (!Array.isArray(rets)) throw new BrineError('BAD_RETURN', 'saveReturns needs a list of returns');
+    if (!Array.isArray(rets)) throw new JobCacheError('BAD_RETURN', 'saveReturns needs a list of returns');
     const rows = rets.map(returnRow);
     if (rows.length === 0) return [];
     const stored = new Set<string>();
@@ -161,7 +162,7 @@ export class PostgresJobCache implements JobCache {
 
   async clean(olderThan: Date): Promise<number> {
     if (!(olderThan instanceof Date) || !Number.isFinite(olderThan.getTime())) {
-      throw new BrineError('BAD_JOB_FILTER', 'clean needs a valid Date');
+      throw new JobCacheError('BAD_JOB_FILTER', 'clean needs a valid Date');
     }
     const cutoff = olderThan.getTime();
     return this.transaction('cleaning', async (client) => {

@@ -8,6 +8,7 @@
  *   const batcher = new ReturnBatcher(cache);
  *   const stored = await batcher.save(ret);   // then acknowledge the minion
  */
+import { JobCacheError } from './errors';
 import { BrineError } from '../../errors';
 import { returnRow } from './rows';
 import type { JobCache, ReturnInput } from './types';
@@ -28,7 +29,7 @@ export class ReturnBatcher {
   constructor(private readonly cache: JobCache, opts: { maxBatch?: number } = {}) {
     this.maxBatch = opts.maxBatch ?? 1000;
     if (!Number.isInteger(this.maxBatch) || this.maxBatch < 1) {
-      throw new BrineError('BAD_JOB_CACHE_OPTION', `maxBatch must be a positive integer, not ${String(opts.maxBatch)}`);
+      throw new JobCacheError('BAD_JOB_CACHE_OPTION', `maxBatch must be a positive integer, not ${String(opts.maxBatch)}`);
     }
   }
 

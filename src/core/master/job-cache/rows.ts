@@ -2,13 +2,14 @@
  * What both backends share: checking input, turning jobs and returns into column values and back,
  * and the fnmatch part of a job filter (time bounds are done in SQL).
  */
+import { JobCacheError } from './errors';
 import { BrineError } from '../../errors';
 import { fnmatch } from '../../targeting';
 import { decodeValue, encodeValue } from './value-codec';
 import type { JobFilter, JobInput, JobRecord, ReturnInput, StoredReturn } from './types';
 
 function bad(code: 'BAD_JOB' | 'BAD_RETURN', message: string): never {
-  throw new BrineError(code, message);
+  throw new JobCacheError(code, message);
 }
 
 function isStringList(v: unknown): v is string[] {
@@ -132,13 +133,13 @@ function anyMatch(patterns: readonly string[] | undefined, names: string | strin
 
 /** Checks a filter; throws `BrineError BAD_JOB_FILTER`. Gives the time bounds in ms. */
 export function filterBounds(filter: JobFilter): { from: number; to: number } {
-  if (filter === null || typeof filter !== 'object') throw new BrineError('BAD_JOB_FILTER', 'a job filter must be an object');
+  if (filter === null || typeof filter !== 'object') throw new JobCacheError('BAD_JOB_FILTER', 'a job filter must be an object');
   for (const key of ['fun', 'tgt'] as const) {
-    if (filter[key] !== undefined && !isStringList(filter[key])) throw new BrineError('BAD_JOB_FILTER', `${key} must be a list of patterns`);
+    if (filter[key] !== undefined && !isStringList(filter[key])) throw new JobCacheError('BAD_JOB_FILTER', `${key} must be a list of patterns`);
   }
   const bound = (name: string, d: Date | undefined, dflt: number): number => {
     if (d === undefined) return dflt;
-    if (!(d instanceof Date) || !Number.isFinite(d.getTime())) throw new BrineError('BAD_JOB_FILTER', `${name} must be a valid Date`);
+    if (!(d instanceof Date) || !Number.isFinite(d.getTime())) throw new JobCacheError('BAD_JOB_FILTER', `${name} must be a valid Date`);
     return d.getTime();
   };
   return {

@@ -11,6 +11,7 @@
  * (nothing acknowledged is lost when the process dies); `synchronous: 'full'` is there for hosts
  * that must survive power loss, or use `saveReturns` to pay one flush per batch.
  */
+import { JobCacheError } from './errors';
 import { chmodSync, closeSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
@@ -29,7 +30,7 @@ export interface SqliteJobCacheOptions {
 }
 
 function ioError(action: string, path: string, err: unknown): BrineError {
-  return new BrineError('JOB_CACHE_IO', `job cache ${path}: ${action} failed: ${(err as Error).message}`, {
+  return new JobCacheError('JOB_CACHE_IO', `job cache ${path}: ${action} failed: ${(err as Error).message}`, {
     cause: err,
     hint: 'check that the master cachedir is writable and not on a full disk',
   });
@@ -49,7 +50,7 @@ export class SqliteJobCache implements JobCache {
   constructor(readonly path: string, opts: SqliteJobCacheOptions = {}) {
     const synchronous = opts.synchronous ?? 'normal';
     if (synchronous !== 'normal' && synchronous !== 'full') {
-      throw new BrineError('BAD_JOB_CACHE_OPTION', `synchronous must be 'normal' or 'full', not ${JSON.stringify(synchronous)}`);
+      throw new JobCacheError('BAD_JOB_CACHE_OPTION', `synchronous must be 'normal' or 'full', not ${JSON.stringify(synchronous)}`);
     }
     try {
       if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
@@ -96,7 +97,7 @@ export class SqliteJobCache implements JobCache {
   }
 
   private guard<T>(action: string, fn: () => T): T {
-    if (!this.db.open) throw new BrineError('JOB_CACHE_CLOSED', `job cache ${this.path} is closed (${action})`);
+    if (!this.db.open) throw new JobCacheError('JOB_CACHE_CLOSED', `job cache ${this.path} is closed (${action})`);
     try {
       return fn();
     } catch (err) {
@@ -116,7 +117,7 @@ export class SqliteJobCache implements JobCache {
   }
 
   saveReturns(rets: readonly ReturnInput[]): boolean[] {
-    if (!Array.isArray(rets)) throw new BrineError('BAD_RETURN', 'saveReturns needs a list of returns');
+    if (!Array.isArray(rets)) throw new JobCacheError('BAD_RETURN', 'saveReturns needs a list of returns');
     // Check every return first, so that a bad one stores none.
     const rows = rets.map(returnRow);
     return this.guard('saving returns', () => this.insertMany(rows));
@@ -139,7 +140,7 @@ export class SqliteJobCache implements JobCache {
 
   clean(olderThan: Date): number {
     if (!(olderThan instanceof Date) || !Number.isFinite(olderThan.getTime())) {
-      throw new BrineError('BAD_JOB_FILTER', 'clean needs a valid Date');
+      throw new JobCacheError('BAD_JOB_FILTER', 'clean needs a valid Date');
     }
     return this.guard('cleaning', () => this.cleanTx(olderThan.getTime()));
   }

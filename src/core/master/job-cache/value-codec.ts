@@ -10,6 +10,7 @@
  * A plain object that itself looks like a tag is wrapped in `{"$obj": ...}`, so decoding gives
  * back exactly what was encoded (bigints aside). `undefined` is stored as null.
  */
+import { JobCacheError } from './errors';
 import { BrineError } from '../../errors';
 
 const TAGS = new Set(['$bytes_b64', '$map', '$float', '$obj']);
@@ -17,7 +18,7 @@ const TAGS = new Set(['$bytes_b64', '$map', '$float', '$obj']);
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
 function fail(message: string): never {
-  throw new BrineError('BAD_JOB_CACHE_VALUE', message, {
+  throw new JobCacheError('BAD_JOB_CACHE_VALUE', message, {
     hint: 'job cache values are what msgpack decodes: null, booleans, numbers, bigints, strings, Buffers, arrays, plain objects and Maps',
   });
 }

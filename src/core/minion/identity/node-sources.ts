@@ -7,7 +7,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { isIP } from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { BrineError } from '../../errors';
+import { IdentityError } from '../minion-errors';
 import { addressOf, canonicalNameOf, namesOf, parseHostsFile } from './hosts-file';
 import type { IdentitySources } from './identity-sources';
 
@@ -24,7 +24,7 @@ function withTimeout<T>(work: Promise<T>, ms: number, what: string, onTimeout?: 
   const expiry = new Promise<never>((_, reject) => {
     timer = setTimeout(() => {
       onTimeout?.();
-      reject(new BrineError('LOOKUP_TIMEOUT', `${what} took longer than ${ms} ms`));
+      reject(new IdentityError('LOOKUP_TIMEOUT', `${what} took longer than ${ms} ms`));
     }, ms);
     timer.unref();
   });
@@ -35,15 +35,15 @@ export function createNodeIdentitySources(options: NodeIdentitySourcesOptions = 
   const root = options.root ?? '/';
   const timeoutMs = options.lookupTimeoutMs ?? 2000;
   if (typeof root !== 'string' || !path.isAbsolute(root)) {
-    throw new BrineError('BAD_ROOT', `the identity root must be an absolute directory, not ${JSON.stringify(root)}`);
+    throw new IdentityError('BAD_ROOT', `the identity root must be an absolute directory, not ${JSON.stringify(root)}`);
   }
   if (!Number.isFinite(timeoutMs) || timeoutMs <= 0) {
-    throw new BrineError('BAD_TIMEOUT', `lookupTimeoutMs must be a positive number of milliseconds, not ${String(timeoutMs)}`);
+    throw new IdentityError('BAD_TIMEOUT', `lookupTimeoutMs must be a positive number of milliseconds, not ${String(timeoutMs)}`);
   }
 
   const underRoot = (file: string): string => {
     if (typeof file !== 'string' || !path.isAbsolute(file)) {
-      throw new BrineError('BAD_PATH', `host files are named by absolute path, not ${JSON.stringify(file)}`);
+      throw new IdentityError('BAD_PATH', `host files are named by absolute path, not ${JSON.stringify(file)}`);
     }
     return path.join(root, file);
   };
@@ -72,7 +72,7 @@ export function createNodeIdentitySources(options: NodeIdentitySourcesOptions = 
     if (fromFile) return fromFile;
     const resolver = new dns.Resolver({ timeout: timeoutMs, tries: 1 });
     const names = await withTimeout(resolver.reverse(address), timeoutMs, `reverse lookup of ${address}`, () => resolver.cancel());
-    if (names.length === 0) throw new BrineError('NO_PTR', `no name for ${address}`);
+    if (names.length === 0) throw new IdentityError('NO_PTR', `no name for ${address}`);
     return names;
   };
 
