@@ -14,6 +14,5 @@ export const KNOWN_FAILING: Record<string, string> = {
   '53-show-highstate:txt': 'show_highstate nested output of high data',
   '88-pkg-installed': PKG,
   '89-pkg-testtrue': PKG,
-  '91-pkg-version': PKG,
   '92-pkg-list-pkgs': PKG,
 };
