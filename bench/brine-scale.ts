@@ -111,7 +111,14 @@ function masterNodeArgs(): string[] {
 }
 
 /** Runs one scale measurement for `count` minions with keys from `keyCache`, then stops everything. */
-export async function runBrineScale(count: number, rounds: number, keyCache: string, authTimeout?: number): Promise<BrineScaleResult> {
+export async function runBrineScale(
+  count: number,
+  rounds: number,
+  keyCache: string,
+  authTimeout?: number,
+  /** Runs after the timed jobs while the master and minions are still up (the salt-api bench). */
+  during?: (masterDir: string, minions: number) => Promise<void>,
+): Promise<BrineScaleResult> {
   const pubHwm = 1000;
   const cluster = await Cluster.create({ auto_accept: true, keysize: 2048, log_level_logfile: 'warning', pub_hwm: pubHwm });
   const simulators: IpcChild[] = [];
@@ -175,6 +182,7 @@ export async function runBrineScale(count: number, rounds: number, keyCache: str
     for (let r = 0; r < rounds; r++) jobs.push(await timeJob(client, expect));
     const masterCpuJobsS = cpuSeconds(masterPid) - masterCpu1;
     const masterStallJobs = await readStall(masterPid, stallFile);
+    if (during) await during(cluster.masterDir, expect);
     for (const s of simulators) s.send({ type: 'stats' });
     const stats = await Promise.all(simulators.map((s) => s.expect('stats', 60_000, 'no stats')));
     const sum = (field: string) => stats.reduce((n, m) => n + Number(m[field]), 0);

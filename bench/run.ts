@@ -4,6 +4,8 @@
  * 1. Micro: ops/s of the protocol's hot paths (bench/micro.ts).
  * 2. Scale: N in-process minions against a real salt-master child process answering test.ping,
  *    and a raw-ZeroMQ baseline of the same traffic shape for the same N.
+ * 3. salt-api at 20 minions (bench/api-bench.ts): POST / local test.ping against the CLI's time
+ *    for the same job, and /events delivery against a direct bus listener (`--skip-api` skips it).
  *
  * Prints tables and writes bench/results.json (machine, date, every figure).
  */
@@ -20,6 +22,7 @@ import { runMicroBench, type MicroResult } from './micro';
 import { runJobCacheBench, type BenchRow } from './job-cache-bench';
 import { renderBenchLine, runRenderBench } from './render-bench';
 import { fmtInt, fmtMs, summarize, table } from './report';
+import { runApiBench, type ApiBenchResult } from './api-bench';
 
 interface Options {
   minions: number[];
@@ -30,16 +33,18 @@ interface Options {
   jobCache: boolean;
   /** The minions' auth_timeout in seconds; undefined keeps Salt's default from the config loader. */
   authTimeout?: number;
+  /** salt-api: POST / and /events latency at 20 minions, against the CLI and a direct bus listener. */
+  api: boolean;
 }
 
-const USAGE = 'usage: npm run bench -- [--minions 100,1000] [--jobs 5] [--auth-timeout SECONDS] [--skip-micro] [--skip-render] [--skip-job-cache]';
+const USAGE = 'usage: npm run bench -- [--minions 100,1000] [--jobs 5] [--auth-timeout SECONDS] [--skip-micro] [--skip-render] [--skip-job-cache] [--skip-api]';
 
 function badFlag(message: string): BrineError {
   return new BenchError('BAD_BENCH_FLAG', message, { hint: USAGE });
 }
 
 export function parseArgs(argv: string[]): Options {
-  const options: Options = { minions: [100, 1000], jobs: 5, micro: true, render: true, jobCache: true };
+  const options: Options = { minions: [100, 1000], jobs: 5, micro: true, render: true, jobCache: true, api: true };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     const [name, inline] = arg.includes('=') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg, undefined];
@@ -71,6 +76,9 @@ export function parseArgs(argv: string[]): Options {
       }
       case '--skip-job-cache':
         options.jobCache = false;
+        break;
+      case '--skip-api':
+        options.api = false;
         break;
       case '--skip-render':
         options.render = false;
@@ -190,6 +198,22 @@ function printScale(rows: ScaleRow[], keys: KeyCacheResult, jobs: number): void 
   );
 }
 
+/** The issue's salt-api figures are for 20 minions. */
+const API_MINIONS = 20;
+
+function printApi(r: ApiBenchResult & { cliMs: ApiBenchResult['postMs'] }): void {
+  process.stdout.write(`\nsalt-api at ${r.minions} minions (ms; the CLI's time for the same job and a direct bus listener are the baselines)\n\n`);
+  process.stdout.write(
+    table(
+      ['measure', 'median', 'min', 'max', 'baseline median', 'difference'],
+      [
+        ["POST / local test.ping '*'", fmtMs(r.postMs.median), fmtMs(r.postMs.min), fmtMs(r.postMs.max), fmtMs(r.cliMs.median), fmtMs(r.postMs.median - r.cliMs.median)],
+        ['/events after the bus', fmtMs(r.eventDelayMs.median), fmtMs(r.eventDelayMs.min), fmtMs(r.eventDelayMs.max), '0', fmtMs(r.eventDelayMs.median)],
+      ],
+    ),
+  );
+}
+
 async function main(): Promise<void> {
   const options = parseArgs(process.argv.slice(2));
   const started = new Date();
@@ -220,6 +244,7 @@ async function main(): Promise<void> {
   progress(`minion keys: making sure ${KEY_POOL} cached 2048-bit keys exist`);
   const keys = await ensureKeyCache(KEY_POOL, 2048);
   const rows: ScaleRow[] = [];
+  let api: (ApiBenchResult & { cliMs: ApiBenchResult['postMs'] }) | undefined;
   for (const n of options.minions) {
     progress(`brine: ${n} minions`);
     const brine = await runBrineScale(n, options.jobs, keys.dir, options.authTimeout);
@@ -228,6 +253,17 @@ async function main(): Promise<void> {
     const baseline = await runBaseline(n, options.jobs);
     progress(`raw zeromq: median ${fmtMs(baseline.jobsMs.median)} ms`);
     rows.push({ minions: n, brine, baseline, ratio: brine.jobsMs.median / baseline.jobsMs.median });
+  }
+  if (options.api) {
+    progress(`salt-api: POST / test.ping to ${API_MINIONS} minions and /events, against the CLI and the bus`);
+    let apiResult: ApiBenchResult | undefined;
+    const cli = await runBrineScale(API_MINIONS, options.jobs, keys.dir, options.authTimeout, async (masterDir, minions) => {
+      apiResult = await runApiBench(masterDir, minions, options.jobs);
+    });
+    if (apiResult) {
+      api = { ...apiResult, cliMs: cli.jobsMs };
+      printApi(api);
+    }
   }
   printScale(rows, keys, options.jobs);
 
@@ -239,6 +275,7 @@ async function main(): Promise<void> {
     micro,
     render,
     jobCache,
+    api,
     scale: {
       executor: 'real Executor, built-in plugins loaded once per simulator process and shared by its minions',
       keys: { ...keys, sharedPairs: KEY_POOL },

@@ -16,6 +16,9 @@ import { CmdStates } from './cmd/cmd.state';
 import { FileStates } from './file/file.state';
 import { FileModule } from './file/file.module';
 import { PkgModule } from './pkg/pkg.module';
+import { CpModule } from './cp/cp.module';
+import { EventModule } from './event/event.module';
+import { MineModule } from './mine/mine.module';
 import { ServiceModule } from './service/service.module';
 import { ConfigModule } from './config/config.module';
 import { ManageRunner } from './manage/manage.runner';
@@ -24,6 +27,9 @@ import { CacheRunner } from './cache/cache.runner';
 export {
   CmdModule,
   CoreGrains,
+  CpModule,
+  EventModule,
+  MineModule,
   SystemGrains,
   FileModule,
   PkgModule,
@@ -55,6 +61,9 @@ export const BUILTIN_PLUGINS: readonly unknown[] = [
   PkgModule,
   ServiceModule,
   ConfigModule,
+  CpModule,
+  EventModule,
+  MineModule,
   TestStates,
   CmdStates,
   FileStates,

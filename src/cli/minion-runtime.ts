@@ -10,6 +10,8 @@ import type { JobExecutor, JobLoad, Minion, MinionGrains, MinionSettings } from 
 import { PluginRuntime } from '../plugins/runtime';
 import type { MasterFiles } from '../plugins/services/extension-sync';
 import { FileClient } from '../core/minion/file-client';
+import { MasterLink } from '../plugins/services/master-link';
+import type { IMasterLink } from '../plugins/api/master-link';
 import { StaticConfig } from '../plugins/services/config';
 import { BUILTIN_PLUGINS } from '../../plugins';
 import { CommandExecutionError, traverse } from '../plugins/api';
@@ -96,7 +98,7 @@ export function pillarSource(config: MinionConfig, logging: Logging, runtime: ()
   };
 }
 
-export async function startPlugins(config: MinionConfig, logging: Logging, files?: MasterFiles, pillar?: MinionPillar): Promise<PluginRuntime> {
+export async function startPlugins(config: MinionConfig, logging: Logging, files?: MasterFiles, pillar?: MinionPillar, masterLink?: IMasterLink): Promise<PluginRuntime> {
   const logger = logging.getLogger('salt.loader');
   const packages = pluginPackageDirs((config as unknown as Record<string, unknown>).plugin_dirs);
   for (const p of packages.problems) logger.warning(`${p.origin}: ${p.error.message}`);
@@ -107,6 +109,7 @@ export async function startPlugins(config: MinionConfig, logging: Logging, files
     npm: { nodeModules: packages.dirs },
     files,
     pillar,
+    masterLink,
   });
   return runtime;
 }
@@ -165,7 +168,8 @@ export async function createMinion(config: MinionConfig, logging: Logging) {
   let minion!: Minion;
   let runtime!: PluginRuntime;
   const pillar = new MinionPillar(pillarSource(config, logging, () => runtime, (load) => minion.request(load)));
-  runtime = await startPlugins(config, logging, new FileClient((load) => minion.request(load)), pillar);
+  const request = (load: Record<string, unknown>) => minion.request(load);
+  runtime = await startPlugins(config, logging, new FileClient(request), pillar, new MasterLink(request));
   minion = new Minion(minionSettings(config), executorFor(runtime), grainsFor(runtime, pillar), logging.getLogger('salt.crypt'));
   const crypt = logging.getLogger('salt.crypt');
   const fatal = async (err: InstanceType<typeof MinionRejectedError> | InstanceType<typeof MasterKeyMismatchError>): Promise<never> => {

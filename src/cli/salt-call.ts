@@ -3,6 +3,7 @@ import type { MinionConfig } from '../core/config';
 import { createLogging } from '../core/log';
 import type { Minion } from '../core/minion/job-loop';
 import { MinionPillar } from '../plugins/services/pillar';
+import { MasterLink } from '../plugins/services/master-link';
 import { executorFor, grainsFor, minionSettings, pillarSource, resolveId, startPlugins } from './minion-runtime';
 import { FileClient } from '../core/minion/file-client';
 import { SignInError } from '../core/minion/minion-errors';
@@ -50,7 +51,8 @@ export async function runSaltCall(opts: SaltCallOptions, io: Io): Promise<number
     // --local means file_client local (Salt sets it): the pillar is compiled here.
     const local = opts.local || opts.config.file_client === 'local';
     const pillar = new MinionPillar(pillarSource(opts.config, logging, () => runtime, local ? undefined : (load) => connected().then((m) => m.request(load))));
-    const runtime = await startPlugins(opts.config, logging, files, pillar);
+    const masterLink = local ? undefined : new MasterLink((load) => connected().then((m) => m.request(load)));
+    const runtime = await startPlugins(opts.config, logging, files, pillar, masterLink);
     const executor = executorFor(runtime);
     // As Salt's caller: sign in before running anything; a master that does not answer (or a key
     // not accepted yet) ends salt-call with Salt's text and exit code, nothing run.

@@ -1,15 +1,17 @@
 /**
  * brine minions under a real Salt 3007.10 master (../shared/salt-ref), read with Salt's own CLI
  * (salt, salt-key, salt-run jobs.* and manage.*). One Salt master for the whole file; the tests run
- * in order and build on each other. Every wait is on a log line or a command's answer.
+ * in order and build on each other. Every wait is on a log line or a command's answer. The brine
+ * minions' events, file-server copies and mine reach Salt's master through Salt's own requests.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { readFileSync, rmSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fingerprint } from '../../src/core/crypto/fingerprint';
 import { Cluster } from '../support/cluster';
 import { freePort } from '../support/ports';
-import { describeWithSalt, runSalt, startSalt, writeSaltMasterConfig, type SaltDaemon } from '../support/salt-ref';
+import { describeWithSalt, runSalt, saltEventStream, startSalt, writeSaltMasterConfig, type SaltDaemon } from '../support/salt-ref';
 
 function jidOf(text: string): string {
   const m = /(\d{20})/.exec(text);
@@ -30,6 +32,9 @@ describeWithSalt('brine minion -> Salt 3007 master', () => {
   let cluster: Cluster;
   let masterDir: string;
   let master: SaltDaemon;
+  /** Salt's own `salt-run state.event` on its master, for the whole file. */
+  let events: SaltDaemon;
+  let srv: string;
   const salt = (...args: string[]) => runSalt('salt', masterDir, args);
   const saltKey = (...args: string[]) => runSalt('salt-key', masterDir, args);
   const saltRun = (...args: string[]) => runSalt('salt-run', masterDir, args);
@@ -37,7 +42,27 @@ describeWithSalt('brine minion -> Salt 3007 master', () => {
   beforeAll(async () => {
     cluster = await Cluster.create();
     const ports = { publish: await freePort(), ret: await freePort() };
-    masterDir = writeSaltMasterConfig(cluster.root, ports, { keep_jobs_seconds: 3600 });
+    srv = join(cluster.root, 'srv-salt');
+    mkdirSync(join(srv, 'files', 'empty'), { recursive: true });
+    writeFileSync(join(srv, 'files', 'motd'), 'served by salt\n');
+    // A state tree on Salt's file server: the brine minion fetches top, SLS and salt:// sources through it.
+    writeFileSync(join(srv, 'top.sls'), "base:\n  'bm2':\n    - web\n");
+    writeFileSync(join(srv, 'web.sls'), [
+      'motd:',
+      '  file.managed:',
+      `    - name: ${join(cluster.root, 'state-out', 'motd')}`,
+      '    - source: salt://files/motd',
+      '    - makedirs: True',
+      'greeting:',
+      '  file.managed:',
+      `    - name: ${join(cluster.root, 'state-out', 'greeting')}`,
+      '    - contents: "hello {{ grains[\'id\'] }}"',
+      '    - require:',
+      '      - file: motd',
+      '',
+    ].join('\n'));
+    // loop_interval 1: Salt's maintenance loop rotates the AES key within a second of a key's deletion.
+    masterDir = writeSaltMasterConfig(cluster.root, ports, { keep_jobs_seconds: 3600, file_roots: { base: [srv] }, loop_interval: 1 });
     master = startSalt('salt-master', 'salt-master', masterDir);
     cluster.retPort = ports.ret;
     // The brine minions retry their sign-in until Salt's master answers (4-7 s to start).
@@ -49,6 +74,7 @@ describeWithSalt('brine minion -> Salt 3007 master', () => {
   }, 90_000);
 
   afterAll(async () => {
+    await events?.stop();
     await Promise.all([...cluster.minions.values()].map((m) => m.stop()));
     await master?.stop();
     rmSync(cluster.root, { recursive: true, force: true });
@@ -89,10 +115,78 @@ describeWithSalt('brine minion -> Salt 3007 master', () => {
   });
 
   it('saltutil.find_job sees a running job', async () => {
-    const jid = jidOf((await salt('bm1', 'test.sleep', '8', '--async')).stdout);
+    // Long enough to outlast Salt's CLI starting on busy cores; killed once seen.
+    const jid = jidOf((await salt('bm1', 'test.sleep', '600', '--async')).stdout);
     await cluster.minions.get('bm1')!.waitFor(`Executing command test.sleep with jid ${jid}`, 20_000);
     const found = json((await salt('bm1', 'saltutil.find_job', jid, '--out', 'json')).stdout).bm1 as Record<string, unknown>;
     expect(found).toMatchObject({ jid, fun: 'test.sleep' });
+    await salt('bm1', 'saltutil.kill_job', jid);
+  });
+
+  it("event.send reaches Salt's event bus (salt-run state.event) as Salt's master fires a minion's event", async () => {
+    events = saltEventStream(masterDir);
+    // Listening once a ping's return shows up on it (a retry on what is observed, not a clock).
+    for (let i = 0; i < 20 && !/salt\/job\/\d+\/ret\/bm2/.test(events.log); i++) await salt('bm2', 'test.ping', '-t', '20');
+    expect(json((await salt('bm2', 'event.send', 'interop/brine', '{"from": "brine"}', 'extra=1', '--out', 'json')).stdout)).toEqual({ bm2: true });
+    await events.waitFor(/interop\/brine\t[^\n]*"from": "brine"/, 30_000);
+    const line = events.log.split('\n').find((l) => l.startsWith('interop/brine\t'))!;
+    // The whole request load, the event's data under `data` (keyword arguments and job data merged in).
+    const fired = json(line.slice(line.indexOf('\t') + 1));
+    expect(fired).toMatchObject({ cmd: '_minion_event', id: 'bm2', tag: 'interop/brine', data: { from: 'brine', extra: 1, __pub_fun: 'event.send' } });
+  });
+
+  it("cp.get_file, cp.list_master, cp.list_master_dirs and cp.hash_file through Salt's file server", async () => {
+    const dest = join(cluster.root, 'got-motd');
+    const sha = createHash('sha256').update('served by salt\n').digest('hex');
+    // Independent calls at once: Salt's CLI costs a Python start each.
+    const [got, files, dirs, hash, missing] = await Promise.all([
+      salt('bm2', 'cp.get_file', 'salt://files/motd', dest),
+      salt('bm2', 'cp.list_master', '--out', 'json'),
+      salt('bm2', 'cp.list_master_dirs', '--out', 'json'),
+      salt('bm2', 'cp.hash_file', 'salt://files/motd', '--out', 'json'),
+      salt('bm2', 'cp.get_file', 'salt://files/missing', join(cluster.root, 'nothing')),
+    ]);
+    expect(got.stdout).toBe(`bm2:\n    ${dest}\n`);
+    expect(readFileSync(dest, 'utf8')).toBe('served by salt\n');
+    expect(json(files.stdout).bm2).toEqual(['files/motd', 'top.sls', 'web.sls']);
+    expect(json(dirs.stdout).bm2).toEqual(['files', 'files/empty']);
+    expect(json(hash.stdout).bm2).toEqual({ hsum: sha, hash_type: 'sha256' });
+    expect(missing.stdout).toBe('bm2:\n');
+  });
+
+  it("state.apply runs the highstate of Salt's file server (top file, SLS, salt:// source, Jinja)", async () => {
+    type StateRet = Record<string, { result: boolean; changes: Record<string, unknown>; __id__: string }>;
+    const res = await salt('bm2', 'state.apply', '--out', 'json', '-t', '60');
+    const ret = json(res.stdout).bm2 as StateRet;
+    expect(Object.values(ret).map((r) => [r.__id__, r.result]).sort()).toEqual([['greeting', true], ['motd', true]]);
+    expect(readFileSync(join(cluster.root, 'state-out', 'motd'), 'utf8')).toBe('served by salt\n');
+    expect(readFileSync(join(cluster.root, 'state-out', 'greeting'), 'utf8')).toBe('hello bm2\n');
+    expect(res.code).toBe(0);
+  });
+
+  it("mine.send stores in Salt's mine: mine.get on the minion and Salt's salt-run mine.get read it, mine.delete drops it", async () => {
+    expect(json((await salt('bm2', 'mine.send', 'test.echo', 'mined', '--out', 'json')).stdout)).toEqual({ bm2: true });
+    const [onMinion, onMaster] = await Promise.all([salt('bm2', 'mine.get', '*', 'test.echo', '--out', 'json'), saltRun('mine.get', '*', 'test.echo', '--out', 'json')]);
+    expect(json(onMinion.stdout)).toEqual({ bm2: { bm2: 'mined' } });
+    expect(json(onMaster.stdout)).toEqual({ bm2: 'mined' });
+    expect(json((await salt('bm2', 'mine.delete', 'test.echo', '--out', 'json')).stdout)).toEqual({ bm2: true });
+    expect(json((await saltRun('mine.get', '*', 'test.echo', '--out', 'json')).stdout)).toEqual({});
+  });
+
+  it("signs in again after Salt's master rotates its AES key (another key deleted) and runs the next job", async () => {
+    const reauth = 'Publication could not be decrypted: signing in again for the new key';
+    const before = cluster.minions.get('bm2')!.count(reauth);
+    await cluster.startMinion({ id: 'gone', grains: {} }, 'cached the public key');
+    expect((await saltKey('-a', 'gone', '-y')).code).toBe(0);
+    await cluster.minions.get('gone')!.waitFor('is ready', 30_000);
+    await cluster.minions.get('gone')!.stop();
+    cluster.minions.delete('gone');
+    await saltKey('-d', 'gone', '-y');
+    // Salt's master announces the rotation on its event bus (tag "key").
+    await events.waitFor(/^key\t[^\n]*"rotate_aes_key": true/m, 30_000);
+    expect(json((await salt('bm2', 'test.ping', '--out', 'json', '--static', '-t', '20')).stdout)).toEqual({ bm2: true });
+    // It read the ping only after signing in again for the new key.
+    expect(cluster.minions.get('bm2')!.count(reauth)).toBeGreaterThan(before);
   });
 
   it('salt-run manage.up and manage.status count it up', async () => {

@@ -74,6 +74,16 @@ describeWithSalt('mixed fleet: brine master, two Salt minions, two brine minions
     expect([...returned].sort()).toEqual(ALL);
   });
 
+  it('one mine for the whole fleet: Salt and brine minions send, a brine minion and a Salt minion read all four', async () => {
+    const sent = json((await cluster.salt('*', 'mine.send', 'grains.get', 'kind', '--out', 'json', '--static')).stdout);
+    expect(sent).toEqual({ bm1: true, bm2: true, py1: true, py2: true });
+    const everyone = { bm1: 'brine', bm2: 'brine', py1: 'python', py2: 'python' };
+    for (const reader of ['bm1', 'py1']) {
+      expect(json((await cluster.salt(reader, 'mine.get', '*', 'grains.get', '--out', 'json')).stdout)[reader]).toEqual(everyone);
+    }
+    expect(json((await cluster.salt('bm2', 'mine.get', 'role:web', 'grains.get', 'tgt_type=grain', '--out', 'json')).stdout).bm2).toEqual({ bm1: 'brine', py1: 'python' });
+  });
+
   it('logged no bad load or HMAC lines for any of them', () => {
     expect(cluster.master!.log).not.toMatch(/Bad request|HMAC|bad load|not exposed|Request handling failed/);
   });

@@ -25,13 +25,32 @@ function json(text: string): Record<string, unknown> {
 describeWithSalt('Salt 3007 minion -> brine master', () => {
   let cluster: Cluster;
   let srv: string;
+  /** Where the Salt minion's states write (outside the file roots). */
+  let out: string;
   let pyDir: string;
   let py: SaltDaemon;
 
   beforeAll(async () => {
     srv = mkdtempSync(join(tmpdir(), 'brine-interop-srv-'));
+    out = mkdtempSync(join(tmpdir(), 'brine-interop-out-'));
     mkdirSync(join(srv, 'files', 'empty'), { recursive: true });
     writeFileSync(join(srv, 'files', 'motd'), 'served by brine\n');
+    // A state tree the Salt minion compiles itself from brine's file server (top, SLS, salt:// source, template).
+    writeFileSync(join(srv, 'top.sls'), "base:\n  'pyminion':\n    - web\n");
+    writeFileSync(join(srv, 'web.sls'), [
+      'motd:',
+      '  file.managed:',
+      `    - name: ${join(out, 'motd')}`,
+      '    - source: salt://files/motd',
+      '    - makedirs: True',
+      'greeting:',
+      '  file.managed:',
+      `    - name: ${join(out, 'greeting')}`,
+      '    - contents: "hello {{ grains[\'id\'] }}"',
+      '    - require:',
+      '      - file: motd',
+      '',
+    ].join('\n'));
     cluster = await Cluster.create({ file_roots: { base: [srv] }, gather_job_timeout: 5, timeout: 10 });
     await cluster.startMaster();
     await cluster.startAccepted([{ id: 'bm1', grains: { role: 'brine' } }]);
@@ -43,6 +62,7 @@ describeWithSalt('Salt 3007 minion -> brine master', () => {
     await py?.stop();
     await cluster?.stop();
     rmSync(srv, { recursive: true, force: true });
+    rmSync(out, { recursive: true, force: true });
   });
 
   it('signs in as pending', async () => {
@@ -89,10 +109,12 @@ describeWithSalt('Salt 3007 minion -> brine master', () => {
   });
 
   it('saltutil.find_job sees a running job', async () => {
-    const jid = jidOf((await cluster.salt('pyminion', 'test.sleep', '8', '--async')).stdout);
+    // Long enough to outlast a CLI on busy cores; killed once seen.
+    const jid = jidOf((await cluster.salt('pyminion', 'test.sleep', '600', '--async')).stdout);
     await py.waitFor(new RegExp(`Executing command '?test\\.sleep'? with jid ${jid}`), 20_000);
     const found = json((await cluster.salt('pyminion', 'saltutil.find_job', jid, '--out', 'json')).stdout).pyminion as Record<string, unknown>;
-    expect(found).toMatchObject({ jid, fun: 'test.sleep', arg: [8] });
+    expect(found).toMatchObject({ jid, fun: 'test.sleep', arg: [600] });
+    await cluster.salt('pyminion', 'saltutil.kill_job', jid);
   });
 
   it("fires its events on brine's event bus", async () => {
@@ -120,7 +142,7 @@ describeWithSalt('Salt 3007 minion -> brine master', () => {
     const dest = join(cluster.root, 'got-motd');
     expect((await cluster.salt('pyminion', 'cp.get_file', 'salt://files/motd', dest)).stdout).toBe(`pyminion:\n    ${dest}\n`);
     expect(readFileSync(dest, 'utf8')).toBe('served by brine\n');
-    expect(json((await cluster.salt('pyminion', 'cp.list_master', '--out', 'json')).stdout).pyminion).toEqual(['files/motd']);
+    expect(json((await cluster.salt('pyminion', 'cp.list_master', '--out', 'json')).stdout).pyminion).toEqual(['files/motd', 'top.sls', 'web.sls']);
     expect(json((await cluster.salt('pyminion', 'cp.list_master_dirs', '--out', 'json')).stdout).pyminion).toEqual(['files', 'files/empty']);
     expect(json((await cluster.salt('pyminion', 'cp.hash_file', 'salt://files/motd', '--out', 'json')).stdout).pyminion).toMatchObject({ hash_type: 'sha256' });
     expect((await cluster.salt('pyminion', 'cp.get_file', 'salt://files/missing', join(cluster.root, 'nothing'))).stdout).toBe('pyminion:\n');
@@ -130,6 +152,19 @@ describeWithSalt('Salt 3007 minion -> brine master', () => {
     expect((await cluster.salt('pyminion', 'mine.send', 'test.echo', 'mined', '--out', 'json')).stdout).toContain('true');
     const got = json((await cluster.salt('pyminion', 'mine.get', '*', 'test.echo', '--out', 'json')).stdout);
     expect(got).toEqual({ pyminion: { pyminion: 'mined' } });
+  });
+
+  it("state.apply and state.highstate compile and run a state tree from brine's file server", async () => {
+    type StateRet = Record<string, { result: boolean; changes: Record<string, unknown>; __id__: string }>;
+    const applied = await cluster.salt('pyminion', 'state.apply', 'web', '--out', 'json', '-t', '60');
+    const first = json(applied.stdout).pyminion as StateRet;
+    expect(Object.values(first).map((r) => [r.__id__, r.result]).sort()).toEqual([['greeting', true], ['motd', true]]);
+    expect(first[`file_|-motd_|-${join(out, 'motd')}_|-managed`].changes).toMatchObject({ diff: 'New file' });
+    expect(readFileSync(join(out, 'motd'), 'utf8')).toBe('served by brine\n');
+    expect(readFileSync(join(out, 'greeting'), 'utf8')).toBe('hello pyminion\n');
+    // The highstate (top.sls) again: same states, nothing left to change.
+    const again = json((await cluster.salt('pyminion', 'state.highstate', '--out', 'json', '-t', '60')).stdout).pyminion as StateRet;
+    expect(Object.values(again).map((r) => [r.__id__, r.result, r.changes]).sort()).toEqual([['greeting', true, {}], ['motd', true, {}]]);
   });
 
   it('signs in again after the publish key rotates (another minion deleted) and runs the next job', async () => {

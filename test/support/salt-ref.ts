@@ -74,6 +74,15 @@ export function startSalt(name: string, bin: 'salt-master' | 'salt-minion', conf
   return new SaltDaemon(name, child);
 }
 
+/**
+ * Salt's own `salt-run state.event` on a Salt master: its event bus, one `tag\tjson` line per
+ * event, in the returned daemon's log (stopped with the daemon).
+ */
+export function saltEventStream(masterConfigDir: string): SaltDaemon {
+  const child = spawn(join(SALT_REF, 'bin', 'salt-run'), ['-c', masterConfigDir, 'state.event'], { stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  return new SaltDaemon('salt-run state.event', child);
+}
+
 /** Runs one of the reference Salt's CLIs (salt, salt-key, salt-run, salt-call) with `-c configDir`. */
 export function runSalt(bin: string, configDir: string, args: string[], timeoutMs = 60_000): Promise<RunResult> {
   return new Promise((resolve) => {

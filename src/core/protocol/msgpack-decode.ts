@@ -134,13 +134,62 @@ class Decoder {
         this.need(4, 'a map32 header');
         this.pos += 4;
         return this.readMap(b.readUInt32BE(this.pos - 4), depth);
+      case 0xc7:
+        this.need(1, 'an ext8 header');
+        return this.readExt(b[this.pos++], depth);
+      case 0xc8:
+        this.need(2, 'an ext16 header');
+        this.pos += 2;
+        return this.readExt(b.readUInt16BE(this.pos - 2), depth);
+      case 0xc9:
+        this.need(4, 'an ext32 header');
+        this.pos += 4;
+        return this.readExt(b.readUInt32BE(this.pos - 4), depth);
+      case 0xd4:
+        return this.readExt(1, depth);
+      case 0xd5:
+        return this.readExt(2, depth);
+      case 0xd6:
+        return this.readExt(4, depth);
+      case 0xd7:
+        return this.readExt(8, depth);
+      case 0xd8:
+        return this.readExt(16, depth);
       default:
-        // 0xc1 (never used), ext/fixext (0xc7-0xc9, 0xd4-0xd8): Salt sends no extension types.
+        // 0xc1: never used.
         throw new ProtocolError(
           'MSGPACK_TYPE',
           `msgpack decode: unsupported type byte 0x${t.toString(16).padStart(2, '0')} at byte ${this.pos - 1}`,
         );
     }
+  }
+
+  /**
+   * An extension value of `len` bytes, as Salt's `salt.payload.loads` reads them: type 78 is a
+   * datetime (`%Y%m%dT%H:%M:%S.%f`, given back as Python's `str()` of it, `2026-12-03
+   * 15:10:13.123456`: JavaScript has no naive datetime), type 79 a Salt constant (`(name, value)`
+   * packed inside: its value), any other type its bytes. A Salt minion's `_master_tops` request
+   * carries its whole options, datetimes included.
+   */
+  private readExt(len: number, depth: number): unknown {
+    this.need(1, 'an ext type');
+    const type = this.buf.readInt8(this.pos++);
+    const data = this.readBytes(len);
+    if (type === 78) {
+      const m = /^(\d{4})(\d{2})(\d{2})T(\d{2}:\d{2}:\d{2})\.(\d{6})$/.exec(data.toString('latin1'));
+      if (!m) throw new ProtocolError('MSGPACK_TYPE', `msgpack decode: a datetime (ext 78) that is not %Y%m%dT%H:%M:%S.%f at byte ${this.pos - len}`);
+      // Python's str(datetime) leaves out zero microseconds.
+      return `${m[1]}-${m[2]}-${m[3]} ${m[4]}${m[5] === '000000' ? '' : `.${m[5]}`}`;
+    }
+    if (type === 79) {
+      const inner = new Decoder(Buffer.from(data));
+      const pair = inner.read(depth + 1);
+      if (inner.pos !== data.length || !Array.isArray(pair) || pair.length !== 2) {
+        throw new ProtocolError('MSGPACK_TYPE', `msgpack decode: a Salt constant (ext 79) that is not a (name, value) pair at byte ${this.pos - len}`);
+      }
+      return pair[1];
+    }
+    return Buffer.from(data);
   }
 
   private readBytes(len: number): Buffer {

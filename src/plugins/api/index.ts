@@ -54,6 +54,7 @@ export {
 } from './services';
 export { IHost, type HostAddress } from './host';
 export { IMaster, type MinionCall, type MinionAnswer } from './master';
+export { IMasterLink, type MasterFileHash } from './master-link';
 export {
   IModules,
   IMinionControl,

@@ -29,6 +29,6 @@ export function unknownServices(injections: InjectionToken[], container: Service
 export function missingServiceError(what: string, className: string, missing: InjectionToken[]): PluginDefinitionError {
   const list = missing.map((t) => `${serviceName(t.token)} (constructor parameter #${t.index + 1})`).join(', ');
   return new PluginDefinitionError(`${what} (class ${className}) depends on unknown service ${list}`, {
-    hint: 'Use the services brine/plugin exports (IShell, IGrains, IConfig, ILogger, IJobContext, ISalt, IHost, IModules, IMinionControl, IPillar)',
+    hint: 'Use the services brine/plugin exports (IShell, IGrains, IConfig, ILogger, IJobContext, ISalt, IHost, IModules, IMinionControl, IPillar, IMasterLink, IMaster)',
   });
 }

@@ -4,6 +4,8 @@ import { readGrainsProvider, readInjectionTokens } from '../api/metadata';
 import { IHost } from '../api/host';
 import { IConfig, IGrains, IJobContext, ILogger, IPillar, ISalt, IShell } from '../api/services';
 import { IMinionControl, IModules } from '../api/control';
+import { IMasterLink } from '../api/master-link';
+import { NoMasterLink } from '../services/master-link';
 import { IStates } from '../api/states';
 import { fileRoots, NodeStates, PluginStateFunctions, type StateInvoker } from '../services/states';
 import { LocalSlsSource, RemoteSlsSource, type SlsSource } from '../../core/state/sls-source';
@@ -39,6 +41,8 @@ export interface PluginLoaderOptions {
   control?: api.IMinionControl;
   /** The minion's pillar. Default: none, and asking for it is a clear error. */
   pillar?: api.IPillar;
+  /** The minion's link to its master (events, file server, mine). Default: none, and each request is a clear error. */
+  masterLink?: api.IMasterLink;
   /** The master's file server (absent for `salt-call --local`): SLS and `salt://` files unless file_client is local. */
   files?: RemoteFiles;
   /** Services of this host only (the master's {@link api.IMaster} for runners), by service id. */
@@ -87,6 +91,7 @@ export class PluginLoader {
     container.register(IHost, this.options.host ?? new NodeHost('/'));
     if (this.options.control) container.register(IMinionControl, this.options.control);
     container.register(IPillar, this.options.pillar ?? new NoPillar());
+    container.register(IMasterLink, this.options.masterLink ?? new NoMasterLink());
     for (const [id, service] of this.options.services ?? []) container.register(id, service);
 
     const registry = new ModuleRegistry();

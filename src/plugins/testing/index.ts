@@ -13,6 +13,7 @@ import type { JobResult } from '../executor';
 import type { LoadedPlugins } from '../loader/loader';
 import { PluginRuntime } from '../runtime';
 import type { MasterFiles } from '../services/extension-sync';
+import type { IMasterLink } from '../api/master-link';
 import { StaticConfig } from '../services/config';
 import { GrainsView } from '../services/grains-store';
 import { StreamLogger } from '../services/logger';
@@ -87,6 +88,8 @@ export interface HarnessOptions {
   moduleDirs?: readonly string[];
   /** The master's files, for `saltutil.sync_*` (default: none, so syncing fails as with `--local`). */
   files?: MasterFiles;
+  /** The minion's link to its master for modules that use IMasterLink (default: none, each request a clear error as with `--local`). */
+  masterLink?: IMasterLink;
   /** The minion's pillar, as a fixed map (what `state.*` and `pillar.*` see); default: none, so asking for it is an error. */
   pillar?: Record<string, unknown>;
 }
@@ -124,6 +127,7 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
     builtins: modules,
     moduleDirs: options.moduleDirs ?? [],
     files: options.files,
+    masterLink: options.masterLink,
     pillar: options.pillar ? fixedPillar(options.pillar) : undefined,
   });
   return {

@@ -149,8 +149,20 @@ describe('msgpack defensive decoding', () => {
     expect(codeOf(() => encode(cyclic))).toBe('MSGPACK_DEPTH');
   });
 
-  it('rejects ext types, the never-used byte and non-msgpackable values', () => {
-    for (const hex of ['d40100', 'c70101ff', 'c1']) expect(codeOf(() => decode(Buffer.from(hex, 'hex'))), hex).toBe('MSGPACK_TYPE');
+  it("reads Salt's extension types: datetimes (78) as Python's str() of them, other types as their bytes", () => {
+    // salt.payload.dumps({'when': datetime(2026,12,3,15,10,13,123456), 'day': date(2026,1,2), 'n': 1}) of Salt 3007.10
+    const salt = '83a47768656ec7184e32303236313230335431353a31303a31332e313233343536a3646179c7184e32303236303130325430303a30303a30302e303030303030a16e01';
+    expect(decode(Buffer.from(salt, 'hex'))).toEqual({ when: '2026-12-03 15:10:13.123456', day: '2026-01-02 00:00:00', n: 1 });
+    expect(decode(Buffer.from('d40100', 'hex'))).toEqual(Buffer.from([0]));
+    expect(decode(Buffer.from('c70101ff', 'hex'))).toEqual(Buffer.from([0xff]));
+    // A Salt constant (79): (name, value) packed inside.
+    expect(decode(Buffer.from('c7064f' + '92a178cd0100', 'hex'))).toBe(256);
+    expect(codeOf(() => decode(Buffer.from('c7034e616263', 'hex')))).toBe('MSGPACK_TYPE');
+    expect(codeOf(() => decode(Buffer.from('c7ff4e00', 'hex')))).toBe('MSGPACK_LENGTH');
+  });
+
+  it('rejects the never-used byte and non-msgpackable values', () => {
+    for (const hex of ['c1']) expect(codeOf(() => decode(Buffer.from(hex, 'hex'))), hex).toBe('MSGPACK_TYPE');
     expect(codeOf(() => decode(Buffer.from('81920102c0', 'hex')))).toBe('MSGPACK_TYPE');
     expect(codeOf(() => encode(() => 1))).toBe('MSGPACK_TYPE');
     expect(codeOf(() => encode(Symbol('x')))).toBe('MSGPACK_TYPE');

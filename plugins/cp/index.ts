@@ -1,0 +1,1 @@
+export { CpModule } from './cp.module';

@@ -1,0 +1,1 @@
+export { EventModule } from './event.module';

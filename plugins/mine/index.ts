@@ -1,0 +1,1 @@
+export { MineModule } from './mine.module';

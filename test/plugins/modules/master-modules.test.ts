@@ -1,0 +1,129 @@
+/**
+ * The modules that talk to the master (event, cp, mine) through MasterLink: the loads they send
+ * are Salt 3007's own (salt/modules/event.py, salt/fileclient.py, salt/modules/mine.py). A master
+ * in memory answers them; test/interop proves the same modules against a real Salt master.
+ */
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { createHarness } from 'brine/testing';
+import { MasterLink } from '../../../src/plugins/services/master-link';
+
+type Load = Record<string, unknown>;
+
+const FILES: Record<string, string> = { 'files/motd': 'hello\n' };
+
+/** A master in memory: records every load, answers as Salt's master does. */
+function fakeMaster() {
+  const loads: Load[] = [];
+  const mine: Record<string, unknown> = {};
+  const answer = (load: Load): unknown => {
+    switch (load.cmd) {
+      case '_minion_event':
+        return null;
+      case '_file_hash':
+        return FILES[load.path as string] === undefined ? '' : { hsum: 'abc', hash_type: 'sha256' };
+      case '_serve_file': {
+        const body = FILES[load.path as string];
+        if (body === undefined) return { data: '', dest: '' };
+        return { data: Buffer.from(body).subarray(load.loc as number), dest: load.path };
+      }
+      case '_file_list':
+        return Object.keys(FILES);
+      case '_dir_list':
+        return ['files'];
+      case '_mine':
+        Object.assign(mine, load.data);
+        return true;
+      case '_mine_get':
+        return Object.hasOwn(mine, load.fun as string) ? { minion: mine[load.fun as string], other: 'x' } : {};
+      case '_mine_delete':
+        return delete mine[load.fun as string];
+      default:
+        return {};
+    }
+  };
+  return {
+    loads,
+    link: new MasterLink(async (load) => {
+      loads.push(load);
+      return answer(load);
+    }),
+  };
+}
+
+const tmp = mkdtempSync(join(tmpdir(), 'brine-master-modules-'));
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+
+describe('event, cp and mine over the master link', async () => {
+  const master = fakeMaster();
+  const h = await createHarness({ masterLink: master.link, grains: { os: 'Debian', id: 'minion' } });
+  const lastLoad = () => master.loads[master.loads.length - 1];
+
+  it("event.send fires _minion_event with Salt's data: keyword arguments, then data over them", async () => {
+    const res = await h.call('event.send', ['app/done', { a: 1, b: 'data wins' }], { b: 'kwarg', with_grains: ['os'] });
+    expect(res.return).toBe(true);
+    const load = lastLoad();
+    expect(load).toMatchObject({ cmd: '_minion_event', tag: 'app/done', pretag: null });
+    expect(load.data).toMatchObject({ a: 1, b: 'data wins', grains: { os: 'Debian' }, __pub_fun: 'event.send' });
+  });
+
+  it('event.fire_master sends its data as it is', async () => {
+    expect((await h.call('event.fire_master', ['plain text', 'app/raw'])).return).toBe(true);
+    expect(lastLoad()).toMatchObject({ cmd: '_minion_event', tag: 'app/raw', data: 'plain text' });
+  });
+
+  it("cp.get_file asks _file_hash, then _serve_file until an empty chunk; '' for a missing file, False for a missing directory", async () => {
+    const dest = join(tmp, 'motd');
+    expect((await h.call('cp.get_file', ['salt://files/motd', dest])).return).toBe(dest);
+    expect(readFileSync(dest, 'utf8')).toBe('hello\n');
+    expect(master.loads.slice(-3).map((l) => [l.cmd, l.loc])).toEqual([['_file_hash', undefined], ['_serve_file', 0], ['_serve_file', 6]]);
+    expect((await h.call('cp.get_file', ['salt://files/missing', join(tmp, 'x')])).return).toBe('');
+    expect((await h.call('cp.get_file', ['salt://files/motd', join(tmp, 'no', 'dir', 'motd')])).return).toBe(false);
+    expect((await h.call('cp.get_file', ['salt://files/motd?saltenv=dev', `${tmp}/`], { makedirs: true })).return).toBe(join(tmp, 'motd'));
+    expect(lastLoad()).toMatchObject({ saltenv: 'dev' });
+    const bad = await h.call('cp.get_file', ['/etc/passwd', join(tmp, 'p')]);
+    expect(bad.success).toBe(false);
+    expect(String(bad.return)).toContain('salt://');
+    expect(existsSync(join(tmp, 'p'))).toBe(false);
+  });
+
+  it('cp.list_master, cp.list_master_dirs and cp.hash_file', async () => {
+    expect((await h.call('cp.list_master')).return).toEqual(['files/motd']);
+    expect(lastLoad()).toMatchObject({ cmd: '_file_list', saltenv: 'base', prefix: '' });
+    expect((await h.call('cp.list_master_dirs', [], { saltenv: 'dev' })).return).toEqual(['files']);
+    expect(lastLoad()).toMatchObject({ cmd: '_dir_list', saltenv: 'dev' });
+    expect((await h.call('cp.hash_file', ['salt://files/motd'])).return).toEqual({ hsum: 'abc', hash_type: 'sha256' });
+    expect((await h.call('cp.hash_file', ['salt://files/missing'])).return).toBe('');
+  });
+
+  it('mine.send runs the function without the job data and stores it; allow_tgt wraps it in Salt\'s ACL', async () => {
+    expect((await h.call('mine.send', ['test.echo', 'mined'])).return).toBe(true);
+    expect(lastLoad()).toEqual({ cmd: '_mine', data: { 'test.echo': 'mined' }, clear: false });
+    await h.call('mine.send', ['ip', 'x'], { mine_function: 'test.echo', allow_tgt: 'web*' });
+    expect(lastLoad().data).toEqual({ ip: { __data__: 'x', __saltmine_acl__: 1, allow_tgt: 'web*' } });
+    expect((await h.call('mine.send', ['no.such'])).return).toBe(false);
+  });
+
+  it('mine.get, exclude_minion, mine.delete and mine.flush', async () => {
+    expect((await h.call('mine.get', ['*', 'test.echo'])).return).toEqual({ minion: 'mined', other: 'x' });
+    expect(lastLoad()).toEqual({ cmd: '_mine_get', tgt: '*', fun: 'test.echo', tgt_type: 'glob' });
+    expect((await h.call('mine.get', ['*', 'test.echo'], { exclude_minion: true })).return).toEqual({ other: 'x' });
+    expect((await h.call('mine.delete', ['test.echo'])).return).toBe(true);
+    expect(lastLoad()).toEqual({ cmd: '_mine_delete', fun: 'test.echo' });
+    await h.call('mine.flush');
+    expect(lastLoad()).toEqual({ cmd: '_mine_flush' });
+  });
+});
+
+describe('without a master (salt-call --local)', async () => {
+  const h = await createHarness();
+  it('each module says there is no master to ask', async () => {
+    for (const [fun, args] of [['event.send', ['a/b']], ['cp.list_master', []], ['mine.get', ['*', 'x']]] as const) {
+      const res = await h.call(fun, [...args]);
+      expect(res.success).toBe(false);
+      expect(String(res.return)).toContain('runs without a master');
+    }
+  });
+});
