@@ -232,7 +232,8 @@ describe('a stopped minion and a restarted master', () => {
 
 describe('retention', () => {
   it('forgets a job older than keep_jobs_seconds once the cleaner (every loop_interval) has run', async () => {
-    const cluster = await Cluster.create({ keep_jobs_seconds: 2, loop_interval: 1 });
+    // 8 s: long enough that the first lookup, two CLI starts after the job, sees it on a loaded machine.
+    const cluster = await Cluster.create({ keep_jobs_seconds: 8, loop_interval: 1 });
     try {
       await cluster.startMaster();
       await cluster.startAccepted([{ id: 'old1' }]);
@@ -240,11 +241,11 @@ describe('retention', () => {
       const jid = jidOf(res.stdout);
       const fresh = await cluster.run('salt-run', ['jobs.lookup_jid', jid, '--out', 'json']);
       expect(JSON.parse(fresh.stdout)).toEqual({ old1: true });
-      await cluster.master!.waitFor(/Removed [1-9]\d* jobs older than keep_jobs/, 20_000);
+      await cluster.master!.waitFor(/Removed [1-9]\d* jobs older than keep_jobs/, 40_000);
       const gone = await cluster.run('salt-run', ['jobs.lookup_jid', jid, '--out', 'json']);
       expect(JSON.parse(gone.stdout)).toEqual({});
     } finally {
       await cluster.stop();
     }
-  }, 60_000);
+  }, 90_000);
 });
