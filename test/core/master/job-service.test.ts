@@ -30,7 +30,7 @@ const PUB = 'tcp://127.0.0.1:4505';
 const net = new MemoryTransport();
 const publisher = net.publishServer();
 let subscriber: ISubscribeClient;
-let inbox: AsyncGenerator<Buffer[]>;
+let inbox: AsyncIterator<Buffer[]>;
 const cache = new SqliteJobCache(join(root, 'jobs.sqlite'));
 const returns = new ReturnBatcher(cache);
 const dataCache = new MinionDataCache(join(root, 'cache'));
@@ -55,7 +55,7 @@ beforeAll(async () => {
   subscriber = net.subscribeClient();
   subscriber.connect(PUB);
   await subscriber.whenConnected();
-  inbox = subscriber.messages();
+  inbox = subscriber.messages()[Symbol.asyncIterator]();
   dataCache.update('db1', { grains: { role: 'db', os: 'Debian' } });
   dataCache.update('web1', { grains: { role: 'web', os: 'Debian' } });
   dataCache.update('web2', { grains: { role: 'web', os: 'Debian' } });
