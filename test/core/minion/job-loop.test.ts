@@ -1,0 +1,158 @@
+/**
+ * The minion's job loop (Minion) against a real master over the in-memory transport: no sockets.
+ * One master and two minions serve the whole file; each minion's executor records what it ran.
+ */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { stringify } from 'yaml';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LocalClient, type MinionReturn, type Publication } from '../../../src/core/client/local-client';
+import { loadMasterConfig, loadMinionConfig } from '../../../src/core/config';
+import { createLogging } from '../../../src/core/log';
+import { Master } from '../../../src/core/master/master';
+import { Minion, type JobExecutor, type JobLoad, type MinionGrains } from '../../../src/core/minion/job-loop';
+import type { JobResult } from '../../../src/core/protocol/loads';
+import { MemoryTransport } from '../../../src/core/transport/memory';
+import { minionSettings } from '../../../src/cli/minion-runtime';
+
+const log = createLogging({ level: 'critical', console: false }).getLogger('test');
+const root = mkdtempSync(join(tmpdir(), 'brine-jobloop-'));
+const net = new MemoryTransport();
+
+/** Grains the test may change behind the minion's back (no change event) or with one. */
+class Grains implements MinionGrains {
+  private listeners: Array<() => void> = [];
+  constructor(public values: Record<string, unknown>) {}
+  all(): Record<string, unknown> {
+    return structuredClone(this.values);
+  }
+  onChange(listener: () => void): void {
+    this.listeners.push(listener);
+  }
+  set(values: Record<string, unknown>, notify: boolean): void {
+    Object.assign(this.values, values);
+    if (notify) this.listeners.forEach((l) => l());
+  }
+}
+
+interface TestMinion {
+  minion: Minion;
+  grains: Grains;
+  ran: JobLoad[];
+  /** Jobs whose afterReturn ran, in order. */
+  returned: string[];
+  /** Resolves when afterReturn has run for a jid. */
+  afterReturnOf(jid: string): Promise<void>;
+}
+
+let master: Master;
+let client: LocalClient;
+const minions = new Map<string, TestMinion>();
+const stops: Array<() => unknown> = [];
+
+async function startMinion(id: string, grainValues: Record<string, unknown>): Promise<TestMinion> {
+  const dir = join(root, 'minions', id);
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, 'minion'), stringify({ root_dir: dir, id, master: '127.0.0.1', keysize: 1024 }));
+  const grains = new Grains({ id, ...grainValues });
+  const ran: JobLoad[] = [];
+  const returned: string[] = [];
+  const waiters = new Map<string, () => void>();
+  const executor: JobExecutor = {
+    run: async (job): Promise<JobResult> => {
+      ran.push(job);
+      if (job.fun === 'grains.setval') grains.set({ [String(job.arg[0])]: job.arg[1] }, true);
+      if (job.fun === 'test.fail') return { return: 'it broke', retcode: 1, success: false, out: 'highstate' };
+      return { return: job.fun === 'test.ping' ? true : { args: job.arg }, retcode: 0, success: true };
+    },
+    afterReturn: async (job) => {
+      returned.push(job.jid);
+      waiters.get(job.jid)?.();
+    },
+  };
+  const minion = new Minion(minionSettings(loadMinionConfig(dir).config), executor, grains, log, { transport: net });
+  await minion.start();
+  stops.push(() => minion.stop());
+  const afterReturnOf = (jid: string) =>
+    returned.includes(jid) ? Promise.resolve() : new Promise<void>((resolve) => waiters.set(jid, resolve));
+  return { minion, grains, ran, returned, afterReturnOf };
+}
+
+beforeAll(async () => {
+  const etc = join(root, 'etc', 'master');
+  mkdirSync(etc, { recursive: true });
+  writeFileSync(join(etc, 'master'), stringify({ root_dir: root, interface: '127.0.0.1', auto_accept: true, keysize: 1024, worker_threads: 1 }));
+  const { config } = loadMasterConfig(etc);
+  master = new Master(config, log, { transport: net, rsa: 'in-process' });
+  await master.start();
+  for (const [id, g] of [['web1', { role: 'web' }], ['db1', { role: 'db' }]] as const) minions.set(id, await startMinion(id, g));
+  client = await LocalClient.connect(config, { transport: net });
+});
+afterAll(async () => {
+  client.close();
+  for (const stop of stops.reverse()) await stop();
+  await master.stop();
+  rmSync(root, { recursive: true, force: true });
+});
+
+async function collect(pub: Publication): Promise<MinionReturn[]> {
+  const out: MinionReturn[] = [];
+  for await (const r of client.returns(pub, 10_000)) out.push(r);
+  return out.sort((a, b) => a.id.localeCompare(b.id));
+}
+
+describe("the minion's job loop", () => {
+  it('signs in, and announces its grains, so the master can target by them', async () => {
+    expect(master.keys.list('accepted')).toEqual(['db1', 'web1']);
+    const pub = await client.publish({ tgt: 'role:db', tgtType: 'grain', fun: 'test.ping', arg: [] });
+    expect(pub.minions).toEqual(['db1']);
+    expect((await collect(pub)).map((r) => [r.id, r.return])).toEqual([['db1', true]]);
+  });
+
+  it('runs a publication for it and sends the return (retcode, success, out), then runs its returners', async () => {
+    const web1 = minions.get('web1')!;
+    const pub = await client.publish({ tgt: 'web1', tgtType: 'glob', fun: 'test.fail', arg: ['a', 1] });
+    const rets = await collect(pub);
+    expect(rets).toEqual([{ id: 'web1', jid: pub.jid, fun: 'test.fail', return: 'it broke', retcode: 1, success: false, out: 'highstate' }]);
+    expect(web1.ran.at(-1)).toMatchObject({ jid: pub.jid, fun: 'test.fail', arg: ['a', 1], tgt: 'web1', tgt_type: 'glob', user: 'root' });
+    await web1.afterReturnOf(pub.jid);
+    expect(web1.returned.at(-1)).toBe(pub.jid);
+  });
+
+  it('ignores a publication not targeted to it', async () => {
+    const web1 = minions.get('web1')!;
+    const db1 = minions.get('db1')!;
+    const before = web1.ran.length;
+    const forDb = await client.publish({ tgt: 'db*', tgtType: 'glob', fun: 'test.ping', arg: [] });
+    expect((await collect(forDb)).map((r) => r.id)).toEqual(['db1']);
+    // Publications reach a minion in order: once it has run the next job, it has seen (and
+    // skipped) the one for db1.
+    const forAll = await client.publish({ tgt: '*', tgtType: 'glob', fun: 'test.ping', arg: [] });
+    expect((await collect(forAll)).map((r) => r.id)).toEqual(['db1', 'web1']);
+    expect(web1.ran.slice(before).map((j) => j.jid)).toEqual([forAll.jid]);
+    expect(db1.ran.map((j) => j.jid)).toContain(forDb.jid);
+  });
+
+  it("matches targets against its own current grains, not the master's idea of them", async () => {
+    const web1 = minions.get('web1')!;
+    const before = web1.ran.length;
+    // The grains change without telling anyone: the master still expects web1 for role:web.
+    web1.grains.set({ role: 'cache' }, false);
+    const stale = await client.publish({ tgt: 'role:web', tgtType: 'grain', fun: 'test.ping', arg: [] });
+    expect(stale.minions).toEqual(['web1']);
+    const next = await client.publish({ tgt: 'web1', tgtType: 'glob', fun: 'test.ping', arg: [] });
+    await collect(next);
+    expect(web1.ran.slice(before).map((j) => j.jid)).toEqual([next.jid]);
+    web1.grains.set({ role: 'web' }, false);
+  });
+
+  it('sends grains a job changed before its return, so the next grain target finds it', async () => {
+    const db1 = minions.get('db1')!;
+    await collect(await client.publish({ tgt: 'db1', tgtType: 'glob', fun: 'grains.setval', arg: ['tier', 'gold'] }));
+    expect(db1.grains.values.tier).toBe('gold');
+    const pub = await client.publish({ tgt: 'tier:gold', tgtType: 'grain', fun: 'test.ping', arg: [] });
+    expect(pub.minions).toEqual(['db1']);
+    expect((await collect(pub)).map((r) => r.id)).toEqual(['db1']);
+  });
+});
