@@ -61,8 +61,12 @@ export class Daemon {
     return typeof text === 'string' ? this.output.includes(text) : text.test(this.output);
   }
 
-  /** Resolves when the daemon has printed `text`; rejects if it exits first or after timeoutMs. */
-  waitFor(text: string | RegExp, timeoutMs = 20_000): Promise<void> {
+  /**
+   * Resolves when the daemon has printed `text`; rejects if it exits first or after timeoutMs.
+   * The default is generous because it bounds a start on a loaded two-core machine (ten daemons
+   * starting at once beside another test file); a wait that succeeds returns as soon as it can.
+   */
+  waitFor(text: string | RegExp, timeoutMs = 60_000): Promise<void> {
     if (this.has(text)) return Promise.resolve();
     return new Promise((resolvePromise, reject) => {
       const timer = setTimeout(() => reject(new Error(`${this.name}: no "${text}" within ${timeoutMs} ms. Output:\n${this.output}`)), timeoutMs);
