@@ -3,12 +3,16 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
-const zeromqOnlyInTransport = { name: 'zeromq', message: 'Only src/core/transport/zeromq.ts imports zeromq: use a Transport (src/core/transport/types.ts).' };
+const zeromqOnlyInTransport = {
+  name: 'zeromq',
+  message: 'Only src/core/transport/zeromq.ts imports zeromq: use a Transport (src/core/transport/types.ts).',
+};
 
 // Control flow on an error's message text breaks when a message is reworded: test its `code`.
 const noMessageControlFlow = [
   {
-    selector: "CallExpression[callee.property.name=/^(startsWith|endsWith|includes|match|indexOf)$/][callee.object.property.name='message']",
+    selector:
+      "CallExpression[callee.property.name=/^(startsWith|endsWith|includes|match|indexOf)$/][callee.object.property.name='message']",
     message: "Do not branch on an error's message text: give the error a code and test `code` (STYLE.md).",
   },
   {
@@ -53,23 +57,40 @@ export default tseslint.config(
     // argument and jid conventions (core/protocol/salt-args.ts, jid.ts) are shared with the user.
     files: ['src/cli/**/*.ts'],
     rules: {
-      'no-restricted-imports': ['error', {
-        paths: [zeromqOnlyInTransport],
-        patterns: [
-          { regex: 'core/(crypto|transport|channel)(/|$)', message: 'src/cli imports no crypto, channel or transport: go through src/core/client or src/core/master.' },
-          { regex: 'core/protocol/(?!salt-args$|jid$)', message: 'src/cli imports no protocol messages: go through src/core/client (only salt-args and jid are shared).' },
-        ],
-      }],
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [zeromqOnlyInTransport],
+          patterns: [
+            {
+              regex: 'core/(crypto|transport|channel)(/|$)',
+              message: 'src/cli imports no crypto, channel or transport: go through src/core/client or src/core/master.',
+            },
+            {
+              regex: 'core/protocol/(?!salt-args$|jid$)',
+              message: 'src/cli imports no protocol messages: go through src/core/client (only salt-args and jid are shared).',
+            },
+          ],
+        },
+      ],
     },
   },
   {
     files: ['src/core/**/*.ts'],
     ignores: ['src/core/transport/zeromq.ts'],
     rules: {
-      'no-restricted-imports': ['error', {
-        paths: [zeromqOnlyInTransport],
-        patterns: [{ regex: '^(\\.\\./)+(plugins|src/plugins)(/|$)|/plugins/', message: 'src/core never imports plugins: plugins depend on the core, not the reverse.' }],
-      }],
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [zeromqOnlyInTransport],
+          patterns: [
+            {
+              regex: '^(\\.\\./)+(plugins|src/plugins)(/|$)|/plugins/',
+              message: 'src/core never imports plugins: plugins depend on the core, not the reverse.',
+            },
+          ],
+        },
+      ],
     },
   },
   {
@@ -77,9 +98,17 @@ export default tseslint.config(
     files: ['plugins/**/*.ts'],
     ignores: ['plugins/index.ts'],
     rules: {
-      'no-restricted-imports': ['error', {
-        patterns: [{ regex: '^(?!brine/plugin$|node:|\\./)', message: "plugins/* import only 'brine/plugin', 'node:' modules and their own files." }],
-      }],
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '^(?!brine/plugin$|node:|\\./)',
+              message: "plugins/* import only 'brine/plugin', 'node:' modules and their own files.",
+            },
+          ],
+        },
+      ],
     },
   },
 );

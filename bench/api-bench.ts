@@ -40,13 +40,21 @@ export async function runApiBench(masterDir: string, count: number, rounds: numb
   const direct = listenToMaster(String(config.sock_dir), ['bench/api/']);
   const stream = new AbortController();
   try {
-    const login = await fetch(`${url}/login`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ username: 'bench', password: 'x', eauth: 'auto' }) });
+    const login = await fetch(`${url}/login`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ username: 'bench', password: 'x', eauth: 'auto' }),
+    });
     const token = login.headers.get('x-auth-token');
     if (login.status !== 200 || !token) throw new Error(`salt-api login failed: ${login.status}`);
 
     const ping = async (): Promise<number> => {
       const t0 = performance.now();
-      const res = await fetch(url, { method: 'POST', headers: { 'Content-Type': 'application/json', Accept: 'application/json', 'X-Auth-Token': token }, body: '[{"client": "local", "tgt": "*", "fun": "test.ping"}]' });
+      const res = await fetch(url, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', Accept: 'application/json', 'X-Auth-Token': token },
+        body: '[{"client": "local", "tgt": "*", "fun": "test.ping"}]',
+      });
       const body = (await res.json()) as { return: Array<Record<string, unknown>> };
       const ms = performance.now() - t0;
       const got = Object.keys(body.return[0] ?? {}).length;

@@ -38,7 +38,12 @@ interface StormResult {
  * Two rounds on one master: N new minions (key written, auto-accepted), then the same N signing in
  * again with a token, as after a master restart (keys known; token decrypt + signature).
  */
-async function storm(mode: string, n: number, pems: string[], makeRsa: (masterPem: string) => Promise<MasterRsa & { close?: () => Promise<void> }>): Promise<StormResult[]> {
+async function storm(
+  mode: string,
+  n: number,
+  pems: string[],
+  makeRsa: (masterPem: string) => Promise<MasterRsa & { close?: () => Promise<void> }>,
+): Promise<StormResult[]> {
   const root = mkdtempSync(join(tmpdir(), 'brine-auth-storm-'));
   const keys = new KeyStore({ pkiDir: join(root, 'pki') });
   const masterPem = keys.ensureMasterKeys(2048).privatePem;
@@ -48,14 +53,26 @@ async function storm(mode: string, n: number, pems: string[], makeRsa: (masterPe
   const rsa = await makeRsa(masterPem);
   const log = createLogging({ level: 'warning', console: false }).getLogger('salt.master');
   const auth = new AuthService({
-    keys, masterKey, rsa, publishKey: new PublishKey(masterKey), sessions: new Sessions(), events, log,
+    keys,
+    masterKey,
+    rsa,
+    publishKey: new PublishKey(masterKey),
+    sessions: new Sessions(),
+    events,
+    log,
     policy: { autoAccept: true, autosign: new AutosignFile(undefined), openMode: false, publishPort: 4505 },
   });
   const round = async (name: string, withToken: boolean): Promise<StormResult> => {
-    const requests = pems.slice(0, n).map((pem, i) => openAuthRequest(buildAuthRequest({
-      id: `storm-${i}`, publicPem: publicPemOf(pem),
-      ...(withToken ? { masterPublicKey: masterKey, token: randomBytes(57).toString('base64') } : {}),
-    }).bytes).request);
+    const requests = pems.slice(0, n).map(
+      (pem, i) =>
+        openAuthRequest(
+          buildAuthRequest({
+            id: `storm-${i}`,
+            publicPem: publicPemOf(pem),
+            ...(withToken ? { masterPublicKey: masterKey, token: randomBytes(57).toString('base64') } : {}),
+          }).bytes,
+        ).request,
+    );
     const elu0 = performance.eventLoopUtilization();
     const t0 = performance.now();
     await Promise.all(requests.map((r) => auth.handle(r)));
@@ -78,17 +95,26 @@ async function main(): Promise<void> {
   const dir = keyCacheDir(2048);
   const pems = Array.from({ length: n }, (_, i) => readFileSync(join(dir, `${i}.pem`), 'utf8'));
   const rows: StormResult[] = [];
-  rows.push(...await storm('inline (main thread)', n, pems, async (pem) => {
-    const key = privateKeyFromPem(pem);
-    return { run: async (job: RsaJob) => runRsaJob(key, job) };
-  }));
-  rows.push(...await storm('RsaPool', n, pems, async (pem) => {
-    const pool = new RsaPool({ masterPrivatePem: pem });
-    await pool.ready();
-    return pool;
-  }));
+  rows.push(
+    ...(await storm('inline (main thread)', n, pems, async (pem) => {
+      const key = privateKeyFromPem(pem);
+      return { run: async (job: RsaJob) => runRsaJob(key, job) };
+    })),
+  );
+  rows.push(
+    ...(await storm('RsaPool', n, pems, async (pem) => {
+      const pool = new RsaPool({ masterPrivatePem: pem });
+      await pool.ready();
+      return pool;
+    })),
+  );
   process.stdout.write(`\nMaster sign-in storm: ${n} minions at once (ms)\n\n`);
-  process.stdout.write(table(['RSA', 'sign-ins', 'wall', 'main thread busy', 'busy per sign-in'], rows.map((r) => [r.mode, r.round, fmtMs(r.wallMs), fmtMs(r.busyMs), r.perSignInMs.toFixed(3)])));
+  process.stdout.write(
+    table(
+      ['RSA', 'sign-ins', 'wall', 'main thread busy', 'busy per sign-in'],
+      rows.map((r) => [r.mode, r.round, fmtMs(r.wallMs), fmtMs(r.busyMs), r.perSignInMs.toFixed(3)]),
+    ),
+  );
 }
 
 main().catch((err) => {

@@ -57,9 +57,9 @@ async function main(): Promise<void> {
   process.on('message', (msg: Command) => {
     if (msg.type === 'round') current = { round: msg.round, expect: msg.expect, seen: new Set(), done: false };
     if (msg.type !== 'round' && msg.type !== 'republish') return;
-    publisher.publish([Buffer.from(msg.round, 'latin1')]).catch((err) =>
-      send({ type: 'error', message: `publish failed: ${(err as Error).message}` }),
-    );
+    publisher
+      .publish([Buffer.from(msg.round, 'latin1')])
+      .catch((err) => send({ type: 'error', message: `publish failed: ${(err as Error).message}` }));
   });
   send({ type: 'ready' });
 }

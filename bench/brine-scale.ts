@@ -133,7 +133,11 @@ export async function runBrineScale(
     // The minion defaults (auth_timeout, retries, ...) come from the real config loader.
     const templateDir = join(cluster.root, 'minion-template');
     mkdirSync(templateDir, { recursive: true });
-    const { config } = loadMinionConfig(templateDir, { root_dir: join(cluster.root, 'minions'), master: '127.0.0.1', master_port: cluster.retPort });
+    const { config } = loadMinionConfig(templateDir, {
+      root_dir: join(cluster.root, 'minions'),
+      master: '127.0.0.1',
+      master_port: cluster.retPort,
+    });
     const { id: _id, pki_dir: _pki, master_port: _port, ...daemon } = minionSettings({ ...config, id: 'template' });
     const base: Omit<MinionSettings, 'id' | 'pki_dir' | 'master_port'> = {
       ...daemon,
@@ -170,7 +174,10 @@ export async function runBrineScale(
     const masterRssAfterSignInMiB = rssMiB(masterPid);
     const signInFailed = signedIn.reduce((n, m) => n + Number(m.failed), 0);
     if (signInFailed === count) throw new Error(`no minion signed in: ${String(signedIn.find((m) => m.firstError)?.firstError)}`);
-    if (signInFailed > 0) process.stderr.write(`[bench] ${signInFailed} minions gave up signing in: ${String(signedIn.find((m) => m.firstError)?.firstError)}\n`);
+    if (signInFailed > 0)
+      process.stderr.write(
+        `[bench] ${signInFailed} minions gave up signing in: ${String(signedIn.find((m) => m.firstError)?.firstError)}\n`,
+      );
 
     client = new IpcChild('job client', 'client-worker', [cluster.masterDir]);
     await client.expect('ready', 60_000, 'not connected to the master event bus');
@@ -219,4 +226,3 @@ export async function runBrineScale(
     await cluster.stop();
   }
 }
-

@@ -76,7 +76,8 @@ export class IpcChild {
 
   /** SIGTERM by pid, then wait for the exit. */
   async stop(): Promise<void> {
-    if (this.child.pid !== undefined && this.child.exitCode === null && this.child.signalCode === null) process.kill(this.child.pid, 'SIGTERM');
+    if (this.child.pid !== undefined && this.child.exitCode === null && this.child.signalCode === null)
+      process.kill(this.child.pid, 'SIGTERM');
     await this.exited;
   }
 }

@@ -34,7 +34,16 @@ const CONCURRENCY = 64;
 
 /** A return shaped like a small test.ping / cmd.run answer. */
 function makeReturn(jid: string, n: number): ReturnInput {
-  return { jid, id: `minion-${n}`, fun: 'cmd.run', fun_args: ['uptime'], return: ` 13:13:09 up 1 day,  2:03,  0 users,  load average: 0.${n % 100}`, retcode: 0, success: true, at: new Date() };
+  return {
+    jid,
+    id: `minion-${n}`,
+    fun: 'cmd.run',
+    fun_args: ['uptime'],
+    return: ` 13:13:09 up 1 day,  2:03,  0 users,  load average: 0.${n % 100}`,
+    retcode: 0,
+    success: true,
+    at: new Date(),
+  };
 }
 
 /** Runs `step` (which stores `perStep` returns) until the time is up; returns per second. */
@@ -51,24 +60,47 @@ async function measure(durationMs: number, perStep: number, step: (n: number) =>
   return Math.round((n * 1e9) / Number(elapsed));
 }
 
-async function benchCache(label: string, cache: JobCache, durationMs: number, cases: Array<'one' | 'concurrent' | 'batch' | 'batcher'>): Promise<BenchRow[]> {
+async function benchCache(
+  label: string,
+  cache: JobCache,
+  durationMs: number,
+  cases: Array<'one' | 'concurrent' | 'batch' | 'batcher'>,
+): Promise<BenchRow[]> {
   const rows: BenchRow[] = [];
   let jidSerial = 0;
   const freshJid = () => `2026120213130957${String(jidSerial++).padStart(4, '0')}`;
   for (const c of cases) {
     const jid = freshJid();
-    await cache.saveJob({ jid, tgt: '*', tgt_type: 'glob', fun: 'cmd.run', arg: ['uptime'], user: 'root', minions: [], started: new Date() });
+    await cache.saveJob({
+      jid,
+      tgt: '*',
+      tgt_type: 'glob',
+      fun: 'cmd.run',
+      arg: ['uptime'],
+      user: 'root',
+      minions: [],
+      started: new Date(),
+    });
     if (c === 'one') {
-      rows.push({ name: `job-cache ${label} saveReturn (one commit each)`, opsPerSec: await measure(durationMs, 1, (n) => cache.saveReturn(makeReturn(jid, n))) });
+      rows.push({
+        name: `job-cache ${label} saveReturn (one commit each)`,
+        opsPerSec: await measure(durationMs, 1, (n) => cache.saveReturn(makeReturn(jid, n))),
+      });
     } else if (c === 'concurrent') {
-      const ops = await measure(durationMs, CONCURRENCY, (n) => Promise.all(Array.from({ length: CONCURRENCY }, (_, i) => cache.saveReturn(makeReturn(jid, n + i)))));
+      const ops = await measure(durationMs, CONCURRENCY, (n) =>
+        Promise.all(Array.from({ length: CONCURRENCY }, (_, i) => cache.saveReturn(makeReturn(jid, n + i)))),
+      );
       rows.push({ name: `job-cache ${label} saveReturn (${CONCURRENCY} in flight)`, opsPerSec: ops });
     } else if (c === 'batcher') {
       const batcher = new ReturnBatcher(cache);
-      const ops = await measure(durationMs, CONCURRENCY, (n) => Promise.all(Array.from({ length: CONCURRENCY }, (_, i) => batcher.save(makeReturn(jid, n + i)))));
+      const ops = await measure(durationMs, CONCURRENCY, (n) =>
+        Promise.all(Array.from({ length: CONCURRENCY }, (_, i) => batcher.save(makeReturn(jid, n + i)))),
+      );
       rows.push({ name: `job-cache ${label} ReturnBatcher.save (${CONCURRENCY} in flight, one commit per loop turn)`, opsPerSec: ops });
     } else {
-      const ops = await measure(durationMs, BATCH, (n) => cache.saveReturns(Array.from({ length: BATCH }, (_, i) => makeReturn(jid, n + i))));
+      const ops = await measure(durationMs, BATCH, (n) =>
+        cache.saveReturns(Array.from({ length: BATCH }, (_, i) => makeReturn(jid, n + i))),
+      );
       rows.push({ name: `job-cache ${label} saveReturns (batches of ${BATCH}, one commit each)`, opsPerSec: ops });
     }
   }

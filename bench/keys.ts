@@ -31,7 +31,12 @@ function generatePem(bits: number): Promise<string> {
   return new Promise((resolve, reject) => {
     generateKeyPair(
       'rsa',
-      { modulusLength: bits, publicExponent: 0x10001, privateKeyEncoding: { type: 'pkcs1', format: 'pem' }, publicKeyEncoding: { type: 'spki', format: 'pem' } },
+      {
+        modulusLength: bits,
+        publicExponent: 0x10001,
+        privateKeyEncoding: { type: 'pkcs1', format: 'pem' },
+        publicKeyEncoding: { type: 'spki', format: 'pem' },
+      },
       (err, _pub, priv) => (err ? reject(err) : resolve(priv)),
     );
   });

@@ -6,7 +6,13 @@ import { existsSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { Crypticle } from '../src/core/crypto/crypticle';
 import {
-  oaepDecrypt, oaepEncrypt, privateKeyFromPem, publicKeyFromPem, signPkcs1v15Sha1, verifyPkcs1v15Sha1, x931Sign,
+  oaepDecrypt,
+  oaepEncrypt,
+  privateKeyFromPem,
+  publicKeyFromPem,
+  signPkcs1v15Sha1,
+  verifyPkcs1v15Sha1,
+  x931Sign,
 } from '../src/core/crypto/rsa';
 import { decode, encode } from '../src/core/protocol/msgpack';
 
@@ -66,13 +72,28 @@ export async function runMicroBench(): Promise<MicroResult[]> {
     sig: Buffer.alloc(256, 0x5a),
   };
   const job = {
-    fun: 'test.arg', arg: [1, 'two', { __kwarg__: true, foo: 'bar' }], tgt: ['web1', 'db1'],
-    jid: '20261202125622684790', ret: '', tgt_type: 'list', user: 'root', serial: 42,
+    fun: 'test.arg',
+    arg: [1, 'two', { __kwarg__: true, foo: 'bar' }],
+    tgt: ['web1', 'db1'],
+    jid: '20261202125622684790',
+    ret: '',
+    tgt_type: 'list',
+    user: 'root',
+    serial: 42,
   };
   const ret = {
-    cmd: '_return', id: 'web1', success: true, return: { pid: 1234, retcode: 0, stdout: 'hi', stderr: '' },
-    retcode: 0, jid: '20261202125622684790', fun: 'cmd.run', fun_args: ['echo hi'], user: 'root',
-    _stamp: '2026-12-02T12:56:23.517087', nonce: 'af5d51a760cb40d79c08abd91e96abef', ts: 1796216183,
+    cmd: '_return',
+    id: 'web1',
+    success: true,
+    return: { pid: 1234, retcode: 0, stdout: 'hi', stderr: '' },
+    retcode: 0,
+    jid: '20261202125622684790',
+    fun: 'cmd.run',
+    fun_args: ['echo hi'],
+    user: 'root',
+    _stamp: '2026-12-02T12:56:23.517087',
+    nonce: 'af5d51a760cb40d79c08abd91e96abef',
+    ts: 1796216183,
     tok: Buffer.alloc(256, 0x33),
   };
   const crypticle = new Crypticle(Crypticle.generateKeyString());

@@ -39,12 +39,13 @@ export function findPostgresBin(): string {
   }
   const root = '/usr/lib/postgresql';
   if (existsSync(root)) {
-    const versions = readdirSync(root).filter((v) => /^\d+$/.test(v)).sort((a, b) => Number(b) - Number(a));
+    const versions = readdirSync(root)
+      .filter((v) => /^\d+$/.test(v))
+      .sort((a, b) => Number(b) - Number(a));
     for (const v of versions) if (existsSync(join(root, v, 'bin', 'initdb'))) return join(root, v, 'bin');
   }
   return fail('no PostgreSQL server binaries (initdb, pg_ctl) found on PATH or under /usr/lib/postgresql');
 }
-
 
 /** As root: the unprivileged account to run the server as, with its uid and gid. */
 function serverAccount(): { name: string; uid: number; gid: number } | null {
@@ -70,7 +71,9 @@ async function createDatabase(options: PostgresOptions): Promise<void> {
   }
 }
 
-export async function startThrowawayPostgres(opts: { user?: string; password?: string; database?: string } = {}): Promise<ThrowawayPostgres> {
+export async function startThrowawayPostgres(
+  opts: { user?: string; password?: string; database?: string } = {},
+): Promise<ThrowawayPostgres> {
   const bin = findPostgresBin();
   const account = serverAccount();
   const user = opts.user ?? 'brine';

@@ -53,6 +53,9 @@ export function openFds(pid: number): number {
   try {
     return readdirSync(`/proc/${pid}/fd`).length;
   } catch (err) {
-    throw new BenchError('BENCH_PROCFS', `bench: cannot list /proc/${pid}/fd`, { cause: err, hint: 'the process must be running and owned by this user' });
+    throw new BenchError('BENCH_PROCFS', `bench: cannot list /proc/${pid}/fd`, {
+      cause: err,
+      hint: 'the process must be running and owned by this user',
+    });
   }
 }

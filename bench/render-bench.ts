@@ -27,7 +27,10 @@ export interface RenderBenchResult {
 export function makeTree(): { root: string; sls: string } {
   const root = mkdtempSync(join(tmpdir(), 'brine-render-bench-'));
   mkdirSync(join(root, 'bench'), { recursive: true });
-  writeFileSync(join(root, 'bench', 'map.jinja'), "{% set settings = {'port': 8080, 'users': ['alice', 'bob', 'carol']} %}\n{% macro line(k, v) %}{{ k }}={{ v }}{% endmacro %}\n");
+  writeFileSync(
+    join(root, 'bench', 'map.jinja'),
+    "{% set settings = {'port': 8080, 'users': ['alice', 'bob', 'carol']} %}\n{% macro line(k, v) %}{{ k }}={{ v }}{% endmacro %}\n",
+  );
   writeFileSync(join(root, 'bench', 'defaults.yaml'), 'app:\n  name: bench\n  workers: 4\n');
   const lines = [
     "{% from 'bench/map.jinja' import settings, line with context %}",
@@ -91,7 +94,10 @@ export async function runRenderBench(): Promise<RenderBenchResult> {
     }
     const conf = join(root, 'conf');
     mkdirSync(conf, { recursive: true });
-    writeFileSync(join(conf, 'minion'), `root_dir: ${join(root, 'saltroot')}\nfile_client: local\nfile_roots: {base: [${root}]}\npillar_roots: {base: [${join(root, 'nopillar')}]}\nid: bench\n`);
+    writeFileSync(
+      join(conf, 'minion'),
+      `root_dir: ${join(root, 'saltroot')}\nfile_client: local\nfile_roots: {base: [${root}]}\npillar_roots: {base: [${join(root, 'nopillar')}]}\nid: bench\n`,
+    );
     const args = ['-c', conf, '--local', 'state.show_sls', 'bench', '--out', 'quiet'];
     const brineCpuMs = cpuMedian([process.execPath, join(__dirname, '..', '..', 'bin', 'salt-call'), ...args], root);
     const salt = join(homedir(), '.cache', 'brine-salt-ref', 'bin', 'salt-call');
@@ -104,7 +110,10 @@ export async function runRenderBench(): Promise<RenderBenchResult> {
 
 /** One line for the report. */
 export function renderBenchLine(r: RenderBenchResult): string {
-  const salt = r.saltCpuMs === null ? 'Salt 3007 not installed (../shared/salt-ref/setup.sh ~/.cache/brine-salt-ref)' : `Salt 3007 ${r.saltCpuMs.toFixed(0)} ms CPU, brine ${r.speedup!.toFixed(1)}x faster`;
+  const salt =
+    r.saltCpuMs === null
+      ? 'Salt 3007 not installed (../shared/salt-ref/setup.sh ~/.cache/brine-salt-ref)'
+      : `Salt 3007 ${r.saltCpuMs.toFixed(0)} ms CPU, brine ${r.speedup!.toFixed(1)}x faster`;
   return `salt-call --local state.show_sls of a ${r.lines}-line SLS (loops, macros, imports): brine ${r.brineCpuMs.toFixed(0)} ms CPU; ${salt} (median of ${RUNS} whole processes); brine's render alone ${r.brineRenderMs.toFixed(2)} ms in-process`;
 }
 

@@ -37,7 +37,8 @@ interface Options {
   api: boolean;
 }
 
-const USAGE = 'usage: npm run bench -- [--minions 100,1000] [--jobs 5] [--auth-timeout SECONDS] [--skip-micro] [--skip-render] [--skip-job-cache] [--skip-api]';
+const USAGE =
+  'usage: npm run bench -- [--minions 100,1000] [--jobs 5] [--auth-timeout SECONDS] [--skip-micro] [--skip-render] [--skip-job-cache] [--skip-api]';
 
 function badFlag(message: string): BrineError {
   return new BenchError('BAD_BENCH_FLAG', message, { hint: USAGE });
@@ -55,7 +56,9 @@ export function parseArgs(argv: string[]): Options {
     };
     switch (name) {
       case '--minions': {
-        const list = value().split(',').map((s) => s.trim());
+        const list = value()
+          .split(',')
+          .map((s) => s.trim());
         if (list.some((s) => !/^\d+$/.test(s) || Number(s) < 1 || Number(s) > 20_000)) {
           throw badFlag(`--minions takes a comma list of counts between 1 and 20000, not '${list.join(',')}'`);
         }
@@ -70,7 +73,8 @@ export function parseArgs(argv: string[]): Options {
       }
       case '--auth-timeout': {
         const v = value();
-        if (!/^\d+$/.test(v) || Number(v) < 1 || Number(v) > 600) throw badFlag(`--auth-timeout takes seconds between 1 and 600, not '${v}'`);
+        if (!/^\d+$/.test(v) || Number(v) < 1 || Number(v) > 600)
+          throw badFlag(`--auth-timeout takes seconds between 1 and 600, not '${v}'`);
         options.authTimeout = Number(v);
         break;
       }
@@ -123,12 +127,22 @@ interface ScaleRow {
 
 function printJobCache(rows: BenchRow[]): void {
   process.stdout.write('\nJob cache: returns per second written\n\n');
-  process.stdout.write(table(['case', 'returns/s'], rows.map((r) => [r.name, fmtInt(r.opsPerSec)])));
+  process.stdout.write(
+    table(
+      ['case', 'returns/s'],
+      rows.map((r) => [r.name, fmtInt(r.opsPerSec)]),
+    ),
+  );
 }
 
 function printMicro(results: MicroResult[]): void {
   process.stdout.write('\nMicro-benchmarks (one core, 2048-bit keys)\n\n');
-  process.stdout.write(table(['operation', 'ops/s'], results.map((r) => [r.name, fmtInt(r.opsPerSec)])));
+  process.stdout.write(
+    table(
+      ['operation', 'ops/s'],
+      results.map((r) => [r.name, fmtInt(r.opsPerSec)]),
+    ),
+  );
 }
 
 function printScale(rows: ScaleRow[], keys: KeyCacheResult, jobs: number): void {
@@ -138,8 +152,12 @@ function printScale(rows: ScaleRow[], keys: KeyCacheResult, jobs: number): void 
       ['minions', 'brine median', 'p95', 'max', 'raw zmq median', 'p95', 'max', 'brine / raw', 'lost returns'],
       rows.map((r) => [
         String(r.minions),
-        fmtMs(r.brine.jobsMs.median), fmtMs(r.brine.jobsMs.p95), fmtMs(r.brine.jobsMs.max),
-        fmtMs(r.baseline.jobsMs.median), fmtMs(r.baseline.jobsMs.p95), fmtMs(r.baseline.jobsMs.max),
+        fmtMs(r.brine.jobsMs.median),
+        fmtMs(r.brine.jobsMs.p95),
+        fmtMs(r.brine.jobsMs.max),
+        fmtMs(r.baseline.jobsMs.median),
+        fmtMs(r.baseline.jobsMs.p95),
+        fmtMs(r.baseline.jobsMs.max),
         `${r.ratio.toFixed(2)}x`,
         String(r.brine.lostReturns),
       ]),
@@ -149,7 +167,19 @@ function printScale(rows: ScaleRow[], keys: KeyCacheResult, jobs: number): void 
   const med = (xs: number[]) => summarize(xs).median;
   process.stdout.write(
     table(
-      ['minions', 'publish ack', 'first return', '95% returns', 'all returns', 'master CPU/return us', 'loop stall max ms', 'master RSS MiB', 'peak RSS MiB', 'master fds', 'raw server RSS MiB'],
+      [
+        'minions',
+        'publish ack',
+        'first return',
+        '95% returns',
+        'all returns',
+        'master CPU/return us',
+        'loop stall max ms',
+        'master RSS MiB',
+        'peak RSS MiB',
+        'master fds',
+        'raw server RSS MiB',
+      ],
       rows.map((r) => [
         String(r.minions),
         fmtMs(med(r.brine.jobs.map((j) => j.publishMs))),
@@ -168,7 +198,19 @@ function printScale(rows: ScaleRow[], keys: KeyCacheResult, jobs: number): void 
   process.stdout.write('\nSign-in of all minions at once (a cold auth storm: new keys, auto_accept)\n\n');
   process.stdout.write(
     table(
-      ['minions', 'simulators', 'sign-in all ms', 'retries', 'gave up', 'master CPU s', 'loop stall max ms', 'master RSS after MiB', 'master start ms', 'setup ms', 'raw setup ms'],
+      [
+        'minions',
+        'simulators',
+        'sign-in all ms',
+        'retries',
+        'gave up',
+        'master CPU s',
+        'loop stall max ms',
+        'master RSS after MiB',
+        'master start ms',
+        'setup ms',
+        'raw setup ms',
+      ],
       rows.map((r) => [
         String(r.minions),
         String(r.brine.simulators),
@@ -202,13 +244,29 @@ function printScale(rows: ScaleRow[], keys: KeyCacheResult, jobs: number): void 
 const API_MINIONS = 20;
 
 function printApi(r: ApiBenchResult & { cliMs: ApiBenchResult['postMs'] }): void {
-  process.stdout.write(`\nsalt-api at ${r.minions} minions (ms; the CLI's time for the same job and a direct bus listener are the baselines)\n\n`);
+  process.stdout.write(
+    `\nsalt-api at ${r.minions} minions (ms; the CLI's time for the same job and a direct bus listener are the baselines)\n\n`,
+  );
   process.stdout.write(
     table(
       ['measure', 'median', 'min', 'max', 'baseline median', 'difference'],
       [
-        ["POST / local test.ping '*'", fmtMs(r.postMs.median), fmtMs(r.postMs.min), fmtMs(r.postMs.max), fmtMs(r.cliMs.median), fmtMs(r.postMs.median - r.cliMs.median)],
-        ['/events after the bus', fmtMs(r.eventDelayMs.median), fmtMs(r.eventDelayMs.min), fmtMs(r.eventDelayMs.max), '0', fmtMs(r.eventDelayMs.median)],
+        [
+          "POST / local test.ping '*'",
+          fmtMs(r.postMs.median),
+          fmtMs(r.postMs.min),
+          fmtMs(r.postMs.max),
+          fmtMs(r.cliMs.median),
+          fmtMs(r.postMs.median - r.cliMs.median),
+        ],
+        [
+          '/events after the bus',
+          fmtMs(r.eventDelayMs.median),
+          fmtMs(r.eventDelayMs.min),
+          fmtMs(r.eventDelayMs.max),
+          '0',
+          fmtMs(r.eventDelayMs.median),
+        ],
       ],
     ),
   );
@@ -248,7 +306,9 @@ async function main(): Promise<void> {
   for (const n of options.minions) {
     progress(`brine: ${n} minions`);
     const brine = await runBrineScale(n, options.jobs, keys.dir, options.authTimeout);
-    progress(`brine: ${n} minions signed in in ${fmtMs(brine.signInMs)} ms, median job ${fmtMs(brine.jobsMs.median)} ms, ${brine.masterCpuPerReturnUs.toFixed(0)} us master CPU per return`);
+    progress(
+      `brine: ${n} minions signed in in ${fmtMs(brine.signInMs)} ms, median job ${fmtMs(brine.jobsMs.median)} ms, ${brine.masterCpuPerReturnUs.toFixed(0)} us master CPU per return`,
+    );
     progress(`raw zeromq: ${n} subscribers`);
     const baseline = await runBaseline(n, options.jobs);
     progress(`raw zeromq: median ${fmtMs(baseline.jobsMs.median)} ms`);

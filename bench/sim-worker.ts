@@ -79,7 +79,13 @@ async function main(): Promise<void> {
       const t0 = performance.now();
       void Promise.allSettled(minions.map((m) => m.start())).then((results) => {
         const failed = results.filter((r) => r.status === 'rejected') as PromiseRejectedResult[];
-        send({ type: 'signed-in', ms: performance.now() - t0, retries: counts.retries, failed: failed.length, firstError: failed[0] ? String(failed[0].reason?.message ?? failed[0].reason) : undefined });
+        send({
+          type: 'signed-in',
+          ms: performance.now() - t0,
+          retries: counts.retries,
+          failed: failed.length,
+          firstError: failed[0] ? String(failed[0].reason?.message ?? failed[0].reason) : undefined,
+        });
       });
     } else if (msg.type === 'stats') {
       send({ type: 'stats', ...counts });

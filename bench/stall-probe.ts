@@ -13,7 +13,10 @@ if (file) {
   histogram.enable();
   process.on('SIGUSR2', () => {
     const ms = (ns: number) => Number((ns / 1e6).toFixed(1));
-    writeFileSync(file, JSON.stringify({ maxMs: ms(histogram.max), p99Ms: ms(histogram.percentile(99)), meanMs: ms(histogram.mean), at: Date.now() }));
+    writeFileSync(
+      file,
+      JSON.stringify({ maxMs: ms(histogram.max), p99Ms: ms(histogram.percentile(99)), meanMs: ms(histogram.mean), at: Date.now() }),
+    );
     histogram.reset();
   });
 }

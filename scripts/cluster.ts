@@ -26,7 +26,6 @@ function findRepo(from: string): string {
 export const REPO = findRepo(__dirname);
 const BIN = join(REPO, 'bin');
 
-
 export interface RunResult {
   code: number;
   stdout: string;
@@ -38,7 +37,10 @@ export class Daemon {
   private readonly waiters: Array<{ text: string | RegExp; resolve: () => void }> = [];
   readonly exited: Promise<number>;
 
-  constructor(readonly name: string, readonly child: ChildProcess) {
+  constructor(
+    readonly name: string,
+    readonly child: ChildProcess,
+  ) {
     const onData = (chunk: Buffer) => {
       this.output += chunk.toString();
       for (const w of [...this.waiters]) {
@@ -69,7 +71,10 @@ export class Daemon {
   waitFor(text: string | RegExp, timeoutMs = 60_000): Promise<void> {
     if (this.has(text)) return Promise.resolve();
     return new Promise((resolvePromise, reject) => {
-      const timer = setTimeout(() => reject(new Error(`${this.name}: no "${text}" within ${timeoutMs} ms. Output:\n${this.output}`)), timeoutMs);
+      const timer = setTimeout(
+        () => reject(new Error(`${this.name}: no "${text}" within ${timeoutMs} ms. Output:\n${this.output}`)),
+        timeoutMs,
+      );
       const entry = {
         text,
         resolve: () => {
@@ -181,7 +186,10 @@ export class Cluster {
   /** Writes the minion's config and starts it; resolves once it has printed `until`. */
   async startMinion(spec: MinionSpec, until: string | RegExp = /cached the public key|is ready/): Promise<Daemon> {
     const dir = this.writeMinionConfig(spec);
-    const daemon = new Daemon(spec.name ?? spec.id, spawn(process.execPath, [join(BIN, 'salt-minion'), '-c', dir, '-l', 'info'], { stdio: ['ignore', 'pipe', 'pipe'] }));
+    const daemon = new Daemon(
+      spec.name ?? spec.id,
+      spawn(process.execPath, [join(BIN, 'salt-minion'), '-c', dir, '-l', 'info'], { stdio: ['ignore', 'pipe', 'pipe'] }),
+    );
     this.minions.set(spec.name ?? spec.id, daemon);
     await daemon.waitFor(until);
     return daemon;

@@ -14,7 +14,10 @@ function serveStateTree(cluster: Cluster): string {
   const site = join(srv, 'pillar', 'site.sls');
   const www = join(cluster.root, 'www');
   writeFileSync(site, readFileSync(site, 'utf8').replace('www_root: /srv/www', `www_root: ${www}`));
-  appendFileSync(join(cluster.masterDir, 'master'), `file_roots:\n  base:\n    - ${join(srv, 'salt')}\npillar_roots:\n  base:\n    - ${join(srv, 'pillar')}\n`);
+  appendFileSync(
+    join(cluster.masterDir, 'master'),
+    `file_roots:\n  base:\n    - ${join(srv, 'salt')}\npillar_roots:\n  base:\n    - ${join(srv, 'pillar')}\n`,
+  );
   return www;
 }
 
@@ -59,7 +62,9 @@ async function main(): Promise<void> {
     }
     show('salt-key -L', await cluster.saltKey('-L'));
 
-    process.stdout.write(`\nStates: examples/state-tree (a web server's config from pillar, a command run on change), files under ${www}\n`);
+    process.stdout.write(
+      `\nStates: examples/state-tree (a web server's config from pillar, a command run on change), files under ${www}\n`,
+    );
     const states: [string[], number][] = [
       [['web1', 'state.apply', 'test=True', '--state-output=terse'], 0],
       [['*', 'state.apply'], 0],

@@ -18,12 +18,16 @@ export class ScaffoldError extends Error {
 }
 
 function className(name: string): string {
-  return `${name.split('_').map((w) => w.charAt(0).toUpperCase() + w.slice(1)).join('')}Module`;
+  return `${name
+    .split('_')
+    .map((w) => w.charAt(0).toUpperCase() + w.slice(1))
+    .join('')}Module`;
 }
 
 /** The files of a new plugin package, by relative path. */
 export function pluginFiles(name: string): Record<string, string> {
-  if (!MODULE_NAME.test(name)) throw new ScaffoldError(`module name must be a word of letters, digits and '_' starting with a letter (got ${JSON.stringify(name)})`);
+  if (!MODULE_NAME.test(name))
+    throw new ScaffoldError(`module name must be a word of letters, digits and '_' starting with a letter (got ${JSON.stringify(name)})`);
   const cls = className(name);
   const pkg = {
     name: `brine-plugin-${name.replace(/_/g, '-')}`,

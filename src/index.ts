@@ -11,7 +11,14 @@
  * client.close();
  */
 export * from './plugins/api';
-export { LocalClient, type MasterAddress, type MinionReturn, type Publication, type PublishRequest, type WaitOptions } from './core/client/local-client';
+export {
+  LocalClient,
+  type MasterAddress,
+  type MinionReturn,
+  type Publication,
+  type PublishRequest,
+  type WaitOptions,
+} from './core/client/local-client';
 export { JobWaiter } from './core/client/local-client-wait';
 export { listenToMaster } from './core/client/event-listener';
 export { loadMasterConfig, type MasterConfig } from './core/config';

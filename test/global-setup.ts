@@ -10,6 +10,9 @@ export default function setup(): () => void {
   const before = new Set(SYSTEM_PATHS.filter((p) => existsSync(p)));
   return () => {
     const created = SYSTEM_PATHS.filter((p) => !before.has(p) && existsSync(p));
-    if (created.length > 0) throw new Error(`the tests wrote outside their temporary roots: ${created.join(', ')} (remove them, then find the test that ran without -c or root_dir)`);
+    if (created.length > 0)
+      throw new Error(
+        `the tests wrote outside their temporary roots: ${created.join(', ')} (remove them, then find the test that ran without -c or root_dir)`,
+      );
   };
 }

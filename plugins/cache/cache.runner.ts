@@ -15,12 +15,20 @@ export class CacheRunner {
     return Object.fromEntries(this.master.match(target, tgtType).map((id) => [id, read(id)]));
   }
 
-  @Fn({ summary: 'Return cached grains of the targeted minions.', examples: ['salt-run cache.grains', "salt-run cache.grains tgt='web*'"], args: ARGS })
+  @Fn({
+    summary: 'Return cached grains of the targeted minions.',
+    examples: ['salt-run cache.grains', "salt-run cache.grains tgt='web*'"],
+    args: ARGS,
+  })
   grains({ tgt, tgt_type }: { tgt: unknown; tgt_type: string }): Record<string, unknown> {
     return this.cached(tgt, tgt_type, (id) => this.master.cachedGrains(id));
   }
 
-  @Fn({ summary: 'Return cached pillars of the targeted minions.', examples: ['salt-run cache.pillar', "salt-run cache.pillar tgt='db*'"], args: ARGS })
+  @Fn({
+    summary: 'Return cached pillars of the targeted minions.',
+    examples: ['salt-run cache.pillar', "salt-run cache.pillar tgt='db*'"],
+    args: ARGS,
+  })
   pillar({ tgt, tgt_type }: { tgt: unknown; tgt_type: string }): Record<string, unknown> {
     return this.cached(tgt, tgt_type, (id) => this.master.cachedPillar(id));
   }

@@ -78,7 +78,9 @@ function commandOf(cmd: unknown): string | string[] {
   throw new InvocationError('cmd must be a command line or a list of arguments');
 }
 
-@Module('cmd', { doc: 'A module for shelling out. Keyword arguments follow Salt: cwd, stdin, runas, shell, python_shell, env, clean_env, prepend_path, rstrip, umask, timeout, ignore_retcode, success_retcodes, hide_output.' })
+@Module('cmd', {
+  doc: 'A module for shelling out. Keyword arguments follow Salt: cwd, stdin, runas, shell, python_shell, env, clean_env, prepend_path, rstrip, umask, timeout, ignore_retcode, success_retcodes, hide_output.',
+})
 export class CmdModule {
   constructor(
     @inject(IShell) private readonly shellService: IShell,
@@ -163,13 +165,23 @@ export class CmdModule {
     return o.hide_output ? '' : res.stdout;
   }
 
-  @Fn({ summary: 'Execute a command and return only its standard output', examples: [`salt '*' cmd.run_stdout "ls -l"`], args: { cmd: CMD, ...RUN_OPTIONS }, kwargs: true })
+  @Fn({
+    summary: 'Execute a command and return only its standard output',
+    examples: [`salt '*' cmd.run_stdout "ls -l"`],
+    args: { cmd: CMD, ...RUN_OPTIONS },
+    kwargs: true,
+  })
   async run_stdout({ cmd, ...o }: RunOptions & { cmd: unknown }): Promise<string> {
     const res = await this.execute(cmd, o, { mergeStderr: false });
     return o.hide_output ? '' : res.stdout;
   }
 
-  @Fn({ summary: 'Execute a command and return only its standard error', examples: [`salt '*' cmd.run_stderr "ls -l"`], args: { cmd: CMD, ...RUN_OPTIONS }, kwargs: true })
+  @Fn({
+    summary: 'Execute a command and return only its standard error',
+    examples: [`salt '*' cmd.run_stderr "ls -l"`],
+    args: { cmd: CMD, ...RUN_OPTIONS },
+    kwargs: true,
+  })
   async run_stderr({ cmd, ...o }: RunOptions & { cmd: unknown }): Promise<string> {
     const res = await this.execute(cmd, o, { mergeStderr: false });
     return o.hide_output ? '' : res.stderr;
@@ -186,17 +198,30 @@ export class CmdModule {
     return o.hide_output ? { ...res, stdout: '', stderr: '' } : res;
   }
 
-  @Fn({ summary: 'Execute a command and return its exit code', examples: [`salt '*' cmd.retcode "file /bin/bash"`], args: { cmd: CMD, ...RUN_OPTIONS }, kwargs: true })
+  @Fn({
+    summary: 'Execute a command and return its exit code',
+    examples: [`salt '*' cmd.retcode "file /bin/bash"`],
+    args: { cmd: CMD, ...RUN_OPTIONS },
+    kwargs: true,
+  })
   async retcode({ cmd, ...o }: RunOptions & { cmd: unknown }): Promise<number> {
     return (await this.execute(cmd, o, { mergeStderr: true })).retcode;
   }
 
-  @Fn({ summary: 'Return the path of an executable, or None', examples: ["salt '*' cmd.which cat"], args: { cmd: arg.string({ nonEmpty: true }) } })
+  @Fn({
+    summary: 'Return the path of an executable, or None',
+    examples: ["salt '*' cmd.which cat"],
+    args: { cmd: arg.string({ nonEmpty: true }) },
+  })
   async which({ cmd }: { cmd: string }): Promise<string | null> {
     return this.shellService.which(cmd);
   }
 
-  @Fn({ summary: 'Whether an executable is on the PATH', examples: ["salt '*' cmd.has_exec cat"], args: { cmd: arg.string({ nonEmpty: true }) } })
+  @Fn({
+    summary: 'Whether an executable is on the PATH',
+    examples: ["salt '*' cmd.has_exec cat"],
+    args: { cmd: arg.string({ nonEmpty: true }) },
+  })
   async has_exec({ cmd }: { cmd: string }): Promise<boolean> {
     return (await this.shellService.which(cmd)) !== null;
   }
@@ -212,9 +237,14 @@ export class CmdModule {
   }
 
   @Fn({
-    summary: 'Download a script (salt://path from the master, or a local path) and run it with args; returns {pid, retcode, stdout, stderr}',
+    summary:
+      'Download a script (salt://path from the master, or a local path) and run it with args; returns {pid, retcode, stdout, stderr}',
     examples: ["salt '*' cmd.script salt://scripts/runme.sh", `salt '*' cmd.script salt://scripts/runme.sh 'arg1 arg2 "arg 3"'`],
-    args: { source: arg.string({ nonEmpty: true, description: 'salt:// URL or local path of the script' }), args: arg.string({ optional: true, description: 'Command-line arguments' }), ...RUN_OPTIONS },
+    args: {
+      source: arg.string({ nonEmpty: true, description: 'salt:// URL or local path of the script' }),
+      args: arg.string({ optional: true, description: 'Command-line arguments' }),
+      ...RUN_OPTIONS,
+    },
     kwargs: true,
   })
   async script(a: RunOptions & { source: string; args?: string }): Promise<CmdResult | (CmdResult & { cache_error: true })> {

@@ -124,7 +124,11 @@ function reinterpreted(state: StateReturn): StateReturn {
     for (const item of items ?? ['']) {
       const parts = item.split('=');
       if (parts.length !== 2) {
-        const failed: StateReturn = { ...state, result: false, comment: 'Failed parsing script output! Stdout must be JSON or a line of name=value pairs.' };
+        const failed: StateReturn = {
+          ...state,
+          result: false,
+          comment: 'Failed parsing script output! Stdout must be JSON or a line of name=value pairs.',
+        };
         failed.changes = { ...ret };
         return failed;
       }
@@ -168,7 +172,12 @@ export class CmdStates {
     return { pid: res.pid, retcode, stdout: res.stdout.replace(/\s+$/, ''), stderr: res.stderr.replace(/\s+$/, '') };
   }
 
-  @State({ summary: 'Run a command if certain circumstances are met', examples: ['salt-call state.single cmd.run name="touch /tmp/x"'], args: RUN_ARGS, kwargs: true })
+  @State({
+    summary: 'Run a command if certain circumstances are met',
+    examples: ['salt-call state.single cmd.run name="touch /tmp/x"'],
+    args: RUN_ARGS,
+    kwargs: true,
+  })
   async run(args: RunArgs, ctx: StateContext): Promise<StateReturn> {
     const name = args.name;
     const stateful = args.stateful === true || Array.isArray(args.stateful);
@@ -207,12 +216,21 @@ export class CmdStates {
     return { name, changes: {}, result: true, comment: '' };
   }
 
-  @State({ summary: 'Download a script from a remote source and execute it only if a watch statement calls it', args: { name: arg.string() }, kwargs: true })
+  @State({
+    summary: 'Download a script from a remote source and execute it only if a watch statement calls it',
+    args: { name: arg.string() },
+    kwargs: true,
+  })
   async wait_script({ name }: { name: string }): Promise<StateReturn> {
     return { name, changes: {}, result: true, comment: '' };
   }
 
-  @State({ summary: 'Download a script and execute it with specified arguments', examples: ['salt-call state.single cmd.script salt://scripts/runme.sh'], args: SCRIPT_ARGS, kwargs: true })
+  @State({
+    summary: 'Download a script and execute it with specified arguments',
+    examples: ['salt-call state.single cmd.script salt://scripts/runme.sh'],
+    args: SCRIPT_ARGS,
+    kwargs: true,
+  })
   async script(args: ScriptArgs, ctx: StateContext): Promise<StateReturn> {
     const name = args.name;
     const stateful = args.stateful === true || Array.isArray(args.stateful);
@@ -237,7 +255,10 @@ export class CmdStates {
     try {
       if (args.template) {
         const rel = source.startsWith('salt://') ? source.slice('salt://'.length).split('?')[0] : source;
-        writeFileSync(path, await needed(ctx.renderTemplate, 'renderTemplate')(cached, rel, { ...(args.defaults ?? {}), ...(args.context ?? {}) }));
+        writeFileSync(
+          path,
+          await needed(ctx.renderTemplate, 'renderTemplate')(cached, rel, { ...(args.defaults ?? {}), ...(args.context ?? {}) }),
+        );
       } else copyFileSync(cached, path);
       chmodSync(path, 0o700);
       const cmd = args.args !== undefined ? `${path} ${args.args}` : path;
@@ -252,11 +273,21 @@ export class CmdStates {
     return ret;
   }
 
-  @State({ modWatch: true, summary: 'Execute a cmd function based on a watch call', args: { ...SCRIPT_ARGS, sfun: arg.string({ optional: true }) }, kwargs: true })
+  @State({
+    modWatch: true,
+    summary: 'Execute a cmd function based on a watch call',
+    args: { ...SCRIPT_ARGS, sfun: arg.string({ optional: true }) },
+    kwargs: true,
+  })
   async mod_watch(args: ScriptArgs & { sfun?: string }, ctx: StateContext): Promise<StateReturn> {
     const sfun = args.sfun ?? '';
     if (sfun === 'wait' || sfun === 'run' || sfun === 'watch') return this.run(args, ctx);
     if (sfun === 'wait_script' || sfun === 'script') return this.script(args, ctx);
-    return { name: args.name, changes: {}, result: false, comment: `cmd.${sfun} does not work with the watch requisite, please use cmd.wait or cmd.wait_script` };
+    return {
+      name: args.name,
+      changes: {},
+      result: false,
+      comment: `cmd.${sfun} does not work with the watch requisite, please use cmd.wait or cmd.wait_script`,
+    };
   }
 }

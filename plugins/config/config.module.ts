@@ -37,14 +37,23 @@ const DEFAULTS: Record<string, unknown> = {
   'aliases.file': '/etc/aliases',
   virt: { tunnel: false, images: '/srv/salt-images' },
   'docker.exec_driver': 'docker-exec',
-  'docker.compare_container_networks': { static: ['Aliases', 'Links', 'IPAMConfig'], automatic: ['IPAddress', 'Gateway', 'GlobalIPv6Address', 'IPv6Gateway'] },
+  'docker.compare_container_networks': {
+    static: ['Aliases', 'Links', 'IPAMConfig'],
+    automatic: ['IPAddress', 'Gateway', 'GlobalIPv6Address', 'IPv6Gateway'],
+  },
 };
 
 const MISSING = '_|-';
-const OMIT = { omit_opts: arg.boolean({ default: false }), omit_grains: arg.boolean({ default: false }), omit_pillar: arg.boolean({ default: false }), omit_master: arg.boolean({ default: false }) };
+const OMIT = {
+  omit_opts: arg.boolean({ default: false }),
+  omit_grains: arg.boolean({ default: false }),
+  omit_pillar: arg.boolean({ default: false }),
+  omit_master: arg.boolean({ default: false }),
+};
 type Omit = { omit_opts: boolean; omit_grains: boolean; omit_pillar: boolean; omit_master: boolean };
 
-const asMap = (v: unknown): Record<string, unknown> => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {});
+const asMap = (v: unknown): Record<string, unknown> =>
+  v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
 
 /** Salt's `config` module: one lookup through minion options, grains, pillar, master pillar and defaults. */
 @Module('config', { doc: 'Return config information' })
@@ -70,7 +79,13 @@ export class ConfigModule {
     summary: "Look a key up in the minion config, grains, pillar, master config (in pillar) and Salt's defaults, walking ':'",
     description: "merge='recurse' or 'overwrite' merges all the sources (defaults < master < pillar < grains < opts) before the lookup.",
     examples: ["salt '*' config.get pkg:apache", "salt '*' config.get lxc.container_profile:centos merge=recurse"],
-    args: { key: arg.string(), default: arg.any({ default: '' }), delimiter: arg.string({ default: ':' }), merge: arg.string({ optional: true }), ...OMIT },
+    args: {
+      key: arg.string(),
+      default: arg.any({ default: '' }),
+      delimiter: arg.string({ default: ':' }),
+      merge: arg.string({ optional: true }),
+      ...OMIT,
+    },
   })
   async get(a: { key: string; default: unknown; delimiter: string; merge?: string } & Omit): Promise<unknown> {
     const sources = await this.sources(a);
@@ -85,7 +100,8 @@ export class ConfigModule {
     }
     // Lowest first: defaults, master, pillar, grains, opts.
     let data = structuredClone(DEFAULTS);
-    for (const [, source] of [...sources].reverse()) data = dictUpdate(data, structuredClone(source), { mergeLists: false }) as Record<string, unknown>;
+    for (const [, source] of [...sources].reverse())
+      data = dictUpdate(data, structuredClone(source), { mergeLists: false }) as Record<string, unknown>;
     const ret = traverse(data, a.key, MISSING, a.delimiter);
     return ret !== MISSING ? ret : a.default;
   }
@@ -93,7 +109,13 @@ export class ConfigModule {
   @Fn({
     summary: 'Return a top-level option from the minion config, grains, pillar, master config or defaults (wildcard=True: a glob)',
     examples: ["salt '*' config.option redis.host", "salt '*' config.option 'mine_*' wildcard=True"],
-    args: { value: arg.string(), default: arg.any({ optional: true }), ...OMIT, omit_all: arg.boolean({ default: false }), wildcard: arg.boolean({ default: false }) },
+    args: {
+      value: arg.string(),
+      default: arg.any({ optional: true }),
+      ...OMIT,
+      omit_all: arg.boolean({ default: false }),
+      wildcard: arg.boolean({ default: false }),
+    },
   })
   async option(a: { value: string; default?: unknown; omit_all: boolean; wildcard: boolean } & Omit): Promise<unknown> {
     const o = a.omit_all ? { omit_opts: true, omit_grains: true, omit_pillar: true, omit_master: true } : a;

@@ -1,6 +1,17 @@
 import { existsSync, mkdirSync, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { CommandExecutionError, Fn, IConfig, IMasterLink, IMinionControl, InvocationError, Module, arg, inject, type MasterFileHash } from 'brine/plugin';
+import {
+  CommandExecutionError,
+  Fn,
+  IConfig,
+  IMasterLink,
+  IMinionControl,
+  InvocationError,
+  Module,
+  arg,
+  inject,
+  type MasterFileHash,
+} from 'brine/plugin';
 
 /** `salt://path?saltenv=x` -> the path and its saltenv (`fallback` without `?saltenv=`). */
 function splitSaltUrl(url: string, fallback: string): { path: string; saltenv: string } {
@@ -51,8 +62,18 @@ export class CpModule {
     },
     kwargs: true,
   })
-  async get_file(a: { path: string; dest: string; saltenv?: string; makedirs: boolean; template: unknown; gzip?: number }): Promise<string | boolean> {
-    if (a.template) throw new CommandExecutionError(`cp.get_file template=${String(a.template)} is not supported by brine: render the file with a file.managed state instead`);
+  async get_file(a: {
+    path: string;
+    dest: string;
+    saltenv?: string;
+    makedirs: boolean;
+    template: unknown;
+    gzip?: number;
+  }): Promise<string | boolean> {
+    if (a.template)
+      throw new CommandExecutionError(
+        `cp.get_file template=${String(a.template)} is not supported by brine: render the file with a file.managed state instead`,
+      );
     const { path, saltenv } = splitSaltUrl(a.path, this.saltenv(a.saltenv));
     if ((await this.master.hashFile(saltenv, path)) === null) return '';
     let dest = a.dest;
@@ -72,7 +93,8 @@ export class CpModule {
     kwargs: true,
   })
   async cache_file({ path, saltenv }: { path: string; saltenv?: string }): Promise<string | false> {
-    if (!this.control) throw new CommandExecutionError('cp.cache_file needs the minion (its cache directory): run it through salt-minion or salt-call');
+    if (!this.control)
+      throw new CommandExecutionError('cp.cache_file needs the minion (its cache directory): run it through salt-minion or salt-call');
     return (await this.control.cacheFile(path, this.saltenv(saltenv))) ?? false;
   }
 

@@ -4,7 +4,12 @@ type Dict = Record<string, unknown>;
 
 function subset(keys: unknown, all: Dict): Dict {
   if (!Array.isArray(keys)) return { ...all };
-  return Object.fromEntries(keys.map(String).filter((k) => Object.hasOwn(all, k)).map((k) => [k, all[k]]));
+  return Object.fromEntries(
+    keys
+      .map(String)
+      .filter((k) => Object.hasOwn(all, k))
+      .map((k) => [k, all[k]]),
+  );
 }
 
 /**
@@ -31,7 +36,7 @@ export class EventModule {
   }
 
   @Fn({
-    summary: "Send an event to the master, with extra data from the environment, grains, pillar or keyword arguments",
+    summary: 'Send an event to the master, with extra data from the environment, grains, pillar or keyword arguments',
     examples: ["salt '*' event.send myco/mytag foo=Foo bar=Bar", "salt '*' event.send myco/mytag '{foo: Foo}' with_grains='[os, id]'"],
     args: {
       tag: arg.string(),

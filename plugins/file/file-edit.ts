@@ -50,13 +50,20 @@ export function replaceText(before: string, pattern: string, repl: string, o: Re
 }
 
 /** Python's `match.expand`: `\\1`, `\\g<name>`, `\\g<1>` and the string escapes of a replacement. */
-export function expandTemplate(template: string, groups: readonly (string | undefined)[], named: Record<string, string | undefined>): string {
+export function expandTemplate(
+  template: string,
+  groups: readonly (string | undefined)[],
+  named: Record<string, string | undefined>,
+): string {
   const escapes: Record<string, string> = { n: '\n', t: '\t', r: '\r', '\\': '\\', a: '\x07', f: '\f', v: '\v' };
-  return template.replace(/\\(?:g<(\w+)>|(\d{1,2})|([\s\S]))/g, (_m, name: string | undefined, num: string | undefined, ch: string | undefined) => {
-    if (name !== undefined) return (/^\d+$/.test(name) ? groups[Number(name)] : named[name]) ?? '';
-    if (num !== undefined) return groups[Number(num)] ?? '';
-    return escapes[ch as string] ?? `\\${ch}`;
-  });
+  return template.replace(
+    /\\(?:g<(\w+)>|(\d{1,2})|([\s\S]))/g,
+    (_m, name: string | undefined, num: string | undefined, ch: string | undefined) => {
+      if (name !== undefined) return (/^\d+$/.test(name) ? groups[Number(name)] : named[name]) ?? '';
+      if (num !== undefined) return groups[Number(num)] ?? '';
+      return escapes[ch as string] ?? `\\${ch}`;
+    },
+  );
 }
 
 /** A Python pattern compiled for searching; Salt's error text for a bad one. */
@@ -69,7 +76,12 @@ export function regex(pattern: string, flags: number | string | readonly string[
 }
 
 /** The lines comment_line changes: [changed originals, their new form], and the new text. */
-export function commentLines(text: string, pattern: string, char: string, comment: boolean): { orig: string[]; changed: string[]; after: string } {
+export function commentLines(
+  text: string,
+  pattern: string,
+  char: string,
+  comment: boolean,
+): { orig: string[]; changed: string[]; after: string } {
   const core = pattern.replace(/^\^/, '').replace(/\$$/, '');
   const src = comment
     ? `${pattern.startsWith('^') ? '^' : ''}(${core})${pattern.endsWith('$') ? '$' : ''}`
@@ -105,9 +117,11 @@ export interface BlockOptions {
 export function blockReplace(text: string, o: BlockOptions): string {
   const exclusive = [o.appendIfNotFound, o.prependIfNotFound, Boolean(o.insertBeforeMatch), Boolean(o.insertAfterMatch)];
   if (exclusive.filter(Boolean).length > 1) {
-    throw new InvocationError('Only one of append_if_not_found, prepend_if_not_found, insert_before_match, and insert_after_match is permitted');
+    throw new InvocationError(
+      'Only one of append_if_not_found, prepend_if_not_found, insert_before_match, and insert_after_match is permitted',
+    );
   }
-  const appendNewline = o.appendNewline === null ? !(o.content.endsWith('\n')) : o.appendNewline;
+  const appendNewline = o.appendNewline === null ? !o.content.endsWith('\n') : o.appendNewline;
   const split = o.content.split('\r\n').flatMap((l) => l.split('\n'));
   const lines = splitKeep(text);
   let linesep: string | null = null;

@@ -3,7 +3,22 @@
  * modes as Salt's `normalize_mode` writes them, owners as names with the number as fallback.
  */
 import { createHash } from 'node:crypto';
-import { chmodSync, chownSync, closeSync, copyFileSync, createReadStream, existsSync, lstatSync, openSync, readSync, readdirSync, realpathSync, statSync, writeFileSync, type BigIntStats } from 'node:fs';
+import {
+  chmodSync,
+  chownSync,
+  closeSync,
+  copyFileSync,
+  createReadStream,
+  existsSync,
+  lstatSync,
+  openSync,
+  readSync,
+  readdirSync,
+  realpathSync,
+  statSync,
+  writeFileSync,
+  type BigIntStats,
+} from 'node:fs';
 import { homedir } from 'node:os';
 import { isAbsolute, join } from 'node:path';
 import { CommandExecutionError, InvocationError, fnmatch, groupById, groupByName, userById, userByName } from 'brine/plugin';
@@ -29,7 +44,9 @@ export function absolute(path: string, message = `File path must be absolute: ${
 
 /** Salt's `normalize_mode`: '0644', '4755', '0000'. */
 export function normalizeMode(mode: unknown): string {
-  const text = String(mode).replace('0o', '0').replace(/^["']|["']$/g, '');
+  const text = String(mode)
+    .replace('0o', '0')
+    .replace(/^["']|["']$/g, '');
   return text.replace(/^0+/, '').padStart(4, '0');
 }
 
@@ -124,7 +141,6 @@ export function linesOf(args: unknown[], kwargs: Record<string, unknown>): unkno
 /** A Python value in a line, as f"{value}" writes it. */
 export const text = (v: unknown): string => (typeof v === 'boolean' ? (v ? 'True' : 'False') : v === null ? 'None' : String(v));
 
-
 export function isDir(p: string): boolean {
   try {
     return statSync(p).isDirectory();
@@ -170,7 +186,6 @@ export function rewrite(path: string, before: string, after: string, backup: str
 
 /** A backup suffix: Salt's '' or False mean none. */
 export const backupOf = (v: unknown): string | false => (v === false || v === '' || v === null || v === 'False' ? false : String(v));
-
 
 /** os.path.realpath: the resolved path, or the path itself when it does not exist. */
 export function realpathIfExists(p: string): string {

@@ -48,7 +48,13 @@ export class FileTextFunctions {
     return `Wrote ${all.length} lines to "${p}"`;
   }
 
-  @Fn({ summary: 'Prepend text to the beginning of a file', examples: ["salt '*' file.prepend /etc/motd 'first line'"], args: PATH, varargs: 'lines', kwargs: true })
+  @Fn({
+    summary: 'Prepend text to the beginning of a file',
+    examples: ["salt '*' file.prepend /etc/motd 'first line'"],
+    args: PATH,
+    varargs: 'lines',
+    kwargs: true,
+  })
   prepend({ path, lines, kwargs }: { path: string; lines: unknown[]; kwargs: Record<string, unknown> }): string {
     const p = expandUser(path);
     const all = linesOf(lines, kwargs);
@@ -58,7 +64,7 @@ export class FileTextFunctions {
   }
 
   @Fn({
-    summary: "Replace occurrences of a Python regular expression in a file; returns a diff (show_changes) or whether it changed",
+    summary: 'Replace occurrences of a Python regular expression in a file; returns a diff (show_changes) or whether it changed',
     examples: ["salt '*' file.replace /etc/httpd/httpd.conf pattern='LogLevel warn' repl='LogLevel info'"],
     args: {
       path: arg.string({ nonEmpty: true }),
@@ -143,7 +149,11 @@ export class FileTextFunctions {
     return regex(a.pattern, flags).test(readFileSync(p, 'utf8'));
   }
 
-  @Fn({ summary: 'Whether the file contains the text (stripped)', examples: ["salt '*' file.contains /etc/crontab 'mymaintenance.sh'"], args: { path: arg.string({ nonEmpty: true }), text: arg.any() } })
+  @Fn({
+    summary: 'Whether the file contains the text (stripped)',
+    examples: ["salt '*' file.contains /etc/crontab 'mymaintenance.sh'"],
+    args: { path: arg.string({ nonEmpty: true }), text: arg.any() },
+  })
   contains({ path, text: t }: { path: string; text: unknown }): boolean {
     const p = expandUser(path);
     try {
@@ -169,7 +179,11 @@ export class FileTextFunctions {
     });
   }
 
-  @Fn({ summary: 'Whether a line of the file matches the glob', examples: ["salt '*' file.contains_glob /etc/foobar '*cheese*'"], args: { path: arg.string({ nonEmpty: true }), glob_expr: arg.string() } })
+  @Fn({
+    summary: 'Whether a line of the file matches the glob',
+    examples: ["salt '*' file.contains_glob /etc/foobar '*cheese*'"],
+    args: { path: arg.string({ nonEmpty: true }), glob_expr: arg.string() },
+  })
   contains_glob({ path, glob_expr }: { path: string; glob_expr: string }): boolean {
     const p = expandUser(path);
     if (!existsSync(p)) return false;
@@ -179,9 +193,27 @@ export class FileTextFunctions {
   @Fn({
     summary: 'Comment out (cmnt=True) or uncomment the lines matching regex; returns the diff, or False when none matched',
     examples: ["salt '*' file.comment_line '/etc/modules' '^pcspkr'"],
-    args: { path: arg.string({ nonEmpty: true }), regex: arg.string(), char: arg.string({ default: '#' }), cmnt: arg.boolean({ default: true }), backup: arg.any({ default: '.bak' }) },
+    args: {
+      path: arg.string({ nonEmpty: true }),
+      regex: arg.string(),
+      char: arg.string({ default: '#' }),
+      cmnt: arg.boolean({ default: true }),
+      backup: arg.any({ default: '.bak' }),
+    },
   })
-  comment_line({ path, regex: pattern, char, cmnt, backup }: { path: string; regex: string; char: string; cmnt: boolean; backup: unknown }): string | boolean {
+  comment_line({
+    path,
+    regex: pattern,
+    char,
+    cmnt,
+    backup,
+  }: {
+    path: string;
+    regex: string;
+    char: string;
+    cmnt: boolean;
+    backup: unknown;
+  }): string | boolean {
     const p = realpathIfExists(expandUser(path));
     if (!statSync(p, { throwIfNoEntry: false })?.isFile()) throw new InvocationError(`File not found: ${p}`);
     if (!isText(p)) throw new InvocationError(`Cannot perform string replacements on a binary file: ${p}`);
@@ -192,19 +224,39 @@ export class FileTextFunctions {
     return diffOf(orig.join(''), changed.join(''));
   }
 
-  @Fn({ summary: 'Comment out the lines matching regex (file.comment_line with cmnt=True)', examples: ["salt '*' file.comment /etc/modules pcspkr"], args: { path: arg.string({ nonEmpty: true }), regex: arg.string(), char: arg.string({ default: '#' }), backup: arg.any({ default: '.bak' }) } })
+  @Fn({
+    summary: 'Comment out the lines matching regex (file.comment_line with cmnt=True)',
+    examples: ["salt '*' file.comment /etc/modules pcspkr"],
+    args: {
+      path: arg.string({ nonEmpty: true }),
+      regex: arg.string(),
+      char: arg.string({ default: '#' }),
+      backup: arg.any({ default: '.bak' }),
+    },
+  })
   comment({ path, regex: pattern, char, backup }: { path: string; regex: string; char: string; backup: unknown }): string | boolean {
     return this.comment_line({ path, regex: pattern, char, cmnt: true, backup });
   }
 
-  @Fn({ summary: 'Uncomment the lines matching regex (file.comment_line with cmnt=False)', examples: ["salt '*' file.uncomment /etc/hosts.deny 'ALL: PARANOID'"], args: { path: arg.string({ nonEmpty: true }), regex: arg.string(), char: arg.string({ default: '#' }), backup: arg.any({ default: '.bak' }) } })
+  @Fn({
+    summary: 'Uncomment the lines matching regex (file.comment_line with cmnt=False)',
+    examples: ["salt '*' file.uncomment /etc/hosts.deny 'ALL: PARANOID'"],
+    args: {
+      path: arg.string({ nonEmpty: true }),
+      regex: arg.string(),
+      char: arg.string({ default: '#' }),
+      backup: arg.any({ default: '.bak' }),
+    },
+  })
   uncomment({ path, regex: pattern, char, backup }: { path: string; regex: string; char: string; backup: unknown }): string | boolean {
     return this.comment_line({ path, regex: pattern, char, cmnt: false, backup });
   }
 
   @Fn({
     summary: 'Replace the content of a block delimited by marker lines; returns the diff (show_changes) or whether it changed',
-    examples: ["salt '*' file.blockreplace /etc/hosts '#-- start managed zone foobar : DO NOT EDIT --' '#-- end managed zone foobar --' $'10.0.1.1 foo.foobar\\n10.0.1.2 bar.foobar' True"],
+    examples: [
+      "salt '*' file.blockreplace /etc/hosts '#-- start managed zone foobar : DO NOT EDIT --' '#-- end managed zone foobar --' $'10.0.1.1 foo.foobar\\n10.0.1.2 bar.foobar' True",
+    ],
     args: {
       path: arg.string({ nonEmpty: true }),
       marker_start: arg.string({ default: '#-- start managed zone --' }),
@@ -244,7 +296,8 @@ export class FileTextFunctions {
       content: a.content,
       appendIfNotFound: a.append_if_not_found,
       prependIfNotFound: a.prepend_if_not_found,
-      appendNewline: a.append_newline === null ? null : a.append_newline === true || a.append_newline === 'True' || a.append_newline === 'true',
+      appendNewline:
+        a.append_newline === null ? null : a.append_newline === true || a.append_newline === 'True' || a.append_newline === 'true',
       insertBeforeMatch: a.insert_before_match,
       insertAfterMatch: a.insert_after_match,
     });
@@ -268,7 +321,17 @@ export class FileTextFunctions {
       negate_match: arg.boolean({ default: false }),
     },
   })
-  async sed(a: { path: string; before: unknown; after: unknown; limit: string; backup: unknown; options: string; flags: string; escape_all: boolean; negate_match: boolean }): Promise<unknown> {
+  async sed(a: {
+    path: string;
+    before: unknown;
+    after: unknown;
+    limit: string;
+    backup: unknown;
+    options: string;
+    flags: string;
+    escape_all: boolean;
+    negate_match: boolean;
+  }): Promise<unknown> {
     const p = expandUser(a.path);
     if (!existsSync(p)) return false;
     const esc = (s: string): string => (a.escape_all ? s.replace(/[/\\'`"^$.*[\]]/g, '\\$&') : s.replace(/\//g, '\\/'));

@@ -64,13 +64,19 @@ export class FileModule extends FileTextFunctions {
     super(shell);
   }
 
-  @Fn({ summary: 'Return the content of the file', examples: ["salt '*' file.read /path/to/file"], args: { path: arg.string({ nonEmpty: true }), binary: arg.boolean({ default: false }) } })
+  @Fn({
+    summary: 'Return the content of the file',
+    examples: ["salt '*' file.read /path/to/file"],
+    args: { path: arg.string({ nonEmpty: true }), binary: arg.boolean({ default: false }) },
+  })
   read({ path, binary }: { path: string; binary: boolean }): string | Buffer {
     try {
       const data = readFileSync(expandUser(path));
       return binary ? data : data.toString('utf8');
     } catch (err) {
-      throw new CommandExecutionError(`Unable to read ${path}: ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'No such file or directory' : (err as Error).message}`);
+      throw new CommandExecutionError(
+        `Unable to read ${path}: ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'No such file or directory' : (err as Error).message}`,
+      );
     }
   }
 
@@ -98,7 +104,12 @@ export class FileModule extends FileTextFunctions {
     return existsSync(p);
   }
 
-  @Fn({ summary: 'Remove a file, a symlink or a whole directory tree', examples: ["salt '*' file.remove /tmp/foo"], args: PATH, kwargs: true })
+  @Fn({
+    summary: 'Remove a file, a symlink or a whole directory tree',
+    examples: ["salt '*' file.remove /tmp/foo"],
+    args: PATH,
+    kwargs: true,
+  })
   remove({ path }: { path: string }): boolean {
     const p = absolute(path);
     try {
@@ -132,7 +143,11 @@ export class FileModule extends FileTextFunctions {
     }
   }
 
-  @Fn({ summary: 'Create a directory (and its parents) if it does not exist', examples: ["salt '*' file.mkdir /opt/jetty/context"], args: { dir_path: arg.string({ nonEmpty: true }), ...OWNER } })
+  @Fn({
+    summary: 'Create a directory (and its parents) if it does not exist',
+    examples: ["salt '*' file.mkdir /opt/jetty/context"],
+    args: { dir_path: arg.string({ nonEmpty: true }), ...OWNER },
+  })
   mkdir({ dir_path, user, group, mode }: { dir_path: string; user?: unknown; group?: unknown; mode?: unknown }): boolean {
     const dir = normalize(expandUser(dir_path));
     if (!isDir(dir)) this.makedirsPerms(dir, user, group, mode);
@@ -148,7 +163,8 @@ export class FileModule extends FileTextFunctions {
     const dir = normalize(dirname(expandUser(path)));
     if (isDir(dir)) return `Directory '${dir}' already exists`;
     if (existsSync(dir)) return `The path '${dir}' already exists and is not a directory`;
-    if (!isAbsolute(dir)) throw new InvocationError(`Recursive creation for path '${dir}' would result in an infinite loop. Please use an absolute path.`);
+    if (!isAbsolute(dir))
+      throw new InvocationError(`Recursive creation for path '${dir}' would result in an infinite loop. Please use an absolute path.`);
     this.makedirsPerms(dir, user, group, mode);
     return null;
   }
@@ -167,7 +183,12 @@ export class FileModule extends FileTextFunctions {
   @Fn({
     summary: 'Copy a file or directory (recurse=True for a directory), keeping owner and mode',
     examples: ["salt '*' file.copy /path/to/src /path/to/dst", "salt '*' file.copy /path/to/src_dir /path/to/dst_dir recurse=True"],
-    args: { src: arg.string({ nonEmpty: true }), dst: arg.string({ nonEmpty: true }), recurse: arg.boolean({ default: false }), remove_existing: arg.boolean({ default: false }) },
+    args: {
+      src: arg.string({ nonEmpty: true }),
+      dst: arg.string({ nonEmpty: true }),
+      recurse: arg.boolean({ default: false }),
+      remove_existing: arg.boolean({ default: false }),
+    },
   })
   copy({ src, dst, recurse, remove_existing }: { src: string; dst: string; recurse: boolean; remove_existing: boolean }): boolean {
     const s = absolute(src, 'File path must be absolute.');
@@ -201,7 +222,11 @@ export class FileModule extends FileTextFunctions {
   @Fn({
     summary: 'Move a file or directory',
     examples: ["salt '*' file.move /path/to/src /path/to/dst"],
-    args: { src: arg.string({ nonEmpty: true }), dst: arg.string({ nonEmpty: true }), disallow_copy_and_unlink: arg.boolean({ default: false }) },
+    args: {
+      src: arg.string({ nonEmpty: true }),
+      dst: arg.string({ nonEmpty: true }),
+      disallow_copy_and_unlink: arg.boolean({ default: false }),
+    },
   })
   move({ src, dst, disallow_copy_and_unlink }: { src: string; dst: string; disallow_copy_and_unlink: boolean }): unknown {
     if (disallow_copy_and_unlink) return this.rename({ src, dst });
@@ -212,14 +237,19 @@ export class FileModule extends FileTextFunctions {
     try {
       renameSync(s, d);
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EXDEV') throw new CommandExecutionError(`Unable to move '${s}' to '${d}': ${strerror(err)}`);
+      if ((err as NodeJS.ErrnoException).code !== 'EXDEV')
+        throw new CommandExecutionError(`Unable to move '${s}' to '${d}': ${strerror(err)}`);
       cpSync(s, d, { recursive: true, preserveTimestamps: true });
       rmSync(s, { recursive: true });
     }
     return { result: true, comment: `'${s}' moved to '${absolute(dst)}'` };
   }
 
-  @Fn({ summary: 'Rename a file or directory', examples: ["salt '*' file.rename /path/to/src /path/to/dst"], args: { src: arg.string({ nonEmpty: true }), dst: arg.string({ nonEmpty: true }) } })
+  @Fn({
+    summary: 'Rename a file or directory',
+    examples: ["salt '*' file.rename /path/to/src /path/to/dst"],
+    args: { src: arg.string({ nonEmpty: true }), dst: arg.string({ nonEmpty: true }) },
+  })
   rename({ src, dst }: { src: string; dst: string }): boolean {
     const s = absolute(src, 'File path must be absolute.');
     const d = expandUser(dst);
@@ -234,7 +264,13 @@ export class FileModule extends FileTextFunctions {
   @Fn({
     summary: 'Create a symbolic link path pointing at src',
     examples: ["salt '*' file.symlink /path/to/file /path/to/link"],
-    args: { src: arg.string({ nonEmpty: true }), path: arg.string({ nonEmpty: true }), force: arg.boolean({ default: false }), atomic: arg.boolean({ default: false }), follow_symlinks: arg.boolean({ default: true }) },
+    args: {
+      src: arg.string({ nonEmpty: true }),
+      path: arg.string({ nonEmpty: true }),
+      force: arg.boolean({ default: false }),
+      atomic: arg.boolean({ default: false }),
+      follow_symlinks: arg.boolean({ default: true }),
+    },
   })
   symlink(a: { src: string; path: string; force: boolean; atomic: boolean; follow_symlinks: boolean }): boolean {
     const p = expandUser(a.path);
@@ -265,7 +301,11 @@ export class FileModule extends FileTextFunctions {
     }
   }
 
-  @Fn({ summary: 'Create a hard link', examples: ["salt '*' file.link /path/to/file /path/to/link"], args: { src: arg.string({ nonEmpty: true }), path: arg.string({ nonEmpty: true }) } })
+  @Fn({
+    summary: 'Create a hard link',
+    examples: ["salt '*' file.link /path/to/file /path/to/link"],
+    args: { src: arg.string({ nonEmpty: true }), path: arg.string({ nonEmpty: true }) },
+  })
   link({ src, path }: { src: string; path: string }): boolean {
     const s = expandUser(src);
     if (!isAbsolute(s)) throw new InvocationError('File path must be absolute.');
@@ -277,7 +317,11 @@ export class FileModule extends FileTextFunctions {
     }
   }
 
-  @Fn({ summary: 'Return the target of a symbolic link (canonicalize=True: the final target)', examples: ["salt '*' file.readlink /path/to/link"], args: { path: arg.string({ nonEmpty: true }), canonicalize: arg.boolean({ default: false }) } })
+  @Fn({
+    summary: 'Return the target of a symbolic link (canonicalize=True: the final target)',
+    examples: ["salt '*' file.readlink /path/to/link"],
+    args: { path: arg.string({ nonEmpty: true }), canonicalize: arg.boolean({ default: false }) },
+  })
   readlink({ path, canonicalize }: { path: string; canonicalize: boolean }): string {
     const p = expandUser(path).replace(/\$(\w+)|\$\{(\w+)\}/g, (m, a: string, b: string) => process.env[a ?? b] ?? m);
     if (!isAbsolute(p)) throw new InvocationError(`Path to link must be absolute: ${p}`);
@@ -290,7 +334,11 @@ export class FileModule extends FileTextFunctions {
     return isLink(expandUser(path));
   }
 
-  @Fn({ summary: 'Whether the path is a hard link (a regular file with more than one link)', examples: ["salt '*' file.is_hardlink /path/to/file"], args: PATH })
+  @Fn({
+    summary: 'Whether the path is a hard link (a regular file with more than one link)',
+    examples: ["salt '*' file.is_hardlink /path/to/file"],
+    args: PATH,
+  })
   is_hardlink({ path }: { path: string }): boolean {
     const st = lstatSync(expandUser(path), { throwIfNoEntry: false });
     return !!st && st.isFile() && st.nlink > 1;
@@ -299,9 +347,21 @@ export class FileModule extends FileTextFunctions {
   @Fn({
     summary: 'Return a dict of information about a file: inode, uid, gid, user, group, times, size, mode, type, target',
     examples: ["salt '*' file.stats /etc/passwd"],
-    args: { path: arg.string({ nonEmpty: true }), hash_type: arg.string({ optional: true }), follow_symlinks: arg.boolean({ default: true }) },
+    args: {
+      path: arg.string({ nonEmpty: true }),
+      hash_type: arg.string({ optional: true }),
+      follow_symlinks: arg.boolean({ default: true }),
+    },
   })
-  async stats({ path, hash_type, follow_symlinks }: { path: string; hash_type?: string; follow_symlinks: boolean }): Promise<Record<string, unknown>> {
+  async stats({
+    path,
+    hash_type,
+    follow_symlinks,
+  }: {
+    path: string;
+    hash_type?: string;
+    follow_symlinks: boolean;
+  }): Promise<Record<string, unknown>> {
     const p = expandUser(path);
     const ret = stats(p, follow_symlinks);
     if (hash_type) ret.sum = await fileHash(p, hash_type);
@@ -309,7 +369,11 @@ export class FileModule extends FileTextFunctions {
     return ret;
   }
 
-  @Fn({ summary: 'Return the lstat of a path (st_atime, st_ctime, st_gid, st_mode, st_mtime, st_nlink, st_size, st_uid)', examples: ["salt '*' file.lstat /path/to/file"], args: PATH })
+  @Fn({
+    summary: 'Return the lstat of a path (st_atime, st_ctime, st_gid, st_mode, st_mtime, st_nlink, st_size, st_uid)',
+    examples: ["salt '*' file.lstat /path/to/file"],
+    args: PATH,
+  })
   lstat({ path }: { path: string }): Record<string, number> {
     const p = absolute(path, 'Path to file must be absolute.');
     const st = lstatSync(p, { bigint: true, throwIfNoEntry: false });
@@ -349,7 +413,12 @@ export class FileModule extends FileTextFunctions {
   access({ path, mode }: { path: string; mode: unknown }): boolean {
     const p = absolute(path, 'Path to link must be absolute.');
     const modes: Record<string, number> = { f: constants.F_OK, r: constants.R_OK, w: constants.W_OK, x: constants.X_OK };
-    const m = typeof mode === 'string' && mode in modes ? modes[mode] : typeof mode === 'number' && Object.values(modes).includes(mode) ? mode : undefined;
+    const m =
+      typeof mode === 'string' && mode in modes
+        ? modes[mode]
+        : typeof mode === 'number' && Object.values(modes).includes(mode)
+          ? mode
+          : undefined;
     if (m === undefined) throw new InvocationError('Invalid mode specified.');
     try {
       accessSync(p, m);
@@ -368,7 +437,11 @@ export class FileModule extends FileTextFunctions {
     return fileHash(expandUser(path), form);
   }
 
-  @Fn({ summary: 'Return the checksum of a file (as get_hash)', examples: ["salt '*' file.get_sum /etc/passwd sha512"], args: { path: arg.string({ nonEmpty: true }), form: arg.string({ default: 'sha256' }) } })
+  @Fn({
+    summary: 'Return the checksum of a file (as get_hash)',
+    examples: ["salt '*' file.get_sum /etc/passwd sha512"],
+    args: { path: arg.string({ nonEmpty: true }), form: arg.string({ default: 'sha256' }) },
+  })
   async get_sum({ path, form }: { path: string; form: string }): Promise<string> {
     const p = expandUser(path);
     if (!existsSync(p)) return 'File not found';
@@ -391,8 +464,12 @@ export class FileModule extends FileTextFunctions {
       value = file_hash;
       type = HASH_BY_LENGTH[file_hash.length];
       if (!type) {
-        const known = Object.keys(HASH_BY_LENGTH).map((n) => `${HASH_BY_LENGTH[Number(n)]} (${n})`).join(', ');
-        throw new InvocationError(`Hash ${file_hash} (length: ${file_hash.length}) could not be matched to a supported hash type. The supported hash types and lengths are: ${known}`);
+        const known = Object.keys(HASH_BY_LENGTH)
+          .map((n) => `${HASH_BY_LENGTH[Number(n)]} (${n})`)
+          .join(', ');
+        throw new InvocationError(
+          `Hash ${file_hash} (length: ${file_hash.length}) could not be matched to a supported hash type. The supported hash types and lengths are: ${known}`,
+        );
       }
     }
     return (await fileHash(expandUser(path), type)) === value;
@@ -403,7 +480,11 @@ export class FileModule extends FileTextFunctions {
     return stats(expandUser(path), follow_symlinks).mode ?? '';
   }
 
-  @Fn({ summary: 'Set the mode of a file; returns the new mode', examples: ["salt '*' file.set_mode /etc/passwd 0644"], args: { path: arg.string({ nonEmpty: true }), mode: arg.any() } })
+  @Fn({
+    summary: 'Set the mode of a file; returns the new mode',
+    examples: ["salt '*' file.set_mode /etc/passwd 0644"],
+    args: { path: arg.string({ nonEmpty: true }), mode: arg.any() },
+  })
   set_mode({ path, mode }: { path: string; mode: unknown }): unknown {
     const p = expandUser(path);
     const m = String(mode).replace(/^[0Oo]+/, '') || '0';
@@ -433,7 +514,11 @@ export class FileModule extends FileTextFunctions {
     return stats(expandUser(path), follow_symlinks).gid;
   }
 
-  @Fn({ summary: 'Convert a user name to its uid', examples: ["salt '*' file.user_to_uid root"], args: { user: arg.any({ optional: true }) } })
+  @Fn({
+    summary: 'Convert a user name to its uid',
+    examples: ["salt '*' file.user_to_uid root"],
+    args: { user: arg.any({ optional: true }) },
+  })
   user_to_uid({ user }: { user?: unknown }): number | '' {
     return userToUid(user);
   }
@@ -443,7 +528,11 @@ export class FileModule extends FileTextFunctions {
     return uidToUser(uid);
   }
 
-  @Fn({ summary: 'Convert a group name to its gid', examples: ["salt '*' file.group_to_gid root"], args: { group: arg.any({ optional: true }) } })
+  @Fn({
+    summary: 'Convert a group name to its gid',
+    examples: ["salt '*' file.group_to_gid root"],
+    args: { group: arg.any({ optional: true }) },
+  })
   group_to_gid({ group }: { group?: unknown }): number | '' {
     return groupToGid(group);
   }
@@ -485,7 +574,11 @@ export class FileModule extends FileTextFunctions {
     return null;
   }
 
-  @Fn({ summary: 'Change the group of a file', examples: ["salt '*' file.chgrp /etc/passwd root"], args: { path: arg.string({ nonEmpty: true }), group: arg.any() } })
+  @Fn({
+    summary: 'Change the group of a file',
+    examples: ["salt '*' file.chgrp /etc/passwd root"],
+    args: { path: arg.string({ nonEmpty: true }), group: arg.any() },
+  })
   chgrp({ path, group }: { path: string; group: unknown }): string | null {
     const p = expandUser(path);
     return this.chown({ path: p, user: existsSync(p) ? stats(p).user : false, group });
@@ -506,7 +599,19 @@ export class FileModule extends FileTextFunctions {
     const types = String(opts.type ?? '').replace(/[ ,]/g, '');
     const typeChar = (full: string, st: Stats): boolean => {
       if (!types) return true;
-      const c = st.isSymbolicLink() ? 'l' : st.isDirectory() ? 'd' : st.isFile() ? 'f' : st.isBlockDevice() ? 'b' : st.isCharacterDevice() ? 'c' : st.isFIFO() ? 'p' : 's';
+      const c = st.isSymbolicLink()
+        ? 'l'
+        : st.isDirectory()
+          ? 'd'
+          : st.isFile()
+            ? 'f'
+            : st.isBlockDevice()
+              ? 'b'
+              : st.isCharacterDevice()
+                ? 'c'
+                : st.isFIFO()
+                  ? 'p'
+                  : 's';
       return types.includes(c) && full !== '';
     };
     const maxdepth = opts.maxdepth === undefined ? Infinity : Number(opts.maxdepth);
@@ -547,7 +652,11 @@ export class FileModule extends FileTextFunctions {
     return ['.', '..', ...readdirSync(p)];
   }
 
-  @Fn({ summary: 'Return the total size in bytes of the files under a path (each inode once)', examples: ["salt '*' file.diskusage /path/to/check"], args: PATH })
+  @Fn({
+    summary: 'Return the total size in bytes of the files under a path (each inode once)',
+    examples: ["salt '*' file.diskusage /path/to/check"],
+    args: PATH,
+  })
   diskusage({ path }: { path: string }): number {
     const st = statSync(path, { throwIfNoEntry: false });
     if (st?.isFile()) return st.size;
@@ -575,7 +684,11 @@ export class FileModule extends FileTextFunctions {
     return total;
   }
 
-  @Fn({ summary: 'Truncate a file to the given length in bytes', examples: ["salt '*' file.truncate /path/to/file 512"], args: { path: arg.string({ nonEmpty: true }), length: arg.integer({ min: 0 }) } })
+  @Fn({
+    summary: 'Truncate a file to the given length in bytes',
+    examples: ["salt '*' file.truncate /path/to/file 512"],
+    args: { path: arg.string({ nonEmpty: true }), length: arg.integer({ min: 0 }) },
+  })
   truncate({ path, length }: { path: string; length: number }): null {
     guard(() => truncateSync(expandUser(path), length), path);
     return null;
@@ -611,4 +724,3 @@ export class FileModule extends FileTextFunctions {
     return n.length > 1 ? n.replace(/\/$/, '') : n;
   }
 }
-

@@ -1,4 +1,16 @@
-import { chmodSync, existsSync, lstatSync, mkdirSync, readFileSync, readlinkSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readFileSync,
+  readlinkSync,
+  renameSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { dirname, join, basename } from 'node:path';
 import { arg, CommandExecutionError, State, StateModule, type StateContext, type StateReturn } from 'brine/plugin';
 import { appendDiff, unifiedDiff } from './unified-diff';
@@ -64,7 +76,15 @@ export function saltPath(source: string): string {
 
 /** A template's variables: the state's own arguments, `defaults`, then `context` over them. */
 export function templateContext(args: ManagedArgs, source: string): Record<string, unknown> {
-  return { name: args.name, source, user: args.user, group: args.group, mode: args.mode, ...(args.defaults ?? {}), ...(args.context ?? {}) };
+  return {
+    name: args.name,
+    source,
+    user: args.user,
+    group: args.group,
+    mode: args.mode,
+    ...(args.defaults ?? {}),
+    ...(args.context ?? {}),
+  };
 }
 
 function escapeRegex(s: string): string {
@@ -96,11 +116,17 @@ function atomicWrite(path: string, data: string, mode: number): void {
 /** Salt 3007's `file` state module (managed, directory, absent, symlink, exists, missing). */
 @StateModule('file')
 export class FileStates {
-  @State({ summary: 'Ensure that some text appears at the end of a file', examples: ['salt-call state.single file.append /etc/motd text=hello'], args: { ...NAME, text: arg.any({ optional: true }), ...MAKEDIRS }, kwargs: true })
+  @State({
+    summary: 'Ensure that some text appears at the end of a file',
+    examples: ['salt-call state.single file.append /etc/motd text=hello'],
+    args: { ...NAME, text: arg.any({ optional: true }), ...MAKEDIRS },
+    kwargs: true,
+  })
   async append(args: { name: string; text?: unknown; makedirs: boolean }, ctx: StateContext): Promise<StateReturn> {
     const name = args.name;
     const ret: StateReturn = { name, changes: {}, result: true, comment: '' };
-    const text = args.text === undefined || args.text === null ? [] : Array.isArray(args.text) ? args.text.map(String) : [String(args.text)];
+    const text =
+      args.text === undefined || args.text === null ? [] : Array.isArray(args.text) ? args.text.map(String) : [String(args.text)];
     if (!existsSync(name)) {
       if (!args.makedirs && !existsSync(dirname(name))) {
         ret.result = false;
@@ -130,10 +156,19 @@ export class FileStates {
 
   @State({
     summary: 'Maintain an edit in a file by regular expression',
-    args: { ...NAME, pattern: arg.string(), repl: arg.string(), count: arg.integer({ default: 0, min: 0 }), backup: arg.any({ default: '.bak' }) },
+    args: {
+      ...NAME,
+      pattern: arg.string(),
+      repl: arg.string(),
+      count: arg.integer({ default: 0, min: 0 }),
+      backup: arg.any({ default: '.bak' }),
+    },
     kwargs: true,
   })
-  async replace(args: { name: string; pattern: string; repl: string; count: number; backup: unknown }, ctx: StateContext): Promise<StateReturn> {
+  async replace(
+    args: { name: string; pattern: string; repl: string; count: number; backup: unknown },
+    ctx: StateContext,
+  ): Promise<StateReturn> {
     const name = args.name;
     const ret: StateReturn = { name, changes: {}, result: true, comment: '' };
     if (!existsSync(name)) {
@@ -220,7 +255,12 @@ export class FileStates {
     return ret;
   }
 
-  @State({ summary: 'Manage a given file, from a source or from contents', examples: ['salt-call state.single file.managed /etc/motd contents=hi'], args: MANAGED, kwargs: true })
+  @State({
+    summary: 'Manage a given file, from a source or from contents',
+    examples: ['salt-call state.single file.managed /etc/motd contents=hi'],
+    args: MANAGED,
+    kwargs: true,
+  })
   async managed(args: ManagedArgs, ctx: StateContext): Promise<StateReturn> {
     const name = args.name;
     const ret: StateReturn = { changes: {}, comment: '', name, result: true };
@@ -245,7 +285,9 @@ export class FileStates {
         ret.comment = `The template renderer '${args.template}' is not available (brine renders jinja)`;
         return ret;
       }
-      contents = args.template ? await needed(ctx.renderTemplate, 'renderTemplate')(found, saltPath(used), templateContext(args, used)) : readFileSync(found, 'utf8');
+      contents = args.template
+        ? await needed(ctx.renderTemplate, 'renderTemplate')(found, saltPath(used), templateContext(args, used))
+        : readFileSync(found, 'utf8');
       fromSource = true;
     } else if (args.contents !== undefined && args.contents !== null) {
       const c = args.contents;
@@ -303,7 +345,11 @@ export class FileStates {
     return ret;
   }
 
-  @State({ summary: 'Ensure that a named directory is present and has the right mode', args: { ...NAME, mode: MODE, dir_mode: MODE, ...MAKEDIRS }, kwargs: true })
+  @State({
+    summary: 'Ensure that a named directory is present and has the right mode',
+    args: { ...NAME, mode: MODE, dir_mode: MODE, ...MAKEDIRS },
+    kwargs: true,
+  })
   async directory(args: { name: string; mode?: unknown; dir_mode?: unknown; makedirs: boolean }, ctx: StateContext): Promise<StateReturn> {
     const name = args.name;
     const ret: StateReturn = { name, changes: {}, result: true, comment: '' };
@@ -397,7 +443,8 @@ export class FileStates {
     }
     if (ctx.test) {
       ret.result = null;
-      ret.comment = current === null ? `Symlink ${name} to ${target} is set for creation` : `Symlink ${name} will be updated to point to ${target}`;
+      ret.comment =
+        current === null ? `Symlink ${name} to ${target} is set for creation` : `Symlink ${name} will be updated to point to ${target}`;
       ret.changes = current === null ? { new: name } : { change: name };
       return ret;
     }
@@ -420,12 +467,22 @@ export class FileStates {
   @State({ summary: 'Verify that the named file or directory is present or exists', args: NAME, kwargs: true })
   async exists(args: { name: string }): Promise<StateReturn> {
     const ok = existsSync(args.name);
-    return { name: args.name, changes: {}, result: ok, comment: ok ? `Path ${args.name} exists` : `Specified path ${args.name} does not exist` };
+    return {
+      name: args.name,
+      changes: {},
+      result: ok,
+      comment: ok ? `Path ${args.name} exists` : `Specified path ${args.name} does not exist`,
+    };
   }
 
   @State({ summary: 'Verify that the named file or directory is missing', args: NAME, kwargs: true })
   async missing(args: { name: string }): Promise<StateReturn> {
     const ok = !existsSync(args.name);
-    return { name: args.name, changes: {}, result: ok, comment: ok ? `Path ${args.name} is missing` : `Specified path ${args.name} exists` };
+    return {
+      name: args.name,
+      changes: {},
+      result: ok,
+      comment: ok ? `Path ${args.name} is missing` : `Specified path ${args.name} exists`,
+    };
   }
 }

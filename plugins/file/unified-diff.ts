@@ -22,7 +22,11 @@ export function unifiedDiff(before: string, after: string): string {
  * header lines (which keep theirs) are followed by an empty line.
  */
 export function appendDiff(before: string, after: string): string {
-  return diffLines(before.split(/\r?\n/).filter((_, i, all) => i < all.length - 1 || all[i] !== ''), after.split(/\r?\n/).filter((_, i, all) => i < all.length - 1 || all[i] !== ''), true).join('\n');
+  return diffLines(
+    before.split(/\r?\n/).filter((_, i, all) => i < all.length - 1 || all[i] !== ''),
+    after.split(/\r?\n/).filter((_, i, all) => i < all.length - 1 || all[i] !== ''),
+    true,
+  ).join('\n');
 }
 
 function diffLines(a: string[], b: string[], bare = false): string[] {
@@ -30,7 +34,8 @@ function diffLines(a: string[], b: string[], bare = false): string[] {
   const n = a.length;
   const m = b.length;
   const lcs: number[][] = Array.from({ length: n + 1 }, () => new Array<number>(m + 1).fill(0));
-  for (let i = n - 1; i >= 0; i--) for (let j = m - 1; j >= 0; j--) lcs[i][j] = a[i] === b[j] ? lcs[i + 1][j + 1] + 1 : Math.max(lcs[i + 1][j], lcs[i][j + 1]);
+  for (let i = n - 1; i >= 0; i--)
+    for (let j = m - 1; j >= 0; j--) lcs[i][j] = a[i] === b[j] ? lcs[i + 1][j + 1] + 1 : Math.max(lcs[i + 1][j], lcs[i][j + 1]);
   const ops: { t: ' ' | '-' | '+'; line: string; ai: number; bi: number }[] = [];
   let i = 0;
   let j = 0;
@@ -40,7 +45,8 @@ function diffLines(a: string[], b: string[], bare = false): string[] {
     else ops.push({ t: '-', line: a[i], ai: i++, bi: j });
   }
   const out: string[] = ['--- \n', '+++ \n'];
-  const body = (o: { t: string; line: string }): string => (bare ? o.t + o.line : o.t + (o.line.endsWith('\n') ? o.line : `${o.line}\n\\ No newline at end of file\n`));
+  const body = (o: { t: string; line: string }): string =>
+    bare ? o.t + o.line : o.t + (o.line.endsWith('\n') ? o.line : `${o.line}\n\\ No newline at end of file\n`);
   let k = 0;
   while (k < ops.length) {
     if (ops[k].t === ' ') {

@@ -10,7 +10,11 @@ type Mapping = Record<string, unknown>;
  * @example
  * filterBy({ Debian: { pkg: 'apache2' }, RedHat: { pkg: 'httpd' } }, 'Debian') // { pkg: 'apache2' }
  */
-export function filterBy(lookup: Mapping, grainValue: unknown, options: { merge?: unknown; default?: string; base?: unknown } = {}): unknown {
+export function filterBy(
+  lookup: Mapping,
+  grainValue: unknown,
+  options: { merge?: unknown; default?: string; base?: unknown } = {},
+): unknown {
   let ret: unknown = null;
   const values = Array.isArray(grainValue) ? grainValue : [grainValue];
   outer: for (const each of values) {

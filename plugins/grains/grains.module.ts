@@ -55,7 +55,7 @@ export class GrainsModule {
     return pyStr(value) === pyStr(this.grains.get(key, ''));
   }
 
-  @Fn({ args: {}, summary: "Return the grain names, sorted", examples: ["salt '*' grains.ls"] })
+  @Fn({ args: {}, summary: 'Return the grain names, sorted', examples: ["salt '*' grains.ls"] })
   ls(): string[] {
     return Object.keys(this.grains.all()).sort();
   }

@@ -14,7 +14,7 @@ function hexIPv6(hex: string): string {
   const groups = hex.match(/.{4}/g)!.map((g) => parseInt(g, 16).toString(16));
   // Compress the longest run of zero groups (two or more), as ipaddress does.
   let best = [-1, 0];
-  for (let i = 0; i < 8; ) {
+  for (let i = 0; i < 8;) {
     if (groups[i] !== '0') {
       i++;
       continue;
@@ -125,7 +125,9 @@ export class SystemGrains {
 
   private localeInfo(): Grains {
     const [defaultlanguage, defaultencoding] = pythonLocale(this.host.env('LC_ALL') || this.host.env('LC_CTYPE') || this.host.env('LANG'));
-    const timezone = new Intl.DateTimeFormat('en-US', { timeZoneName: 'short' }).formatToParts(new Date()).find((p) => p.type === 'timeZoneName')?.value ?? 'unknown';
+    const timezone =
+      new Intl.DateTimeFormat('en-US', { timeZoneName: 'short' }).formatToParts(new Date()).find((p) => p.type === 'timeZoneName')?.value ??
+      'unknown';
     return { defaultlanguage, defaultencoding, detectedencoding: 'utf-8', timezone };
   }
 
@@ -178,7 +180,15 @@ export class SystemGrains {
   private async dns(): Promise<Grains | null> {
     const text = (await this.host.readFile('/run/systemd/resolve/resolv.conf')) ?? (await this.host.readFile('/etc/resolv.conf'));
     if (text === null) return null;
-    const ret = { nameservers: [] as string[], ip4_nameservers: [] as string[], ip6_nameservers: [] as string[], sortlist: [] as string[], domain: '', search: [] as string[], options: [] as string[] };
+    const ret = {
+      nameservers: [] as string[],
+      ip4_nameservers: [] as string[],
+      ip6_nameservers: [] as string[],
+      sortlist: [] as string[],
+      domain: '',
+      search: [] as string[],
+      options: [] as string[],
+    };
     for (const raw of text.split('\n')) {
       const line = raw.split(/[#;]/)[0].trim();
       const [key, ...rest] = line.split(/\s+/);

@@ -2,8 +2,14 @@ import { Fn, IConfig, IMaster, Runner, SALT_VERSION, arg, inject } from 'brine/p
 
 /** Salt's version order for release strings: numbers compared part by part (3007.10 > 3007.9 > 3006.x). */
 export function compareVersions(a: string, b: string): number {
-  const pa = a.split(/[^0-9]+/).filter(Boolean).map(Number);
-  const pb = b.split(/[^0-9]+/).filter(Boolean).map(Number);
+  const pa = a
+    .split(/[^0-9]+/)
+    .filter(Boolean)
+    .map(Number);
+  const pb = b
+    .split(/[^0-9]+/)
+    .filter(Boolean)
+    .map(Number);
   for (let i = 0; i < Math.max(pa.length, pb.length); i++) {
     const d = (pa[i] ?? 0) - (pb[i] ?? 0);
     if (d !== 0) return Math.sign(d);
@@ -11,7 +17,12 @@ export function compareVersions(a: string, b: string): number {
   return 0;
 }
 
-const LABELS: Record<number, string> = { [-2]: 'Minion offline', [-1]: 'Minion requires update', 0: 'Up to date', 1: 'Minion newer than master' };
+const LABELS: Record<number, string> = {
+  [-2]: 'Minion offline',
+  [-1]: 'Minion requires update',
+  0: 'Up to date',
+  1: 'Minion newer than master',
+};
 
 const TARGET_ARGS = {
   tgt: arg.any({ default: '*' }),
@@ -45,12 +56,22 @@ export class ManageRunner {
     const target = Array.isArray(tgt) ? tgt.map(String) : String(tgt);
     const expected = this.master.match(target, tgt_type);
     if (expected.length === 0) return { up: [], down: [] };
-    const answers = await this.master.cmd({ tgt: target, tgtType: tgt_type, fun: 'test.ping', timeout: timeout ?? this.config.get<number>('timeout', 5), gatherJobTimeout: gather_job_timeout });
+    const answers = await this.master.cmd({
+      tgt: target,
+      tgtType: tgt_type,
+      fun: 'test.ping',
+      timeout: timeout ?? this.config.get<number>('timeout', 5),
+      gatherJobTimeout: gather_job_timeout,
+    });
     const answered = new Set(answers.map((a) => a.id));
     return { up: [...answered].sort(), down: expected.filter((id) => !answered.has(id)) };
   }
 
-  @Fn({ summary: 'Print the status of all known salt minions', examples: ['salt-run manage.status', "salt-run manage.status tgt='web*'"], args: { output: arg.boolean({ default: true }), ...TARGET_ARGS } })
+  @Fn({
+    summary: 'Print the status of all known salt minions',
+    examples: ['salt-run manage.status', "salt-run manage.status tgt='web*'"],
+    args: { output: arg.boolean({ default: true }), ...TARGET_ARGS },
+  })
   status(a: TargetArgs): Promise<{ up: string[]; down: string[] }> {
     return this.ping(a);
   }
@@ -67,7 +88,8 @@ export class ManageRunner {
 
   @Fn({
     summary: 'Check the version of active minions',
-    description: "Minions that answer test.version are grouped by how their version compares with the master's: 'Up to date', 'Minion requires update', 'Minion newer than master'; then 'Master' gives the master's.",
+    description:
+      "Minions that answer test.version are grouped by how their version compares with the master's: 'Up to date', 'Minion requires update', 'Minion newer than master'; then 'Master' gives the master's.",
     examples: ['salt-run manage.versions'],
     args: {},
   })
@@ -81,7 +103,11 @@ export class ManageRunner {
     }
     const result: Record<string, unknown> = {};
     for (const [diff, members] of groups) {
-      result[LABELS[diff]] = Object.fromEntries(Object.keys(members).sort().map((id) => [id, members[id]]));
+      result[LABELS[diff]] = Object.fromEntries(
+        Object.keys(members)
+          .sort()
+          .map((id) => [id, members[id]]),
+      );
     }
     result.Master = SALT_VERSION;
     return result;

@@ -23,7 +23,10 @@ export class MineModule {
 
   @Fn({
     summary: "Run a function and store its result in the master's mine under its name (False when it fails)",
-    examples: ["salt '*' mine.send network.ip_addrs interface=eth0", "salt '*' mine.send eth0_ip mine_function=network.ip_addrs interface=eth0 allow_tgt='web*'"],
+    examples: [
+      "salt '*' mine.send network.ip_addrs interface=eth0",
+      "salt '*' mine.send eth0_ip mine_function=network.ip_addrs interface=eth0 allow_tgt='web*'",
+    ],
     args: { name: arg.string() },
     varargs: true,
     kwargs: true,
@@ -53,18 +56,32 @@ export class MineModule {
   }
 
   @Fn({
-    summary: "The mine data of the minions a target matches: {minion: data}",
+    summary: 'The mine data of the minions a target matches: {minion: data}',
     examples: ["salt '*' mine.get '*' network.ip_addrs", "salt '*' mine.get 'role:web' network.ip_addrs tgt_type=grain"],
     args: { tgt: arg.string(), fun: arg.any(), tgt_type: arg.string({ default: 'glob' }), exclude_minion: arg.boolean({ default: false }) },
   })
-  async get({ tgt, fun, tgt_type: tgtType, exclude_minion: excludeMinion }: { tgt: string; fun: unknown; tgt_type: string; exclude_minion: boolean }): Promise<Dict> {
+  async get({
+    tgt,
+    fun,
+    tgt_type: tgtType,
+    exclude_minion: excludeMinion,
+  }: {
+    tgt: string;
+    fun: unknown;
+    tgt_type: string;
+    exclude_minion: boolean;
+  }): Promise<Dict> {
     const funs = Array.isArray(fun) ? fun.map(String) : String(fun);
     const ret = await this.master.mineGet(tgt, funs, tgtType);
     if (excludeMinion) delete ret[String(this.config.get('id', ''))];
     return ret;
   }
 
-  @Fn({ summary: "Remove one function's data from this minion's mine", examples: ["salt '*' mine.delete network.ip_addrs"], args: { fun: arg.string() } })
+  @Fn({
+    summary: "Remove one function's data from this minion's mine",
+    examples: ["salt '*' mine.delete network.ip_addrs"],
+    args: { fun: arg.string() },
+  })
   delete({ fun }: { fun: string }): Promise<unknown> {
     return this.master.mineDelete(fun);
   }

@@ -100,7 +100,8 @@ export class PillarModule {
       if (isDict(a.default)) {
         const found = traverse(pillar, a.key, {}, a.delimiter);
         if (isDict(found)) {
-          const mergeLists = a.merge_nested_lists === null ? this.config.get<unknown>('pillar_merge_lists', false) === true : a.merge_nested_lists === true;
+          const mergeLists =
+            a.merge_nested_lists === null ? this.config.get<unknown>('pillar_merge_lists', false) === true : a.merge_nested_lists === true;
           return dictUpdate(structuredClone(a.default), found, { mergeLists });
         }
       } else if (Array.isArray(a.default)) {
@@ -127,7 +128,13 @@ export class PillarModule {
     return Object.prototype.hasOwnProperty.call(pillar, String(key)) ? pillar[String(key)] : {};
   }
 
-  @Fn({ summary: 'List the top-level keys of a freshly compiled pillar', examples: ["salt '*' pillar.ls"], args: {}, varargs: 'keys', kwargs: true })
+  @Fn({
+    summary: 'List the top-level keys of a freshly compiled pillar',
+    examples: ["salt '*' pillar.ls"],
+    args: {},
+    varargs: 'keys',
+    kwargs: true,
+  })
   async ls(a: { keys: unknown[]; kwargs: Dict }): Promise<string[]> {
     return Object.keys((await this.items(a)) as Dict);
   }

@@ -1,8 +1,34 @@
-import { CommandExecutionError, Fn, IGrains, IShell, InvocationError, Module, arg, fnmatch, inject, isTrue, type ShellResult } from 'brine/plugin';
-import { compareDicts, parseDpkgQuery, parseJustPrint, parsePolicy, parseSelections, parseUpdate, stringify, type PkgVersions } from './apt-parse';
+import {
+  CommandExecutionError,
+  Fn,
+  IGrains,
+  IShell,
+  InvocationError,
+  Module,
+  arg,
+  fnmatch,
+  inject,
+  isTrue,
+  type ShellResult,
+} from 'brine/plugin';
+import {
+  compareDicts,
+  parseDpkgQuery,
+  parseJustPrint,
+  parsePolicy,
+  parseSelections,
+  parseUpdate,
+  stringify,
+  type PkgVersions,
+} from './apt-parse';
 
 /** Salt's DPKG_ENV_VARS and module environment: apt never asks a question of a minion. */
-const APT_ENV = { APT_LISTBUGS_FRONTEND: 'none', APT_LISTCHANGES_FRONTEND: 'none', DEBIAN_FRONTEND: 'noninteractive', UCF_FORCE_CONFFOLD: '1' };
+const APT_ENV = {
+  APT_LISTBUGS_FRONTEND: 'none',
+  APT_LISTCHANGES_FRONTEND: 'none',
+  DEBIAN_FRONTEND: 'noninteractive',
+  UCF_FORCE_CONFFOLD: '1',
+};
 
 const TARGETS = { name: arg.string({ optional: true }), pkgs: arg.list({ optional: true }) };
 
@@ -20,7 +46,8 @@ function pkgTargets(name: string | undefined, pkgs: unknown[] | undefined, versi
     }
     return ret;
   }
-  if (name) return Object.fromEntries(name.split(',').map((n) => [n.trim(), version === undefined || version === null ? null : String(version)]));
+  if (name)
+    return Object.fromEntries(name.split(',').map((n) => [n.trim(), version === undefined || version === null ? null : String(version)]));
   return {};
 }
 
@@ -31,7 +58,9 @@ function pkgTargets(name: string | undefined, pkgs: unknown[] | undefined, versi
  */
 @Module('pkg', {
   doc: 'Support for APT (Advanced Packaging Tool)',
-  available: (grains) => grains.os_family === 'Debian' || `brine's pkg module supports APT (os_family Debian); this host's os_family is ${String(grains.os_family ?? 'unknown')}`,
+  available: (grains) =>
+    grains.os_family === 'Debian' ||
+    `brine's pkg module supports APT (os_family Debian); this host's os_family is ${String(grains.os_family ?? 'unknown')}`,
 })
 export class PkgModule {
   constructor(
@@ -51,7 +80,9 @@ export class PkgModule {
   }
 
   private async lists(): Promise<ReturnType<typeof parseDpkgQuery>> {
-    const res = await this.shell.run(['dpkg-query', '--showformat', '${Status} ${Package} ${Version} ${Architecture}\n', '-W'], { pythonShell: false });
+    const res = await this.shell.run(['dpkg-query', '--showformat', '${Status} ${Package} ${Version} ${Architecture}\n', '-W'], {
+      pythonShell: false,
+    });
     return parseDpkgQuery(res.stdout, { cpuarch: this.grains.get('cpuarch'), osarch: this.grains.get('osarch') });
   }
 
@@ -61,9 +92,14 @@ export class PkgModule {
 
   @Fn({
     summary: 'List the installed packages as {name: version}',
-    description: 'versions_as_list=True gives lists of versions; removed=True lists removed packages not purged; purge_desired=True those marked for purge.',
+    description:
+      'versions_as_list=True gives lists of versions; removed=True lists removed packages not purged; purge_desired=True those marked for purge.',
     examples: ["salt '*' pkg.list_pkgs", "salt '*' pkg.list_pkgs versions_as_list=True"],
-    args: { versions_as_list: arg.boolean({ default: false }), removed: arg.boolean({ default: false }), purge_desired: arg.boolean({ default: false }) },
+    args: {
+      versions_as_list: arg.boolean({ default: false }),
+      removed: arg.boolean({ default: false }),
+      purge_desired: arg.boolean({ default: false }),
+    },
     kwargs: true,
   })
   async list_pkgs(a: { versions_as_list: boolean; removed: boolean; purge_desired: boolean }): Promise<Record<string, string | string[]>> {
@@ -101,7 +137,8 @@ export class PkgModule {
 
   @Fn({
     summary: "The version that would be installed or upgraded to: '' when the installed one is the newest",
-    description: 'refresh=True (the default) runs apt-get update first; show_installed=True gives the candidate even when installed; fromrepo picks a release.',
+    description:
+      'refresh=True (the default) runs apt-get update first; show_installed=True gives the candidate even when installed; fromrepo picks a release.',
     examples: ["salt '*' pkg.latest_version bash", "salt '*' pkg.latest_version bash refresh=False"],
     args: {},
     varargs: 'names',
@@ -135,7 +172,11 @@ export class PkgModule {
 
   /** dpkg's own version order: -1, 0 or 1. */
   private async compare(a: string, b: string): Promise<number> {
-    for (const [oper, ret] of [['lt', -1], ['eq', 0], ['gt', 1]] as const) {
+    for (const [oper, ret] of [
+      ['lt', -1],
+      ['eq', 0],
+      ['gt', 1],
+    ] as const) {
       if ((await this.shell.run(['dpkg', '--compare-versions', a, oper, b], { pythonShell: false })).retcode === 0) return ret;
     }
     throw new CommandExecutionError(`dpkg could not compare versions '${a}' and '${b}'`);
@@ -175,10 +216,28 @@ export class PkgModule {
       `salt '*' pkg.install pkgs='["foo", {"bar": "1.2.3-4"}]'`,
       `salt '*' pkg.install sources='[{"foo": "/tmp/foo_1.0_all.deb"}]'`,
     ],
-    args: { ...TARGETS, refresh: arg.boolean({ default: false }), fromrepo: arg.string({ optional: true }), skip_verify: arg.boolean({ default: false }), sources: arg.list({ optional: true }), reinstall: arg.boolean({ default: false }), version: arg.any({ optional: true }) },
+    args: {
+      ...TARGETS,
+      refresh: arg.boolean({ default: false }),
+      fromrepo: arg.string({ optional: true }),
+      skip_verify: arg.boolean({ default: false }),
+      sources: arg.list({ optional: true }),
+      reinstall: arg.boolean({ default: false }),
+      version: arg.any({ optional: true }),
+    },
     kwargs: true,
   })
-  async install(a: { name?: string; pkgs?: unknown[]; refresh: boolean; fromrepo?: string; skip_verify: boolean; sources?: unknown[]; reinstall: boolean; version?: unknown; kwargs: Record<string, unknown> }): Promise<Changes> {
+  async install(a: {
+    name?: string;
+    pkgs?: unknown[];
+    refresh: boolean;
+    fromrepo?: string;
+    skip_verify: boolean;
+    sources?: unknown[];
+    reinstall: boolean;
+    version?: unknown;
+    kwargs: Record<string, unknown>;
+  }): Promise<Changes> {
     const old = await this.installed();
     const targets: string[] = [];
     const reinstall: string[] = [];
@@ -186,7 +245,8 @@ export class PkgModule {
       for (const s of a.sources) {
         const [, path] = Object.entries((s ?? {}) as Record<string, unknown>)[0] ?? [];
         if (typeof path !== 'string') throw new InvocationError('sources must be a list of {name: path to a .deb} maps');
-        if (/^[a-z]+:\/\//.test(path)) throw new CommandExecutionError(`Only local .deb files can be installed from sources in brine, not '${path}'`);
+        if (/^[a-z]+:\/\//.test(path))
+          throw new CommandExecutionError(`Only local .deb files can be installed from sources in brine, not '${path}'`);
         targets.push(path);
       }
     } else {
@@ -203,13 +263,16 @@ export class PkgModule {
     if (a.skip_verify) prefix.push('--allow-unauthenticated');
     if (a.fromrepo) prefix.push('-t', a.fromrepo);
     // Salt's install leaves held packages held: they are released for the install only.
-    const held = (parseSelections((await this.shell.run(['dpkg', '--get-selections', '*'], { pythonShell: false })).stdout).hold ?? []).filter((p) =>
-      [...targets, ...reinstall].some((t) => t.split('=')[0] === p),
-    );
+    const held = (
+      parseSelections((await this.shell.run(['dpkg', '--get-selections', '*'], { pythonShell: false })).stdout).hold ?? []
+    ).filter((p) => [...targets, ...reinstall].some((t) => t.split('=')[0] === p));
     if (held.length > 0) await this.setSelections('install', held);
     const errors: string[] = [];
     // A downgrade needs --allow-downgrades; Salt passes --force-yes, its older spelling.
-    const cmds = [targets.length > 0 ? [...prefix, '--allow-downgrades', 'install', ...targets] : null, reinstall.length > 0 ? [...prefix, 'install', '--reinstall', ...reinstall] : null];
+    const cmds = [
+      targets.length > 0 ? [...prefix, '--allow-downgrades', 'install', ...targets] : null,
+      reinstall.length > 0 ? [...prefix, 'install', '--reinstall', ...reinstall] : null,
+    ];
     for (const cmd of cmds) {
       if (!cmd) continue;
       const res = await this.apt(cmd);
@@ -242,7 +305,12 @@ export class PkgModule {
     return ret;
   }
 
-  @Fn({ summary: 'Remove packages (configuration files stay): {name: {old, new}}', examples: ["salt '*' pkg.remove vim", `salt '*' pkg.remove pkgs='["foo", "bar"]'`], args: TARGETS, kwargs: true })
+  @Fn({
+    summary: 'Remove packages (configuration files stay): {name: {old, new}}',
+    examples: ["salt '*' pkg.remove vim", `salt '*' pkg.remove pkgs='["foo", "bar"]'`],
+    args: TARGETS,
+    kwargs: true,
+  })
   remove({ name, pkgs }: { name?: string; pkgs?: unknown[] }): Promise<unknown> {
     return this.uninstall('remove', name, pkgs);
   }
@@ -263,7 +331,15 @@ export class PkgModule {
     args: { refresh: arg.boolean({ default: true }), dist_upgrade: arg.boolean({ default: false }) },
     kwargs: true,
   })
-  async upgrade({ refresh, dist_upgrade, kwargs }: { refresh: boolean; dist_upgrade: boolean; kwargs: Record<string, unknown> }): Promise<Changes> {
+  async upgrade({
+    refresh,
+    dist_upgrade,
+    kwargs,
+  }: {
+    refresh: boolean;
+    dist_upgrade: boolean;
+    kwargs: Record<string, unknown>;
+  }): Promise<Changes> {
     if (refresh) await this.refresh_db({ failhard: false });
     const old = await this.installed();
     const cmd = ['apt-get', '-q', '-y', '-o', 'DPkg::Options::=--force-confold', '-o', 'DPkg::Options::=--force-confdef'];
@@ -282,7 +358,15 @@ export class PkgModule {
     args: { refresh: arg.boolean({ default: true }), dist_upgrade: arg.boolean({ default: true }) },
     kwargs: true,
   })
-  async list_upgrades({ refresh, dist_upgrade, kwargs }: { refresh: boolean; dist_upgrade: boolean; kwargs: Record<string, unknown> }): Promise<Record<string, string>> {
+  async list_upgrades({
+    refresh,
+    dist_upgrade,
+    kwargs,
+  }: {
+    refresh: boolean;
+    dist_upgrade: boolean;
+    kwargs: Record<string, unknown>;
+  }): Promise<Record<string, string>> {
     if (refresh) await this.refresh_db({ failhard: false });
     const cmd = ['apt-get', '--just-print', dist_upgrade ? 'dist-upgrade' : 'upgrade'];
     if (kwargs.fromrepo) cmd.push('-o', `APT::Default-Release=${String(kwargs.fromrepo)}`);
@@ -349,12 +433,22 @@ export class PkgModule {
     return ret;
   }
 
-  @Fn({ summary: 'Hold packages at their version (dpkg selection hold)', examples: ["salt '*' pkg.hold vim", `salt '*' pkg.hold pkgs='["foo", "bar"]'`], args: { ...TARGETS, sources: arg.list({ optional: true }) }, kwargs: true })
+  @Fn({
+    summary: 'Hold packages at their version (dpkg selection hold)',
+    examples: ["salt '*' pkg.hold vim", `salt '*' pkg.hold pkgs='["foo", "bar"]'`],
+    args: { ...TARGETS, sources: arg.list({ optional: true }) },
+    kwargs: true,
+  })
   hold(a: { name?: string; pkgs?: unknown[]; sources?: unknown[] }): Promise<Record<string, unknown>> {
     return this.holdOrUnhold(true, a);
   }
 
-  @Fn({ summary: 'Release held packages (dpkg selection install)', examples: ["salt '*' pkg.unhold vim"], args: { ...TARGETS, sources: arg.list({ optional: true }) }, kwargs: true })
+  @Fn({
+    summary: 'Release held packages (dpkg selection install)',
+    examples: ["salt '*' pkg.unhold vim"],
+    args: { ...TARGETS, sources: arg.list({ optional: true }) },
+    kwargs: true,
+  })
   unhold(a: { name?: string; pkgs?: unknown[]; sources?: unknown[] }): Promise<Record<string, unknown>> {
     return this.holdOrUnhold(false, a);
   }

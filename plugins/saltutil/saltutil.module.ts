@@ -18,7 +18,11 @@ const SIGKILL = 9;
 /** Salt's `extmod_whitelist`/`extmod_blacklist`: a comma list for one form, or a dict of form -> names. */
 function nameFilter(value: unknown, form: ExtensionForm, what: string): string[] | undefined {
   if (value === undefined || value === null || value === '') return undefined;
-  if (typeof value === 'string') return value.split(',').map((s) => s.trim()).filter(Boolean);
+  if (typeof value === 'string')
+    return value
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean);
   if (Array.isArray(value)) return value.map(String);
   if (typeof value === 'object') {
     const entry = (value as Record<string, unknown>)[form];
@@ -56,7 +60,11 @@ export class SaltutilModule {
   /** Salt: an explicit saltenv (string with commas, or list), else the minion's saltenv, else base. */
   private saltenvs(saltenv: unknown): string[] {
     const value = saltenv ?? this.config.get<unknown>('saltenv', null) ?? 'base';
-    if (typeof value === 'string') return value.split(',').map((s) => s.trim()).filter(Boolean);
+    if (typeof value === 'string')
+      return value
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean);
     if (Array.isArray(value) && value.every((v) => typeof v === 'string')) return value as string[];
     throw new InvocationError('saltenv must be a name, a comma-separated list of names, or a list');
   }
@@ -104,7 +112,7 @@ export class SaltutilModule {
     return { modules: modules.changed, grains: grains.changed };
   }
 
-  @Fn({ args: {}, summary: "Reload every module, as after a sync", examples: ["salt '*' saltutil.refresh_modules"] })
+  @Fn({ args: {}, summary: 'Reload every module, as after a sync', examples: ["salt '*' saltutil.refresh_modules"] })
   async refresh_modules(): Promise<boolean> {
     await this.control.reloadModules();
     return true;
@@ -123,7 +131,8 @@ export class SaltutilModule {
 
   @Fn({
     summary: "Compile the minion's pillar again (from the master, or locally with file_client: local) and keep it",
-    description: 'brine always waits for the new pillar (Salt with wait=True): a failure is reported, not lost. clean_cache is accepted for Salt command lines; the minion keeps no pillar cache on disk.',
+    description:
+      'brine always waits for the new pillar (Salt with wait=True): a failure is reported, not lost. clean_cache is accepted for Salt command lines; the minion keeps no pillar cache on disk.',
     examples: ["salt '*' saltutil.refresh_pillar"],
     args: { wait: arg.boolean({ default: false }), clean_cache: arg.boolean({ default: true }) },
   })
@@ -132,7 +141,7 @@ export class SaltutilModule {
     return true;
   }
 
-  @Fn({ args: {}, summary: "Return the data of the running jobs, this one excepted", examples: ["salt '*' saltutil.running"] })
+  @Fn({ args: {}, summary: 'Return the data of the running jobs, this one excepted', examples: ["salt '*' saltutil.running"] })
   running(): RunningJob[] {
     return this.control.runningJobs().filter((j) => j.jid !== this.job.jid);
   }

@@ -28,7 +28,8 @@ const ROOT = { root: arg.string({ optional: true }) };
  */
 @Module('service', {
   doc: 'Provides the service module for systemd',
-  available: (grains) => grains.init === 'systemd' || `brine's service module drives systemd; this host's init is ${String(grains.init ?? 'unknown')}`,
+  available: (grains) =>
+    grains.init === 'systemd' || `brine's service module drives systemd; this host's init is ${String(grains.init ?? 'unknown')}`,
 })
 export class ServiceModule {
   constructor(@inject(IShell) private readonly shell: IShell) {}
@@ -44,7 +45,11 @@ export class ServiceModule {
     return true;
   }
 
-  @Fn({ summary: 'Start the named service', examples: ["salt '*' service.start <service name>"], args: { ...ACTION, unmask: arg.boolean({ default: false }), unmask_runtime: arg.boolean({ default: false }) } })
+  @Fn({
+    summary: 'Start the named service',
+    examples: ["salt '*' service.start <service name>"],
+    args: { ...ACTION, unmask: arg.boolean({ default: false }), unmask_runtime: arg.boolean({ default: false }) },
+  })
   start({ name, no_block }: { name: string; no_block: boolean }): Promise<boolean> {
     return this.act('start', name, no_block);
   }
@@ -54,17 +59,29 @@ export class ServiceModule {
     return this.act('stop', name, no_block);
   }
 
-  @Fn({ summary: 'Restart the named service', examples: ["salt '*' service.restart <service name>"], args: { ...ACTION, unmask: arg.boolean({ default: false }), unmask_runtime: arg.boolean({ default: false }) } })
+  @Fn({
+    summary: 'Restart the named service',
+    examples: ["salt '*' service.restart <service name>"],
+    args: { ...ACTION, unmask: arg.boolean({ default: false }), unmask_runtime: arg.boolean({ default: false }) },
+  })
   restart({ name, no_block }: { name: string; no_block: boolean }): Promise<boolean> {
     return this.act('restart', name, no_block);
   }
 
-  @Fn({ summary: 'Reload the named service', examples: ["salt '*' service.reload <service name>"], args: { ...ACTION, unmask: arg.boolean({ default: false }), unmask_runtime: arg.boolean({ default: false }) } })
+  @Fn({
+    summary: 'Reload the named service',
+    examples: ["salt '*' service.reload <service name>"],
+    args: { ...ACTION, unmask: arg.boolean({ default: false }), unmask_runtime: arg.boolean({ default: false }) },
+  })
   reload({ name, no_block }: { name: string; no_block: boolean }): Promise<boolean> {
     return this.act('reload', name, no_block);
   }
 
-  @Fn({ summary: 'Reload the service if it supports it, else restart it', examples: ["salt '*' service.force_reload <service name>"], args: { ...ACTION, unmask: arg.boolean({ default: false }), unmask_runtime: arg.boolean({ default: false }) } })
+  @Fn({
+    summary: 'Reload the service if it supports it, else restart it',
+    examples: ["salt '*' service.force_reload <service name>"],
+    args: { ...ACTION, unmask: arg.boolean({ default: false }), unmask_runtime: arg.boolean({ default: false }) },
+  })
   force_reload({ name, no_block }: { name: string; no_block: boolean }): Promise<boolean> {
     return this.act('force-reload', name, no_block);
   }
@@ -82,21 +99,36 @@ export class ServiceModule {
     return glob ? ret : ret[name];
   }
 
-  @Fn({ summary: 'Enable the named service to start at boot', examples: ["salt '*' service.enable <service name>"], args: { ...ACTION, unmask: arg.boolean({ default: false }), unmask_runtime: arg.boolean({ default: false }), ...ROOT }, kwargs: true })
+  @Fn({
+    summary: 'Enable the named service to start at boot',
+    examples: ["salt '*' service.enable <service name>"],
+    args: { ...ACTION, unmask: arg.boolean({ default: false }), unmask_runtime: arg.boolean({ default: false }), ...ROOT },
+    kwargs: true,
+  })
   async enable({ name, no_block, root }: { name: string; no_block: boolean; root?: string }): Promise<boolean> {
     const res = await this.systemctl([...(no_block ? ['--no-block'] : []), 'enable', unitName(name)], root);
     if (res.retcode !== 0) throw new CommandExecutionError(res.stderr.trim());
     return true;
   }
 
-  @Fn({ summary: 'Disable the named service at boot', examples: ["salt '*' service.disable <service name>"], args: { ...ACTION, ...ROOT }, kwargs: true })
+  @Fn({
+    summary: 'Disable the named service at boot',
+    examples: ["salt '*' service.disable <service name>"],
+    args: { ...ACTION, ...ROOT },
+    kwargs: true,
+  })
   async disable({ name, no_block, root }: { name: string; no_block: boolean; root?: string }): Promise<boolean> {
     const res = await this.systemctl([...(no_block ? ['--no-block'] : []), 'disable', unitName(name)], root);
     if (res.retcode !== 0) throw new CommandExecutionError(res.stderr.trim());
     return true;
   }
 
-  @Fn({ summary: 'Whether the service starts at boot (systemctl is-enabled)', examples: ["salt '*' service.enabled <service name>"], args: { ...NAME, ...ROOT }, kwargs: true })
+  @Fn({
+    summary: 'Whether the service starts at boot (systemctl is-enabled)',
+    examples: ["salt '*' service.enabled <service name>"],
+    args: { ...NAME, ...ROOT },
+    kwargs: true,
+  })
   async enabled({ name, root }: { name: string; root?: string }): Promise<boolean> {
     const res = await this.systemctl(['is-enabled', unitName(name)], root);
     if (res.retcode === 0 && res.stdout.trim() !== 'alias') return true;
@@ -107,7 +139,12 @@ export class ServiceModule {
     return false;
   }
 
-  @Fn({ summary: 'Whether the service does not start at boot', examples: ["salt '*' service.disabled <service name>"], args: { ...NAME, ...ROOT }, kwargs: true })
+  @Fn({
+    summary: 'Whether the service does not start at boot',
+    examples: ["salt '*' service.disabled <service name>"],
+    args: { ...NAME, ...ROOT },
+    kwargs: true,
+  })
   async disabled({ name, root }: { name: string; root?: string }): Promise<boolean> {
     return !(await this.enabled({ name, root }));
   }
@@ -131,7 +168,12 @@ export class ServiceModule {
     if (!root) {
       const out = (await this.systemctl(['--all', '--full', '--no-legend', '--no-pager', 'list-units'])).stdout;
       for (const line of out.split('\n')) {
-        const name = listedName(line.replace(/^[●*]\s*/, '').trim().split(/\s+/)[0] ?? '');
+        const name = listedName(
+          line
+            .replace(/^[●*]\s*/, '')
+            .trim()
+            .split(/\s+/)[0] ?? '',
+        );
         if (name) ret.add(name);
       }
     }
@@ -153,7 +195,10 @@ export class ServiceModule {
     const out = (await this.systemctl(['--full', '--no-legend', '--no-pager'])).stdout;
     const ret = new Set<string>();
     for (const line of out.split('\n')) {
-      const comps = line.replace(/^[●*]\s*/, '').trim().split(/\s+/);
+      const comps = line
+        .replace(/^[●*]\s*/, '')
+        .trim()
+        .split(/\s+/);
       if (comps.length <= 3 || comps[3] !== 'running') continue;
       const name = listedName(comps[0]);
       if (name) ret.add(name);
@@ -166,7 +211,11 @@ export class ServiceModule {
     return (await this.get_all({})).includes(listedName(unitName(name)) ?? name);
   }
 
-  @Fn({ summary: 'Whether systemd does not know the service (the inverse of service.available)', examples: ["salt '*' service.missing sshd"], args: NAME })
+  @Fn({
+    summary: 'Whether systemd does not know the service (the inverse of service.available)',
+    examples: ["salt '*' service.missing sshd"],
+    args: NAME,
+  })
   async missing({ name }: { name: string }): Promise<boolean> {
     return !(await this.available({ name }));
   }

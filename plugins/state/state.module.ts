@@ -1,4 +1,16 @@
-import { arg, Fn, IJobContext, inject, InvocationError, IPillar, ISalt, IStates, Module, type StateRunOptions, type StateRunReturn } from 'brine/plugin';
+import {
+  arg,
+  Fn,
+  IJobContext,
+  inject,
+  InvocationError,
+  IPillar,
+  ISalt,
+  IStates,
+  Module,
+  type StateRunOptions,
+  type StateRunReturn,
+} from 'brine/plugin';
 
 /** The options every state run takes (Salt's names); others (`queue`, ...) go to `kwargs`. */
 const RUN = {
@@ -61,27 +73,47 @@ export class StateExecModule {
   })
   async apply(a: Run & { mods?: string[] }): Promise<StateRunReturn> {
     const list = mods(a.mods);
-    return this.finish(list.length ? await this.states.sls(list, await this.options(a)) : await this.states.highstate(await this.options(a)));
+    return this.finish(
+      list.length ? await this.states.sls(list, await this.options(a)) : await this.states.highstate(await this.options(a)),
+    );
   }
 
-  @Fn({ summary: 'Apply SLS files', examples: ["salt '*' state.sls webserver"], outputter: 'highstate', args: { mods: SOME_MODS, ...RUN }, kwargs: true })
+  @Fn({
+    summary: 'Apply SLS files',
+    examples: ["salt '*' state.sls webserver"],
+    outputter: 'highstate',
+    args: { mods: SOME_MODS, ...RUN },
+    kwargs: true,
+  })
   async sls(a: Run & { mods?: string[] }): Promise<StateRunReturn> {
     return this.apply(a);
   }
 
-  @Fn({ summary: "Apply the highstate (the top file's SLS files)", examples: ["salt '*' state.highstate"], outputter: 'highstate', args: RUN, kwargs: true })
+  @Fn({
+    summary: "Apply the highstate (the top file's SLS files)",
+    examples: ["salt '*' state.highstate"],
+    outputter: 'highstate',
+    args: RUN,
+    kwargs: true,
+  })
   async highstate(a: Run): Promise<StateRunReturn> {
     return this.finish(await this.states.highstate(await this.options(a)));
   }
 
-  @Fn({ summary: 'Apply SLS files, or the highstate, in test mode', examples: ["salt '*' state.test"], outputter: 'highstate', args: { mods: SOME_MODS, ...RUN }, kwargs: true })
+  @Fn({
+    summary: 'Apply SLS files, or the highstate, in test mode',
+    examples: ["salt '*' state.test"],
+    outputter: 'highstate',
+    args: { mods: SOME_MODS, ...RUN },
+    kwargs: true,
+  })
   async test(a: Run & { mods?: string[] }): Promise<StateRunReturn> {
     return this.apply({ ...a, test: true });
   }
 
   @Fn({
     summary: 'Run one state function',
-    description: 'Keywords other than the run options are the state\'s arguments.',
+    description: "Keywords other than the run options are the state's arguments.",
     examples: ["salt '*' state.single file.managed /etc/motd contents=hi"],
     outputter: 'highstate',
     args: { fun: arg.string({ nonEmpty: true }), name: arg.string(), ...RUN },
@@ -93,17 +125,33 @@ export class StateExecModule {
     return this.finish(await this.states.single(a.fun, a.name, args, await this.options(a)));
   }
 
-  @Fn({ summary: 'Run one ID of SLS files', examples: ["salt '*' state.sls_id my_id webserver"], outputter: 'highstate', args: { id_: arg.string(), mods: MODS, ...RUN }, kwargs: true })
+  @Fn({
+    summary: 'Run one ID of SLS files',
+    examples: ["salt '*' state.sls_id my_id webserver"],
+    outputter: 'highstate',
+    args: { id_: arg.string(), mods: MODS, ...RUN },
+    kwargs: true,
+  })
   async sls_id(a: Run & { id_: string; mods: string[] }): Promise<StateRunReturn> {
     return this.finish(await this.states.slsId(a.id_, mods(a.mods), await this.options(a)));
   }
 
-  @Fn({ summary: 'The high data of SLS files', examples: ["salt '*' state.show_sls webserver"], args: { mods: MODS, ...RUN }, kwargs: true })
+  @Fn({
+    summary: 'The high data of SLS files',
+    examples: ["salt '*' state.show_sls webserver"],
+    args: { mods: MODS, ...RUN },
+    kwargs: true,
+  })
   async show_sls(a: Run & { mods: string[] }): Promise<unknown> {
     return this.shown(await this.states.showSls(mods(a.mods), await this.options(a)));
   }
 
-  @Fn({ summary: 'The low chunks of SLS files', examples: ["salt '*' state.show_low_sls webserver"], args: { mods: MODS, ...RUN }, kwargs: true })
+  @Fn({
+    summary: 'The low chunks of SLS files',
+    examples: ["salt '*' state.show_low_sls webserver"],
+    args: { mods: MODS, ...RUN },
+    kwargs: true,
+  })
   async show_low_sls(a: Run & { mods: string[] }): Promise<unknown> {
     return this.shown(await this.states.showLowSls(mods(a.mods), await this.options(a)));
   }

@@ -1,4 +1,15 @@
-import { CommandExecutionError, Fn, IMinionControl, IModules, InvocationError, Module, arg, fnmatch, inject, type ArgSpec } from 'brine/plugin';
+import {
+  CommandExecutionError,
+  Fn,
+  IMinionControl,
+  IModules,
+  InvocationError,
+  Module,
+  arg,
+  fnmatch,
+  inject,
+  type ArgSpec,
+} from 'brine/plugin';
 
 /** Module and function names given as `*args`: strings, or numbers as Python's str() writes them. */
 function names(args: unknown[]): string[] {
@@ -51,7 +62,8 @@ export class SysModule {
     const found = new Set<string>();
     for (const pattern of names(args)) {
       // "sys" matches sys.* but not sysctl.*; a glob or a dotted name is matched as a pattern.
-      const matches = pattern.includes('*') || pattern.includes('.') ? (f: string) => fnmatch(pattern, f) : (f: string) => f.startsWith(`${pattern}.`);
+      const matches =
+        pattern.includes('*') || pattern.includes('.') ? (f: string) => fnmatch(pattern, f) : (f: string) => f.startsWith(`${pattern}.`);
       for (const f of funcs) if (matches(f)) found.add(f);
     }
     return [...found].sort();
@@ -88,7 +100,10 @@ export class SysModule {
   })
   argspec({ module: pattern }: { module: string }): Record<string, ArgSpec> {
     const funcs = this.modules.functionNames();
-    const chosen = pattern.includes('*') || pattern.includes('.') ? funcs.filter((f) => fnmatch(pattern, f)) : funcs.filter((f) => f.startsWith(`${pattern}.`));
+    const chosen =
+      pattern.includes('*') || pattern.includes('.')
+        ? funcs.filter((f) => fnmatch(pattern, f))
+        : funcs.filter((f) => f.startsWith(`${pattern}.`));
     const ret: Record<string, ArgSpec> = {};
     for (const f of chosen) {
       const spec = this.modules.argspec(f);

@@ -72,7 +72,7 @@ export class TestModule {
     return ret;
   }
 
-  @Fn({ args: {}, summary: "List the module_dirs files that provide no loaded module", examples: ["salt '*' test.not_loaded"] })
+  @Fn({ args: {}, summary: 'List the module_dirs files that provide no loaded module', examples: ["salt '*' test.not_loaded"] })
   not_loaded(): string[] {
     const providers = new Set(Object.keys(this.providers()));
     const ret = new Set<string>();
@@ -125,32 +125,48 @@ export class TestModule {
     return true;
   }
 
-  @Fn({ summary: "Return a string - used for testing the connection", examples: ["salt '*' test.echo 'foo bar baz quo qux'"], args: { text: arg.any() } })
+  @Fn({
+    summary: 'Return a string - used for testing the connection',
+    examples: ["salt '*' test.echo 'foo bar baz quo qux'"],
+    args: { text: arg.any() },
+  })
   echo({ text }: { text: unknown }): unknown {
     return text;
   }
 
-  @Fn({ args: {}, summary: "Return the version of Salt this minion reproduces (brine's own is the brineversion grain)", examples: ["salt '*' test.version"] })
+  @Fn({
+    args: {},
+    summary: "Return the version of Salt this minion reproduces (brine's own is the brineversion grain)",
+    examples: ["salt '*' test.version"],
+  })
   version(): string {
     return SALT_VERSION;
   }
 
-  @Fn({ args: {}, summary: "Returns versions of components used by brine", examples: ["salt '*' test.versions_report"] })
+  @Fn({ args: {}, summary: 'Returns versions of components used by brine', examples: ["salt '*' test.versions_report"] })
   versions_report(): string {
     return versionsReport();
   }
 
-  @Fn({ args: {}, summary: "Alias of test.versions_report", examples: ["salt '*' test.versions"] })
+  @Fn({ args: {}, summary: 'Alias of test.versions_report', examples: ["salt '*' test.versions"] })
   versions(): string {
     return versionsReport();
   }
 
-  @Fn({ summary: "Sleep for the given number of seconds, then return True", examples: ["salt '*' test.sleep 20"], args: { length: arg.integer() } })
+  @Fn({
+    summary: 'Sleep for the given number of seconds, then return True',
+    examples: ["salt '*' test.sleep 20"],
+    args: { length: arg.integer() },
+  })
   async sleep({ length }: { length: number }): Promise<boolean> {
     return sleep(length, this.job.signal);
   }
 
-  @Fn({ summary: "Sleep for a random number of seconds up to max", examples: ["salt '*' test.rand_sleep 60"], args: { max: arg.integer({ default: 60, min: 0 }) } })
+  @Fn({
+    summary: 'Sleep for a random number of seconds up to max',
+    examples: ["salt '*' test.rand_sleep 60"],
+    args: { max: arg.integer({ default: 60, min: 0 }) },
+  })
   async rand_sleep({ max }: { max: number }): Promise<boolean> {
     return sleep(randomInt(0, max + 1), this.job.signal);
   }
@@ -204,7 +220,11 @@ export class TestModule {
     return { args: pyTupleRepr(args), kwargs: pyRepr(kwargs) };
   }
 
-  @Fn({ summary: "Return the num-th Fibonacci number and the seconds it took", examples: ["salt '*' test.fib 3"], args: { num: arg.integer() } })
+  @Fn({
+    summary: 'Return the num-th Fibonacci number and the seconds it took',
+    examples: ["salt '*' test.fib 3"],
+    args: { num: arg.integer() },
+  })
   fib({ num: n }: { num: number }): [number, number] {
     if (n < 0) throw new InvocationError('Negative number is not allowed!');
     const start = performance.now();
@@ -215,7 +235,11 @@ export class TestModule {
     return [curr, (performance.now() - start) / 1000];
   }
 
-  @Fn({ summary: "Return the Collatz sequence from start and the seconds it took", examples: ["salt '*' test.collatz 3"], args: { start: arg.integer() } })
+  @Fn({
+    summary: 'Return the Collatz sequence from start and the seconds it took',
+    examples: ["salt '*' test.collatz 3"],
+    args: { start: arg.integer() },
+  })
   collatz({ start }: { start: number }): [number[], number] {
     let n = start;
     if (n < 1) throw new InvocationError('start must be a positive integer');
@@ -228,28 +252,40 @@ export class TestModule {
     return [steps, (performance.now() - begin) / 1000];
   }
 
-  @Fn({ summary: "Return the data passed in, to test the outputter", examples: ["salt '*' test.outputter foobar"], args: { data: arg.any() } })
+  @Fn({
+    summary: 'Return the data passed in, to test the outputter',
+    examples: ["salt '*' test.outputter foobar"],
+    args: { data: arg.any() },
+  })
   outputter({ data }: { data: unknown }): unknown {
     return data;
   }
 
-  @Fn({ summary: "Set the job's return code and return True", examples: ["salt '*' test.retcode 42"], args: { code: arg.integer({ default: 42 }) } })
+  @Fn({
+    summary: "Set the job's return code and return True",
+    examples: ["salt '*' test.retcode 42"],
+    args: { code: arg.integer({ default: 42 }) },
+  })
   retcode({ code }: { code: number }): boolean {
     this.job.retcode = code;
     return true;
   }
 
-  @Fn({ summary: "Raise an exception with the given message", examples: ["salt '*' test.exception 'Oh noes!'"], args: { message: arg.string({ default: 'Test Exception' }) } })
+  @Fn({
+    summary: 'Raise an exception with the given message',
+    examples: ["salt '*' test.exception 'Oh noes!'"],
+    args: { message: arg.string({ default: 'Test Exception' }) },
+  })
   exception({ message }: { message: string }): never {
     throw new TestException(message);
   }
 
-  @Fn({ args: {}, name: 'true', summary: "Always return True", examples: ["salt '*' test.true"] })
+  @Fn({ args: {}, name: 'true', summary: 'Always return True', examples: ["salt '*' test.true"] })
   true_(): boolean {
     return true;
   }
 
-  @Fn({ args: {}, name: 'false', summary: "Always return False", examples: ["salt '*' test.false"] })
+  @Fn({ args: {}, name: 'false', summary: 'Always return False', examples: ["salt '*' test.false"] })
   false_(): boolean {
     return false;
   }
@@ -270,7 +306,11 @@ export class TestModule {
     }
   }
 
-  @Fn({ summary: "Call another module function through the loader", examples: ["salt '*' test.cross_test test.echo '[hi]'"], args: { func: arg.string({ nonEmpty: true }), args: arg.any({ optional: true }) } })
+  @Fn({
+    summary: 'Call another module function through the loader',
+    examples: ["salt '*' test.cross_test test.echo '[hi]'"],
+    args: { func: arg.string({ nonEmpty: true }), args: arg.any({ optional: true }) },
+  })
   async cross_test({ func, args }: { func: string; args?: unknown }): Promise<unknown> {
     const list = args === null || args === undefined ? [] : Array.isArray(args) ? args : [args];
     return this.salt.call(func, list);
@@ -281,7 +321,7 @@ export class TestModule {
     return this.config.all();
   }
 
-  @Fn({ args: {}, summary: "Return the current stack trace", examples: ["salt '*' test.stack"] })
+  @Fn({ args: {}, summary: 'Return the current stack trace', examples: ["salt '*' test.stack"] })
   stack(): string {
     return new Error('stack').stack ?? '';
   }
@@ -295,4 +335,3 @@ function providerName(module: string, origin: string | undefined): string {
   const base = origin.split('/').pop() ?? origin;
   return base.includes('.') ? base.slice(0, base.lastIndexOf('.')) : base;
 }
-

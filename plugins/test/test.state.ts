@@ -10,7 +10,12 @@ const COMMENTED = { name: arg.string(), comment: arg.string() };
 /** Salt 3007's `test` state module: states that succeed, fail and change on demand. */
 @StateModule('test')
 export class TestStates {
-  @State({ summary: 'A no-op state that does nothing', examples: ['salt-call state.single test.nop name=x'], args: { name: arg.string() }, kwargs: true })
+  @State({
+    summary: 'A no-op state that does nothing',
+    examples: ['salt-call state.single test.nop name=x'],
+    args: { name: arg.string() },
+    kwargs: true,
+  })
   nop({ name }: { name: string }): StateReturn {
     return { name, changes: {}, result: true, comment: 'Success!' };
   }
@@ -81,10 +86,16 @@ export class TestStates {
     if (changes === 'Random') ret.changes = Math.random() < 0.5 ? changeData() : {};
     else if (changes === true) ret.changes = changeData();
     else if (changes === false) ret.changes = {};
-    else throw new CommandExecutionError('You have specified the state option "Changes" with invalid arguments. It must be either  True, False, or "Random"');
+    else
+      throw new CommandExecutionError(
+        'You have specified the state option "Changes" with invalid arguments. It must be either  True, False, or "Random"',
+      );
     if (result === 'Random') ret.result = Math.random() < 0.5;
     else if (result === true || result === false) ret.result = result;
-    else throw new CommandExecutionError('You have specified the state option "Result" with invalid arguments. It must be either True, False, or "Random"');
+    else
+      throw new CommandExecutionError(
+        'You have specified the state option "Result" with invalid arguments. It must be either True, False, or "Random"',
+      );
     if (ctx.test) {
       ret.result = changes === false ? true : null;
       ret.comment = comment ? comment : 'This is a test';
@@ -107,7 +118,13 @@ export class TestStates {
   @State({
     modWatch: true,
     summary: 'Call this function via a watch statement',
-    args: { name: arg.string(), sfun: arg.string({ optional: true }), result: arg.any({ optional: true }), comment: arg.any({ optional: true }), changes: arg.any({ optional: true }) },
+    args: {
+      name: arg.string(),
+      sfun: arg.string({ optional: true }),
+      result: arg.any({ optional: true }),
+      comment: arg.any({ optional: true }),
+      changes: arg.any({ optional: true }),
+    },
     kwargs: true,
   })
   mod_watch(a: { name: string; sfun?: string; result?: unknown; comment?: unknown; changes?: unknown }, ctx: StateContext): StateReturn {

@@ -48,7 +48,8 @@ export function fillAuthList(eauthConfig: Record<string, unknown>, name: string,
       list.push(...entries);
     }
   }
-  if (!permissive && !nameMatched && Object.hasOwn(eauthConfig, '*') && Array.isArray(eauthConfig['*'])) list.push(...(eauthConfig['*'] as unknown[]));
+  if (!permissive && !nameMatched && Object.hasOwn(eauthConfig, '*') && Array.isArray(eauthConfig['*']))
+    list.push(...(eauthConfig['*'] as unknown[]));
   return list;
 }
 
@@ -56,7 +57,11 @@ export function fillAuthList(eauthConfig: Record<string, unknown>, name: string,
 export function sumPermissions(eauthConfig: Record<string, unknown>, name: string, groups: readonly string[] = []): AuthList {
   const own = Object.hasOwn(eauthConfig, name) && Array.isArray(eauthConfig[name]) ? [...(eauthConfig[name] as unknown[])] : [];
   if (Object.hasOwn(eauthConfig, '*') && Array.isArray(eauthConfig['*'])) own.push(...(eauthConfig['*'] as unknown[]));
-  const eauthGroups = new Set(Object.keys(eauthConfig).filter((k) => k.endsWith('%')).map((k) => k.replace(/%+$/, '')));
+  const eauthGroups = new Set(
+    Object.keys(eauthConfig)
+      .filter((k) => k.endsWith('%'))
+      .map((k) => k.replace(/%+$/, '')),
+  );
   for (const g of groups) if (eauthGroups.has(g)) own.push(...((eauthConfig[`${g}%`] as unknown[]) ?? []));
   return own;
 }
@@ -143,7 +148,14 @@ function splitArgs(arg: unknown[]): { args: unknown[]; kwargs?: Record<string, u
  * auth_check: may this auth list run `fun` with `arg` on every minion `tgt` matches?
  * A target-scoped entry applies only when all the targeted minions are inside its own target.
  */
-export function authCheck(authList: AuthList, fun: string, arg: unknown[], tgt: string | string[], tgtType: string, resolve: ResolveTarget): boolean {
+export function authCheck(
+  authList: AuthList,
+  fun: string,
+  arg: unknown[],
+  tgt: string | string[],
+  tgtType: string,
+  resolve: ResolveTarget,
+): boolean {
   for (const entry of authList) {
     if (typeof entry === 'string') {
       if (matchCheck(entry, fun)) return true;

@@ -91,7 +91,9 @@ export class ApiDaemon {
     this.sweep = setInterval(() => this.sessions.sweep(), 60_000);
     this.sweep.unref();
     if (this.options.disableSsl && !['127.0.0.1', '::1', 'localhost'].includes(this.options.host)) {
-      log.warning(`salt-api serves plain HTTP on ${this.options.host}: passwords and tokens cross the network in clear; set ssl_crt and ssl_key`);
+      log.warning(
+        `salt-api serves plain HTTP on ${this.options.host}: passwords and tokens cross the network in clear; set ssl_crt and ssl_key`,
+      );
     }
     log.info(`salt-api listening on ${this.url}`);
   }

@@ -76,7 +76,13 @@ export class LoadAuth {
   async mkToken(creds: Credentials): Promise<TokenData | null> {
     if (!(await this.authenticate(creds))) return null;
     const start = this.now();
-    const data: TokenData = { start, expire: start + this.opts.tokenExpire, name: String(creds.username), eauth: String(creds.eauth), token: '' };
+    const data: TokenData = {
+      start,
+      expire: start + this.opts.tokenExpire,
+      name: String(creds.username),
+      eauth: String(creds.eauth),
+      token: '',
+    };
     mkdirSync(this.opts.tokenDir, { recursive: true, mode: 0o700 });
     for (;;) {
       const token = createHash('sha256').update(randomBytes(512)).digest('hex');

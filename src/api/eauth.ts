@@ -35,7 +35,14 @@ function caretOptions(block: Record<string, unknown>): Record<string, unknown> {
   return out;
 }
 
-const DIGESTS: Record<string, string> = { md5: 'md5', sha1: 'sha1', sha224: 'sha224', sha256: 'sha256', sha384: 'sha384', sha512: 'sha512' };
+const DIGESTS: Record<string, string> = {
+  md5: 'md5',
+  sha1: 'sha1',
+  sha224: 'sha224',
+  sha256: 'sha256',
+  sha384: 'sha384',
+  sha512: 'sha512',
+};
 
 /** salt/auth/file.py `_text`: `user:password` lines (fields and separator configurable), plaintext or a hex digest. */
 async function checkTextFile(o: Record<string, unknown>, username: string, password: string): Promise<boolean> {
@@ -72,9 +79,13 @@ export async function checkHtpasswdHash(hash: string, password: string): Promise
     return safeEqual(`{SHA}${createHash('sha1').update(password).digest('base64')}`, hash);
   }
   if (hash.startsWith('$')) {
-    throw new EauthError('UNSUPPORTED_HASH', `htpasswd hash scheme ${hash.split('$')[1] ? `$${hash.split('$')[1]}$` : hash.slice(0, 4)} is not supported`, {
-      hint: 'write the file with htpasswd -B (bcrypt) or -m (MD5)',
-    });
+    throw new EauthError(
+      'UNSUPPORTED_HASH',
+      `htpasswd hash scheme ${hash.split('$')[1] ? `$${hash.split('$')[1]}$` : hash.slice(0, 4)} is not supported`,
+      {
+        hint: 'write the file with htpasswd -B (bcrypt) or -m (MD5)',
+      },
+    );
   }
   return safeEqual(hash, password);
 }
@@ -96,7 +107,9 @@ function fileBackend(block: Record<string, unknown>): EauthBackend {
   }
   const filetype = String(o.filetype ?? 'text').toLowerCase();
   if (filetype === 'htdigest') {
-    throw new EauthError('BAD_EAUTH_CONFIG', 'external_auth:file: ^filetype htdigest is not supported', { hint: 'use ^filetype: htpasswd or text' });
+    throw new EauthError('BAD_EAUTH_CONFIG', 'external_auth:file: ^filetype htdigest is not supported', {
+      hint: 'use ^filetype: htpasswd or text',
+    });
   }
   const check = filetype === 'htpasswd' ? checkHtpasswdFile : checkTextFile;
   return {
@@ -106,7 +119,9 @@ function fileBackend(block: Record<string, unknown>): EauthBackend {
         return await check(o, username, password);
       } catch (err) {
         if (err instanceof EauthError) throw err;
-        throw new EauthError('EAUTH_FILE_UNREADABLE', `external_auth:file: cannot read ${String(o.filename)}: ${(err as Error).message}`, { cause: err });
+        throw new EauthError('EAUTH_FILE_UNREADABLE', `external_auth:file: cannot read ${String(o.filename)}: ${(err as Error).message}`, {
+          cause: err,
+        });
       }
     },
   };

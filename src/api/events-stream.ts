@@ -22,7 +22,12 @@ export async function streamEvents(req: FastifyRequest, reply: FastifyReply, dep
   const raw = reply.raw;
   const headers: Record<string, string | number | string[]> = {};
   for (const [k, v] of Object.entries(reply.getHeaders())) if (v !== undefined) headers[k] = v as string | number | string[];
-  raw.writeHead(200, { ...headers, 'Content-Type': 'text/event-stream;charset=utf-8', 'Cache-Control': 'no-cache', Connection: 'keep-alive' });
+  raw.writeHead(200, {
+    ...headers,
+    'Content-Type': 'text/event-stream;charset=utf-8',
+    'Cache-Control': 'no-cache',
+    Connection: 'keep-alive',
+  });
   raw.write('retry: 400\n');
   let open = true;
   const stop = () => {

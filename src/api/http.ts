@@ -17,9 +17,14 @@ export const SESSION_MAX_AGE = 36000;
 /** The media type to answer in, or a 406 naming what salt-api can emit. */
 export function outputType(req: FastifyRequest): (typeof OUTPUT_TYPES)[number] {
   const accept = req.headers.accept;
-  const chosen = new Negotiator({ headers: { accept: accept === undefined || accept === '' ? '*/*' : accept } }).mediaType([...OUTPUT_TYPES]);
+  const chosen = new Negotiator({ headers: { accept: accept === undefined || accept === '' ? '*/*' : accept } }).mediaType([
+    ...OUTPUT_TYPES,
+  ]);
   if (!chosen) {
-    throw new HttpError(406, `Your client sent this Accept header: ${String(accept)}. But this resource only emits these media types: ${OUTPUT_TYPES.join(', ')}.`);
+    throw new HttpError(
+      406,
+      `Your client sent this Accept header: ${String(accept)}. But this resource only emits these media types: ${OUTPUT_TYPES.join(', ')}.`,
+    );
   }
   return chosen as (typeof OUTPUT_TYPES)[number];
 }
@@ -33,12 +38,18 @@ export function serialize(type: (typeof OUTPUT_TYPES)[number], data: unknown): s
 export function sendData(req: FastifyRequest, reply: FastifyReply, data: unknown, status = 200): FastifyReply {
   const type = outputType(req);
   // A Buffer, so that Fastify adds no charset: salt-api's JSON is plain `application/json`.
-  return reply.code(status).header('Content-Type', type).send(Buffer.from(serialize(type, data), 'utf8'));
+  return reply
+    .code(status)
+    .header('Content-Type', type)
+    .send(Buffer.from(serialize(type, data), 'utf8'));
 }
 
 /** Sends CherryPy's HTML error page. */
 export function sendError(reply: FastifyReply, err: HttpError): FastifyReply {
-  return reply.code(err.status).header('Content-Type', 'text/html;charset=utf-8').send(Buffer.from(errorPage(err.status, err.message), 'utf8'));
+  return reply
+    .code(err.status)
+    .header('Content-Type', 'text/html;charset=utf-8')
+    .send(Buffer.from(errorPage(err.status, err.message), 'utf8'));
 }
 
 /** rest_cherrypy's cors_tool: every response names the caller's origin (or *) and allows credentials. */

@@ -20,8 +20,10 @@ function formBody(raw: string): Chunk {
   const multi: Record<string, string[]> = {};
   for (const [k, v] of new URLSearchParams(raw)) (multi[k] ??= []).push(v);
   for (const [k, vals] of Object.entries(multi)) out[k] = vals.length === 1 ? vals[0] : vals;
-  if (Object.hasOwn(out, 'kwarg')) out.kwarg = Array.isArray(out.kwarg) ? out.kwarg.map((v) => yamlifyArg(String(v))) : yamlifyArg(String(out.kwarg));
-  if (Object.hasOwn(out, 'arg')) out.arg = Array.isArray(out.arg) ? out.arg.map((v) => yamlifyArg(String(v))) : [yamlifyArg(String(out.arg))];
+  if (Object.hasOwn(out, 'kwarg'))
+    out.kwarg = Array.isArray(out.kwarg) ? out.kwarg.map((v) => yamlifyArg(String(v))) : yamlifyArg(String(out.kwarg));
+  if (Object.hasOwn(out, 'arg'))
+    out.arg = Array.isArray(out.arg) ? out.arg.map((v) => yamlifyArg(String(v))) : [yamlifyArg(String(out.arg))];
   return out;
 }
 
@@ -77,7 +79,8 @@ export function toLowstate(data: unknown): unknown {
 export function chunksOf(lowstate: unknown): Chunk[] {
   if (!Array.isArray(lowstate)) throw new HttpError(400, 'Lowstates must be a list');
   return lowstate.map((c, i) => {
-    if (!isChunk(c)) throw new HttpError(400, `Lowstate chunk ${i} must be a mapping such as {"client": "local", "tgt": "*", "fun": "test.ping"}`);
+    if (!isChunk(c))
+      throw new HttpError(400, `Lowstate chunk ${i} must be a mapping such as {"client": "local", "tgt": "*", "fun": "test.ping"}`);
     return { ...c };
   });
 }

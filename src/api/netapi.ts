@@ -21,7 +21,17 @@ export type { JobRunner, LocalJob };
 class NotAvailableError extends BrineError<'NO_RUNNER' | 'NO_WHEEL'> {}
 
 /** Every client name salt-api knows, in Salt's order (GET / lists them, enabled or not). */
-export const CLIENTS = ['local', 'local_async', 'local_batch', 'local_subset', 'runner', 'runner_async', 'ssh', 'wheel', 'wheel_async'] as const;
+export const CLIENTS = [
+  'local',
+  'local_async',
+  'local_batch',
+  'local_subset',
+  'runner',
+  'runner_async',
+  'ssh',
+  'wheel',
+  'wheel_async',
+] as const;
 
 /** What a generator client (local_batch) answers: each item is its own entry of `return`. */
 export class Yielded {
@@ -47,7 +57,26 @@ export interface NetapiDeps {
 }
 
 /** Keys of a chunk that are about the call, not arguments of the function. */
-const CONTROL_KEYS = new Set(['client', 'fun', 'token', 'eauth', 'username', 'password', 'arg', 'kwarg', 'tgt', 'tgt_type', 'timeout', 'full_return', 'ret', 'batch', 'match', 'print_event', 'jid_include', 'raw_shell']);
+const CONTROL_KEYS = new Set([
+  'client',
+  'fun',
+  'token',
+  'eauth',
+  'username',
+  'password',
+  'arg',
+  'kwarg',
+  'tgt',
+  'tgt_type',
+  'timeout',
+  'full_return',
+  'ret',
+  'batch',
+  'match',
+  'print_event',
+  'jid_include',
+  'raw_shell',
+]);
 
 function dict(v: unknown): Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
@@ -86,7 +115,8 @@ export class Netapi {
       throw new HttpError(400, `Client disabled: '${client}'. Add to 'netapi_enable_clients' master config option to enable.`);
     }
     if (!('token' in chunk) && !('eauth' in chunk)) throw new HttpError(401, 'No authentication credentials given');
-    if (typeof chunk.fun !== 'string' || chunk.fun === '') throw new HttpError(400, `Missing the function to run: add "fun" to the ${client} chunk`);
+    if (typeof chunk.fun !== 'string' || chunk.fun === '')
+      throw new HttpError(400, `Missing the function to run: add "fun" to the ${client} chunk`);
     switch (client) {
       case 'local':
       case 'local_async':
@@ -105,7 +135,9 @@ export class Netapi {
   }
 
   /** The user and auth list of a chunk's credentials, or null when they do not authenticate. */
-  private async identify(chunk: Chunk): Promise<{ kind: 'token' | 'eauth'; user: string; authList: AuthList } | { kind: 'token' | 'eauth'; error: string; user: string }> {
+  private async identify(
+    chunk: Chunk,
+  ): Promise<{ kind: 'token' | 'eauth'; user: string; authList: AuthList } | { kind: 'token' | 'eauth'; error: string; user: string }> {
     if ('token' in chunk) {
       const token = this.deps.auth.getToken(chunk.token);
       if (!token) return { kind: 'token', error: 'Authentication failure of type "token" occurred.', user: 'UNKNOWN' };
@@ -113,7 +145,8 @@ export class Netapi {
     }
     const user = typeof chunk.username === 'string' ? chunk.username : 'UNKNOWN';
     const creds = { username: chunk.username, password: chunk.password, eauth: chunk.eauth };
-    if (!(await this.deps.auth.authenticate(creds))) return { kind: 'eauth', error: `Authentication failure of type "eauth" occurred for user ${user}.`, user };
+    if (!(await this.deps.auth.authenticate(creds)))
+      return { kind: 'eauth', error: `Authentication failure of type "eauth" occurred for user ${user}.`, user };
     const config = this.deps.auth.eauthConfig(String(chunk.eauth)) ?? {};
     return { kind: 'eauth', user, authList: fillAuthList(config, user, []) };
   }
@@ -125,7 +158,8 @@ export class Netapi {
       throw new HttpError(401, 'Authentication error occurred.');
     }
     const tgt = chunk.tgt as string | string[] | undefined;
-    if (tgt === undefined || (typeof tgt !== 'string' && !Array.isArray(tgt))) throw new HttpError(400, `Missing the target: add "tgt" to the ${client} chunk`);
+    if (tgt === undefined || (typeof tgt !== 'string' && !Array.isArray(tgt)))
+      throw new HttpError(400, `Missing the target: add "tgt" to the ${client} chunk`);
     const tgtType = typeof chunk.tgt_type === 'string' ? chunk.tgt_type : 'glob';
     const job: LocalJob = {
       tgt,
@@ -192,10 +226,26 @@ export class Netapi {
         this.deps.background.fire(`${tag}/new`, data);
         try {
           const ret = await f.call(args, kwargs, { user: who.user });
-          this.deps.background.fire(`${tag}/ret`, { fun: `runner.${fun}`, fun_args: args, jid, user: who.user, return: ret, success: true, _stamp: now() });
+          this.deps.background.fire(`${tag}/ret`, {
+            fun: `runner.${fun}`,
+            fun_args: args,
+            jid,
+            user: who.user,
+            return: ret,
+            success: true,
+            _stamp: now(),
+          });
           return ret;
         } catch (err) {
-          this.deps.background.fire(`${tag}/ret`, { fun: `runner.${fun}`, fun_args: args, jid, user: who.user, return: String((err as Error).message), success: false, _stamp: now() });
+          this.deps.background.fire(`${tag}/ret`, {
+            fun: `runner.${fun}`,
+            fun_args: args,
+            jid,
+            user: who.user,
+            return: String((err as Error).message),
+            success: false,
+            _stamp: now(),
+          });
           throw err;
         }
       };

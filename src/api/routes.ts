@@ -82,7 +82,8 @@ export function registerRoutes(app: FastifyInstance, deps: ApiDeps, stats: Stats
     const out: unknown[] = [];
     for (const chunk of chunks) {
       if (token !== undefined) chunk.token = token;
-      if ('token' in chunk && !(typeof chunk.token === 'string' && /^[0-9a-fA-F]+$/.test(chunk.token))) throw new HttpError(401, 'Invalid token');
+      if ('token' in chunk && !(typeof chunk.token === 'string' && /^[0-9a-fA-F]+$/.test(chunk.token)))
+        throw new HttpError(401, 'Invalid token');
       if (client !== undefined) chunk.client = client;
       if ('arg' in chunk && !Array.isArray(chunk.arg)) chunk.arg = [chunk.arg];
       const ret = await netapi.run(chunk);
@@ -134,7 +135,16 @@ export function registerRoutes(app: FastifyInstance, deps: ApiDeps, stats: Stats
     const eauthConfig = auth.eauthConfig(token.eauth) ?? {};
     const perms = sortedPermissions(sumPermissions(eauthConfig, token.name, token.groups), deps.repr);
     return sendData(req, reply, {
-      return: [{ token: s.id, expire: token.expire, start: token.start, user: token.name, eauth: token.eauth, perms: perms.length > 0 ? perms : {} }],
+      return: [
+        {
+          token: s.id,
+          expire: token.expire,
+          start: token.start,
+          user: token.name,
+          eauth: token.eauth,
+          perms: perms.length > 0 ? perms : {},
+        },
+      ],
     });
   });
 
@@ -151,7 +161,8 @@ export function registerRoutes(app: FastifyInstance, deps: ApiDeps, stats: Stats
     ensureMaster();
     const out: unknown[] = [];
     for (const creds of lowstateOf(req)) {
-      if (!('username' in creds) || !('password' in creds) || !('eauth' in creds)) throw new HttpError(400, 'Require "username", "password", and "eauth" params');
+      if (!('username' in creds) || !('password' in creds) || !('eauth' in creds))
+        throw new HttpError(400, 'Require "username", "password", and "eauth" params');
       const token = await auth.mkToken(creds);
       if (!token) throw new HttpError(401, 'Authentication error occurred.');
       out.push({ start: token.start, expire: token.expire, name: token.name, eauth: token.eauth, token: token.token });
@@ -176,7 +187,12 @@ export function registerRoutes(app: FastifyInstance, deps: ApiDeps, stats: Stats
     reply.header('Allow', 'GET, HEAD, POST');
     const s = requireSession(req, reply);
     const jobs = (await execLowstate(lowstateOf(req), s.token.token, 'local_async')) as Array<Record<string, unknown>>;
-    return sendData(req, reply, { return: jobs, _links: { jobs: jobs.filter((j) => j && j.jid).map((j) => ({ href: `/jobs/${String(j.jid)}` })) } }, 202);
+    return sendData(
+      req,
+      reply,
+      { return: jobs, _links: { jobs: jobs.filter((j) => j && j.jid).map((j) => ({ href: `/jobs/${String(j.jid)}` })) } },
+      202,
+    );
   });
 
   const jobsGet = async (req: FastifyRequest<{ Params: { jid?: string } }>, reply: FastifyReply) => {
@@ -218,7 +234,8 @@ export function registerRoutes(app: FastifyInstance, deps: ApiDeps, stats: Stats
     }
     const [res] = (await execLowstate([chunk])) as Array<{ data?: { return?: { pub?: string; priv?: string }; success?: boolean } }>;
     const ret = res?.data?.return;
-    if (!res?.data?.success || !ret || typeof ret !== 'object') throw new HttpError(400, `The key of '${String(chunk.id_)}' could not be generated: ${String(res?.data?.return)}`);
+    if (!res?.data?.success || !ret || typeof ret !== 'object')
+      throw new HttpError(400, `The key of '${String(chunk.id_)}' could not be generated: ${String(res?.data?.return)}`);
     const tar = await keysTarball(String(ret.pub ?? ''), String(ret.priv ?? ''));
     return reply
       .code(200)
@@ -248,7 +265,9 @@ export function registerRoutes(app: FastifyInstance, deps: ApiDeps, stats: Stats
     const tag = ['salt', 'netapi', 'hook', ...req.params['*'].split('/').filter((p) => p !== '')].join('/');
     const data = body(req) ?? {};
     const headers: Record<string, string> = {};
-    for (const [k, v] of Object.entries(req.headers)) if (typeof v === 'string' && k.toLowerCase() !== 'x-auth-token' && k.toLowerCase() !== 'cookie') headers[k.replace(/(^|-)([a-z])/g, (m) => m.toUpperCase())] = v;
+    for (const [k, v] of Object.entries(req.headers))
+      if (typeof v === 'string' && k.toLowerCase() !== 'x-auth-token' && k.toLowerCase() !== 'cookie')
+        headers[k.replace(/(^|-)([a-z])/g, (m) => m.toUpperCase())] = v;
     await deps.events.fire(tag, { body: typeof req.body === 'string' ? req.body : '', post: data, headers });
     return sendData(req, reply, { success: true });
   });
@@ -301,7 +320,8 @@ export function registerRoutes(app: FastifyInstance, deps: ApiDeps, stats: Stats
 
   if (options.app) {
     const appFile = options.app;
-    if (!existsSync(appFile) || !statSync(appFile).isFile()) log.warning(`rest_cherrypy: app ${appFile} is not a file; ${options.appPath} will answer 404`);
+    if (!existsSync(appFile) || !statSync(appFile).isFile())
+      log.warning(`rest_cherrypy: app ${appFile} is not a file; ${options.appPath} will answer 404`);
     const serveApp = async (_req: FastifyRequest, reply: FastifyReply) => {
       reply.header('Allow', 'GET, HEAD');
       return reply.sendFile(basename(appFile), dirname(appFile));
@@ -309,7 +329,8 @@ export function registerRoutes(app: FastifyInstance, deps: ApiDeps, stats: Stats
     app.register(fastifyStatic, { root: dirname(appFile), serve: false, decorateReply: true, cacheControl: false });
     app.addHook('onSend', async (req, reply, payload) => {
       const path = req.url.split('?')[0];
-      if (reply.statusCode === 200 && (path === options.appPath || path.startsWith(`${options.appPath}/`))) reply.header('Content-Type', 'text/html;charset=utf-8');
+      if (reply.statusCode === 200 && (path === options.appPath || path.startsWith(`${options.appPath}/`)))
+        reply.header('Content-Type', 'text/html;charset=utf-8');
       return payload;
     });
     app.get(options.appPath, serveApp);
@@ -348,7 +369,8 @@ function eventsToken(deps: ApiDeps, candidate: unknown): string | undefined {
 export function apiAclAllows(acl: { users?: Record<string, string[]> } | undefined, username: string | undefined, ip: string): boolean {
   const users = acl?.users;
   if (!users || Object.keys(users).length === 0) return true;
-  const list = username !== undefined && Object.hasOwn(users, username) ? users[username] : Object.hasOwn(users, '*') ? users['*'] : undefined;
+  const list =
+    username !== undefined && Object.hasOwn(users, username) ? users[username] : Object.hasOwn(users, '*') ? users['*'] : undefined;
   if (!list) return false;
   return list.includes(ip) || list.includes('*');
 }

@@ -27,7 +27,11 @@ export interface ApiLogger {
 /** The master's event bus as salt-api sees it. */
 export interface EventBus {
   /** Listens to every event; `ready` resolves once none can be missed any more. */
-  listen(): { ready: Promise<void>; next(timeoutMs: number): Promise<{ tag: string; data: Record<string, unknown> } | null>; close(): void };
+  listen(): {
+    ready: Promise<void>;
+    next(timeoutMs: number): Promise<{ tag: string; data: Record<string, unknown> } | null>;
+    close(): void;
+  };
   fire(tag: string, data: Record<string, unknown>): Promise<void>;
 }
 
@@ -145,7 +149,10 @@ export function createApiServer(deps: ApiDeps): FastifyInstance & { requestPool:
     if (err instanceof HttpError) return sendError(reply, err);
     const fastifyCode = (err as { code?: string }).code;
     if (fastifyCode === 'FST_ERR_CTP_BODY_TOO_LARGE') {
-      return sendError(reply, new HttpError(413, `The entity sent with the request exceeds the maximum allowed bytes (${options.maxRequestBodySize}).`));
+      return sendError(
+        reply,
+        new HttpError(413, `The entity sent with the request exceeds the maximum allowed bytes (${options.maxRequestBodySize}).`),
+      );
     }
     const status = (err as { statusCode?: number }).statusCode;
     if (typeof status === 'number' && status >= 400 && status < 500) return sendError(reply, new HttpError(status, (err as Error).message));

@@ -38,7 +38,9 @@ export function parseCliArgs(words: readonly string[], noParse: readonly string[
     else args.push(yamlifyArg(word));
   }
   // condition_input: an integer that reads as a jid is sent as text.
-  const out = args.map((a) => ((typeof a === 'number' || typeof a === 'bigint') && Number.isInteger(Number(a)) && looksLikeJid(String(a)) ? String(a) : a));
+  const out = args.map((a) =>
+    (typeof a === 'number' || typeof a === 'bigint') && Number.isInteger(Number(a)) && looksLikeJid(String(a)) ? String(a) : a,
+  );
   return packArgs(out, kwargs);
 }
 
@@ -53,5 +55,8 @@ export function positionalWords(raw: ReadonlyArray<{ type: string; input: string
 
 /** Salt's `--no-parse=a,b`: the names, split on commas (the flag may be given more than once). */
 export function noParseNames(values: readonly string[] | undefined): string[] {
-  return (values ?? []).flatMap((v) => v.split(',')).map((n) => n.trim()).filter((n) => n !== '');
+  return (values ?? [])
+    .flatMap((v) => v.split(','))
+    .map((n) => n.trim())
+    .filter((n) => n !== '');
 }

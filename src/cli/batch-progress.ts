@@ -11,7 +11,10 @@ const WIDTH = 20;
 export class BatchProgress {
   private last = '';
 
-  constructor(private readonly total: number, private readonly write: (text: string) => void) {}
+  constructor(
+    private readonly total: number,
+    private readonly write: (text: string) => void,
+  ) {}
 
   /** Redraws the bar in place; nothing is written when it has not changed. */
   draw(finished: number, running: number): void {

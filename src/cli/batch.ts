@@ -33,8 +33,14 @@ export interface BatchOptions extends SaltOptions {
   batchWaitSec: number;
 }
 
-export async function runBatch(opts: BatchOptions, io: Io, print: (text: string) => void, format: (data: Record<string, unknown>) => string): Promise<number> {
-  if (!Number.isFinite(opts.batchWaitSec) || opts.batchWaitSec < 0) throw new CliError(`--batch-wait must be a number of seconds >= 0, not ${opts.batchWaitSec}`, 64);
+export async function runBatch(
+  opts: BatchOptions,
+  io: Io,
+  print: (text: string) => void,
+  format: (data: Record<string, unknown>) => string,
+): Promise<number> {
+  if (!Number.isFinite(opts.batchWaitSec) || opts.batchWaitSec < 0)
+    throw new CliError(`--batch-wait must be a number of seconds >= 0, not ${opts.batchWaitSec}`, 64);
   batchSize(opts.batch, 1); // a malformed -b is refused before anything is published
   const tgt = opts.tgtType === 'list' ? opts.tgt.split(',').filter((s) => s !== '') : opts.tgt;
   const waitOpts = { timeoutMs: opts.timeoutSec * 1000, gatherMs: opts.gatherJobTimeoutSec * 1000 };

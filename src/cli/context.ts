@@ -7,7 +7,9 @@ import { daemonize, isDaemonChild, lockPidFile, onShutdown, removePidFile, repor
 /** A missing configuration file is allowed (Salt's defaults apply) but never silent. */
 function missingFileWarning(configDir: string, role: 'master' | 'minion'): string[] {
   const file = join(configDir, role);
-  return existsSync(file) ? [] : [`No configuration file ${file}: using the defaults (paths under /etc/salt, /var/cache/salt, /var/run/salt)`];
+  return existsSync(file)
+    ? []
+    : [`No configuration file ${file}: using the defaults (paths under /etc/salt, /var/cache/salt, /var/run/salt)`];
 }
 
 function warn(warnings: string[]): void {
@@ -62,7 +64,12 @@ export async function startDaemon<R extends Role>(
   if (flags['log-file-level']) overrides.log_level_logfile = flags['log-file-level'];
   const { config, warnings } = (role === 'minion' ? loadMinionConfig : loadMasterConfig)(flags['config-dir'], overrides);
   const files = role === 'api' ? { log_file: config.api_logfile, pidfile: config.api_pidfile } : {};
-  const settings = { ...config, ...files } as ConfigOf<R> & { log_file: string; pidfile: string; log_level: string; log_level_logfile?: string };
+  const settings = { ...config, ...files } as ConfigOf<R> & {
+    log_file: string;
+    pidfile: string;
+    log_level: string;
+    log_level_logfile?: string;
+  };
   // --log-file is taken as typed (not under root_dir), as Salt's option parser does.
   if (flags['log-file']) settings.log_file = resolve(flags['log-file']);
   if (flags.daemon) {

@@ -17,8 +17,16 @@ export const EXIT_USAGE = 64;
  * a caller) can tell a refused key from an unreachable master without reading the text.
  */
 export class CliError extends BrineError<CliErrorCode> {
-  constructor(message: string, readonly exitCode = 1, options: { hint?: string; cause?: unknown; code?: CliErrorCode } = {}) {
-    super(options.code ?? (options.cause instanceof BrineError ? (options.cause as BrineError<CliErrorCode>).code : 'CLI'), message, options);
+  constructor(
+    message: string,
+    readonly exitCode = 1,
+    options: { hint?: string; cause?: unknown; code?: CliErrorCode } = {},
+  ) {
+    super(
+      options.code ?? (options.cause instanceof BrineError ? (options.cause as BrineError<CliErrorCode>).code : 'CLI'),
+      message,
+      options,
+    );
   }
 }
 
@@ -26,7 +34,10 @@ export class CliError extends BrineError<CliErrorCode> {
 export function reportAndExit(err: unknown): never {
   const oclifExit = (err as { oclif?: { exit?: number } })?.oclif?.exit;
   // oclif's exit: its ExitError, or (from another copy of @oclif/core) an error with its EEXIT code.
-  if (err instanceof Errors.ExitError || (oclifExit !== undefined && !(err instanceof BrineError) && (err as { code?: unknown }).code === 'EEXIT')) {
+  if (
+    err instanceof Errors.ExitError ||
+    (oclifExit !== undefined && !(err instanceof BrineError) && (err as { code?: unknown }).code === 'EEXIT')
+  ) {
     process.exit(oclifExit ?? 0);
   }
   if (err instanceof BrineError) {
@@ -37,7 +48,10 @@ export function reportAndExit(err: unknown): never {
   if (err instanceof Errors.CLIError) {
     // oclif's own parse errors: unknown flag, missing argument.
     // oclif ends some messages with its own "See more help" line: one pointer to --help is enough.
-    const lines = err.message.split('\n').filter((l) => l.trim() !== '' && !l.startsWith('See more help')).slice(0, 6);
+    const lines = err.message
+      .split('\n')
+      .filter((l) => l.trim() !== '' && !l.startsWith('See more help'))
+      .slice(0, 6);
     process.stderr.write(`ERROR: ${lines.join('\n')}\n`);
     process.stderr.write('See --help for usage.\n');
     process.exit(EXIT_USAGE);

@@ -25,7 +25,7 @@ export const outIndentFlag = Flags.integer({ description: 'Indentation of json/y
 
 /** Answered before parsing (see main.ts versionAnswer); declared so that --help lists them. */
 export const versionFlags = {
-  version: Flags.boolean({ description: "Print the Salt version brine reproduces and exit" }),
+  version: Flags.boolean({ description: 'Print the Salt version brine reproduces and exit' }),
   'versions-report': Flags.boolean({ char: 'V', description: "Print brine's, its dependencies' and the system's versions and exit" }),
 };
 
@@ -52,7 +52,10 @@ export const outputFlags = {
 
 /** How the highstate outputter prints state runs (salt and salt-call). */
 export const stateOutputFlags = {
-  'state-output': Flags.string({ description: 'Highstate output mode: full, terse, mixed, changes (and their _id forms)', aliases: ['state_output'] }),
+  'state-output': Flags.string({
+    description: 'Highstate output mode: full, terse, mixed, changes (and their _id forms)',
+    aliases: ['state_output'],
+  }),
   'state-verbose': Flags.string({ description: 'False hides states that succeeded without changes', aliases: ['state_verbose'] }),
 };
 

@@ -50,7 +50,12 @@ export function minionId(config: MinionConfig): string {
  * no master (salt-call --local, file_client: local), compiled here from the config's pillar_roots
  * with this minion's grains and functions, as Salt's salt-call does.
  */
-export function pillarSource(config: MinionConfig, logging: Logging, runtime: () => PluginRuntime, request?: (load: Record<string, unknown>) => Promise<unknown>): PillarSource {
+export function pillarSource(
+  config: MinionConfig,
+  logging: Logging,
+  runtime: () => PluginRuntime,
+  request?: (load: Record<string, unknown>) => Promise<unknown>,
+): PillarSource {
   const opts = config as unknown as Record<string, unknown>;
   if (request) {
     return async (o) => {
@@ -98,7 +103,13 @@ export function pillarSource(config: MinionConfig, logging: Logging, runtime: ()
   };
 }
 
-export async function startPlugins(config: MinionConfig, logging: Logging, files?: MasterFiles, pillar?: MinionPillar, masterLink?: IMasterLink): Promise<PluginRuntime> {
+export async function startPlugins(
+  config: MinionConfig,
+  logging: Logging,
+  files?: MasterFiles,
+  pillar?: MinionPillar,
+  masterLink?: IMasterLink,
+): Promise<PluginRuntime> {
   const logger = logging.getLogger('salt.loader');
   const packages = pluginPackageDirs((config as unknown as Record<string, unknown>).plugin_dirs);
   for (const p of packages.problems) logger.warning(`${p.origin}: ${p.error.message}`);
@@ -167,7 +178,14 @@ export async function createMinion(config: MinionConfig, logging: Logging) {
   // minion does: the late binding below closes that loop.
   let minion!: Minion;
   let runtime!: PluginRuntime;
-  const pillar = new MinionPillar(pillarSource(config, logging, () => runtime, (load) => minion.request(load)));
+  const pillar = new MinionPillar(
+    pillarSource(
+      config,
+      logging,
+      () => runtime,
+      (load) => minion.request(load),
+    ),
+  );
   const request = (load: Record<string, unknown>) => minion.request(load);
   runtime = await startPlugins(config, logging, new FileClient(request), pillar, new MasterLink(request));
   minion = new Minion(minionSettings(config), executorFor(runtime), grainsFor(runtime, pillar), logging.getLogger('salt.crypt'));

@@ -11,7 +11,6 @@ import { formatOutput, type Outputter } from './output';
 import type { Io } from './salt';
 import { formatHighstate, highstateOptionsOf } from './output/highstate';
 
-
 export interface SaltCallOptions {
   config: MinionConfig;
   fun: string;
@@ -33,7 +32,12 @@ export interface SaltCallOptions {
  * return also goes to the master with jid "req", as Salt's salt-call does.
  */
 export async function runSaltCall(opts: SaltCallOptions, io: Io): Promise<number> {
-  const logging = createLogging({ level: opts.logLevel, logFile: opts.config.log_file, logFileLevel: opts.config.log_level_logfile ?? opts.config.log_level, console: true });
+  const logging = createLogging({
+    level: opts.logLevel,
+    logFile: opts.config.log_file,
+    logFileLevel: opts.config.log_level_logfile ?? opts.config.log_level,
+    console: true,
+  });
   try {
     await resolveId(opts.config, logging, false);
     // Without --local the master is there: salt-call can sync and fetch salt:// files too.
@@ -50,7 +54,9 @@ export async function runSaltCall(opts: SaltCallOptions, io: Io): Promise<number
     };
     // --local means file_client local (Salt sets it): the pillar is compiled here.
     const local = opts.local || opts.config.file_client === 'local';
-    const pillar = new MinionPillar(pillarSource(opts.config, logging, () => runtime, local ? undefined : (load) => connected().then((m) => m.request(load))));
+    const pillar = new MinionPillar(
+      pillarSource(opts.config, logging, () => runtime, local ? undefined : (load) => connected().then((m) => m.request(load))),
+    );
     const masterLink = local ? undefined : new MasterLink((load) => connected().then((m) => m.request(load)));
     const runtime = await startPlugins(opts.config, logging, files, pillar, masterLink);
     const executor = executorFor(runtime);

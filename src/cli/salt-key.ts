@@ -7,8 +7,7 @@ import { KEY_STATES, KeyState, KeyStore, STATE_DIRS } from '../core/master/key-s
 import { EXIT_USAGE } from './errors';
 import { formatOutput, isOutputter, OUTPUTTERS } from './output';
 
-export type SaltKeyListName =
-  | 'acc' | 'accepted' | 'pre' | 'un' | 'unaccepted' | 'rej' | 'rejected' | 'den' | 'denied' | 'all';
+export type SaltKeyListName = 'acc' | 'accepted' | 'pre' | 'un' | 'unaccepted' | 'rej' | 'rejected' | 'den' | 'denied' | 'all';
 
 export interface SaltKeyOptions {
   pkiDir: string;
@@ -76,8 +75,16 @@ const HEADINGS: Record<string, string> = {
 };
 
 const LIST_NAMES: Record<SaltKeyListName, KeyState | 'all'> = {
-  acc: 'accepted', accepted: 'accepted', pre: 'pending', un: 'pending', unaccepted: 'pending',
-  rej: 'rejected', rejected: 'rejected', den: 'denied', denied: 'denied', all: 'all',
+  acc: 'accepted',
+  accepted: 'accepted',
+  pre: 'pending',
+  un: 'pending',
+  unaccepted: 'pending',
+  rej: 'rejected',
+  rejected: 'rejected',
+  den: 'denied',
+  denied: 'denied',
+  all: 'all',
 };
 
 const MIN_KEYSIZE = 2048;
@@ -102,8 +109,18 @@ export async function runSaltKey(opts: SaltKeyOptions, io: SaltKeyIo): Promise<n
     show(which === 'all' ? listing(store) : { [STATE_DIRS[which]]: store.list(which) });
     return 0;
   }
-  if (!opts.print && !opts.printAll && !opts.accept && !opts.acceptAll && !opts.reject && !opts.rejectAll
-    && !opts.delete && !opts.deleteAll && !opts.finger && !opts.fingerAll) {
+  if (
+    !opts.print &&
+    !opts.printAll &&
+    !opts.accept &&
+    !opts.acceptAll &&
+    !opts.reject &&
+    !opts.rejectAll &&
+    !opts.delete &&
+    !opts.deleteAll &&
+    !opts.finger &&
+    !opts.fingerAll
+  ) {
     show(listing(store)); // -L, and what salt-key does without a command
     return 0;
   }
@@ -168,10 +185,17 @@ async function change(cmd: Change, glob: string, store: KeyStore, opts: SaltKeyO
   const includeDenied = opts.includeDenied === true;
   const matches = store.find(glob);
   // Salt's _filter_ret: pending always; the others only when included; delete takes everything.
-  const states: KeyState[] = cmd === 'delete'
-    ? KEY_STATES.filter((s) => matches[s])
-    : (['pending', 'accepted', 'rejected', 'denied'] as const).filter((s) =>
-        matches[s] && (s === 'pending' || (s === 'accepted' && includeAccepted) || (s === 'rejected' && includeRejected) || (s === 'denied' && includeDenied)));
+  const states: KeyState[] =
+    cmd === 'delete'
+      ? KEY_STATES.filter((s) => matches[s])
+      : (['pending', 'accepted', 'rejected', 'denied'] as const).filter(
+          (s) =>
+            matches[s] &&
+            (s === 'pending' ||
+              (s === 'accepted' && includeAccepted) ||
+              (s === 'rejected' && includeRejected) ||
+              (s === 'denied' && includeDenied)),
+        );
   if (states.length === 0) {
     const names = ['unaccepted'];
     if (includeAccepted) names.push('accepted');

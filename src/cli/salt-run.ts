@@ -32,7 +32,12 @@ export interface RunnerOptions {
 async function runners(o: RunnerOptions): Promise<Map<string, (o: RunnerOptions, io: Io) => Promise<unknown>>> {
   const master = { ...o.master, timeout: o.timeoutSec, gather_job_timeout: o.gatherJobTimeoutSec ?? o.master.gather_job_timeout ?? 10 };
   const jobs = new LocalJobs({ master, timeoutSec: master.timeout, gatherJobTimeoutSec: master.gather_job_timeout });
-  const logger = { debug: () => undefined, info: () => undefined, warning: (m: string) => process.stderr.write(`[WARNING ] ${m}\n`), error: (m: string) => process.stderr.write(`[ERROR   ] ${m}\n`) };
+  const logger = {
+    debug: () => undefined,
+    info: () => undefined,
+    warning: (m: string) => process.stderr.write(`[WARNING ] ${m}\n`),
+    error: (m: string) => process.stderr.write(`[ERROR   ] ${m}\n`),
+  };
   const functions = await MasterFunctions.load({ master, keys: new KeyStore({ pkiDir: master.pki_dir }), jobs, logger });
   const table = new Map<string, (o: RunnerOptions, io: Io) => Promise<unknown>>();
   for (const [name, f] of functions.runners) {
@@ -63,7 +68,10 @@ export async function runRunner(opts: RunnerOptions, io: Io): Promise<number> {
     const named = result.outputter;
     result = result.data;
     if (opts.out === 'nested' && named === 'highstate' && typeof result === 'object' && result !== null) {
-      io.out(formatHighstate(result as Record<string, unknown>, highstateOptionsOf(opts.master as unknown as Record<string, unknown>, {})) + '\n');
+      io.out(
+        formatHighstate(result as Record<string, unknown>, highstateOptionsOf(opts.master as unknown as Record<string, unknown>, {})) +
+          '\n',
+      );
       return 0;
     }
     if (opts.out === 'nested' && isOutputter(named)) out = named;
@@ -74,5 +82,12 @@ export async function runRunner(opts: RunnerOptions, io: Io): Promise<number> {
 }
 
 function isOutputterResult(v: unknown): v is { outputter: string; data: unknown } {
-  return typeof v === 'object' && v !== null && !Array.isArray(v) && Object.keys(v).length === 2 && typeof (v as { outputter?: unknown }).outputter === 'string' && 'data' in v;
+  return (
+    typeof v === 'object' &&
+    v !== null &&
+    !Array.isArray(v) &&
+    Object.keys(v).length === 2 &&
+    typeof (v as { outputter?: unknown }).outputter === 'string' &&
+    'data' in v
+  );
 }

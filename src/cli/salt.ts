@@ -67,7 +67,8 @@ export async function runSalt(opts: SaltOptions, io: Io): Promise<number> {
     throw new CliError((err as Error).message, EX_NO_MATCH);
   }
   if (opts.subset !== undefined) {
-    if (!Number.isInteger(opts.subset) || opts.subset < 1) throw new CliError(`--subset needs a number of minions >= 1, got ${opts.subset}`, 64);
+    if (!Number.isInteger(opts.subset) || opts.subset < 1)
+      throw new CliError(`--subset needs a number of minions >= 1, got ${opts.subset}`, 64);
     const chosen = await pickSubset(opts, tgt, opts.subset);
     if (chosen.length === 0) return noMinions(io);
     return runSalt({ ...opts, subset: undefined, tgt: chosen.join(','), tgtType: 'list' }, io);

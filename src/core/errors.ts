@@ -56,11 +56,7 @@ export class CryptoError extends BrineError<CryptoErrorCode> {}
 
 /** A socket-level failure, wrapped at the transport boundary. */
 /** The codes a {@link TransportError} carries. */
-export type TransportErrorCode =
-  | 'ADDRESS_IN_USE'
-  | 'CLOSED'
-  | 'TIMEOUT'
-  | 'TRANSPORT';
+export type TransportErrorCode = 'ADDRESS_IN_USE' | 'CLOSED' | 'TIMEOUT' | 'TRANSPORT';
 export class TransportError extends BrineError<TransportErrorCode> {}
 
 /** A configuration file or option that cannot be used. */
@@ -81,7 +77,5 @@ export class ConfigError extends BrineError<ConfigErrorCode> {}
 
 /** A malformed target expression. */
 /** The codes a {@link TargetError} carries. */
-export type TargetErrorCode =
-  | 'BAD_MINION_DATA'
-  | 'BAD_TARGET';
+export type TargetErrorCode = 'BAD_MINION_DATA' | 'BAD_TARGET';
 export class TargetError extends BrineError<TargetErrorCode> {}

@@ -7,7 +7,9 @@ import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 /** `salt-master -c /etc/salt` for a pid, from its command line (node and script paths trimmed). */
 export function describeProcess(pid: number): string {
   try {
-    const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter((a) => a !== '');
+    const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8')
+      .split('\0')
+      .filter((a) => a !== '');
     // node /path/bin/salt-master -c DIR: show the bin's name and its arguments.
     const i = argv.findIndex((a) => /(^|\/)(salt[\w-]*)$/.test(a));
     const shown = i >= 0 ? [argv[i].replace(/^.*\//, ''), ...argv.slice(i + 1)] : argv;

@@ -38,7 +38,10 @@ class JobContext implements IJobContext {
   readonly tgt: unknown;
   readonly tgtType: string;
   readonly ret: string;
-  constructor(job: JobRequest, readonly signal: AbortSignal) {
+  constructor(
+    job: JobRequest,
+    readonly signal: AbortSignal,
+  ) {
     this.jid = job.jid;
     this.fun = job.fun;
     this.args = job.arg ?? [];
@@ -74,7 +77,10 @@ function errorText(err: unknown): string {
 export class Executor {
   private plugins: LoadedPlugins;
 
-  constructor(plugins: LoadedPlugins, private readonly logger?: ILogger) {
+  constructor(
+    plugins: LoadedPlugins,
+    private readonly logger?: ILogger,
+  ) {
     this.plugins = plugins;
   }
 
@@ -170,18 +176,23 @@ export class Executor {
     const jobContainer = plugins.container.createChild();
     jobContainer.register(IJobContext, ctx);
     const salt: ISalt = {
-      call: (f, args = [], kwargs) =>
-        this.call(plugins, catalog, ctx, f, packArgs(args, kwargs)),
+      call: (f, args = [], kwargs) => this.call(plugins, catalog, ctx, f, packArgs(args, kwargs)),
       functions: () => registry.functionNames(),
       has: (f) => registry.find(f) !== undefined,
     };
     jobContainer.register(ISalt, salt);
     jobContainer.register(IModules, catalog);
     // State functions run inside this job: same jid, abort signal and cross-call services.
-    jobContainer.register(IStates, plugins.states((f, a, stateCtx) => this.call(plugins, catalog, ctx, f, a, undefined, 'state', [stateCtx])));
+    jobContainer.register(
+      IStates,
+      plugins.states((f, a, stateCtx) => this.call(plugins, catalog, ctx, f, a, undefined, 'state', [stateCtx])),
+    );
     const { descriptor } = found.module;
     const values = found.fn.contract === 'render' ? [] : bindArguments(found.fn, arg, pub);
-    const instance = instantiate(descriptor.cls, descriptor.injections, jobContainer, `Module '${descriptor.name}'`) as Record<string, unknown>;
+    const instance = instantiate(descriptor.cls, descriptor.injections, jobContainer, `Module '${descriptor.name}'`) as Record<
+      string,
+      unknown
+    >;
     const method = instance[found.fn.method] as (...a: unknown[]) => unknown;
     return await method.apply(instance, [...values, ...extra]);
   }

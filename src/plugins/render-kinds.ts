@@ -19,9 +19,17 @@ export function renderersOf(runtime: PluginRuntime): RendererRegistry {
     registry.add({
       name,
       render: (input, ctx) =>
-        runtime.invoke('renderer', `${name}.render`, {
-          extra: [input, { name: ctx.name, sls: ctx.sls, saltenv: ctx.saltenv, path: ctx.path, context: ctx.context, argline: ctx.argline }],
-        }, { fun: `${name}.render`, jid: 'req' }),
+        runtime.invoke(
+          'renderer',
+          `${name}.render`,
+          {
+            extra: [
+              input,
+              { name: ctx.name, sls: ctx.sls, saltenv: ctx.saltenv, path: ctx.path, context: ctx.context, argline: ctx.argline },
+            ],
+          },
+          { fun: `${name}.render`, jid: 'req' },
+        ),
     });
   }
   return registry;
@@ -37,10 +45,15 @@ export function extPillarsOf(runtime: PluginRuntime): ExtPillarRegistry {
     registry.add({
       name,
       pillar: async (args, ctx) => {
-        const data = await runtime.invoke('ext_pillar', `${name}.ext_pillar`, {
-          arg: extPillarArgs(args),
-          extra: [{ minionId: ctx.minionId, grains: ctx.grains, pillar: ctx.pillar, opts: ctx.opts }],
-        }, { fun: `${name}.ext_pillar`, jid: 'req' });
+        const data = await runtime.invoke(
+          'ext_pillar',
+          `${name}.ext_pillar`,
+          {
+            arg: extPillarArgs(args),
+            extra: [{ minionId: ctx.minionId, grains: ctx.grains, pillar: ctx.pillar, opts: ctx.opts }],
+          },
+          { fun: `${name}.ext_pillar`, jid: 'req' },
+        );
         return isDict(data) ? data : {};
       },
     });

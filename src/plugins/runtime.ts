@@ -205,7 +205,11 @@ export class PluginRuntime implements IMinionControl {
     await this.plugins.refreshGrains();
   }
 
-  async syncExtensions(form: ExtensionForm, saltenvs: string[], options: SyncOptions = {}): Promise<{ changed: string[]; touched: boolean }> {
+  async syncExtensions(
+    form: ExtensionForm,
+    saltenvs: string[],
+    options: SyncOptions = {},
+  ): Promise<{ changed: string[]; touched: boolean }> {
     if (!this.options.files) {
       throw new CommandExecutionError('No master to sync from: this minion runs without a master connection (file_client local)');
     }

@@ -21,14 +21,20 @@ export interface BuiltinRunnerDeps {
 
 /** Docstrings as Salt's (salt/runners/jobs.py, doc.py), shortened to their first paragraph and example. */
 const DOCS: Record<string, string> = {
-  'jobs.lookup_jid': "\n    Return the printout from a previously executed job\n\n    CLI Example:\n\n        salt-run jobs.lookup_jid 20130916125524463507\n        salt-run jobs.lookup_jid 20130916125524463507 --out=highstate\n    ",
-  'jobs.list_job': '\n    List a specific job given by its jid\n\n    CLI Example:\n\n        salt-run jobs.list_job 20130916125524463507\n    ',
-  'jobs.print_job': '\n    Print a specific job\'s detail given by its jid, including the return data.\n\n    CLI Example:\n\n        salt-run jobs.print_job 20130916125524463507\n    ',
-  'jobs.list_jobs': "\n    List all detectable jobs and associated functions\n\n    CLI Example:\n\n        salt-run jobs.list_jobs\n        salt-run jobs.list_jobs search_function='test.*' search_target='localhost' search_metadata='{\"bar\": \"foo\"}'\n    ",
-  'jobs.active': '\n    Return a report on all actively running jobs from a job id centric\n    perspective\n\n    CLI Example:\n\n        salt-run jobs.active\n    ',
+  'jobs.lookup_jid':
+    '\n    Return the printout from a previously executed job\n\n    CLI Example:\n\n        salt-run jobs.lookup_jid 20130916125524463507\n        salt-run jobs.lookup_jid 20130916125524463507 --out=highstate\n    ',
+  'jobs.list_job':
+    '\n    List a specific job given by its jid\n\n    CLI Example:\n\n        salt-run jobs.list_job 20130916125524463507\n    ',
+  'jobs.print_job':
+    "\n    Print a specific job's detail given by its jid, including the return data.\n\n    CLI Example:\n\n        salt-run jobs.print_job 20130916125524463507\n    ",
+  'jobs.list_jobs':
+    "\n    List all detectable jobs and associated functions\n\n    CLI Example:\n\n        salt-run jobs.list_jobs\n        salt-run jobs.list_jobs search_function='test.*' search_target='localhost' search_metadata='{\"bar\": \"foo\"}'\n    ",
+  'jobs.active':
+    '\n    Return a report on all actively running jobs from a job id centric\n    perspective\n\n    CLI Example:\n\n        salt-run jobs.active\n    ',
   'doc.runner': '\n    Return all runner documentation\n\n    CLI Example:\n\n        salt-run doc.runner\n    ',
   'doc.wheel': '\n    Return all wheel documentation\n\n    CLI Example:\n\n        salt-run doc.wheel\n    ',
-  'doc.execution': '\n    Collect all the sys.doc output from each minion and return the aggregate\n\n    CLI Example:\n\n        salt-run doc.execution\n    ',
+  'doc.execution':
+    '\n    Collect all the sys.doc output from each minion and return the aggregate\n\n    CLI Example:\n\n        salt-run doc.execution\n    ',
 };
 
 function stripDunder(kwargs: Record<string, unknown>): Record<string, unknown> {
@@ -75,7 +81,8 @@ export function builtinRunners(deps: BuiltinRunnerDeps): Map<string, MasterFunct
   add('doc.execution', async () => {
     const res = await deps.jobs.run({ tgt: '*', tgtType: 'glob', fun: 'sys.doc', arg: [], user: master.user });
     let docs: Record<string, unknown> = {};
-    for (const r of res?.returns ?? []) if (typeof r.return === 'object' && r.return !== null && !Array.isArray(r.return)) docs = r.return as Record<string, unknown>;
+    for (const r of res?.returns ?? [])
+      if (typeof r.return === 'object' && r.return !== null && !Array.isArray(r.return)) docs = r.return as Record<string, unknown>;
     return docs;
   });
   return table;

@@ -67,7 +67,9 @@ export function formatResult(returns: Record<string, StoredReturn>): Record<stri
 export function metadataMatches(job: JobRecord, search: Record<string, unknown>): boolean {
   const metadata = jobMetadata(job);
   if (metadata === null || typeof metadata !== 'object') return false;
-  return Object.entries(search).some(([k, v]) => Object.prototype.hasOwnProperty.call(metadata, k) && isDeepStrictEqual((metadata as Record<string, unknown>)[k], v));
+  return Object.entries(search).some(
+    ([k, v]) => Object.prototype.hasOwnProperty.call(metadata, k) && isDeepStrictEqual((metadata as Record<string, unknown>)[k], v),
+  );
 }
 
 function badTime(name: string, value: unknown): never {

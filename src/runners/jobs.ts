@@ -43,7 +43,8 @@ function bind(fun: string, params: readonly string[], ctx: JobRunnerContext): Re
     if (k in bound) bad(fun, `got multiple values for argument '${k}'`);
     bound[k] = v;
   }
-  if (bound.ext_source !== undefined && bound.ext_source !== null) bad(fun, 'ext_source is not supported: brine reads the master_job_cache only');
+  if (bound.ext_source !== undefined && bound.ext_source !== null)
+    bad(fun, 'ext_source is not supported: brine reads the master_job_cache only');
   return bound;
 }
 
@@ -90,7 +91,8 @@ async function lookupJid(ctx: JobRunnerContext): Promise<unknown> {
   const ret: Record<string, unknown> = {};
   if (returned) for (const [id, r] of Object.entries(returns)) setKey(ret, id, r.return);
   if (missing && job) {
-    for (const id of [...job.minions].sort()) if (!Object.prototype.hasOwnProperty.call(returns, id)) setKey(ret, id, 'Minion did not return');
+    for (const id of [...job.minions].sort())
+      if (!Object.prototype.hasOwnProperty.call(returns, id)) setKey(ret, id, 'Minion did not return');
   }
   // As Salt: the first return's `out` picks the outputter (highstate runs print as highstate).
   const first = Object.values(returns)[0];
@@ -108,17 +110,22 @@ async function printJob(ctx: JobRunnerContext): Promise<unknown> {
 
 async function listJobs(ctx: JobRunnerContext): Promise<unknown> {
   const fun = 'jobs.list_jobs';
-  const a = bind(fun, ['ext_source', 'outputter', 'search_metadata', 'search_function', 'search_target', 'start_time', 'end_time', 'display_progress'], ctx);
+  const a = bind(
+    fun,
+    ['ext_source', 'outputter', 'search_metadata', 'search_function', 'search_target', 'start_time', 'end_time', 'display_progress'],
+    ctx,
+  );
   const filter: JobFilter = {};
   const funs = patternsArg(fun, 'search_function', a.search_function);
   const targets = patternsArg(fun, 'search_target', a.search_target);
   if (funs) filter.fun = funs;
   if (targets) filter.tgt = targets;
-  if (a.start_time !== undefined && a.start_time !== null && a.start_time !== '') filter.startedFrom = parseRunnerTime('start_time', a.start_time);
+  if (a.start_time !== undefined && a.start_time !== null && a.start_time !== '')
+    filter.startedFrom = parseRunnerTime('start_time', a.start_time);
   if (a.end_time !== undefined && a.end_time !== null && a.end_time !== '') filter.startedTo = parseRunnerTime('end_time', a.end_time);
   const metadata = a.search_metadata;
   if (metadata !== undefined && metadata !== null && metadata !== '' && (typeof metadata !== 'object' || Array.isArray(metadata))) {
-    bad(fun, "search_metadata must be a dictionary, e.g. search_metadata='{\"foo\": \"bar\"}'");
+    bad(fun, 'search_metadata must be a dictionary, e.g. search_metadata=\'{"foo": "bar"}\'');
   }
   const out: Record<string, unknown> = {};
   for (const job of await ctx.cache.listJobs(filter)) {

@@ -134,7 +134,8 @@ export class MasterFunctions {
       for (const fun of plugins.registry.functionNames(kind)) {
         table.set(fun, {
           doc: plugins.registry.find(fun, kind)?.fn.doc ?? '',
-          call: (args, kwargs, ctx) => executor.invoke(kind, fun, { arg: packArgs(args, stripDunder(kwargs)) }, { fun, jid: jids.next(), user: ctx.user }),
+          call: (args, kwargs, ctx) =>
+            executor.invoke(kind, fun, { arg: packArgs(args, stripDunder(kwargs)) }, { fun, jid: jids.next(), user: ctx.user }),
         });
       }
       return table;

@@ -26,7 +26,8 @@ class WheelArgError extends BrineError<'WHEEL_ARGS'> {}
 
 /** Binds positional then keyword arguments to parameter names, refusing unknown keywords as Python does. */
 function bind(fun: string, params: readonly string[], args: unknown[], kwargs: Record<string, unknown>): Record<string, unknown> {
-  if (args.length > params.length) throw new WheelArgError('WHEEL_ARGS', `${fun}() takes ${params.length} positional arguments but ${args.length} were given`);
+  if (args.length > params.length)
+    throw new WheelArgError('WHEEL_ARGS', `${fun}() takes ${params.length} positional arguments but ${args.length} were given`);
   const out: Record<string, unknown> = {};
   args.forEach((v, i) => (out[params[i]] = v));
   for (const [k, v] of Object.entries(kwargs)) {
@@ -38,7 +39,8 @@ function bind(fun: string, params: readonly string[], args: unknown[], kwargs: R
 }
 
 function matchOf(fun: string, a: Record<string, unknown>): string {
-  if (a.match === undefined || a.match === null) throw new WheelArgError('WHEEL_ARGS', `${fun}() missing 1 required positional argument: 'match'`);
+  if (a.match === undefined || a.match === null)
+    throw new WheelArgError('WHEEL_ARGS', `${fun}() missing 1 required positional argument: 'match'`);
   return Array.isArray(a.match) ? a.match.map(String).join(',') : String(a.match);
 }
 
@@ -49,7 +51,11 @@ function byDir(m: KeyMatches): Record<string, string[]> {
   return out;
 }
 
-function fn(doc: string, params: readonly string[], call: (a: Record<string, unknown>, fun: string) => unknown): (name: string) => MasterFunction {
+function fn(
+  doc: string,
+  params: readonly string[],
+  call: (a: Record<string, unknown>, fun: string) => unknown,
+): (name: string) => MasterFunction {
   return (name) => ({ doc, call: async (args, kwargs) => call(bind(name, params, args, kwargs), name) });
 }
 
@@ -59,11 +65,27 @@ export function wheelFunctions(deps: WheelDeps): FunctionTable {
   const defs: Record<string, (name: string) => MasterFunction> = {
     'key.list_all': fn('\n    List all the keys\n\n    CLI Example:\n\n        salt-run wheel.key.list_all\n    ', [], () => {
       const all = keys.list('all') as Record<KeyState, string[]>;
-      return { minions: all.accepted, minions_pre: all.pending, minions_rejected: all.rejected, minions_denied: all.denied, local: keys.localKeys() };
+      return {
+        minions: all.accepted,
+        minions_pre: all.pending,
+        minions_rejected: all.rejected,
+        minions_denied: all.denied,
+        local: keys.localKeys(),
+      };
     }),
     'key.list': fn('\n    List all the keys under a named status\n    ', ['match'], (a) => {
       const status = String(a.match);
-      const map: Record<string, KeyState> = { acc: 'accepted', accepted: 'accepted', pre: 'pending', un: 'pending', unaccepted: 'pending', rej: 'rejected', rejected: 'rejected', den: 'denied', denied: 'denied' };
+      const map: Record<string, KeyState> = {
+        acc: 'accepted',
+        accepted: 'accepted',
+        pre: 'pending',
+        un: 'pending',
+        unaccepted: 'pending',
+        rej: 'rejected',
+        rejected: 'rejected',
+        den: 'denied',
+        denied: 'denied',
+      };
       if (status === 'all') return wheelFunctions(deps).get('key.list_all')?.call([], {}, { user: '' });
       const state = map[status];
       if (!state) return {};
@@ -115,16 +137,21 @@ export function wheelFunctions(deps: WheelDeps): FunctionTable {
       const pair = generateKeyPair(bits);
       return { priv: pair.privatePem, pub: pair.publicPem };
     }),
-    'key.gen_accept': fn('\n    Generate a key pair and accept its public key for the minion id_.\n    ', ['id_', 'keysize', 'force'], (a, f) => {
-      if (typeof a.id_ !== 'string' || a.id_ === '') throw new WheelArgError('WHEEL_ARGS', `${f}() missing 1 required positional argument: 'id_'`);
-      if (keys.state(a.id_) === 'accepted' && !isTrue(a.force)) return {};
-      const bits = a.keysize === undefined ? 2048 : Number(a.keysize);
-      const pair = generateKeyPair(bits);
-      keys.delete([a.id_]);
-      keys.registerPending(a.id_, pair.publicPem);
-      keys.accept([a.id_]);
-      return { priv: pair.privatePem, pub: pair.publicPem };
-    }),
+    'key.gen_accept': fn(
+      '\n    Generate a key pair and accept its public key for the minion id_.\n    ',
+      ['id_', 'keysize', 'force'],
+      (a, f) => {
+        if (typeof a.id_ !== 'string' || a.id_ === '')
+          throw new WheelArgError('WHEEL_ARGS', `${f}() missing 1 required positional argument: 'id_'`);
+        if (keys.state(a.id_) === 'accepted' && !isTrue(a.force)) return {};
+        const bits = a.keysize === undefined ? 2048 : Number(a.keysize);
+        const pair = generateKeyPair(bits);
+        keys.delete([a.id_]);
+        keys.registerPending(a.id_, pair.publicPem);
+        keys.accept([a.id_]);
+        return { priv: pair.privatePem, pub: pair.publicPem };
+      },
+    ),
     'key.master_key_str': fn('\n    Returns the master public key.\n    ', [], () => {
       return { local: { 'master.pub': readFileSync(join(deps.master.pki_dir as string, 'master.pub'), 'utf8') } };
     }),

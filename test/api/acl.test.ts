@@ -49,7 +49,9 @@ describe('eauth permissions (salt/utils/minions.py)', () => {
     expect(specCheck([{ '@manage': ['status'] }], 'manage.status', {}, 'runner')).toBe(true);
     expect(specCheck([{ '@manage': ['up'] }], 'manage.status', {}, 'runner')).toBe(false);
     expect(specCheck([], 'key.list_all', {}, 'wheel')).toBe(false);
-    expect(specCheck(['@wheel'], 'nodot', {}, 'wheel')).toEqual({ error: { name: 'SaltInvocationError', message: 'A command invocation error occurred: Check syntax.' } });
+    expect(specCheck(['@wheel'], 'nodot', {}, 'wheel')).toEqual({
+      error: { name: 'SaltInvocationError', message: 'A command invocation error occurred: Check syntax.' },
+    });
   });
 
   it('builds the auth list from the user, their groups and * for anyone not named', () => {
@@ -61,6 +63,12 @@ describe('eauth permissions (salt/utils/minions.py)', () => {
 
   it('reports the permissions of a login as Salt sorts them: strings first, sorted, then the rest by repr', () => {
     const config = { apiuser: ['.*', '@runner', '@wheel', '@jobs', { 'web*': ['test.*'] }, '.*'] };
-    expect(sortedPermissions(sumPermissions(config, 'apiuser'), pyRepr)).toEqual(['.*', '@jobs', '@runner', '@wheel', { 'web*': ['test.*'] }]);
+    expect(sortedPermissions(sumPermissions(config, 'apiuser'), pyRepr)).toEqual([
+      '.*',
+      '@jobs',
+      '@runner',
+      '@wheel',
+      { 'web*': ['test.*'] },
+    ]);
   });
 });

@@ -26,7 +26,9 @@ describe('external_auth: file', () => {
 
   it('reads hex digests (^hashtype) and other separators and field numbers', async () => {
     const f = file('digest', 'x|bob|5e884898da28047151d0e56f8dc6292773603d0d6aabbdd62a11ef721d1542d8\n');
-    const b = eauthBackend('file', { file: { '^filename': f, '^hashtype': 'sha256', '^field_separator': '|', '^username_field': 2, '^password_field': 3 } })!;
+    const b = eauthBackend('file', {
+      file: { '^filename': f, '^hashtype': 'sha256', '^field_separator': '|', '^username_field': 2, '^password_field': 3 },
+    })!;
     expect(await b.auth('bob', 'password')).toBe(true);
     expect(await b.auth('bob', 'Password')).toBe(false);
   });

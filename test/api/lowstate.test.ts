@@ -9,14 +9,26 @@ describe('request bodies (rest_cherrypy hypermedia_in, lowdata_fmt)', () => {
     expect(unserializeBody('application/x-yaml', 'username: apiuser\neauth: file')).toEqual({ username: 'apiuser', eauth: 'file' });
     expect(unserializeBody('text/plain;charset=UTF-8', '{"fun":"test.ping"}')).toEqual({ fun: 'test.ping' });
     expect(unserializeBody('text/plain', 'not json')).toBe('not json');
-    expect(unserializeBody('application/x-www-form-urlencoded', 'client=local&tgt=*&fun=test.echo&arg=hello%20world')).toEqual({ client: 'local', tgt: '*', fun: 'test.echo', arg: ['hello world'] });
-    expect(unserializeBody('application/x-www-form-urlencoded', 'fun=test.arg&arg=1&arg=two')).toEqual({ fun: 'test.arg', arg: [1, 'two'] });
+    expect(unserializeBody('application/x-www-form-urlencoded', 'client=local&tgt=*&fun=test.echo&arg=hello%20world')).toEqual({
+      client: 'local',
+      tgt: '*',
+      fun: 'test.echo',
+      arg: ['hello world'],
+    });
+    expect(unserializeBody('application/x-www-form-urlencoded', 'fun=test.arg&arg=1&arg=two')).toEqual({
+      fun: 'test.arg',
+      arg: [1, 'two'],
+    });
     expect(unserializeBody('application/json', '')).toBeNull();
   });
 
   it("answers Salt's errors for bodies it cannot read", () => {
-    expect(() => unserializeBody('application/json', '[{"client":"local",')).toThrow(expect.objectContaining({ status: 400, message: 'Invalid JSON document' }));
-    expect(() => unserializeBody('application/xml', '<a/>')).toThrow(expect.objectContaining({ status: 406, message: 'Content type not supported' }));
+    expect(() => unserializeBody('application/json', '[{"client":"local",')).toThrow(
+      expect.objectContaining({ status: 400, message: 'Invalid JSON document' }),
+    );
+    expect(() => unserializeBody('application/xml', '<a/>')).toThrow(
+      expect.objectContaining({ status: 406, message: 'Content type not supported' }),
+    );
   });
 
   it('makes a single chunk a one-chunk lowstate, its scalar arg a list; anything else is refused clearly', () => {

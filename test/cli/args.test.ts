@@ -6,7 +6,10 @@ import { yamlifyArg } from '../../src/core/pycompat';
 // SaltYamlSafeLoader) on the same words; floats that are whole numbers are plain JS numbers.
 const kw = (o: Record<string, unknown>) => ({ __kwarg__: true, ...o });
 const cases: [string[], unknown[]][] = [
-  [['1', 'two', 'foo=bar'], [1, 'two', kw({ foo: 'bar' })]],
+  [
+    ['1', 'two', 'foo=bar'],
+    [1, 'two', kw({ foo: 'bar' })],
+  ],
   [['1'], [1]],
   [['true'], [true]],
   [['yes'], [true]],

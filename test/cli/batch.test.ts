@@ -31,7 +31,12 @@ describe('batch', () => {
 
 describe('summary', () => {
   it("prints Salt's counts, and the lists with -v", () => {
-    const text = summaryText({ a: true, b: false, c: 'Minion did not return.' }, new Set(['b']), [{ id: 'c', reason: 'Not connected' }], true);
+    const text = summaryText(
+      { a: true, b: false, c: 'Minion did not return.' },
+      new Set(['b']),
+      [{ id: 'c', reason: 'Not connected' }],
+      true,
+    );
     expect(text).toBe(
       '\n\n-------------------------------------------\nSummary\n-------------------------------------------\n' +
         '# of minions targeted: 3\n# of minions returned: 2\n# of minions that did not return: 1\n# of minions with errors: 1\n' +

@@ -34,11 +34,21 @@ interface Run {
 
 async function run(opts: Partial<SaltKeyOptions>, answer = true): Promise<Run> {
   const r: Run = { code: -1, out: '', err: '', questions: [] };
-  r.code = await runSaltKey({ pkiDir: dir, ...opts }, {
-    out: (t) => { r.out += t; },
-    err: (t) => { r.err += t; },
-    confirm: async (q) => { r.questions.push(q); return answer; },
-  });
+  r.code = await runSaltKey(
+    { pkiDir: dir, ...opts },
+    {
+      out: (t) => {
+        r.out += t;
+      },
+      err: (t) => {
+        r.err += t;
+      },
+      confirm: async (q) => {
+        r.questions.push(q);
+        return answer;
+      },
+    },
+  );
   return r;
 }
 
@@ -107,7 +117,10 @@ describe('salt-key confirmation', () => {
 describe('salt-key when nothing matches', () => {
   it('names the glob and the states searched, exit 0', async () => {
     expect(await run({ accept: 'nosuch', yes: true })).toEqual({
-      code: 0, out: "The key glob 'nosuch' does not match any unaccepted keys.\n", err: '', questions: [],
+      code: 0,
+      out: "The key glob 'nosuch' does not match any unaccepted keys.\n",
+      err: '',
+      questions: [],
     });
     expect((await run({ accept: 'x', includeAll: true })).out).toBe("The key glob 'x' does not match any unaccepted or rejected keys.\n");
     expect((await run({ reject: 'x', includeAll: true, includeDenied: true })).out).toBe(
@@ -131,7 +144,9 @@ describe('salt-key listing, printing and fingerprints', () => {
   it('lists one state with -l', async () => {
     expect((await run({ list: 'un' })).out).toBe('Unaccepted Keys:\ndb1\nweb1\nweb2\n');
     expect((await run({ list: 'acc' })).out).toBe('Accepted Keys:\n');
-    expect((await run({ list: 'pre', out: 'json' })).out).toBe('{\n    "minions_pre": [\n        "db1",\n        "web1",\n        "web2"\n    ]\n}\n');
+    expect((await run({ list: 'pre', out: 'json' })).out).toBe(
+      '{\n    "minions_pre": [\n        "db1",\n        "web1",\n        "web2"\n    ]\n}\n',
+    );
     expect((await run({ list: 'all' })).out).toBe(sample('salt-key -L (keys pending)'));
   });
 
@@ -184,7 +199,9 @@ describe('salt-key --gen-keys', () => {
   it('refuses key sizes outside 2048..32768 as a usage error', async () => {
     const small = await run({ genKeys: 'k', genKeysDir: dir, keysize: 1024 });
     expect(small).toEqual({ code: 64, out: '', err: 'salt-key: error: The minimum value for keysize is 2048\n', questions: [] });
-    expect((await run({ genKeys: 'k', genKeysDir: dir, keysize: 65536 })).err).toBe('salt-key: error: The maximum value for keysize is 32768\n');
+    expect((await run({ genKeys: 'k', genKeysDir: dir, keysize: 65536 })).err).toBe(
+      'salt-key: error: The maximum value for keysize is 32768\n',
+    );
     expect((await run({ genKeys: '../k', genKeysDir: dir })).code).toBe(64);
   });
 

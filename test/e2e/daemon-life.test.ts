@@ -116,7 +116,10 @@ describe('a second master on the same configuration', () => {
       const root = join(cluster.root, 'busy');
       const conf = join(root, 'etc', 'salt');
       mkdirSync(conf, { recursive: true });
-      writeFileSync(join(conf, 'master'), stringify({ root_dir: root, interface: '127.0.0.1', publish_port: await freePort(), ret_port: port, keysize: 1024 }));
+      writeFileSync(
+        join(conf, 'master'),
+        stringify({ root_dir: root, interface: '127.0.0.1', publish_port: await freePort(), ret_port: port, keysize: 1024 }),
+      );
       for (const args of [[], ['-d']]) {
         const res = await cluster.run('salt-master', args, conf);
         expect(res.code).toBe(1);

@@ -74,7 +74,7 @@ describe('salt and salt-key end to end', () => {
     expect((await cluster.salt('db1', 'cmd.run', 'printf "a\\nb\\nc"')).stdout).toBe('db1:\n    a\n    b\n    c\n');
   });
 
-  it('exits 1 with Salt\'s line when a minion returns a non-zero retcode', async () => {
+  it("exits 1 with Salt's line when a minion returns a non-zero retcode", async () => {
     const res = await cluster.salt('web1', 'cmd.run', 'echo out; echo err >&2; exit 3');
     expect(res.code).toBe(1);
     expect(res.stdout).toBe('web1:\n    out\n    err\n');
@@ -84,7 +84,7 @@ describe('salt and salt-key end to end', () => {
     expect(json.code).toBe(1);
   });
 
-  it('exits 2 with Salt\'s two lines when no minion matches', async () => {
+  it("exits 2 with Salt's two lines when no minion matches", async () => {
     const res = await cluster.salt('nosuch*', 'test.ping');
     expect(res.code).toBe(2);
     expect(res.stdout).toBe('No minions matched the target. No command was sent, no jid was assigned.\n');
@@ -107,10 +107,13 @@ describe('salt and salt-key end to end', () => {
     await cluster.master!.waitFor('Got return from web1 for job req');
   });
 
-  it('refuses the CLI without the master\'s root key, in one line', async () => {
+  it("refuses the CLI without the master's root key, in one line", async () => {
     const other = join(cluster.root, 'nokey', 'etc', 'salt');
     mkdirSync(other, { recursive: true });
-    writeFileSync(join(other, 'master'), stringify({ root_dir: join(cluster.root, 'nokey'), interface: '127.0.0.1', ret_port: cluster.retPort }));
+    writeFileSync(
+      join(other, 'master'),
+      stringify({ root_dir: join(cluster.root, 'nokey'), interface: '127.0.0.1', ret_port: cluster.retPort }),
+    );
     const res = await cluster.run('salt', ['*', 'test.ping'], other);
     expect(res.code).not.toBe(0);
     expect(res.stderr).toMatch(/^ERROR: cannot read the master's root key .*\.root_key \(no such file\)\n/);
@@ -122,10 +125,49 @@ describe('salt and salt-key end to end', () => {
     expect(await rawRequest(port, Buffer.from([0xc1, 0xff, 0x00]))).toBe('bad load');
     const valid = encode({ enc: 'clear', load: { cmd: '_auth', id: 'x' }, version: 3 });
     expect(await rawRequest(port, valid.subarray(0, valid.length - 3))).toBe('bad load');
-    expect(await rawRequest(port, encode({ enc: 'aes', load: Buffer.alloc(80, 7), version: 3, id: 'web1', enc_algo: 'OAEP-SHA1', sig_algo: 'PKCS1v15-SHA1' }))).toBe('bad load');
-    expect(await rawRequest(port, encode({ enc: 'aes', load: Buffer.alloc(80, 7), version: 3, id: '../../etc', enc_algo: 'OAEP-SHA1', sig_algo: 'PKCS1v15-SHA1' }))).toBe('bad load');
-    expect(await rawRequest(port, encode({ enc: 'clear', load: { cmd: '_auth', id: '../evil', nonce: 'a'.repeat(32), enc_algo: 'OAEP-SHA1', sig_algo: 'PKCS1v15-SHA1', pub: 'nope' }, version: 3 }))).toBe('bad load');
-    expect(await rawRequest(port, encode({ enc: 'clear', load: { cmd: 'publish', tgt: '*', fun: 'test.ping', arg: [], key: 'wrong', tgt_type: 'glob', ret: '', jid: '', kwargs: {}, user: 'root' }, version: 3 }))).toMatchObject({ load: { error: { name: 'AuthenticationError' } } });
+    expect(
+      await rawRequest(
+        port,
+        encode({ enc: 'aes', load: Buffer.alloc(80, 7), version: 3, id: 'web1', enc_algo: 'OAEP-SHA1', sig_algo: 'PKCS1v15-SHA1' }),
+      ),
+    ).toBe('bad load');
+    expect(
+      await rawRequest(
+        port,
+        encode({ enc: 'aes', load: Buffer.alloc(80, 7), version: 3, id: '../../etc', enc_algo: 'OAEP-SHA1', sig_algo: 'PKCS1v15-SHA1' }),
+      ),
+    ).toBe('bad load');
+    expect(
+      await rawRequest(
+        port,
+        encode({
+          enc: 'clear',
+          load: { cmd: '_auth', id: '../evil', nonce: 'a'.repeat(32), enc_algo: 'OAEP-SHA1', sig_algo: 'PKCS1v15-SHA1', pub: 'nope' },
+          version: 3,
+        }),
+      ),
+    ).toBe('bad load');
+    expect(
+      await rawRequest(
+        port,
+        encode({
+          enc: 'clear',
+          load: {
+            cmd: 'publish',
+            tgt: '*',
+            fun: 'test.ping',
+            arg: [],
+            key: 'wrong',
+            tgt_type: 'glob',
+            ret: '',
+            jid: '',
+            kwargs: {},
+            user: 'root',
+          },
+          version: 3,
+        }),
+      ),
+    ).toMatchObject({ load: { error: { name: 'AuthenticationError' } } });
     // Bytes that are not even ZMTP, then a hang-up: the master is not disturbed.
     await new Promise<void>((resolve) => {
       const s = createConnection(port, '127.0.0.1', () => s.write(Buffer.from('GET / HTTP/1.0\r\n\r\n\xff\x00'), () => s.destroy()));
@@ -160,7 +202,7 @@ describe('key life cycle', () => {
     expect(keys.stdout).toBe('Accepted Keys:\ndb1\nweb1\nDenied Keys:\nUnaccepted Keys:\nweb2\nRejected Keys:\n');
   });
 
-  it('after salt-key -r the minion logs Salt\'s CRITICAL line and exits 77', async () => {
+  it("after salt-key -r the minion logs Salt's CRITICAL line and exits 77", async () => {
     const web2 = cluster.minions.get('web2')!;
     const rej = await cluster.saltKey('-r', 'web2', '-y');
     expect(rej.stdout).toBe('The following keys are going to be rejected:\nUnaccepted Keys:\nweb2\nKey for minion web2 rejected.\n');
@@ -192,7 +234,14 @@ describe('daemon life', () => {
     mkdirSync(conf, { recursive: true });
     writeFileSync(
       join(conf, 'master'),
-      stringify({ root_dir: root, interface: '127.0.0.1', publish_port: await freePort(), ret_port: await freePort(), keysize: 1024, log_level_logfile: 'info' }),
+      stringify({
+        root_dir: root,
+        interface: '127.0.0.1',
+        publish_port: await freePort(),
+        ret_port: await freePort(),
+        keysize: 1024,
+        log_level_logfile: 'info',
+      }),
     );
     const res = await cluster.run('salt-master', ['-d'], conf);
     expect(res.code).toBe(0);

@@ -39,7 +39,9 @@ describe('one cached id on several hosts (the 20-server failure)', () => {
     }
     await cluster.master!.waitFor(/failed, the public keys did not match[\s\S]*Known key [0-9a-f:]+, offered key [0-9a-f:]+/);
     const keys = await cluster.saltKey('-L');
-    expect(keys.stdout).toBe('Accepted Keys:\nlocalhost.localdomain\nDenied Keys:\nlocalhost.localdomain\nUnaccepted Keys:\nRejected Keys:\n');
+    expect(keys.stdout).toBe(
+      'Accepted Keys:\nlocalhost.localdomain\nDenied Keys:\nlocalhost.localdomain\nUnaccepted Keys:\nRejected Keys:\n',
+    );
     const ping = await cluster.salt('*', 'test.ping');
     expect(ping.stdout).toBe('localhost.localdomain:\n    True\n');
   });
@@ -76,7 +78,9 @@ describe('connection life', () => {
     expect(res.stdout).toContain('Minion did not return');
     const web1 = cluster.minions.get('web1')!;
     expect(await web1.exited).toBe(1);
-    expect(web1.log).toMatch(/\[CRITICAL\] The master key has changed, the salt master could have been subverted, verify salt master's public key\. This minion trusts the key in .*minion_master\.pub \([0-9a-f:]+\); the master at 127\.0\.0\.1:\d+ presents [0-9a-f:]+\./);
+    expect(web1.log).toMatch(
+      /\[CRITICAL\] The master key has changed, the salt master could have been subverted, verify salt master's public key\. This minion trusts the key in .*minion_master\.pub \([0-9a-f:]+\); the master at 127\.0\.0\.1:\d+ presents [0-9a-f:]+\./,
+    );
     // salt waits its timeout plus gather_job_timeout (10 s) before the minion's exit is read.
   }, 90_000);
 
@@ -99,7 +103,9 @@ describe('connection life', () => {
     const wrong = '00:'.repeat(31) + '00';
     const bad = await cluster.startMinion({ id: 'mispinned', config: { master_finger: wrong } }, 'does not match');
     expect(await bad.exited).toBe(1);
-    expect(bad.log).toContain(`[CRITICAL] The specified fingerprint in the master configuration file (master_finger ${wrong}) does not match the master's key (${fingerprint(pub)})`);
+    expect(bad.log).toContain(
+      `[CRITICAL] The specified fingerprint in the master configuration file (master_finger ${wrong}) does not match the master's key (${fingerprint(pub)})`,
+    );
   });
 
   it('open_mode accepts every key, even one the master had rejected', async () => {

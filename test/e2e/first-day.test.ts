@@ -55,7 +55,7 @@ describe('cmd.run through salt', () => {
 });
 
 describe('salt-call signs in first, as Salt does', () => {
-  it('with the master down: Salt\'s line on stderr, exit 1, nothing run', async () => {
+  it("with the master down: Salt's line on stderr, exit 1, nothing run", async () => {
     const dir = cluster.writeMinionConfig({ id: 'lonely', config: { master_port: await freePort(), auth_tries: 1, auth_timeout: 1 } });
     const started = Date.now();
     const res = await cluster.run('salt-call', ['test.ping'], dir);
@@ -65,7 +65,7 @@ describe('salt-call signs in first, as Salt does', () => {
     expect(Date.now() - started).toBeLessThan(15_000);
   }, 30_000);
 
-  it('with its key not accepted yet: Salt\'s question, exit 2', async () => {
+  it("with its key not accepted yet: Salt's question, exit 2", async () => {
     const dir = cluster.writeMinionConfig({ id: 'newcomer', config: { auth_tries: 1, auth_timeout: 5 } });
     const res = await cluster.run('salt-call', ['test.ping'], dir);
     expect(res.stdout).toBe('Minion failed to authenticate with the master, has the minion key been accepted?\n');
@@ -85,11 +85,18 @@ describe('--return', () => {
     expect(res.stdout).toBe('day1:\n    via-returner\n');
     const text = await waitForFileText(returned, 'via-returner');
     const ret = JSON.parse(text.trim().split('\n').pop()!);
-    expect(ret).toMatchObject({ id: 'day1', fun: 'test.echo', fun_args: ['via-returner'], return: 'via-returner', retcode: 0, success: true });
+    expect(ret).toMatchObject({
+      id: 'day1',
+      fun: 'test.echo',
+      fun_args: ['via-returner'],
+      return: 'via-returner',
+      retcode: 0,
+      success: true,
+    });
     expect(ret.jid).toMatch(/^\d{20}$/);
   }, 30_000);
 
-  it('an unknown returner is an error in the minion log, with Salt\'s words', async () => {
+  it("an unknown returner is an error in the minion log, with Salt's words", async () => {
     const res = await cluster.salt('day1', 'test.ping', '--return', 'nosuch');
     expect(res.stdout).toBe('day1:\n    True\n');
     await cluster.minions.get('day1')!.waitFor("Returner nosuch.returner could not be loaded: 'nosuch.returner' is not available.");
@@ -120,11 +127,17 @@ describe('version identity', () => {
 
   it('grains and test.version report Salt 3007.10, brineversion brine; manage.versions as Salt', async () => {
     const grains = await cluster.salt('day1', 'grains.item', 'saltversion', 'saltversioninfo', 'brineversion', '--out', 'json');
-    expect(JSON.parse(grains.stdout).day1).toMatchObject({ saltversion: '3007.10', saltversioninfo: [3007, 10], brineversion: expect.stringMatching(/^\d+\.\d+\.\d+/) });
+    expect(JSON.parse(grains.stdout).day1).toMatchObject({
+      saltversion: '3007.10',
+      saltversioninfo: [3007, 10],
+      brineversion: expect.stringMatching(/^\d+\.\d+\.\d+/),
+    });
     expect((await cluster.salt('day1', 'test.version', '--out', 'newline_values_only')).stdout).toBe('3007.10\n');
     const versions = await cluster.run('salt-run', ['manage.versions']);
     // Salt's nested outputter sorts the keys.
-    expect(versions.stdout).toBe('Master:\n    3007.10\nUp to date:\n    ----------\n    day1:\n        3007.10\n    day2:\n        3007.10\n');
+    expect(versions.stdout).toBe(
+      'Master:\n    3007.10\nUp to date:\n    ----------\n    day1:\n        3007.10\n    day2:\n        3007.10\n',
+    );
   }, 60_000);
 });
 
@@ -142,9 +155,13 @@ describe('flags scripts use', () => {
     expect(kwargs.y).toBe(7);
   }, 30_000);
 
-  it('--log-file and --log-file-level send salt-call\'s log where asked', async () => {
+  it("--log-file and --log-file-level send salt-call's log where asked", async () => {
     const file = join(cluster.root, 'call.log');
-    const res = await cluster.run('salt-call', ['--local', 'test.ping', '--log-file', file, '--log-file-level', 'debug'], cluster.minionDir('day1'));
+    const res = await cluster.run(
+      'salt-call',
+      ['--local', 'test.ping', '--log-file', file, '--log-file-level', 'debug'],
+      cluster.minionDir('day1'),
+    );
     expect(res.stdout).toBe('local:\n    True\n');
     expect(await waitForFileText(file, '[DEBUG   ]')).toContain('[DEBUG   ]');
   }, 30_000);

@@ -19,7 +19,9 @@ function jidOf(text: string): string {
 
 /** `salt-run state.event ARGS...` kept running; its output is read like a daemon's log. */
 function eventStream(cluster: Cluster, ...args: string[]): Daemon {
-  const child = spawn(process.execPath, [join(REPO, 'bin', 'salt-run'), '-c', cluster.masterDir, 'state.event', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [join(REPO, 'bin', 'salt-run'), '-c', cluster.masterDir, 'state.event', ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   return new Daemon('state.event', child);
 }
 
@@ -116,7 +118,13 @@ describe('ten minions', () => {
     const active = await cluster.run('salt-run', ['jobs.active', '--out', 'json']);
     expect(active.code).toBe(0);
     const running = JSON.parse(active.stdout) as Record<string, Record<string, unknown>>;
-    expect(running[jid], active.stdout + active.stderr).toMatchObject({ Function: 'test.sleep', Arguments: [6], Target: 'm04', 'Target-type': 'glob', Returned: [] });
+    expect(running[jid], active.stdout + active.stderr).toMatchObject({
+      Function: 'test.sleep',
+      Arguments: [6],
+      Target: 'm04',
+      'Target-type': 'glob',
+      Returned: [],
+    });
     expect(running[jid].Running).toEqual([{ m04: expect.any(Number) }]);
 
     await cluster.master!.waitFor(`Got return from m04 for job ${jid}`);
@@ -142,7 +150,9 @@ describe('ten minions', () => {
       const res = await cluster.salt('-L', 'm05,m06', 'test.echo', 'hello', '--show-jid');
       const jid = jidOf(res.stdout);
       await stream.waitFor(new RegExp(`ret/m05[\\s\\S]*ret/m06|ret/m06[\\s\\S]*ret/m05`.replace(/ret\//g, `salt/job/${jid}/ret/`)));
-      const tags = events(stream).filter((e) => e.tag.startsWith(`salt/job/${jid}/`)).map((e) => e.tag);
+      const tags = events(stream)
+        .filter((e) => e.tag.startsWith(`salt/job/${jid}/`))
+        .map((e) => e.tag);
       expect(tags[0]).toBe(`salt/job/${jid}/new`);
       expect(tags.slice(1).sort()).toEqual([`salt/job/${jid}/publish`, `salt/job/${jid}/ret/m05`, `salt/job/${jid}/ret/m06`]);
       const ret = events(stream).find((e) => e.tag === `salt/job/${jid}/ret/m05`)!;

@@ -36,7 +36,9 @@ function configFor(caseName: string): string {
 
 function saltCall(configDir: string, args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((res) => {
-    const child = spawn(process.execPath, [join(REPO, 'bin', 'salt-call'), '-c', configDir, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [join(REPO, 'bin', 'salt-call'), '-c', configDir, ...args], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
@@ -57,7 +59,14 @@ function runsOf(caseName: string): [string, string[]][] {
     });
 }
 
-const CASE_NAMES = ['80-pillar-items', '81-pillar-get-nested', '82-pillar-get-default', '83-pillar-get-delimiter', '84-pillar-raw', '87-pillar-render-error'];
+const CASE_NAMES = [
+  '80-pillar-items',
+  '81-pillar-get-nested',
+  '82-pillar-get-default',
+  '83-pillar-get-delimiter',
+  '84-pillar-raw',
+  '87-pillar-render-error',
+];
 
 describe('pillar corpus cases through salt-call --local', () => {
   for (const caseName of CASE_NAMES) {
@@ -65,17 +74,21 @@ describe('pillar corpus cases through salt-call --local', () => {
       it(`${caseName} ${file}: ${args.join(' ')}`, async () => {
         const res = await saltCall(configFor(caseName), args);
         expect(res.stdout).toBe(readFileSync(join(CASES, caseName, file), 'utf8'));
-        const rc = readFileSync(join(CASES, caseName, 'retcodes.txt'), 'utf8').match(new RegExp(`^${file.replace('.', '\\.')} (\\d+)`, 'm'));
+        const rc = readFileSync(join(CASES, caseName, 'retcodes.txt'), 'utf8').match(
+          new RegExp(`^${file.replace('.', '\\.')} (\\d+)`, 'm'),
+        );
         expect(res.code).toBe(Number(rc?.[1] ?? 0));
       }, 30_000);
     }
   }
 
-  it('87: the render error is logged with its cause, as Salt logs it at salt-call\'s default level', async () => {
+  it("87: the render error is logged with its cause, as Salt logs it at salt-call's default level", async () => {
     // No -l: salt-call logs at the config's log_level (warning), as case 87's stderr.txt shows.
     const res = await saltCall(configFor('87-pillar-render-error'), ['--local', 'pillar.items', '--out', 'json']);
     expect(res.code).toBe(0);
-    expect(res.stderr).toContain("[CRITICAL] Rendering SLS 'broken' failed, render error:\nJinja variable 'undefined_x' is undefined; line 1\n\n---\nkey: {{ undefined_x.y }}    <======================\n---");
+    expect(res.stderr).toContain(
+      "[CRITICAL] Rendering SLS 'broken' failed, render error:\nJinja variable 'undefined_x' is undefined; line 1\n\n---\nkey: {{ undefined_x.y }}    <======================\n---",
+    );
     expect(res.stderr).toContain("[CRITICAL] Pillar render error: Rendering SLS 'broken' failed. Please see master log for details.");
     const quiet = await saltCall(configFor('87-pillar-render-error'), ['--local', 'pillar.items', '--out', 'json', '-l', 'quiet']);
     expect(quiet.stderr).toBe('');

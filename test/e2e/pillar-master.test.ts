@@ -10,7 +10,15 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as zmq from 'zeromq';
-import { buildAesRequest, buildAuthRequest, makeTok, openAuthReply, openPublication, openSendPrivateReply, publicationPayload } from '../../src/core/channel';
+import {
+  buildAesRequest,
+  buildAuthRequest,
+  makeTok,
+  openAuthReply,
+  openPublication,
+  openSendPrivateReply,
+  publicationPayload,
+} from '../../src/core/channel';
 import { generateKeyPair } from '../../src/core/crypto/rsa';
 import { decode } from '../../src/core/protocol/msgpack';
 import { Cluster } from '../support/cluster';
@@ -80,7 +88,9 @@ describe('pillar from the master', () => {
     write('common.sls', 'site: {{ undefined_thing.x }}\n');
     const res = await cluster.salt('db1', 'pillar.items', '--out', 'json');
     expect(res.code).toBe(0);
-    expect(JSON.parse(res.stdout)).toEqual({ db1: { role: 'db', secret: 'db-only-secret', _errors: ["Rendering SLS 'common' failed. Please see master log for details."] } });
+    expect(JSON.parse(res.stdout)).toEqual({
+      db1: { role: 'db', secret: 'db-only-secret', _errors: ["Rendering SLS 'common' failed. Please see master log for details."] },
+    });
     await cluster.master!.waitFor("Rendering SLS 'common' failed, render error:");
     write('common.sls', 'site: {{ grains["id"] }}.example\n');
   }, 60_000);
@@ -106,7 +116,8 @@ class Eavesdropper {
   async signIn(): Promise<string> {
     const { bytes, nonce } = buildAuthRequest({ id: this.id, publicPem: this.keys.publicPem });
     const reply = openAuthReply(await rawExchange(this.address, bytes), null, this.keys.privatePem, nonce);
-    if (reply.kind === 'accepted') Object.assign(this, { aesKey: reply.aesKey, sessionKey: reply.sessionKey, masterPub: reply.masterPublicPem });
+    if (reply.kind === 'accepted')
+      Object.assign(this, { aesKey: reply.aesKey, sessionKey: reply.sessionKey, masterPub: reply.masterPublicPem });
     return reply.kind;
   }
 

@@ -37,7 +37,10 @@ beforeAll(async () => {
   // The scaffold, run as a user would from their own folder (npm runs the script in brine's).
   scaffold = await runProgram('npm', ['--prefix', REPO, 'run', '--silent', 'new-plugin', '--', 'disk_tools'], work);
   if (scaffold.code !== 0) throw new Error(`new-plugin failed: ${scaffold.stderr}`);
-  const built = await Promise.all([buildPackage(EXAMPLE, join(work, 'build')), buildPackage(join(work, 'brine-plugin-disk-tools'), join(work, 'build'))]);
+  const built = await Promise.all([
+    buildPackage(EXAMPLE, join(work, 'build')),
+    buildPackage(join(work, 'brine-plugin-disk-tools'), join(work, 'build')),
+  ]);
   for (const dir of built) installPackage(dir, prefix);
 
   cluster = await Cluster.create({ file_roots: { base: [join(FIXTURES, 'file_roots')] } });
@@ -102,9 +105,15 @@ describe('module_dirs with a broken and an unavailable module', () => {
 });
 
 describe('extensions from the master', () => {
-  it("saltutil.sync_modules brings _modules (TypeScript and JavaScript) to every minion, listed as Salt lists them", async () => {
-    expect(await cluster.salt('web1', 'greeter.hi', 'bob')).toMatchObject({ code: 1, stdout: expect.stringContaining("'greeter.hi' is not available.") });
-    expect(await saltJson('*', 'saltutil.sync_modules')).toEqual({ web1: ['modules.greeter', 'modules.shouter'], web2: ['modules.greeter', 'modules.shouter'] });
+  it('saltutil.sync_modules brings _modules (TypeScript and JavaScript) to every minion, listed as Salt lists them', async () => {
+    expect(await cluster.salt('web1', 'greeter.hi', 'bob')).toMatchObject({
+      code: 1,
+      stdout: expect.stringContaining("'greeter.hi' is not available."),
+    });
+    expect(await saltJson('*', 'saltutil.sync_modules')).toEqual({
+      web1: ['modules.greeter', 'modules.shouter'],
+      web2: ['modules.greeter', 'modules.shouter'],
+    });
     expect(await saltJson('*', 'greeter.hi', 'bob')).toEqual({ web1: 'hi bob from web1', web2: 'hi bob from web2' });
     expect(await saltJson('web2', 'shouter.shout', 'hey')).toEqual({ web2: 'HEY!' });
     // Nothing changed on the master: nothing to list the second time.
@@ -120,7 +129,7 @@ describe('extensions from the master', () => {
     expect(await saltJson('web1', 'grains.get', 'site')).toEqual({ web1: 'dc-east' });
   });
 
-  it('cmd.script runs salt://script.sh from the master\'s file_roots', async () => {
+  it("cmd.script runs salt://script.sh from the master's file_roots", async () => {
     const ret = (await saltJson('web1', 'cmd.script', 'salt://script.sh', 'one two')).web1 as Record<string, unknown>;
     expect(ret).toMatchObject({ retcode: 0, stdout: 'script args: one two', stderr: 'to stderr' });
     expect(typeof ret.pid).toBe('number');

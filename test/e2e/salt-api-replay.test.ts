@@ -153,7 +153,15 @@ const ORDER: Array<[string, Mode]> = [
 ];
 
 /** Headers whose value must be the same as Salt's (others vary or are CherryPy's own). */
-const SAME_HEADERS = ['content-type', 'access-control-allow-origin', 'access-control-expose-headers', 'access-control-allow-credentials', 'cache-control', 'www-authenticate', 'allow'];
+const SAME_HEADERS = [
+  'content-type',
+  'access-control-allow-origin',
+  'access-control-expose-headers',
+  'access-control-allow-credentials',
+  'cache-control',
+  'www-authenticate',
+  'allow',
+];
 /** Headers that must be there exactly when Salt's are. */
 const PRESENT_HEADERS = ['set-cookie', 'x-auth-token', 'content-disposition'];
 
@@ -178,7 +186,12 @@ describe('salt-api: the corpus exchanges replayed', () => {
     // SaltGUI read the job of its last test.ping (S35), whose jid it learned from the event bus.
     'saltgui/S36-runner-jobs-list-job': () => mapLastJob('20261203073257554701'),
     '83b-get-stats-collect-stats-off': async () => {
-      const login = () => fetch(`http://127.0.0.1:${port}/login`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{"username":"apiuser","password":"apipass","eauth":"file"}' });
+      const login = () =>
+        fetch(`http://127.0.0.1:${port}/login`, {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json' },
+          body: '{"username":"apiuser","password":"apipass","eauth":"file"}',
+        });
       const res = await login().catch(login);
       tokens.set(UNRECORDED_LOGIN, res.headers.get('x-auth-token') as string);
     },
@@ -206,12 +219,25 @@ describe('salt-api: the corpus exchanges replayed', () => {
       }
     };
     await readUntil(/^retry: 400\n/);
-    const login = await fetch(`http://127.0.0.1:${port}/login`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{"username":"apiuser","password":"apipass","eauth":"file"}' });
-    const job = await fetch(`http://127.0.0.1:${port}/`, { method: 'POST', headers: { 'Content-Type': 'application/json', 'X-Auth-Token': login.headers.get('x-auth-token') as string }, body: '{"client":"local_async","tgt":"*","fun":"test.ping"}' });
+    const login = await fetch(`http://127.0.0.1:${port}/login`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: '{"username":"apiuser","password":"apipass","eauth":"file"}',
+    });
+    const job = await fetch(`http://127.0.0.1:${port}/`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', 'X-Auth-Token': login.headers.get('x-auth-token') as string },
+      body: '{"client":"local_async","tgt":"*","fun":"test.ping"}',
+    });
     const { jid } = ((await job.json()) as { return: Array<{ jid: string }> }).return[0];
-    await readUntil(new RegExp(`salt/job/${jid}/ret/web1[\\s\\S]*salt/job/${jid}/ret/db1|salt/job/${jid}/ret/db1[\\s\\S]*salt/job/${jid}/ret/web1`));
+    await readUntil(
+      new RegExp(`salt/job/${jid}/ret/web1[\\s\\S]*salt/job/${jid}/ret/db1|salt/job/${jid}/ret/db1[\\s\\S]*salt/job/${jid}/ret/web1`),
+    );
     abort.abort();
-    const blocks = text.replace(/^retry: 400\n/, '').split('\n\n').filter((b) => b.includes(jid));
+    const blocks = text
+      .replace(/^retry: 400\n/, '')
+      .split('\n\n')
+      .filter((b) => b.includes(jid));
     for (const b of blocks) {
       const m = /^tag: (.*)\ndata: (.*)$/.exec(b);
       expect(m, b).not.toBeNull();
@@ -222,14 +248,18 @@ describe('salt-api: the corpus exchanges replayed', () => {
     const tags = blocks.map((b) => /^tag: (.*)/.exec(b)![1]);
     expect(tags.slice(0, 2)).toEqual([jid, `salt/job/${jid}/new`]);
     expect(tags).toContain(`salt/job/${jid}/publish`);
-    const ret = JSON.parse(/data: (.*)/.exec(blocks.find((b) => b.startsWith(`tag: salt/job/${jid}/ret/web1`))!)![1]) as { data: Record<string, unknown> };
+    const ret = JSON.parse(/data: (.*)/.exec(blocks.find((b) => b.startsWith(`tag: salt/job/${jid}/ret/web1`))!)![1]) as {
+      data: Record<string, unknown>;
+    };
     expect(ret.data).toMatchObject({ cmd: '_return', id: 'web1', success: true, return: true, retcode: 0, jid, fun: 'test.ping' });
   };
 
   /** Maps a corpus jid to the newest test.ping job of the job cache. */
   const mapLastJob = async (corpusJid: string) => {
     const res = await cluster.run('salt-run', ['jobs.list_jobs', 'search_function=test.ping', '--out', 'json']);
-    const newest = Object.keys(JSON.parse(res.stdout) as Record<string, unknown>).sort().pop() as string;
+    const newest = Object.keys(JSON.parse(res.stdout) as Record<string, unknown>)
+      .sort()
+      .pop() as string;
     await untilReturned(newest);
     jids.set(corpusJid, newest);
   };
@@ -253,7 +283,10 @@ describe('salt-api: the corpus exchanges replayed', () => {
 
   /** Learns the corpus's tokens and jids from a response pair, in order of appearance. */
   const learn = (corpus: string, ours: string) => {
-    for (const [re, map] of [[/\b[0-9a-f]{40}\b|\b[0-9a-f]{64}\b/g, tokens], [/\b\d{20}\b/g, jids]] as const) {
+    for (const [re, map] of [
+      [/\b[0-9a-f]{40}\b|\b[0-9a-f]{64}\b/g, tokens],
+      [/\b\d{20}\b/g, jids],
+    ] as const) {
       const a = corpus.match(re) ?? [];
       const b = ours.match(re) ?? [];
       a.forEach((v, i) => {

@@ -40,14 +40,23 @@ describe.skipIf(!haveBrowser)('SaltGUI in Chromium against brine', () => {
     writeFileSync(join(env.cluster.root, 'saltgui', 'static', 'salt-auth.txt'), 'file\n');
     browser = await chromium.launch({
       executablePath: CHROMIUM,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
     });
     page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
     page.on('pageerror', (err) => errors.push(`page error: ${err.message}`));
     page.on('response', (res) => {
       const path = new URL(res.url()).pathname;
       const body = res.request().postData() ?? '';
-      if (res.status() >= 400 && !OPTIONAL_FILES.includes(path) && !KNOWN_MISSING.some((k) => body.includes(k))) errors.push(`${res.status()} from ${res.request().method()} ${path}: ${res.request().postData() ?? ''}`);
+      if (res.status() >= 400 && !OPTIONAL_FILES.includes(path) && !KNOWN_MISSING.some((k) => body.includes(k)))
+        errors.push(`${res.status()} from ${res.request().method()} ${path}: ${res.request().postData() ?? ''}`);
     });
   }, 180_000);
 

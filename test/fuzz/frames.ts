@@ -55,18 +55,39 @@ function randomBytes(r: Rand, n: number): Buffer {
 /** A value of the wrong type for any field. */
 function wrongValue(r: Rand): unknown {
   switch (int(r, 12)) {
-    case 0: return null;
-    case 1: return 2n ** 63n + BigInt(int(r, 1000));
-    case 2: return -1;
-    case 3: return 1e300;
-    case 4: return 'x'.repeat(int(r, 2) === 0 ? 300 : 200_000);
-    case 5: return randomBytes(r, int(r, 64));
-    case 6: return [];
-    case 7: return { __proto__: 'x', constructor: 1, toString: [] };
-    case 8: return true;
-    case 9: return pick(r, ['__proto__', 'constructor', 'toString', '../../etc/passwd', '.root_key', 'web\u202e1', '\u001b[2J', '*a['.repeat(5000)]);
-    case 10: return nest(int(r, 200));
-    default: return NaN;
+    case 0:
+      return null;
+    case 1:
+      return 2n ** 63n + BigInt(int(r, 1000));
+    case 2:
+      return -1;
+    case 3:
+      return 1e300;
+    case 4:
+      return 'x'.repeat(int(r, 2) === 0 ? 300 : 200_000);
+    case 5:
+      return randomBytes(r, int(r, 64));
+    case 6:
+      return [];
+    case 7:
+      return { __proto__: 'x', constructor: 1, toString: [] };
+    case 8:
+      return true;
+    case 9:
+      return pick(r, [
+        '__proto__',
+        'constructor',
+        'toString',
+        '../../etc/passwd',
+        '.root_key',
+        'web\u202e1',
+        '\u001b[2J',
+        '*a['.repeat(5000),
+      ]);
+    case 10:
+      return nest(int(r, 200));
+    default:
+      return NaN;
   }
 }
 
@@ -86,7 +107,10 @@ function wrongField(r: Rand, seed: Buffer): Buffer {
   }
   if (!value || typeof value !== 'object' || Array.isArray(value)) return encode(wrongValue(r));
   const top = { ...(value as Record<string, unknown>) };
-  const inner = top.load && typeof top.load === 'object' && !Buffer.isBuffer(top.load) && int(r, 2) === 0 ? { ...(top.load as Record<string, unknown>) } : undefined;
+  const inner =
+    top.load && typeof top.load === 'object' && !Buffer.isBuffer(top.load) && int(r, 2) === 0
+      ? { ...(top.load as Record<string, unknown>) }
+      : undefined;
   const target = inner ?? top;
   const keys = Object.keys(target);
   const key = keys.length > 0 && int(r, 5) > 0 ? pick(r, keys) : pick(r, ['cmd', 'id', 'enc', 'load', 'pub', 'tgt', 'saltenv']);
@@ -126,11 +150,32 @@ function mutateBytes(r: Rand, seed: Buffer, other: Buffer): Buffer {
 /** A single-frame message that is not derived from a seed. */
 function synthetic(r: Rand): Buffer {
   switch (int(r, 5)) {
-    case 0: return randomBytes(r, int(r, 2048));
-    case 1: return Buffer.concat([Buffer.alloc(int(r, 100_000) + 1, 0x91), Buffer.from([0xc0])]); // [[[[...]]]]
-    case 2: return Buffer.concat([Buffer.alloc(int(r, 50_000) + 1, 0x81).map((_, i) => (i % 2 === 0 ? 0x81 : 0xa1)), Buffer.from([0xc0])]);
-    case 3: return encode({ enc: 'clear', load: { cmd: '_auth', id: wrongValue(r), nonce: 'a'.repeat(32), enc_algo: 'OAEP-SHA1', sig_algo: 'PKCS1v15-SHA1', pub: wrongValue(r) }, version: 3 });
-    default: return encode({ enc: pick(r, ['aes', 'clear', 'pub', wrongValue(r)]), load: wrongValue(r), version: wrongValue(r), id: wrongValue(r) });
+    case 0:
+      return randomBytes(r, int(r, 2048));
+    case 1:
+      return Buffer.concat([Buffer.alloc(int(r, 100_000) + 1, 0x91), Buffer.from([0xc0])]); // [[[[...]]]]
+    case 2:
+      return Buffer.concat([Buffer.alloc(int(r, 50_000) + 1, 0x81).map((_, i) => (i % 2 === 0 ? 0x81 : 0xa1)), Buffer.from([0xc0])]);
+    case 3:
+      return encode({
+        enc: 'clear',
+        load: {
+          cmd: '_auth',
+          id: wrongValue(r),
+          nonce: 'a'.repeat(32),
+          enc_algo: 'OAEP-SHA1',
+          sig_algo: 'PKCS1v15-SHA1',
+          pub: wrongValue(r),
+        },
+        version: 3,
+      });
+    default:
+      return encode({
+        enc: pick(r, ['aes', 'clear', 'pub', wrongValue(r)]),
+        load: wrongValue(r),
+        version: wrongValue(r),
+        id: wrongValue(r),
+      });
   }
 }
 
@@ -146,7 +191,10 @@ export function frameSource(seed: number, seeds: Buffer[]): FuzzFrames {
     next(): Buffer[] {
       const kind = int(r, 10);
       const s = pick(r, seeds);
-      if (kind === 0) return Array.from({ length: 2 + int(r, 3) }, () => (int(r, 2) === 0 ? mutateBytes(r, s, pick(r, seeds)) : randomBytes(r, int(r, 64))));
+      if (kind === 0)
+        return Array.from({ length: 2 + int(r, 3) }, () =>
+          int(r, 2) === 0 ? mutateBytes(r, s, pick(r, seeds)) : randomBytes(r, int(r, 64)),
+        );
       if (kind <= 3) return [wrongField(r, s)];
       if (kind <= 7) return [mutateBytes(r, s, pick(r, seeds))];
       return [synthetic(r)];

@@ -63,123 +63,159 @@ async function requestWorker(address: string, messages: Buffer[], counts: { sent
 }
 
 describe(`fuzz campaign (${FRAMES} frames, seed ${SEED})`, () => {
-  it('the master answers every request and keeps running jobs; the minion survives its publications', async () => {
-    const systemBefore = systemDirsState();
-    const seeds = wireSeeds();
-    expect(seeds.requests.length).toBeGreaterThan(5);
-    expect(seeds.publications.length).toBeGreaterThan(0);
+  it(
+    'the master answers every request and keeps running jobs; the minion survives its publications',
+    async () => {
+      const systemBefore = systemDirsState();
+      const seeds = wireSeeds();
+      expect(seeds.requests.length).toBeGreaterThan(5);
+      expect(seeds.publications.length).toBeGreaterThan(0);
 
-    const h = await MasterHarness.start({ max_pending_keys: 100, auth_rate_limit: 1000 });
-    cleanups.push(() => h.stop());
-    const minionRoot = mkdtempSync(join(tmpdir(), 'brine-fuzz-minion-'));
-    cleanups.push(() => rmSync(minionRoot, { recursive: true, force: true }));
-    const minion = new Minion(
-      {
-        id: 'web1', master: '127.0.0.1', master_port: h.settings.ret_port, pki_dir: join(minionRoot, 'pki'), keysize: 1024,
-        acceptance_wait_time: 1, auth_timeout: 5, recon_default: 100, recon_max: 500, random_reauth_delay: 0,
-        return_retry_timer: 2, return_retry_tries: 5,
-      },
-      { run: async (job) => ({ return: job.fun === 'test.ping', retcode: 0, success: true }) },
-      { all: () => ({}) },
-      quiet.getLogger('salt.minion'),
-    );
-    cleanups.push(() => minion.stop());
-    const started = minion.start();
-    // Accept web1 once its key is pending (the watch on minions_pre tells the master).
-    const pending = join(h.settings.pki_dir, 'minions_pre', 'web1');
-    await new Promise<void>((resolve) => {
-      const check = () => (existsSync(pending) ? resolve() : setTimeout(check, 50));
-      check();
-    });
-    h.master.keys.accept(['web1']);
-    await started;
-    const client = await LocalClient.connect({ ...h.settings, interface: '127.0.0.1' });
-    cleanups.push(() => client.close());
-
-    const rssBefore = process.memoryUsage().rss;
-    const source = frameSource(SEED, seeds.requests);
-    const masterFrames = Math.ceil(FRAMES * 0.8);
-    const single: Buffer[] = [];
-    const multi: Buffer[][] = [];
-    const counts = { sent: 0, answered: 0, multi: 0 };
-    const pings = { published: 0, returned: 0 };
-    let stop = false;
-
-    // Real jobs while the garbage flows: each test.ping must come back.
-    const pinger = (async () => {
-      while (!stop) {
-        const pub = await client.publish({ tgt: 'web1', tgtType: 'glob', fun: 'test.ping', arg: [] });
-        pings.published++;
-        for await (const ret of client.returns(pub, 60_000)) if (ret.id === 'web1' && ret.return === true) pings.returned++;
-      }
-    })();
-
-    // In batches, so a long campaign never holds all its frames at once.
-    const dealer = new zmq.Dealer({ linger: 0 });
-    dealer.connect(h.address);
-    for (let done = 0; done < masterFrames; ) {
-      single.length = 0;
-      multi.length = 0;
-      const batch = Math.min(2000, masterFrames - done);
-      for (let i = 0; i < batch; i++) {
-        const frames = source.next();
-        if (frames.length === 1) single.push(frames[0]);
-        else multi.push(frames);
-      }
-      done += batch;
-      // Multi-frame messages are not REQ's shape: the master drops them without an answer.
-      for (const m of multi) {
-        await dealer.send(m);
-        counts.multi++;
-      }
-      const workers = 4;
-      await Promise.all(
-        Array.from({ length: workers }, (_, w) => requestWorker(h.address, single.filter((_, i) => i % workers === w), counts)),
+      const h = await MasterHarness.start({ max_pending_keys: 100, auth_rate_limit: 1000 });
+      cleanups.push(() => h.stop());
+      const minionRoot = mkdtempSync(join(tmpdir(), 'brine-fuzz-minion-'));
+      cleanups.push(() => rmSync(minionRoot, { recursive: true, force: true }));
+      const minion = new Minion(
+        {
+          id: 'web1',
+          master: '127.0.0.1',
+          master_port: h.settings.ret_port,
+          pki_dir: join(minionRoot, 'pki'),
+          keysize: 1024,
+          acceptance_wait_time: 1,
+          auth_timeout: 5,
+          recon_default: 100,
+          recon_max: 500,
+          random_reauth_delay: 0,
+          return_retry_timer: 2,
+          return_retry_tries: 5,
+        },
+        { run: async (job) => ({ return: job.fun === 'test.ping', retcode: 0, success: true }) },
+        { all: () => ({}) },
+        quiet.getLogger('salt.minion'),
       );
-    }
-    dealer.close();
+      cleanups.push(() => minion.stop());
+      const started = minion.start();
+      // Accept web1 once its key is pending (the watch on minions_pre tells the master).
+      const pending = join(h.settings.pki_dir, 'minions_pre', 'web1');
+      await new Promise<void>((resolve) => {
+        const check = () => (existsSync(pending) ? resolve() : setTimeout(check, 50));
+        check();
+      });
+      h.master.keys.accept(['web1']);
+      await started;
+      const client = await LocalClient.connect({ ...h.settings, interface: '127.0.0.1' });
+      cleanups.push(() => client.close());
 
-    // The minion, through a fake master: mutated publications on its subscription.
-    const fake = new FakeMaster({ retPort: await freePort(), pubPort: await freePort() });
-    await fake.start();
-    cleanups.push(() => fake.stop());
-    const fakeRoot = mkdtempSync(join(tmpdir(), 'brine-fuzz-fake-'));
-    cleanups.push(() => rmSync(fakeRoot, { recursive: true, force: true }));
-    mkdirSync(join(fakeRoot, 'pki'), { mode: 0o700 });
-    const { writeFileSync } = await import('node:fs');
-    writeFileSync(join(fakeRoot, 'pki', 'minion.pem'), keyPem('web1.pem'), { mode: 0o600 });
-    writeFileSync(join(fakeRoot, 'pki', 'minion.pub'), keyPem('web1.pub'));
-    const victim = new Minion(
-      {
-        id: 'web1', master: '127.0.0.1', master_port: fake['options'].retPort, pki_dir: join(fakeRoot, 'pki'), keysize: 2048,
-        acceptance_wait_time: 1, auth_timeout: 5, recon_default: 100, recon_max: 500, return_retry_timer: 1, return_retry_tries: 3,
-      },
-      { run: async () => ({ return: true, retcode: 0, success: true }) },
-      { all: () => ({}) },
-      quiet.getLogger('salt.minion'),
-    );
-    cleanups.push(() => victim.stop());
-    await victim.start();
-    const pubSource = frameSource(SEED + 1, seeds.publications);
-    for (let i = 0; i < FRAMES - masterFrames; i++) await fake.publishRaw(pubSource.next());
-    const after = await fake.publishUntilReturned({ fun: 'test.ping', arg: [], tgt: 'web1', tgt_type: 'glob', jid: '20261203000000000001', ret: '', user: 'root' });
-    expect(after.return).toBe(true);
+      const rssBefore = process.memoryUsage().rss;
+      const source = frameSource(SEED, seeds.requests);
+      const masterFrames = Math.ceil(FRAMES * 0.8);
+      const single: Buffer[] = [];
+      const multi: Buffer[][] = [];
+      const counts = { sent: 0, answered: 0, multi: 0 };
+      const pings = { published: 0, returned: 0 };
+      let stop = false;
 
-    stop = true;
-    await pinger;
-    const grew = process.memoryUsage().rss - rssBefore;
+      // Real jobs while the garbage flows: each test.ping must come back.
+      const pinger = (async () => {
+        while (!stop) {
+          const pub = await client.publish({ tgt: 'web1', tgtType: 'glob', fun: 'test.ping', arg: [] });
+          pings.published++;
+          for await (const ret of client.returns(pub, 60_000)) if (ret.id === 'web1' && ret.return === true) pings.returned++;
+        }
+      })();
 
-    expect(counts.answered).toBe(counts.sent);
-    expect(counts.sent + counts.multi).toBe(masterFrames);
-    expect(pings.published).toBeGreaterThan(0);
-    expect(pings.returned).toBe(pings.published);
-    for (const state of KEY_STATES) {
-      for (const name of readdirSync(join(h.settings.pki_dir, STATE_DIRS[state]))) {
-        if (!name.startsWith('.tmp.')) expect(isValidMinionId(name)).toBe(true);
+      // In batches, so a long campaign never holds all its frames at once.
+      const dealer = new zmq.Dealer({ linger: 0 });
+      dealer.connect(h.address);
+      for (let done = 0; done < masterFrames;) {
+        single.length = 0;
+        multi.length = 0;
+        const batch = Math.min(2000, masterFrames - done);
+        for (let i = 0; i < batch; i++) {
+          const frames = source.next();
+          if (frames.length === 1) single.push(frames[0]);
+          else multi.push(frames);
+        }
+        done += batch;
+        // Multi-frame messages are not REQ's shape: the master drops them without an answer.
+        for (const m of multi) {
+          await dealer.send(m);
+          counts.multi++;
+        }
+        const workers = 4;
+        await Promise.all(
+          Array.from({ length: workers }, (_, w) =>
+            requestWorker(
+              h.address,
+              single.filter((_, i) => i % workers === w),
+              counts,
+            ),
+          ),
+        );
       }
-    }
-    expect(readdirSync(join(h.settings.pki_dir, 'minions_pre')).length).toBeLessThanOrEqual(100);
-    expect(systemDirsState()).toBe(systemBefore);
-    expect(grew).toBeLessThan(RSS_BOUND);
-  }, Math.max(120_000, FRAMES * 20));
+      dealer.close();
+
+      // The minion, through a fake master: mutated publications on its subscription.
+      const fake = new FakeMaster({ retPort: await freePort(), pubPort: await freePort() });
+      await fake.start();
+      cleanups.push(() => fake.stop());
+      const fakeRoot = mkdtempSync(join(tmpdir(), 'brine-fuzz-fake-'));
+      cleanups.push(() => rmSync(fakeRoot, { recursive: true, force: true }));
+      mkdirSync(join(fakeRoot, 'pki'), { mode: 0o700 });
+      const { writeFileSync } = await import('node:fs');
+      writeFileSync(join(fakeRoot, 'pki', 'minion.pem'), keyPem('web1.pem'), { mode: 0o600 });
+      writeFileSync(join(fakeRoot, 'pki', 'minion.pub'), keyPem('web1.pub'));
+      const victim = new Minion(
+        {
+          id: 'web1',
+          master: '127.0.0.1',
+          master_port: fake['options'].retPort,
+          pki_dir: join(fakeRoot, 'pki'),
+          keysize: 2048,
+          acceptance_wait_time: 1,
+          auth_timeout: 5,
+          recon_default: 100,
+          recon_max: 500,
+          return_retry_timer: 1,
+          return_retry_tries: 3,
+        },
+        { run: async () => ({ return: true, retcode: 0, success: true }) },
+        { all: () => ({}) },
+        quiet.getLogger('salt.minion'),
+      );
+      cleanups.push(() => victim.stop());
+      await victim.start();
+      const pubSource = frameSource(SEED + 1, seeds.publications);
+      for (let i = 0; i < FRAMES - masterFrames; i++) await fake.publishRaw(pubSource.next());
+      const after = await fake.publishUntilReturned({
+        fun: 'test.ping',
+        arg: [],
+        tgt: 'web1',
+        tgt_type: 'glob',
+        jid: '20261203000000000001',
+        ret: '',
+        user: 'root',
+      });
+      expect(after.return).toBe(true);
+
+      stop = true;
+      await pinger;
+      const grew = process.memoryUsage().rss - rssBefore;
+
+      expect(counts.answered).toBe(counts.sent);
+      expect(counts.sent + counts.multi).toBe(masterFrames);
+      expect(pings.published).toBeGreaterThan(0);
+      expect(pings.returned).toBe(pings.published);
+      for (const state of KEY_STATES) {
+        for (const name of readdirSync(join(h.settings.pki_dir, STATE_DIRS[state]))) {
+          if (!name.startsWith('.tmp.')) expect(isValidMinionId(name)).toBe(true);
+        }
+      }
+      expect(readdirSync(join(h.settings.pki_dir, 'minions_pre')).length).toBeLessThanOrEqual(100);
+      expect(systemDirsState()).toBe(systemBefore);
+      expect(grew).toBeLessThan(RSS_BOUND);
+    },
+    Math.max(120_000, FRAMES * 20),
+  );
 });

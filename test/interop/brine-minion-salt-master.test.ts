@@ -47,20 +47,23 @@ describeWithSalt('brine minion -> Salt 3007 master', () => {
     writeFileSync(join(srv, 'files', 'motd'), 'served by salt\n');
     // A state tree on Salt's file server: the brine minion fetches top, SLS and salt:// sources through it.
     writeFileSync(join(srv, 'top.sls'), "base:\n  'bm2':\n    - web\n");
-    writeFileSync(join(srv, 'web.sls'), [
-      'motd:',
-      '  file.managed:',
-      `    - name: ${join(cluster.root, 'state-out', 'motd')}`,
-      '    - source: salt://files/motd',
-      '    - makedirs: True',
-      'greeting:',
-      '  file.managed:',
-      `    - name: ${join(cluster.root, 'state-out', 'greeting')}`,
-      '    - contents: "hello {{ grains[\'id\'] }}"',
-      '    - require:',
-      '      - file: motd',
-      '',
-    ].join('\n'));
+    writeFileSync(
+      join(srv, 'web.sls'),
+      [
+        'motd:',
+        '  file.managed:',
+        `    - name: ${join(cluster.root, 'state-out', 'motd')}`,
+        '    - source: salt://files/motd',
+        '    - makedirs: True',
+        'greeting:',
+        '  file.managed:',
+        `    - name: ${join(cluster.root, 'state-out', 'greeting')}`,
+        '    - contents: "hello {{ grains[\'id\'] }}"',
+        '    - require:',
+        '      - file: motd',
+        '',
+      ].join('\n'),
+    );
     // loop_interval 1: Salt's maintenance loop rotates the AES key within a second of a key's deletion.
     masterDir = writeSaltMasterConfig(cluster.root, ports, { keep_jobs_seconds: 3600, file_roots: { base: [srv] }, loop_interval: 1 });
     master = startSalt('salt-master', 'salt-master', masterDir);
@@ -103,7 +106,10 @@ describeWithSalt('brine minion -> Salt 3007 master', () => {
     const grains = json((await salt('bm2', 'grains.items', '--out', 'json')).stdout).bm2 as Record<string, unknown>;
     expect(grains).toMatchObject({ id: 'bm2', role: 'db' });
     expect(Object.keys(json((await salt('-G', 'role:web', 'test.ping', '--out', 'json', '--static')).stdout))).toEqual(['bm1']);
-    expect(Object.keys(json((await salt('-C', 'G@role:db or bm1', 'test.ping', '--out', 'json', '--static')).stdout)).sort()).toEqual(['bm1', 'bm2']);
+    expect(Object.keys(json((await salt('-C', 'G@role:db or bm1', 'test.ping', '--out', 'json', '--static')).stdout)).sort()).toEqual([
+      'bm1',
+      'bm2',
+    ]);
   });
 
   it('--async, then salt-run jobs.lookup_jid and jobs.list_jobs', async () => {
@@ -127,12 +133,19 @@ describeWithSalt('brine minion -> Salt 3007 master', () => {
     events = saltEventStream(masterDir);
     // Listening once a ping's return shows up on it (a retry on what is observed, not a clock).
     for (let i = 0; i < 20 && !/salt\/job\/\d+\/ret\/bm2/.test(events.log); i++) await salt('bm2', 'test.ping', '-t', '20');
-    expect(json((await salt('bm2', 'event.send', 'interop/brine', '{"from": "brine"}', 'extra=1', '--out', 'json')).stdout)).toEqual({ bm2: true });
+    expect(json((await salt('bm2', 'event.send', 'interop/brine', '{"from": "brine"}', 'extra=1', '--out', 'json')).stdout)).toEqual({
+      bm2: true,
+    });
     await events.waitFor(/interop\/brine\t[^\n]*"from": "brine"/, 30_000);
     const line = events.log.split('\n').find((l) => l.startsWith('interop/brine\t'))!;
     // The whole request load, the event's data under `data` (keyword arguments and job data merged in).
     const fired = json(line.slice(line.indexOf('\t') + 1));
-    expect(fired).toMatchObject({ cmd: '_minion_event', id: 'bm2', tag: 'interop/brine', data: { from: 'brine', extra: 1, __pub_fun: 'event.send' } });
+    expect(fired).toMatchObject({
+      cmd: '_minion_event',
+      id: 'bm2',
+      tag: 'interop/brine',
+      data: { from: 'brine', extra: 1, __pub_fun: 'event.send' },
+    });
   });
 
   it("cp.get_file, cp.list_master, cp.list_master_dirs and cp.hash_file through Salt's file server", async () => {
@@ -158,7 +171,14 @@ describeWithSalt('brine minion -> Salt 3007 master', () => {
     type StateRet = Record<string, { result: boolean; changes: Record<string, unknown>; __id__: string }>;
     const res = await salt('bm2', 'state.apply', '--out', 'json', '-t', '60');
     const ret = json(res.stdout).bm2 as StateRet;
-    expect(Object.values(ret).map((r) => [r.__id__, r.result]).sort()).toEqual([['greeting', true], ['motd', true]]);
+    expect(
+      Object.values(ret)
+        .map((r) => [r.__id__, r.result])
+        .sort(),
+    ).toEqual([
+      ['greeting', true],
+      ['motd', true],
+    ]);
     expect(readFileSync(join(cluster.root, 'state-out', 'motd'), 'utf8')).toBe('served by salt\n');
     expect(readFileSync(join(cluster.root, 'state-out', 'greeting'), 'utf8')).toBe('hello bm2\n');
     expect(res.code).toBe(0);
@@ -166,7 +186,10 @@ describeWithSalt('brine minion -> Salt 3007 master', () => {
 
   it("mine.send stores in Salt's mine: mine.get on the minion and Salt's salt-run mine.get read it, mine.delete drops it", async () => {
     expect(json((await salt('bm2', 'mine.send', 'test.echo', 'mined', '--out', 'json')).stdout)).toEqual({ bm2: true });
-    const [onMinion, onMaster] = await Promise.all([salt('bm2', 'mine.get', '*', 'test.echo', '--out', 'json'), saltRun('mine.get', '*', 'test.echo', '--out', 'json')]);
+    const [onMinion, onMaster] = await Promise.all([
+      salt('bm2', 'mine.get', '*', 'test.echo', '--out', 'json'),
+      saltRun('mine.get', '*', 'test.echo', '--out', 'json'),
+    ]);
     expect(json(onMinion.stdout)).toEqual({ bm2: { bm2: 'mined' } });
     expect(json(onMaster.stdout)).toEqual({ bm2: 'mined' });
     expect(json((await salt('bm2', 'mine.delete', 'test.echo', '--out', 'json')).stdout)).toEqual({ bm2: true });

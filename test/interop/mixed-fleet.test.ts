@@ -23,7 +23,10 @@ describeWithSalt('mixed fleet: brine master, two Salt minions, two brine minions
   beforeAll(async () => {
     cluster = await Cluster.create({ auto_accept: true, timeout: 20 });
     await cluster.startMaster();
-    for (const [id, role] of [['py1', 'web'], ['py2', 'db']]) {
+    for (const [id, role] of [
+      ['py1', 'web'],
+      ['py2', 'db'],
+    ]) {
       py.push(startSalt(id, 'salt-minion', writeSaltMinionConfig(cluster.root, id, cluster.retPort, { grains: { role, kind: 'python' } })));
     }
     await Promise.all([
@@ -81,7 +84,10 @@ describeWithSalt('mixed fleet: brine master, two Salt minions, two brine minions
     for (const reader of ['bm1', 'py1']) {
       expect(json((await cluster.salt(reader, 'mine.get', '*', 'grains.get', '--out', 'json')).stdout)[reader]).toEqual(everyone);
     }
-    expect(json((await cluster.salt('bm2', 'mine.get', 'role:web', 'grains.get', 'tgt_type=grain', '--out', 'json')).stdout).bm2).toEqual({ bm1: 'brine', py1: 'python' });
+    expect(json((await cluster.salt('bm2', 'mine.get', 'role:web', 'grains.get', 'tgt_type=grain', '--out', 'json')).stdout).bm2).toEqual({
+      bm1: 'brine',
+      py1: 'python',
+    });
   });
 
   it('logged no bad load or HMAC lines for any of them', () => {

@@ -23,8 +23,14 @@ function json(text: string): Record<string, unknown> {
 /** A pillar tree: every minion gets `site`; `mine` and `other` get their own secret. */
 function writePillar(dir: string, mine: string, other: string): void {
   mkdirSync(join(dir, 'secrets'), { recursive: true });
-  writeFileSync(join(dir, 'top.sls'), `base:\n  '*':\n    - common\n  '${mine}':\n    - secrets.${mine}\n  '${other}':\n    - secrets.${other}\n`);
-  writeFileSync(join(dir, 'common.sls'), "site: {{ grains['id'] }}.example\n{% set owner = 'ops' %}\nnested:\n  owner: {{ owner }}\n  ports: [80, 443]\n");
+  writeFileSync(
+    join(dir, 'top.sls'),
+    `base:\n  '*':\n    - common\n  '${mine}':\n    - secrets.${mine}\n  '${other}':\n    - secrets.${other}\n`,
+  );
+  writeFileSync(
+    join(dir, 'common.sls'),
+    "site: {{ grains['id'] }}.example\n{% set owner = 'ops' %}\nnested:\n  owner: {{ owner }}\n  ports: [80, 443]\n",
+  );
   writeFileSync(join(dir, 'secrets', `${mine}.sls`), `secret: ${mine}-only-secret\nrole: {{ grains.get('role', 'none') }}\n`);
   writeFileSync(join(dir, 'secrets', `${other}.sls`), `secret: ${other}-only-secret\n`);
 }
@@ -57,7 +63,10 @@ describeWithSalt('pillar between brine and Salt 3007', () => {
     pyMinion = startSalt('pyminion', 'salt-minion', pyMinionDir);
 
     // The brine minion signs in to Salt's master (it retries until that master answers).
-    const bm = await cluster.startMinion({ id: 'bm1', grains: { role: 'brine' }, config: { master_port: ports.ret } }, 'Setting up the Salt Minion');
+    const bm = await cluster.startMinion(
+      { id: 'bm1', grains: { role: 'brine' }, config: { master_port: ports.ret } },
+      'Setting up the Salt Minion',
+    );
     await Promise.all([bm.waitFor('is ready', 80_000), pyMinion.waitFor('Minion is ready to receive requests!', 80_000)]);
   }, 120_000);
 

@@ -37,20 +37,23 @@ describeWithSalt('Salt 3007 minion -> brine master', () => {
     writeFileSync(join(srv, 'files', 'motd'), 'served by brine\n');
     // A state tree the Salt minion compiles itself from brine's file server (top, SLS, salt:// source, template).
     writeFileSync(join(srv, 'top.sls'), "base:\n  'pyminion':\n    - web\n");
-    writeFileSync(join(srv, 'web.sls'), [
-      'motd:',
-      '  file.managed:',
-      `    - name: ${join(out, 'motd')}`,
-      '    - source: salt://files/motd',
-      '    - makedirs: True',
-      'greeting:',
-      '  file.managed:',
-      `    - name: ${join(out, 'greeting')}`,
-      '    - contents: "hello {{ grains[\'id\'] }}"',
-      '    - require:',
-      '      - file: motd',
-      '',
-    ].join('\n'));
+    writeFileSync(
+      join(srv, 'web.sls'),
+      [
+        'motd:',
+        '  file.managed:',
+        `    - name: ${join(out, 'motd')}`,
+        '    - source: salt://files/motd',
+        '    - makedirs: True',
+        'greeting:',
+        '  file.managed:',
+        `    - name: ${join(out, 'greeting')}`,
+        '    - contents: "hello {{ grains[\'id\'] }}"',
+        '    - require:',
+        '      - file: motd',
+        '',
+      ].join('\n'),
+    );
     cluster = await Cluster.create({ file_roots: { base: [srv] }, gather_job_timeout: 5, timeout: 10 });
     await cluster.startMaster();
     await cluster.startAccepted([{ id: 'bm1', grains: { role: 'brine' } }]);
@@ -78,20 +81,39 @@ describeWithSalt('Salt 3007 minion -> brine master', () => {
   });
 
   it('test.arg receives every argument type as Salt parses it', async () => {
-    const res = await cluster.salt('pyminion', 'test.arg', '1', '2.5', 'true', 'null', '[1, two]', '{a: b}', 'word', '*', 'key=value', 'n=3', '--out', 'json');
+    const res = await cluster.salt(
+      'pyminion',
+      'test.arg',
+      '1',
+      '2.5',
+      'true',
+      'null',
+      '[1, two]',
+      '{a: b}',
+      'word',
+      '*',
+      'key=value',
+      'n=3',
+      '--out',
+      'json',
+    );
     const ret = json(res.stdout).pyminion as { args: unknown[]; kwargs: Record<string, unknown> };
     expect(ret.args).toEqual([1, 2.5, true, null, [1, 'two'], { a: 'b' }, 'word', '*']);
     expect(ret.kwargs).toMatchObject({ key: 'value', n: 3, __pub_fun: 'test.arg', __pub_tgt: 'pyminion' });
   });
 
   it('cmd.run runs a shell command', async () => {
-    expect(await cluster.salt('pyminion', 'cmd.run', 'echo hello from python')).toMatchObject({ code: 0, stdout: 'pyminion:\n    hello from python\n' });
+    expect(await cluster.salt('pyminion', 'cmd.run', 'echo hello from python')).toMatchObject({
+      code: 0,
+      stdout: 'pyminion:\n    hello from python\n',
+    });
   });
 
   it('grains.items, and targets on them: glob, -G, -C', async () => {
     const grains = json((await cluster.salt('pyminion', 'grains.items', '--out', 'json')).stdout).pyminion as Record<string, unknown>;
     expect(grains).toMatchObject({ id: 'pyminion', role: 'py', saltversion: '3007.10' });
-    const ids = async (...args: string[]) => Object.keys(json((await cluster.salt(...args, 'test.ping', '--out', 'json', '--static')).stdout)).sort();
+    const ids = async (...args: string[]) =>
+      Object.keys(json((await cluster.salt(...args, 'test.ping', '--out', 'json', '--static')).stdout)).sort();
     expect(await ids('py*')).toEqual(['pyminion']);
     expect(await ids('*')).toEqual(['bm1', 'pyminion']);
     expect(await ids('-G', 'role:py')).toEqual(['pyminion']);
@@ -112,13 +134,21 @@ describeWithSalt('Salt 3007 minion -> brine master', () => {
     // Long enough to outlast a CLI on busy cores; killed once seen.
     const jid = jidOf((await cluster.salt('pyminion', 'test.sleep', '600', '--async')).stdout);
     await py.waitFor(new RegExp(`Executing command '?test\\.sleep'? with jid ${jid}`), 20_000);
-    const found = json((await cluster.salt('pyminion', 'saltutil.find_job', jid, '--out', 'json')).stdout).pyminion as Record<string, unknown>;
+    const found = json((await cluster.salt('pyminion', 'saltutil.find_job', jid, '--out', 'json')).stdout).pyminion as Record<
+      string,
+      unknown
+    >;
     expect(found).toMatchObject({ jid, fun: 'test.sleep', arg: [600] });
     await cluster.salt('pyminion', 'saltutil.kill_job', jid);
   });
 
   it("fires its events on brine's event bus", async () => {
-    const stream = new Daemon('state.event', spawn(process.execPath, [join(REPO, 'bin', 'salt-run'), '-c', cluster.masterDir, 'state.event'], { stdio: ['ignore', 'pipe', 'pipe'] }));
+    const stream = new Daemon(
+      'state.event',
+      spawn(process.execPath, [join(REPO, 'bin', 'salt-run'), '-c', cluster.masterDir, 'state.event'], {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      }),
+    );
     try {
       // Listening once a ping shows up on it (a retry on what is observed).
       for (let i = 0; i < 20 && !/salt\/job\/\d+\/ret\/pyminion/.test(stream.log); i++) await cluster.salt('pyminion', 'test.ping');
@@ -142,10 +172,21 @@ describeWithSalt('Salt 3007 minion -> brine master', () => {
     const dest = join(cluster.root, 'got-motd');
     expect((await cluster.salt('pyminion', 'cp.get_file', 'salt://files/motd', dest)).stdout).toBe(`pyminion:\n    ${dest}\n`);
     expect(readFileSync(dest, 'utf8')).toBe('served by brine\n');
-    expect(json((await cluster.salt('pyminion', 'cp.list_master', '--out', 'json')).stdout).pyminion).toEqual(['files/motd', 'top.sls', 'web.sls']);
-    expect(json((await cluster.salt('pyminion', 'cp.list_master_dirs', '--out', 'json')).stdout).pyminion).toEqual(['files', 'files/empty']);
-    expect(json((await cluster.salt('pyminion', 'cp.hash_file', 'salt://files/motd', '--out', 'json')).stdout).pyminion).toMatchObject({ hash_type: 'sha256' });
-    expect((await cluster.salt('pyminion', 'cp.get_file', 'salt://files/missing', join(cluster.root, 'nothing'))).stdout).toBe('pyminion:\n');
+    expect(json((await cluster.salt('pyminion', 'cp.list_master', '--out', 'json')).stdout).pyminion).toEqual([
+      'files/motd',
+      'top.sls',
+      'web.sls',
+    ]);
+    expect(json((await cluster.salt('pyminion', 'cp.list_master_dirs', '--out', 'json')).stdout).pyminion).toEqual([
+      'files',
+      'files/empty',
+    ]);
+    expect(json((await cluster.salt('pyminion', 'cp.hash_file', 'salt://files/motd', '--out', 'json')).stdout).pyminion).toMatchObject({
+      hash_type: 'sha256',
+    });
+    expect((await cluster.salt('pyminion', 'cp.get_file', 'salt://files/missing', join(cluster.root, 'nothing'))).stdout).toBe(
+      'pyminion:\n',
+    );
   });
 
   it("mine.send stores in brine's mine, mine.get reads it by target", async () => {
@@ -158,13 +199,27 @@ describeWithSalt('Salt 3007 minion -> brine master', () => {
     type StateRet = Record<string, { result: boolean; changes: Record<string, unknown>; __id__: string }>;
     const applied = await cluster.salt('pyminion', 'state.apply', 'web', '--out', 'json', '-t', '60');
     const first = json(applied.stdout).pyminion as StateRet;
-    expect(Object.values(first).map((r) => [r.__id__, r.result]).sort()).toEqual([['greeting', true], ['motd', true]]);
+    expect(
+      Object.values(first)
+        .map((r) => [r.__id__, r.result])
+        .sort(),
+    ).toEqual([
+      ['greeting', true],
+      ['motd', true],
+    ]);
     expect(first[`file_|-motd_|-${join(out, 'motd')}_|-managed`].changes).toMatchObject({ diff: 'New file' });
     expect(readFileSync(join(out, 'motd'), 'utf8')).toBe('served by brine\n');
     expect(readFileSync(join(out, 'greeting'), 'utf8')).toBe('hello pyminion\n');
     // The highstate (top.sls) again: same states, nothing left to change.
     const again = json((await cluster.salt('pyminion', 'state.highstate', '--out', 'json', '-t', '60')).stdout).pyminion as StateRet;
-    expect(Object.values(again).map((r) => [r.__id__, r.result, r.changes]).sort()).toEqual([['greeting', true, {}], ['motd', true, {}]]);
+    expect(
+      Object.values(again)
+        .map((r) => [r.__id__, r.result, r.changes])
+        .sort(),
+    ).toEqual([
+      ['greeting', true, {}],
+      ['motd', true, {}],
+    ]);
   });
 
   it('signs in again after the publish key rotates (another minion deleted) and runs the next job', async () => {
@@ -193,6 +248,8 @@ describeWithSalt('Salt 3007 minion -> brine master', () => {
 
   it('answered every request of the Salt minion: no bad load, HMAC or unexposed-method lines', () => {
     expect(cluster.master!.log).not.toMatch(/Bad request|HMAC|bad load|not exposed|Request handling failed/);
-    expect(readFileSync(saltLog(pyDir, 'minion'), 'utf8')).not.toMatch(/message authentication failed|Some exception handling minion payload/);
+    expect(readFileSync(saltLog(pyDir, 'minion'), 'utf8')).not.toMatch(
+      /message authentication failed|Some exception handling minion payload/,
+    );
   });
 });

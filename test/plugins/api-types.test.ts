@@ -42,6 +42,13 @@ class Typed {
 
 describe('typed schema', () => {
   it('records every function, typed or not', () => {
-    expect([...exploreModule(Typed).functions.keys()].sort()).toEqual(['extras', 'narrowed', 'ok', 'wrongItems', 'wrongPresence', 'wrongType']);
+    expect([...exploreModule(Typed).functions.keys()].sort()).toEqual([
+      'extras',
+      'narrowed',
+      'ok',
+      'wrongItems',
+      'wrongPresence',
+      'wrongType',
+    ]);
   });
 });

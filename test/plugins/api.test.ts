@@ -19,9 +19,12 @@ import { createHarness } from 'brine/testing';
 
 @Module('sample', { doc: 'A sample', available: () => true })
 class Sample {
-  constructor(@inject(IShell) readonly shell: IShell, @inject(IConfig) readonly config: IConfig) {}
+  constructor(
+    @inject(IShell) readonly shell: IShell,
+    @inject(IConfig) readonly config: IConfig,
+  ) {}
 
-  @Fn({ summary: "echo doc" })
+  @Fn({ summary: 'echo doc' })
   echo(text: unknown): unknown {
     return text;
   }
@@ -54,7 +57,11 @@ class Sample {
 describe('decorators', () => {
   it('record metadata only, under global-registry keys a second copy of brine reads too', () => {
     expect(readModule(Sample)?.name).toBe('sample');
-    expect(readFns(Sample).map((f) => f.method).sort()).toEqual(['_hidden', 'echo', 'many', 'opts', 'true_']);
+    expect(
+      readFns(Sample)
+        .map((f) => f.method)
+        .sort(),
+    ).toEqual(['_hidden', 'echo', 'many', 'opts', 'true_']);
     expect(readInjectionTokens(Sample).map((t) => t.token)).toEqual([IShell, IConfig]);
     expect(IShell).toBe(Symbol.for('brine.IShell'));
     expect(Object.getOwnPropertySymbols(Sample)).toContain(Symbol.for('brine.plugin.module'));
@@ -71,7 +78,11 @@ describe('exploreModule', () => {
     expect(d.name).toBe('sample');
     expect(d.doc).toBe('A sample');
     expect([...d.functions.keys()].sort()).toEqual(['echo', 'many', 'opts', 'true']);
-    expect(d.functions.get('echo')).toMatchObject({ method: 'echo', doc: '\n    echo doc\n    ', params: [{ name: 'text', kind: 'positional', optional: false }] });
+    expect(d.functions.get('echo')).toMatchObject({
+      method: 'echo',
+      doc: '\n    echo doc\n    ',
+      params: [{ name: 'text', kind: 'positional', optional: false }],
+    });
     expect(d.functions.get('true')?.method).toBe('true_');
     expect(d.functions.get('many')?.params).toEqual([
       { name: 'a', kind: 'positional', optional: false },

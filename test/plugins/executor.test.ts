@@ -4,9 +4,12 @@ import { createHarness } from 'brine/testing';
 
 @Module('ex', { doc: 'executor fixtures' })
 class Ex {
-  constructor(@inject(IJobContext) private readonly job: IJobContext, @inject(ISalt) private readonly salt: ISalt) {}
+  constructor(
+    @inject(IJobContext) private readonly job: IJobContext,
+    @inject(ISalt) private readonly salt: ISalt,
+  ) {}
 
-  @Fn({ summary: "Echo it.", examples: ["salt * ex.echo hi"] })
+  @Fn({ summary: 'Echo it.', examples: ['salt * ex.echo hi'] })
   echo(text: unknown): unknown {
     return text;
   }
@@ -55,7 +58,10 @@ describe('Executor', () => {
   it('returns the docs of functions starting with a partial name', async () => {
     const h = await harness();
     const res = await h.call('ex.ech');
-    expect(res.return).toEqual({ 'ex.echo': '\n    Echo it.\n\n    CLI Example:\n\n        salt * ex.echo hi\n    ', 'ex.ech': "'ex.ech' is not available." });
+    expect(res.return).toEqual({
+      'ex.echo': '\n    Echo it.\n\n    CLI Example:\n\n        salt * ex.echo hi\n    ',
+      'ex.ech': "'ex.ech' is not available.",
+    });
     expect(res.retcode).toBe(1);
   });
 
@@ -68,7 +74,8 @@ describe('Executor', () => {
     expect(crash.success).toBe(false);
     expect(String(crash.return)).toMatch(/^The minion function caused an exception: TypeError: x is not a function\n/);
     expect(await h.call('ex.echo')).toEqual({
-      return: "Passed invalid arguments to ex.echo: echo() missing 1 required positional argument: 'text'\n\n    Echo it.\n\n    CLI Example:\n\n        salt * ex.echo hi\n    ",
+      return:
+        "Passed invalid arguments to ex.echo: echo() missing 1 required positional argument: 'text'\n\n    Echo it.\n\n    CLI Example:\n\n        salt * ex.echo hi\n    ",
       retcode: 1,
       success: false,
       out: 'nested',

@@ -9,19 +9,61 @@ const JID = '20261202131309576618';
 const JID2 = '20261202131325445421';
 let cache: SqliteJobCache;
 
-
-const run = (fun: string, words: string[] = [], kwargs: Record<string, unknown> = {}) => JOB_RUNNERS[fun]({ cache, arg: parseCliArgs(words), kwargs });
+const run = (fun: string, words: string[] = [], kwargs: Record<string, unknown> = {}) =>
+  JOB_RUNNERS[fun]({ cache, arg: parseCliArgs(words), kwargs });
 
 beforeEach(() => {
   cache = new SqliteJobCache(':memory:');
-  cache.saveJob({ jid: JID, tgt: '*', tgt_type: 'glob', fun: 'test.ping', arg: [], user: 'root', minions: ['web2', 'web1', 'db1'], started: new Date('2026-12-02T13:13:09.576Z') });
-  cache.saveReturn({ jid: JID, id: 'web1', fun: 'test.ping', fun_args: [], return: true, retcode: 0, success: true, at: new Date('2026-12-02T13:13:09.700Z') });
-  cache.saveReturn({ jid: JID, id: 'web2', fun: 'test.ping', fun_args: [], return: true, retcode: 0, success: true, at: new Date('2026-12-02T13:13:09.800Z') });
   cache.saveJob({
-    jid: JID2, tgt: 'db*', tgt_type: 'glob', fun: 'cmd.run', user: 'sudo_alice', minions: ['db1'], started: new Date('2026-12-02T13:13:25.445Z'),
+    jid: JID,
+    tgt: '*',
+    tgt_type: 'glob',
+    fun: 'test.ping',
+    arg: [],
+    user: 'root',
+    minions: ['web2', 'web1', 'db1'],
+    started: new Date('2026-12-02T13:13:09.576Z'),
+  });
+  cache.saveReturn({
+    jid: JID,
+    id: 'web1',
+    fun: 'test.ping',
+    fun_args: [],
+    return: true,
+    retcode: 0,
+    success: true,
+    at: new Date('2026-12-02T13:13:09.700Z'),
+  });
+  cache.saveReturn({
+    jid: JID,
+    id: 'web2',
+    fun: 'test.ping',
+    fun_args: [],
+    return: true,
+    retcode: 0,
+    success: true,
+    at: new Date('2026-12-02T13:13:09.800Z'),
+  });
+  cache.saveJob({
+    jid: JID2,
+    tgt: 'db*',
+    tgt_type: 'glob',
+    fun: 'cmd.run',
+    user: 'sudo_alice',
+    minions: ['db1'],
+    started: new Date('2026-12-02T13:13:25.445Z'),
     arg: ['uptime', { __kwarg__: true, metadata: { ticket: 'OPS-1' } }],
   });
-  cache.saveReturn({ jid: JID2, id: 'db1', fun: 'cmd.run', fun_args: ['uptime'], return: ' 13:13:25 up 1 day', retcode: 0, success: true, at: new Date('2026-12-02T13:13:26Z') });
+  cache.saveReturn({
+    jid: JID2,
+    id: 'db1',
+    fun: 'cmd.run',
+    fun_args: ['uptime'],
+    return: ' 13:13:25 up 1 day',
+    retcode: 0,
+    success: true,
+    at: new Date('2026-12-02T13:13:26Z'),
+  });
 });
 afterEach(() => cache.close());
 
@@ -41,7 +83,17 @@ describe('jobs.lookup_jid', () => {
   });
 
   it('names the outputter the minion asked for, as {outputter, data}', async () => {
-    cache.saveReturn({ jid: '20261202140000000000', id: 'web1', fun: 'state.apply', fun_args: [], return: { s: 1 }, retcode: 0, success: true, at: new Date(), out: 'highstate' });
+    cache.saveReturn({
+      jid: '20261202140000000000',
+      id: 'web1',
+      fun: 'state.apply',
+      fun_args: [],
+      return: { s: 1 },
+      retcode: 0,
+      success: true,
+      at: new Date(),
+      out: 'highstate',
+    });
     expect(await run('jobs.lookup_jid', ['20261202140000000000'])).toEqual({ outputter: 'highstate', data: { web1: { s: 1 } } });
   });
 
@@ -74,38 +126,74 @@ describe('jobs.list_job and jobs.print_job', () => {
       StartTime: '2026, Dec 02 13:13:09.576618',
       Result: { web1: { return: true, retcode: 0, success: true }, web2: { return: true, retcode: 0, success: true } },
     });
-    expect(Object.keys(out as object)).toEqual(['jid', 'Function', 'Arguments', 'Target', 'Target-type', 'User', 'Minions', 'StartTime', 'Result']);
+    expect(Object.keys(out as object)).toEqual([
+      'jid',
+      'Function',
+      'Arguments',
+      'Target',
+      'Target-type',
+      'User',
+      'Minions',
+      'StartTime',
+      'Result',
+    ]);
   });
 
   it('list_job carries the job metadata', async () => {
-    expect(await run('jobs.list_job', [JID2])).toMatchObject({ Metadata: { ticket: 'OPS-1' }, User: 'sudo_alice', Arguments: ['uptime', { __kwarg__: true, metadata: { ticket: 'OPS-1' } }] });
+    expect(await run('jobs.list_job', [JID2])).toMatchObject({
+      Metadata: { ticket: 'OPS-1' },
+      User: 'sudo_alice',
+      Arguments: ['uptime', { __kwarg__: true, metadata: { ticket: 'OPS-1' } }],
+    });
   });
 
   it('print_job: the same under the jid', async () => {
     const out = (await run('jobs.print_job', [JID])) as Record<string, Record<string, unknown>>;
     expect(Object.keys(out)).toEqual([JID]);
     expect(out[JID].Function).toBe('test.ping');
-    expect(out[JID].Result).toEqual({ web1: { return: true, retcode: 0, success: true }, web2: { return: true, retcode: 0, success: true } });
+    expect(out[JID].Result).toEqual({
+      web1: { return: true, retcode: 0, success: true },
+      web2: { return: true, retcode: 0, success: true },
+    });
     expect('jid' in out[JID]).toBe(false);
   });
 
-  it('an unknown jid gives Salt\'s error entry', async () => {
+  it("an unknown jid gives Salt's error entry", async () => {
     expect(await run('jobs.list_job', ['20000101000000000000'])).toEqual({
-      jid: '20000101000000000000', Error: 'Cannot contact returner or no job with this jid', StartTime: '2000, Jan 01 00:00:00.000000', Result: {},
+      jid: '20000101000000000000',
+      Error: 'Cannot contact returner or no job with this jid',
+      StartTime: '2000, Jan 01 00:00:00.000000',
+      Result: {},
     });
     expect(await run('jobs.print_job', ['20000101000000000000'])).toEqual({
-      '20000101000000000000': { Error: 'Cannot contact returner or no job with this jid', StartTime: '2000, Jan 01 00:00:00.000000', Result: {} },
+      '20000101000000000000': {
+        Error: 'Cannot contact returner or no job with this jid',
+        StartTime: '2000, Jan 01 00:00:00.000000',
+        Result: {},
+      },
     });
   });
 });
 
 describe('jobs.list_jobs', () => {
-  it('lists every job in Salt\'s shape', async () => {
+  it("lists every job in Salt's shape", async () => {
     expect(await run('jobs.list_jobs')).toEqual({
-      [JID]: { Function: 'test.ping', Arguments: [], Target: '*', 'Target-type': 'glob', User: 'root', StartTime: '2026, Dec 02 13:13:09.576618' },
+      [JID]: {
+        Function: 'test.ping',
+        Arguments: [],
+        Target: '*',
+        'Target-type': 'glob',
+        User: 'root',
+        StartTime: '2026, Dec 02 13:13:09.576618',
+      },
       [JID2]: {
-        Function: 'cmd.run', Arguments: ['uptime', { __kwarg__: true, metadata: { ticket: 'OPS-1' } }], Target: 'db*', 'Target-type': 'glob',
-        User: 'sudo_alice', Metadata: { ticket: 'OPS-1' }, StartTime: '2026, Dec 02 13:13:25.445421',
+        Function: 'cmd.run',
+        Arguments: ['uptime', { __kwarg__: true, metadata: { ticket: 'OPS-1' } }],
+        Target: 'db*',
+        'Target-type': 'glob',
+        User: 'sudo_alice',
+        Metadata: { ticket: 'OPS-1' },
+        StartTime: '2026, Dec 02 13:13:25.445421',
       },
     });
   });
@@ -121,10 +209,10 @@ describe('jobs.list_jobs', () => {
     expect(await jids(['search_metadata={"ticket": "OPS-2"}'])).toEqual([]);
   });
 
-  it('filters by start and end time, in Salt\'s and ISO forms (UTC when no zone)', async () => {
+  it("filters by start and end time, in Salt's and ISO forms (UTC when no zone)", async () => {
     const jids = async (words: string[]) => Object.keys((await run('jobs.list_jobs', words)) as object);
-    expect(await jids(["start_time=2026, Dec 02 13:13:20"])).toEqual([JID2]);
-    expect(await jids(["end_time=2026, Dec 02 13:13"])).toEqual([]);
+    expect(await jids(['start_time=2026, Dec 02 13:13:20'])).toEqual([JID2]);
+    expect(await jids(['end_time=2026, Dec 02 13:13'])).toEqual([]);
     expect(await jids(['start_time=2026-12-02 13:13:00', 'end_time=2026-12-02T13:13:10Z'])).toEqual([JID]);
     expect(await jids(['end_time=2026-12-02T14:13:10+01:00'])).toEqual([JID]);
     expect(await jids([`start_time=${JID2}`])).toEqual([JID2]);

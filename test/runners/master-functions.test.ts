@@ -52,7 +52,12 @@ function masterConfig(moduleDirs: string[]): MasterConfig {
 let plain: MasterFunctions;
 let extended: MasterFunctions;
 const warnings: string[] = [];
-const logger = { debug: () => undefined, info: () => undefined, warning: (m: string) => warnings.push(m), error: (m: string) => warnings.push(m) };
+const logger = {
+  debug: () => undefined,
+  info: () => undefined,
+  warning: (m: string) => warnings.push(m),
+  error: (m: string) => warnings.push(m),
+};
 
 beforeAll(async () => {
   const keys = new KeyStore({ pkiDir: join(dir, 'pki') });
@@ -62,7 +67,10 @@ beforeAll(async () => {
     keys.accept([id]);
   }
   mkdirSync(join(dir, 'cache', 'minions', 'web1'), { recursive: true });
-  writeFileSync(join(dir, 'cache', 'minions', 'web1', 'data.json'), JSON.stringify({ grains: { os: 'Debian', id: 'web1' }, pillar: { role: 'web' } }));
+  writeFileSync(
+    join(dir, 'cache', 'minions', 'web1', 'data.json'),
+    JSON.stringify({ grains: { os: 'Debian', id: 'web1' }, pillar: { role: 'web' } }),
+  );
   plain = await MasterFunctions.load({ master: masterConfig([]), keys, jobs, logger });
   extended = await MasterFunctions.load({ master: masterConfig([join(__dirname, 'fixtures', 'master_dirs')]), keys, jobs, logger });
 });
@@ -105,7 +113,11 @@ describe('master functions', () => {
   });
 
   it("loads a third party's @Runner and @Wheel from the master's module_dirs, with IMaster and IConfig", async () => {
-    expect(await run(extended, 'inventory.count', ['test.version'])).toEqual({ answered: ['web1'], accepted: ['db1', 'web1'], os: 'Debian' });
+    expect(await run(extended, 'inventory.count', ['test.version'])).toEqual({
+      answered: ['web1'],
+      accepted: ['db1', 'web1'],
+      os: 'Debian',
+    });
     expect(published.at(-1)).toMatchObject({ tgt: '*', fun: 'test.version' });
     expect(await extended.wheels.get('notes.show')?.call([], { key: 'flavour' }, { user: 'root' })).toEqual({ flavour: 'brine-test' });
     expect(((await run(extended, 'doc.runner')) as Record<string, string>)['inventory.count']).toContain('Count the minions');

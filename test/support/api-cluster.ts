@@ -22,9 +22,19 @@ export class ApiCluster {
     const port = await freePort();
     const cluster = await Cluster.create({
       netapi_enable_clients: ['local', 'local_async', 'local_batch', 'runner', 'runner_async', 'wheel', 'wheel_async'],
-      external_auth: { file: { '^filename': 'ROOT/htpasswd', '^filetype': 'text', limited: ['test.ping'], apiuser: ['.*', '@runner', '@wheel', '@jobs'] } },
+      external_auth: {
+        file: { '^filename': 'ROOT/htpasswd', '^filetype': 'text', limited: ['test.ping'], apiuser: ['.*', '@runner', '@wheel', '@jobs'] },
+      },
       nodegroups: { webgroup: 'G@role:web', allgroup: 'L@web1,db1' },
-      rest_cherrypy: { port, host: '127.0.0.1', disable_ssl: true, collect_stats: true, app: 'ROOT/saltgui/index.html', static: 'ROOT/saltgui/static', static_path: '/static' },
+      rest_cherrypy: {
+        port,
+        host: '127.0.0.1',
+        disable_ssl: true,
+        collect_stats: true,
+        app: 'ROOT/saltgui/index.html',
+        static: 'ROOT/saltgui/static',
+        static_path: '/static',
+      },
     });
     const self = new ApiCluster(cluster);
     self.port = port;

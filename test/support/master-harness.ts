@@ -6,9 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as zmq from 'zeromq';
-import {
-  buildAesRequest, buildAuthRequest, makeTok, openAesReply, openAuthReply,
-} from '../../src/core/channel';
+import { buildAesRequest, buildAuthRequest, makeTok, openAesReply, openAuthReply } from '../../src/core/channel';
 import { generateKeyPair } from '../../src/core/crypto/rsa';
 import { createLogging, type Logging } from '../../src/core/log';
 import { Master, type MasterSettings } from '../../src/core/master/master';
@@ -93,7 +91,10 @@ export class RawMinion {
   private readonly tok = makeTok(this.keys.privatePem);
   sessionKey?: string;
 
-  constructor(readonly id: string, private readonly address: string) {}
+  constructor(
+    readonly id: string,
+    private readonly address: string,
+  ) {}
 
   /** `_auth`; resolves with the master's answer kind. */
   async signIn(): Promise<string> {

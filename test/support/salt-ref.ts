@@ -33,9 +33,11 @@ export function describeWithSalt(name: string, body: () => void): void {
   }
   const how = `the reference Salt 3007.10 is not installed in ${SALT_REF}: run ${SALT_REF_INSTALL} (or set BRINE_SALT_REF)`;
   if (process.env.CI === 'true') {
-    describe(name, () => it('needs the reference Salt', () => {
-      throw new Error(how);
-    }));
+    describe(name, () =>
+      it('needs the reference Salt', () => {
+        throw new Error(how);
+      }),
+    );
     return;
   }
   process.stderr.write(`interop suite "${name}" skipped: ${how}\n`);
@@ -79,7 +81,10 @@ export function startSalt(name: string, bin: 'salt-master' | 'salt-minion', conf
  * event, in the returned daemon's log (stopped with the daemon).
  */
 export function saltEventStream(masterConfigDir: string): SaltDaemon {
-  const child = spawn(join(SALT_REF, 'bin', 'salt-run'), ['-c', masterConfigDir, 'state.event'], { stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  const child = spawn(join(SALT_REF, 'bin', 'salt-run'), ['-c', masterConfigDir, 'state.event'], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
   return new SaltDaemon('salt-run state.event', child);
 }
 
@@ -109,17 +114,20 @@ export function runSalt(bin: string, configDir: string, args: string[], timeoutM
 export function writeSaltMinionConfig(root: string, id: string, retPort: number, extra: Record<string, unknown> = {}): string {
   const dir = join(root, 'saltminions', id);
   mkdirSync(dir, { recursive: true });
-  writeFileSync(join(dir, 'minion'), stringify({
-    root_dir: dir,
-    user: userInfo().username,
-    id,
-    master: '127.0.0.1',
-    master_port: retPort,
-    acceptance_wait_time: 1,
-    random_reauth_delay: 0,
-    log_level_logfile: 'info',
-    ...extra,
-  }));
+  writeFileSync(
+    join(dir, 'minion'),
+    stringify({
+      root_dir: dir,
+      user: userInfo().username,
+      id,
+      master: '127.0.0.1',
+      master_port: retPort,
+      acceptance_wait_time: 1,
+      random_reauth_delay: 0,
+      log_level_logfile: 'info',
+      ...extra,
+    }),
+  );
   return dir;
 }
 
@@ -127,15 +135,18 @@ export function writeSaltMinionConfig(root: string, id: string, retPort: number,
 export function writeSaltMasterConfig(root: string, ports: { publish: number; ret: number }, extra: Record<string, unknown> = {}): string {
   const dir = join(root, 'saltmaster');
   mkdirSync(dir, { recursive: true });
-  writeFileSync(join(dir, 'master'), stringify({
-    root_dir: dir,
-    user: userInfo().username,
-    interface: '127.0.0.1',
-    publish_port: ports.publish,
-    ret_port: ports.ret,
-    log_level_logfile: 'info',
-    ...extra,
-  }));
+  writeFileSync(
+    join(dir, 'master'),
+    stringify({
+      root_dir: dir,
+      user: userInfo().username,
+      interface: '127.0.0.1',
+      publish_port: ports.publish,
+      ret_port: ports.ret,
+      log_level_logfile: 'info',
+      ...extra,
+    }),
+  );
   return dir;
 }
 

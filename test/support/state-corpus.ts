@@ -5,7 +5,18 @@
  * and only the fields the README names as varying are normalised.
  */
 import { spawn } from 'node:child_process';
-import { cpSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  cpSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  readlinkSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { join, resolve } from 'node:path';
 
 export const CORPUS = resolve(__dirname, '../../../shared/salt-states/cases');
@@ -86,7 +97,9 @@ export function loadCase(name: string): CaseSpec {
 }
 
 export function caseNames(): string[] {
-  return readdirSync(CORPUS).filter((n) => /^\d\d-/.test(n)).sort();
+  return readdirSync(CORPUS)
+    .filter((n) => /^\d\d-/.test(n))
+    .sort();
 }
 
 /** The fields the corpus README names as varying from run to run, in every output format. */
@@ -138,7 +151,7 @@ export function workListing(work: string): string {
   if (!existsSync(work)) return '';
   walk('');
   // find | sort: byte order of './path'
-  entries.sort((a, b) => (Buffer.compare(Buffer.from(a), Buffer.from(b))));
+  entries.sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
   const lines: string[] = [];
   const files: string[] = [];
   for (const r of entries) {
@@ -170,7 +183,10 @@ export interface VariantResult {
 }
 
 /** Runs one variant in a fresh tree; returns each stored file's expected and actual text. */
-export async function runVariant(spec: CaseSpec, variant: Variant): Promise<{ results: VariantResult[]; workAfter?: { expected: string; actual: string } }> {
+export async function runVariant(
+  spec: CaseSpec,
+  variant: Variant,
+): Promise<{ results: VariantResult[]; workAfter?: { expected: string; actual: string } }> {
   // Same length as /srv/saltvec, so sizes of symlinks and any column widths stay as stored.
   const root = mkdtempSync('/tmp/b');
   const vec = root;

@@ -6,7 +6,15 @@
  * Every check throws `WireViolation` with a description of the broken rule.
  */
 import {
-  KeyObject, constants, createDecipheriv, createHash, createHmac, createPublicKey, privateDecrypt, timingSafeEqual, verify,
+  KeyObject,
+  constants,
+  createDecipheriv,
+  createHash,
+  createHmac,
+  createPublicKey,
+  privateDecrypt,
+  timingSafeEqual,
+  verify,
 } from 'node:crypto';
 
 export class WireViolation extends Error {}
@@ -42,16 +50,38 @@ export function readMsgpack(buf: Buffer): Value {
     if ((t & 0xf0) === 0x90) return arr(t & 0x0f);
     if ((t & 0xf0) === 0x80) return map(t & 0x0f);
     switch (t) {
-      case 0xc0: return null;
-      case 0xc2: return false;
-      case 0xc3: return true;
-      case 0xcc: need(1); return buf[pos++];
-      case 0xcd: need(2); pos += 2; return buf.readUInt16BE(pos - 2);
-      case 0xce: need(4); pos += 4; return buf.readUInt32BE(pos - 4);
-      case 0xd0: need(1); return buf.readInt8(pos++);
-      case 0xd1: need(2); pos += 2; return buf.readInt16BE(pos - 2);
-      case 0xd2: need(4); pos += 4; return buf.readInt32BE(pos - 4);
-      case 0xcb: need(8); pos += 8; return buf.readDoubleBE(pos - 8);
+      case 0xc0:
+        return null;
+      case 0xc2:
+        return false;
+      case 0xc3:
+        return true;
+      case 0xcc:
+        need(1);
+        return buf[pos++];
+      case 0xcd:
+        need(2);
+        pos += 2;
+        return buf.readUInt16BE(pos - 2);
+      case 0xce:
+        need(4);
+        pos += 4;
+        return buf.readUInt32BE(pos - 4);
+      case 0xd0:
+        need(1);
+        return buf.readInt8(pos++);
+      case 0xd1:
+        need(2);
+        pos += 2;
+        return buf.readInt16BE(pos - 2);
+      case 0xd2:
+        need(4);
+        pos += 4;
+        return buf.readInt32BE(pos - 4);
+      case 0xcb:
+        need(8);
+        pos += 8;
+        return buf.readDoubleBE(pos - 8);
       case 0xda: {
         need(2);
         const n = buf.readUInt16BE(pos);
@@ -66,11 +96,22 @@ export function readMsgpack(buf: Buffer): Value {
         if (n < 0x10000) fail('msgpack: str32 used for a raw shorter than 65536 bytes');
         return raw(n);
       }
-      case 0xdc: need(2); pos += 2; return arr(buf.readUInt16BE(pos - 2));
-      case 0xde: need(2); pos += 2; return map(buf.readUInt16BE(pos - 2));
-      case 0xd9: return fail('msgpack: str8 (0xd9) is never emitted by Salt');
-      case 0xc4: case 0xc5: case 0xc6: return fail('msgpack: bin types are never emitted by Salt');
-      default: return fail(`msgpack: type 0x${t.toString(16)} not expected in Salt messages`);
+      case 0xdc:
+        need(2);
+        pos += 2;
+        return arr(buf.readUInt16BE(pos - 2));
+      case 0xde:
+        need(2);
+        pos += 2;
+        return map(buf.readUInt16BE(pos - 2));
+      case 0xd9:
+        return fail('msgpack: str8 (0xd9) is never emitted by Salt');
+      case 0xc4:
+      case 0xc5:
+      case 0xc6:
+        return fail('msgpack: bin types are never emitted by Salt');
+      default:
+        return fail(`msgpack: type 0x${t.toString(16)} not expected in Salt messages`);
     }
   };
   const arr = (n: number): Value[] => Array.from({ length: n }, () => read());
@@ -115,7 +156,9 @@ export function crypticleOpen(keyString: string, msg: Buffer): Buffer {
   const key = Buffer.from(keyString, 'base64');
   if (key.length !== 56) fail('Crypticle key string must decode to 56 bytes');
   if (msg.length < 16 + 16 + 32 || (msg.length - 48) % 16 !== 0) fail('Crypticle message has a bad length');
-  const mac = createHmac('sha256', key.subarray(24)).update(msg.subarray(0, msg.length - 32)).digest();
+  const mac = createHmac('sha256', key.subarray(24))
+    .update(msg.subarray(0, msg.length - 32))
+    .digest();
   if (!timingSafeEqual(mac, msg.subarray(msg.length - 32))) fail('Crypticle HMAC does not match');
   const d = createDecipheriv('aes-192-cbc', key.subarray(0, 24), msg.subarray(0, 16));
   const plain = Buffer.concat([d.update(msg.subarray(16, msg.length - 32)), d.final()]);

@@ -11,7 +11,11 @@ describe('hello module', () => {
   });
 
   it('runs uptime through the shell service and reports failures', async () => {
-    const ok = await createHarness({ modules: [HelloModule], grains: { kernel: 'Linux' }, shell: fakeShell(() => ({ stdout: ' 10:00 up 1 day\n' })) });
+    const ok = await createHarness({
+      modules: [HelloModule],
+      grains: { kernel: 'Linux' },
+      shell: fakeShell(() => ({ stdout: ' 10:00 up 1 day\n' })),
+    });
     expect((await ok.call('hello.uptime')).return).toBe('10:00 up 1 day');
     const bad = await createHarness({ modules: [HelloModule], grains: { kernel: 'Linux' }, shell: fakeShell(() => ({ retcode: 127 })) });
     expect(await bad.call('hello.uptime')).toMatchObject({ return: 'ERROR: uptime failed with exit code 127', retcode: 1 });

@@ -9,7 +9,11 @@ export default class SaltKey extends Command {
   static override flags = {
     ...commonFlags,
     'no-color': noColorFlag,
-    list: Flags.string({ char: 'l', description: 'List keys in one state: acc, pre|un, rej, den or all', options: ['acc', 'accepted', 'pre', 'un', 'unaccepted', 'rej', 'rejected', 'den', 'denied', 'all'] }),
+    list: Flags.string({
+      char: 'l',
+      description: 'List keys in one state: acc, pre|un, rej, den or all',
+      options: ['acc', 'accepted', 'pre', 'un', 'unaccepted', 'rej', 'rejected', 'den', 'denied', 'all'],
+    }),
     'list-all': Flags.boolean({ char: 'L', description: 'List all keys' }),
     accept: Flags.string({ char: 'a', description: 'Accept the unaccepted keys matching a glob' }),
     'accept-all': Flags.boolean({ char: 'A', description: 'Accept all unaccepted keys' }),

@@ -5,7 +5,12 @@ import { commonFlags, noColorFlag, noParseFlag, outFlag } from '../flags';
 
 export default class SaltRun extends Command {
   static override summary = 'Run a runner function on the master (manage.*, jobs.*, state.event)';
-  static override examples = ['salt-run manage.status', 'salt-run jobs.lookup_jid 20261202131309576618', 'salt-run jobs.active', "salt-run state.event 'salt/job/*' pretty=True"];
+  static override examples = [
+    'salt-run manage.status',
+    'salt-run jobs.lookup_jid 20261202131309576618',
+    'salt-run jobs.active',
+    "salt-run state.event 'salt/job/*' pretty=True",
+  ];
   static override strict = false;
   static override args = {
     function: Args.string({ description: 'The runner function, e.g. manage.status', required: true }),
@@ -25,7 +30,14 @@ export default class SaltRun extends Command {
     const { runRunner } = await import('../salt-run.js');
     const { config } = loadMasterForCli(flags['config-dir'], flags['log-level']);
     process.exitCode = await runRunner(
-      { master: config, fun: args.function, arg: parseCliArgs(positionalWords(raw).slice(1), noParseNames(flags['no-parse'])), timeoutSec: flags.timeout ?? config.timeout, gatherJobTimeoutSec: config.gather_job_timeout, out: (flags.out ?? 'nested') as 'nested' },
+      {
+        master: config,
+        fun: args.function,
+        arg: parseCliArgs(positionalWords(raw).slice(1), noParseNames(flags['no-parse'])),
+        timeoutSec: flags.timeout ?? config.timeout,
+        gatherJobTimeoutSec: config.gather_job_timeout,
+        out: (flags.out ?? 'nested') as 'nested',
+      },
       { out: (t) => process.stdout.write(t), err: (t) => process.stderr.write(t) },
     );
   }

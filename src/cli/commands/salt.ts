@@ -48,7 +48,9 @@ export default class Salt extends Command {
     const { loadMasterForCli } = await import('../context.js');
     const { runSalt } = await import('../salt.js');
     const { highstateOptionsOf } = await import('../output/highstate.js');
-    const types = (['pcre', 'list', 'grain', 'grain-pcre', 'pillar', 'pillar-pcre', 'ipcidr', 'compound', 'nodegroup'] as const).filter((t) => flags[t]);
+    const types = (['pcre', 'list', 'grain', 'grain-pcre', 'pillar', 'pillar-pcre', 'ipcidr', 'compound', 'nodegroup'] as const).filter(
+      (t) => flags[t],
+    );
     if (types.length > 1) throw new CliError(`choose one target type, not ${types.map((t) => `--${t}`).join(' and ')}`, EXIT_USAGE);
     const tgtType = (types[0] ?? 'glob').replace('-', '_') as 'glob';
     const { config } = loadMasterForCli(flags['config-dir'], flags['log-level']);
@@ -61,7 +63,10 @@ export default class Salt extends Command {
         arg: parseCliArgs(positionalWords(raw).slice(2), noParseNames(flags['no-parse'])),
         timeoutSec: flags.timeout ?? config.timeout,
         out: flags.out as 'nested' | undefined,
-        highstate: highstateOptionsOf(config as unknown as Record<string, unknown>, { stateOutput: flags['state-output'], stateVerbose: stateVerboseFlag(flags['state-verbose']) }),
+        highstate: highstateOptionsOf(config as unknown as Record<string, unknown>, {
+          stateOutput: flags['state-output'],
+          stateVerbose: stateVerboseFlag(flags['state-verbose']),
+        }),
         outFile: flags['out-file'],
         outIndent: flags['out-indent'],
         static: flags.static,

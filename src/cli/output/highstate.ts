@@ -33,7 +33,10 @@ function truthy(v: unknown): boolean {
  * the config's `state_output` / `state_verbose` / `state_output_diff` (minion config for
  * salt-call, master config for salt).
  */
-export function highstateOptionsOf(config: Record<string, unknown>, flags: { stateOutput?: string; stateVerbose?: boolean }): HighstateOptions {
+export function highstateOptionsOf(
+  config: Record<string, unknown>,
+  flags: { stateOutput?: string; stateVerbose?: boolean },
+): HighstateOptions {
   return {
     stateOutput: flags.stateOutput ?? (typeof config.state_output === 'string' ? config.state_output : undefined),
     stateVerbose: flags.stateVerbose ?? (config.state_verbose === undefined ? true : truthy(config.state_verbose)),
@@ -58,7 +61,8 @@ function pyValue(v: unknown): string {
 }
 
 function formatChanges(changes: unknown): { changed: boolean; text: string } {
-  if (!changes || (isObj(changes) && Object.keys(changes).length === 0) || (Array.isArray(changes) && changes.length === 0)) return { changed: false, text: '' };
+  if (!changes || (isObj(changes) && Object.keys(changes).length === 0) || (Array.isArray(changes) && changes.length === 0))
+    return { changed: false, text: '' };
   if (!isObj(changes)) return { changed: true, text: `Invalid Changes data: ${pyStr(changes)}` };
   return { changed: true, text: '\n' + nestedLines(changes, 14).join('\n') };
 }
@@ -111,14 +115,26 @@ function formatHost(host: string, data: unknown, opts: HighstateOptions): string
       hstrs.push(formatTerse(comps, ret, nameIndex, profile));
       continue;
     }
-    const lines = ['----------', `          ID: ${comps[1]}`, `    Function: ${comps[0]}.${comps[comps.length - 1]}`, `      Result: ${pyStr(ret.result)}`];
+    const lines = [
+      '----------',
+      `          ID: ${comps[1]}`,
+      `    Function: ${comps[0]}.${comps[comps.length - 1]}`,
+      `      Result: ${pyStr(ret.result)}`,
+    ];
     if (comps[1] !== comps[2]) lines.push(`        Name: ${comps[2]}`);
     // Name goes before Result, as Salt inserts it at index 3.
     if (comps[1] !== comps[2]) lines.splice(3, 0, lines.pop()!);
     let comment: string;
     if (typeof ret.comment === 'string') comment = ret.comment.trim().replace(/\n/g, '\n' + ' '.repeat(14));
-    else if (Array.isArray(ret.comment)) comment = ret.comment.map(String).join(' ').replace(/\n/g, '\n' + ' '.repeat(13));
-    else comment = pyStr(ret.comment ?? '').trim().replace(/\n/g, '\n' + ' '.repeat(14));
+    else if (Array.isArray(ret.comment))
+      comment = ret.comment
+        .map(String)
+        .join(' ')
+        .replace(/\n/g, '\n' + ' '.repeat(13));
+    else
+      comment = pyStr(ret.comment ?? '')
+        .trim()
+        .replace(/\n/g, '\n' + ' '.repeat(14));
     lines.push(`     Comment: ${comment}`);
     if (profile && 'start_time' in ret) {
       lines.push(`     Started: ${pyStr(ret.start_time)}`);

@@ -30,7 +30,9 @@ interface EventArgs {
 const PARAMS = ['tagmatch', 'count', 'quiet', 'sock_dir', 'pretty', 'node'] as const;
 
 function bad(message: string): never {
-  throw new RunnerArgError('BAD_RUNNER_ARG', `state.event: ${message}`, { hint: "e.g. salt-run state.event 'salt/job/*' count=2 pretty=True" });
+  throw new RunnerArgError('BAD_RUNNER_ARG', `state.event: ${message}`, {
+    hint: "e.g. salt-run state.event 'salt/job/*' count=2 pretty=True",
+  });
 }
 
 function truthy(name: string, v: unknown): boolean {

@@ -9,11 +9,23 @@
 import { createHash } from 'node:crypto';
 import { CryptoError, ProtocolError } from '../errors';
 import {
-  RsaKeyInput, oaepDecrypt, oaepEncrypt, publicPemOf, signPkcs1v15Sha1, verifyPkcs1v15Sha1, x931Open, x931Sign,
+  RsaKeyInput,
+  oaepDecrypt,
+  oaepEncrypt,
+  publicPemOf,
+  signPkcs1v15Sha1,
+  verifyPkcs1v15Sha1,
+  x931Open,
+  x931Sign,
 } from '../crypto/rsa';
 import { encode } from '../protocol/msgpack';
 import {
-  AuthAcceptedLoad, AuthRequest, parseAuthReplyEnvelope, parseAuthReplyLoad, parseAuthRequest, parseRequestEnvelope,
+  AuthAcceptedLoad,
+  AuthRequest,
+  parseAuthReplyEnvelope,
+  parseAuthReplyLoad,
+  parseAuthRequest,
+  parseRequestEnvelope,
 } from '../protocol/loads';
 import { ENC_ALGO, REQUEST_VERSION, SIG_ALGO, checkNonce, decodeFrame, isNonce, keyStringFrom, newNonce } from './common';
 
@@ -56,7 +68,7 @@ export interface OpenedAuthRequest {
 /** Parse an `_auth` request frame; with the master's private key, also decrypt its `token`. */
 export function openAuthRequest(bytes: Buffer, masterPrivateKey?: RsaKeyInput): OpenedAuthRequest {
   const env = parseRequestEnvelope(decodeFrame(bytes, '_auth request'));
-  if (env.enc !== 'clear') throw new ProtocolError('BAD_LOAD', "_auth request: field 'enc' must be \"clear\"");
+  if (env.enc !== 'clear') throw new ProtocolError('BAD_LOAD', '_auth request: field \'enc\' must be "clear"');
   const request = parseAuthRequest(env.load);
   if (request.token === undefined || masterPrivateKey === undefined) return { request };
   return { request, token: oaepDecrypt(masterPrivateKey, request.token) };

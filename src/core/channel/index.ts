@@ -3,7 +3,5 @@ export * from './auth';
 export * from './requests';
 export * from './private';
 export * from './publication';
-export {
-  PICKLE_PREFIX, ENC_ALGO, SIG_ALGO, REQUEST_VERSION, crypticleFor, newNonce, isNonce,
-} from './common';
+export { PICKLE_PREFIX, ENC_ALGO, SIG_ALGO, REQUEST_VERSION, crypticleFor, newNonce, isNonce } from './common';
 export type { SymmetricKey } from './common';

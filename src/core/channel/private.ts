@@ -11,12 +11,7 @@ import { bytes as bytesField, nonce as nonceField, obj } from '../protocol/field
 import { parseSendPrivateReply } from '../protocol/loads';
 import { checkNonce, decodeFrame, isNonce, keyStringFrom, openSealed, sameBytes, sealValue } from './common';
 
-export function buildSendPrivateReply(
-  masterPrivateKey: RsaKeyInput,
-  minionPublicKey: RsaKeyInput,
-  nonce: string,
-  pillar: unknown,
-): Buffer {
+export function buildSendPrivateReply(masterPrivateKey: RsaKeyInput, minionPublicKey: RsaKeyInput, nonce: string, pillar: unknown): Buffer {
   if (!isNonce(nonce)) throw new ProtocolError('BAD_LOAD', 'send_private reply: nonce must be 32 hex characters');
   const keyString = Crypticle.generateKeyString();
   const key = oaepEncrypt(minionPublicKey, Buffer.from(keyString, 'latin1'));
@@ -26,12 +21,7 @@ export function buildSendPrivateReply(
 }
 
 /** Open a send_private reply: decrypt K, check the master's signature, the key echo and the nonce. */
-export function openSendPrivateReply(
-  bytes: Buffer,
-  minionPrivateKey: RsaKeyInput,
-  masterPublicKey: RsaKeyInput,
-  nonce: string,
-): unknown {
+export function openSendPrivateReply(bytes: Buffer, minionPrivateKey: RsaKeyInput, masterPublicKey: RsaKeyInput, nonce: string): unknown {
   const what = 'send_private reply';
   const reply = parseSendPrivateReply(decodeFrame(bytes, what));
   const keyString = keyStringFrom(oaepDecrypt(minionPrivateKey, reply.key), what);

@@ -8,7 +8,16 @@ import { decode, encode, toBytes } from '../protocol/msgpack';
 import { AesRequestLoad, Obj, isObj, parseAesRequestLoad, parseRequestEnvelope } from '../protocol/loads';
 import type { AesRequestEnvelope } from '../protocol/envelopes';
 import {
-  ENC_ALGO, REQUEST_VERSION, SIG_ALGO, SymmetricKey, checkNonce, decodeFrame, isNonce, newNonce, openSealed, sameBytes,
+  ENC_ALGO,
+  REQUEST_VERSION,
+  SIG_ALGO,
+  SymmetricKey,
+  checkNonce,
+  decodeFrame,
+  isNonce,
+  newNonce,
+  openSealed,
+  sameBytes,
   sealValue,
 } from './common';
 
@@ -90,7 +99,7 @@ export interface OpenedClearRequest {
  */
 export function openAesRequest(bytes: Buffer, lookup: SessionLookup): OpenedAesRequest {
   const opened = openRequest(bytes, lookup);
-  if (opened.enc !== 'aes') throw new ProtocolError('BAD_LOAD', "aes request: field 'enc' is \"clear\"");
+  if (opened.enc !== 'aes') throw new ProtocolError('BAD_LOAD', 'aes request: field \'enc\' is "clear"');
   return opened;
 }
 

@@ -45,7 +45,10 @@ export class JobWaiter {
   private readonly findJobs = new Map<string, Tracked>();
   private readonly ready: JobEvent[] = [];
 
-  constructor(private readonly client: LocalClient, private readonly opts: WaitOptions) {
+  constructor(
+    private readonly client: LocalClient,
+    private readonly opts: WaitOptions,
+  ) {
     for (const [name, v] of Object.entries(opts)) {
       if (typeof v !== 'number' || !Number.isFinite(v) || v < 0) {
         throw new ClientError('BAD_WAIT_OPTION', `${name} must be a number of milliseconds >= 0, not ${String(v)}`);

@@ -54,8 +54,7 @@ export type NoReturnReason = 'No response' | 'Not connected';
 
 /** What the wait of one job yields: a return, then once the end with the minions that never answered. */
 export type JobEvent =
-  | { kind: 'return'; ret: MinionReturn }
-  | { kind: 'done'; jid: string; missing: Array<{ id: string; reason: NoReturnReason }> };
+  { kind: 'return'; ret: MinionReturn } | { kind: 'done'; jid: string; missing: Array<{ id: string; reason: NoReturnReason }> };
 
 export interface WaitOptions {
   /** Salt's `timeout`: how long to wait before asking the missing minions with saltutil.find_job. */
@@ -84,7 +83,10 @@ export class LocalClient {
   private readonly requests: IRequestClient;
   private readonly key: string;
 
-  private constructor(private readonly master: MasterAddress, transport: Transport) {
+  private constructor(
+    private readonly master: MasterAddress,
+    transport: Transport,
+  ) {
     this.key = readRootKey(master.cachedir);
     this.events = transport.eventSubscriber(eventBusAddress(master.sock_dir), ['salt/job/']);
     this.requests = transport.requestClient(`tcp://${loopback(master.interface)}:${master.ret_port}`);

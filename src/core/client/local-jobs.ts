@@ -48,7 +48,10 @@ export class LocalJobs implements JobRunner {
   constructor(private readonly opts: LocalJobsOptions) {}
 
   private waitOptions(job: LocalJob) {
-    return { timeoutMs: (job.timeoutSec ?? this.opts.timeoutSec) * 1000, gatherMs: (job.gatherJobTimeoutSec ?? this.opts.gatherJobTimeoutSec) * 1000 };
+    return {
+      timeoutMs: (job.timeoutSec ?? this.opts.timeoutSec) * 1000,
+      gatherMs: (job.gatherJobTimeoutSec ?? this.opts.gatherJobTimeoutSec) * 1000,
+    };
   }
 
   private async publish(client: LocalClient, job: LocalJob, tgt = job.tgt, tgtType = job.tgtType): Promise<Publication | null> {

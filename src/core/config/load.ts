@@ -46,7 +46,10 @@ function readLayer(file: string): Layer | null {
   const { value, keyLines } = loadYamlWithLines(text, file);
   if (value === null) return { source: file, values: {}, lines: keyLines };
   if (typeof value !== 'object' || Array.isArray(value)) {
-    throw new ConfigError('BAD_CONFIG', `${file}: a config file must be a mapping of option: value, not ${Array.isArray(value) ? 'a list' : 'a scalar'}`);
+    throw new ConfigError(
+      'BAD_CONFIG',
+      `${file}: a config file must be a mapping of option: value, not ${Array.isArray(value) ? 'a list' : 'a scalar'}`,
+    );
   }
   return { source: file, values: value, lines: keyLines };
 }
@@ -65,8 +68,14 @@ function isPlainObject(v: unknown): v is Record<string, unknown> {
   return v !== null && typeof v === 'object' && !Array.isArray(v);
 }
 
-function loadConfig(kind: 'master' | 'minion', specs: Record<string, OptionSpec>, configDir: string, overrides: Record<string, unknown>): LoadedConfig<MasterConfig | MinionConfig> {
-  if (typeof configDir !== 'string' || configDir === '') throw new ConfigError('BAD_CONFIG', 'the config directory must be a non-empty path');
+function loadConfig(
+  kind: 'master' | 'minion',
+  specs: Record<string, OptionSpec>,
+  configDir: string,
+  overrides: Record<string, unknown>,
+): LoadedConfig<MasterConfig | MinionConfig> {
+  if (typeof configDir !== 'string' || configDir === '')
+    throw new ConfigError('BAD_CONFIG', 'the config directory must be a non-empty path');
   const dir = path.resolve(configDir);
   const mainFile = path.join(dir, kind);
   const warnings: string[] = [];
@@ -76,7 +85,10 @@ function loadConfig(kind: 'master' | 'minion', specs: Record<string, OptionSpec>
   const includeLayers: Layer[] = [];
   const defaultInclude = main.values.default_include ?? specs.default_include.default;
   const include = main.values.include ?? [];
-  for (const [option, pattern] of [['default_include', defaultInclude], ['include', include]] as const) {
+  for (const [option, pattern] of [
+    ['default_include', defaultInclude],
+    ['include', include],
+  ] as const) {
     const checked = checkOption(option === 'include' ? 'str|strlist' : 'str', pattern);
     if (!checked.ok) throw new ConfigError('BAD_CONFIG', `${mainFile}: ${option} must be ${checked.expected}, got ${showValue(pattern)}`);
     for (const p of [checked.value].flat() as string[]) {
@@ -120,9 +132,13 @@ function loadConfig(kind: 'master' | 'minion', specs: Record<string, OptionSpec>
   opts.conf_file = mainFile;
   opts.config_dir = dir;
   if (opts.log_level_logfile === null || opts.log_level_logfile === undefined) opts.log_level_logfile = opts.log_level;
-  if (opts.extension_modules === null || opts.extension_modules === undefined) opts.extension_modules = path.posix.join(String(opts.cachedir), 'extmods');
+  if (opts.extension_modules === null || opts.extension_modules === undefined)
+    opts.extension_modules = path.posix.join(String(opts.cachedir), 'extmods');
   // Salt resolves a relative root_dir against the working directory (os.path.abspath).
   opts.root_dir = path.resolve(String(opts.root_dir));
-  prependRootDir(opts, Object.keys(specs).filter((name) => specs[name].path));
+  prependRootDir(
+    opts,
+    Object.keys(specs).filter((name) => specs[name].path),
+  );
   return { config: opts as MasterConfig | MinionConfig, warnings };
 }

@@ -4,8 +4,23 @@
  * "<file>: <option> must be <phrase>, got <value>".
  */
 export type OptionType =
-  | 'str' | 'str?' | 'int' | 'int?' | 'port' | 'number' | 'bool' | 'path' | 'path?'
-  | 'strlist' | 'str|strlist' | 'dict' | 'dict?' | 'loglevel' | 'any' | 'hash' | 'transport';
+  | 'str'
+  | 'str?'
+  | 'int'
+  | 'int?'
+  | 'port'
+  | 'number'
+  | 'bool'
+  | 'path'
+  | 'path?'
+  | 'strlist'
+  | 'str|strlist'
+  | 'dict'
+  | 'dict?'
+  | 'loglevel'
+  | 'any'
+  | 'hash'
+  | 'transport';
 
 export const LOG_LEVEL_NAMES = ['all', 'garbage', 'trace', 'debug', 'profile', 'info', 'warning', 'error', 'critical', 'quiet'] as const;
 export type LogLevelName = (typeof LOG_LEVEL_NAMES)[number];

@@ -5,15 +5,7 @@
  * Message = IV (16 random bytes) || AES-192-CBC(PKCS#7, pad 1..16) || HMAC-SHA256(IV || ciphertext).
  * Bytes only: the `pickle::` prefix, nonces and msgpack belong to the channel.
  */
-import {
-  createCipheriv,
-  createDecipheriv,
-  createHmac,
-  createSecretKey,
-  KeyObject,
-  randomBytes,
-  timingSafeEqual,
-} from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHmac, createSecretKey, KeyObject, randomBytes, timingSafeEqual } from 'node:crypto';
 import { CryptoError } from '../errors';
 import { asBytes } from './bytes';
 

@@ -2,7 +2,18 @@
  * RSA key files as Salt writes them, in one place: atomic writes (temp file + rename, so a crash
  * never leaves half a key) and the key pair of a master, a minion or `salt-key --gen-keys`.
  */
-import { closeSync, existsSync, fchmodSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, unlinkSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  fchmodSync,
+  fsyncSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  unlinkSync,
+  writeSync,
+} from 'node:fs';
 import { randomBytes, type KeyObject } from 'node:crypto';
 import * as path from 'node:path';
 import { generateKeyPair, privateKeyFromPem, publicPemOf } from './rsa';

@@ -21,14 +21,22 @@ export function checkPkiPermissions(pkiDir: string, privateKey: string, permissi
   if (permissive) return;
   const dirMode = modeOf(pkiDir);
   if (dirMode !== undefined && (dirMode & 0o066) !== 0) {
-    throw new ConfigError('PKI_PERMISSIONS', `the pki directory ${pkiDir} is open to group or others (mode ${dirMode.toString(8).padStart(4, '0')})`, {
-      hint: `run 'chmod 700 ${pkiDir}', or set permissive_pki_access: True`,
-    });
+    throw new ConfigError(
+      'PKI_PERMISSIONS',
+      `the pki directory ${pkiDir} is open to group or others (mode ${dirMode.toString(8).padStart(4, '0')})`,
+      {
+        hint: `run 'chmod 700 ${pkiDir}', or set permissive_pki_access: True`,
+      },
+    );
   }
   const keyMode = modeOf(privateKey);
   if (keyMode !== undefined && (keyMode & 0o077) !== 0) {
-    throw new ConfigError('PKI_PERMISSIONS', `the private key ${privateKey} is readable by group or others (mode ${keyMode.toString(8).padStart(4, '0')})`, {
-      hint: `run 'chmod 600 ${privateKey}', or set permissive_pki_access: True`,
-    });
+    throw new ConfigError(
+      'PKI_PERMISSIONS',
+      `the private key ${privateKey} is readable by group or others (mode ${keyMode.toString(8).padStart(4, '0')})`,
+      {
+        hint: `run 'chmod 600 ${privateKey}', or set permissive_pki_access: True`,
+      },
+    );
   }
 }

@@ -29,7 +29,7 @@ export function x931Sign(priv: KeyObject, message: Buffer): Buffer {
   block[size - 1] = 0xcc;
   if (bytesToBigInt(block) >= n) {
     // Only possible with a modulus whose top byte is below 0x6B (odd key sizes); OpenSSL refuses too.
-    throw new CryptoError('BAD_KEY', 'X9.31 block is larger than this key\'s modulus');
+    throw new CryptoError('BAD_KEY', "X9.31 block is larger than this key's modulus");
   }
   let s: Buffer;
   try {

@@ -1,6 +1,13 @@
 export { createLogging, type Logger, type Logging, type LoggingOptions } from './logging';
 export { LEVELS, levelNumber, isLevelName, type LevelName } from './levels';
 export {
-  formatConsoleLine, formatFileLine, formatMessage, escapeLogMessage, logField, DEFAULT_NAME_WIDTH, LOG_FIELD_CHARS, MAX_LOG_MESSAGE,
+  formatConsoleLine,
+  formatFileLine,
+  formatMessage,
+  escapeLogMessage,
+  logField,
+  DEFAULT_NAME_WIDTH,
+  LOG_FIELD_CHARS,
+  MAX_LOG_MESSAGE,
   type LogRecord,
 } from './format';

@@ -13,7 +13,13 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { ConfigError } from '../errors';
 import {
-  DEFAULT_NAME_WIDTH, cutLogMessage, escapeLogMessage, formatConsoleLine, formatFileLine, formatMessage, type LogRecord,
+  DEFAULT_NAME_WIDTH,
+  cutLogMessage,
+  escapeLogMessage,
+  formatConsoleLine,
+  formatFileLine,
+  formatMessage,
+  type LogRecord,
 } from './format';
 import { levelNumber, LEVELS, type LevelName } from './levels';
 
@@ -52,8 +58,16 @@ export interface Logging {
 }
 
 const LEVEL_LABELS: Record<LevelName, string> = {
-  all: 'NOTSET', garbage: 'GARBAGE', trace: 'TRACE', debug: 'DEBUG', profile: 'PROFILE',
-  info: 'INFO', warning: 'WARNING', error: 'ERROR', critical: 'CRITICAL', quiet: 'QUIET',
+  all: 'NOTSET',
+  garbage: 'GARBAGE',
+  trace: 'TRACE',
+  debug: 'DEBUG',
+  profile: 'PROFILE',
+  info: 'INFO',
+  warning: 'WARNING',
+  error: 'ERROR',
+  critical: 'CRITICAL',
+  quiet: 'QUIET',
 };
 
 function openLogFile(file: string): number {
@@ -68,10 +82,14 @@ function openLogFile(file: string): number {
     fs.mkdirSync(path.dirname(target), { recursive: true });
     return fs.openSync(target, 'a', 0o600);
   } catch (err) {
-    throw new ConfigError('BAD_LOG_FILE', `cannot open log file ${target}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, {
-      cause: err,
-      hint: 'check the directory exists and is writable, or change log_file / root_dir',
-    });
+    throw new ConfigError(
+      'BAD_LOG_FILE',
+      `cannot open log file ${target}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
+      {
+        cause: err,
+        hint: 'check the directory exists and is writable, or change log_file / root_dir',
+      },
+    );
   }
 }
 
@@ -87,13 +105,23 @@ export function createLogging(options: LoggingOptions): Logging {
     const toConsole = n >= consoleLevel;
     const toFile = fd !== null && n >= fileLevel;
     if (!toConsole && !toFile) return;
-    const record: LogRecord = { time: new Date(), name, lineno, levelName: LEVEL_LABELS[level], pid: process.pid, message: escapeLogMessage(cutLogMessage(formatMessage(String(msg), args))) };
+    const record: LogRecord = {
+      time: new Date(),
+      name,
+      lineno,
+      levelName: LEVEL_LABELS[level],
+      pid: process.pid,
+      message: escapeLogMessage(cutLogMessage(formatMessage(String(msg), args))),
+    };
     if (toConsole) stderr.write(formatConsoleLine(record) + '\n');
     if (toFile && fd !== null) fs.writeSync(fd, formatFileLine(record, nameWidth) + '\n');
   }
 
   function makeLogger(name: string, lineno: number): Logger {
-    const at = (level: LevelName) => (msg: string, ...args: unknown[]) => emit(name, lineno, level, msg, args);
+    const at =
+      (level: LevelName) =>
+      (msg: string, ...args: unknown[]) =>
+        emit(name, lineno, level, msg, args);
     return {
       name,
       garbage: at('garbage'),
@@ -110,7 +138,8 @@ export function createLogging(options: LoggingOptions): Logging {
 
   return {
     getLogger(name: string, lineno = 0): Logger {
-      if (typeof name !== 'string' || name === '') throw new ConfigError('BAD_LOGGER_NAME', 'a logger needs a non-empty name such as salt.minion');
+      if (typeof name !== 'string' || name === '')
+        throw new ConfigError('BAD_LOGGER_NAME', 'a logger needs a non-empty name such as salt.minion');
       return makeLogger(name, lineno);
     },
     async close(): Promise<void> {

@@ -63,7 +63,15 @@ export class AuthService {
   private readonly onAccepted: (id: string) => void;
 
   constructor(deps: AuthServiceDeps) {
-    ({ keys: this.keys, rsa: this.rsa, publishKey: this.publishKey, sessions: this.sessions, events: this.events, policy: this.policy, log: this.log } = deps);
+    ({
+      keys: this.keys,
+      rsa: this.rsa,
+      publishKey: this.publishKey,
+      sessions: this.sessions,
+      events: this.events,
+      policy: this.policy,
+      log: this.log,
+    } = deps);
     this.onAccepted = deps.onAccepted ?? (() => undefined);
     this.masterPublicPem = publicPemOf(deps.masterKey);
   }

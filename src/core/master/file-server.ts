@@ -216,7 +216,18 @@ export interface FoundFile {
 /** `os.stat` as the list Salt sends: mode, ino, dev, nlink, uid, gid, size, atime, mtime, ctime (whole seconds). */
 function statList(path: string): number[] {
   const st = statSync(path);
-  return [st.mode, st.ino, st.dev, st.nlink, st.uid, st.gid, st.size, Math.floor(st.atimeMs / 1000), Math.floor(st.mtimeMs / 1000), Math.floor(st.ctimeMs / 1000)];
+  return [
+    st.mode,
+    st.ino,
+    st.dev,
+    st.nlink,
+    st.uid,
+    st.gid,
+    st.size,
+    Math.floor(st.atimeMs / 1000),
+    Math.floor(st.mtimeMs / 1000),
+    Math.floor(st.ctimeMs / 1000),
+  ];
 }
 
 /** Salt's `Fileserver.find_file` over a load's `path` (a `salt://` URL may name its saltenv) and `saltenv`. */
@@ -255,7 +266,10 @@ export function fileHash(options: FileServerOptions, load: Record<string, unknow
     try {
       hsum = createHash(hashType).update(readFileSync(fnd.path)).digest('hex');
     } catch (cause) {
-      throw new ConfigError('BAD_CONFIG', `hash_type ${JSON.stringify(hashType)} is not a hash this master can compute`, { cause, hint: 'set hash_type to sha256, sha512, sha1 or md5' });
+      throw new ConfigError('BAD_CONFIG', `hash_type ${JSON.stringify(hashType)} is not a hash this master can compute`, {
+        cause,
+        hint: 'set hash_type to sha256, sha512, sha1 or md5',
+      });
     }
     memo = { key, hsum };
     if (hashes.size >= 4096) hashes.delete(hashes.keys().next().value as string);
@@ -265,7 +279,10 @@ export function fileHash(options: FileServerOptions, load: Record<string, unknow
 }
 
 /** `_file_hash_and_stat`: `[hash, stat]` as `_file_hash` and `_file_find` give them; `['', null]` when not found. */
-export function fileHashAndStat(options: FileServerOptions, load: Record<string, unknown>): [{ hsum: string; hash_type: string } | '', number[] | null] {
+export function fileHashAndStat(
+  options: FileServerOptions,
+  load: Record<string, unknown>,
+): [{ hsum: string; hash_type: string } | '', number[] | null] {
   const hash = fileHash(options, load);
   if (hash === '') return ['', null];
   return [hash, locate(options, load).stat ?? null];

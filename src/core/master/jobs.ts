@@ -50,8 +50,15 @@ export class JobService {
 
   constructor(deps: JobServiceDeps) {
     ({
-      accepted: this.accepted, dataCache: this.dataCache, masterKey: this.masterKey, publishKey: this.publishKey, publisher: this.publisher,
-      events: this.events, nodegroups: this.nodegroups, cache: this.cache, log: this.log,
+      accepted: this.accepted,
+      dataCache: this.dataCache,
+      masterKey: this.masterKey,
+      publishKey: this.publishKey,
+      publisher: this.publisher,
+      events: this.events,
+      nodegroups: this.nodegroups,
+      cache: this.cache,
+      log: this.log,
     } = deps);
     this.hasSession = deps.hasSession ?? (() => true);
   }
@@ -116,7 +123,15 @@ export class JobService {
     });
     this.remember(jid, minions);
     await this.publisher.publish([buildPublication(this.publishKey.crypticle, this.masterKey, job)]);
-    this.events.fire(`salt/job/${jid}/publish`, { fun: load.fun, arg: job.arg, tgt: wire.tgt, jid, ret: job.ret, tgt_type: wire.tgtType, user: job.user });
+    this.events.fire(`salt/job/${jid}/publish`, {
+      fun: load.fun,
+      arg: job.arg,
+      tgt: wire.tgt,
+      jid,
+      ret: job.ret,
+      tgt_type: wire.tgtType,
+      user: job.user,
+    });
     this.log.info(`User ${job.user} Published command ${load.fun} with jid ${jid}`);
     return { jid, minions, missing: [], not_connected: minions.filter((id) => !this.hasSession(id)) };
   }

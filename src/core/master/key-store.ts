@@ -91,7 +91,12 @@ export class KeyStore {
   list(state: 'all'): KeyListing;
   list(state: KeyState | 'all'): string[] | KeyListing {
     if (state === 'all') {
-      return { accepted: this.list('accepted'), pending: this.list('pending'), rejected: this.list('rejected'), denied: this.list('denied') };
+      return {
+        accepted: this.list('accepted'),
+        pending: this.list('pending'),
+        rejected: this.list('rejected'),
+        denied: this.list('denied'),
+      };
     }
     let names: string[];
     try {
@@ -313,7 +318,10 @@ function sameKey(a: string, b: string): boolean {
 }
 
 function cleanKey(text: string): string {
-  return text.trim().split(/\r?\n|\r/).join('\n');
+  return text
+    .trim()
+    .split(/\r?\n|\r/)
+    .join('\n');
 }
 
 /** Python's sorted(key=str.lower): stable sort by the lower-cased name. */

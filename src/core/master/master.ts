@@ -13,7 +13,15 @@ import { AuthService } from './auth';
 import { AutosignFile } from './autosign';
 import { keyEvents, MasterEvents } from './events';
 import { JobService } from './jobs';
-import { openJobCache, retentionSeconds, ReturnBatcher, startJobCacheCleaner, type JobCache, type JobCacheCleaner, type JobCacheConfig } from './job-cache';
+import {
+  openJobCache,
+  retentionSeconds,
+  ReturnBatcher,
+  startJobCacheCleaner,
+  type JobCache,
+  type JobCacheCleaner,
+  type JobCacheConfig,
+} from './job-cache';
 import { KeyStore, STATE_DIRS, type KeyListing } from './key-store';
 import { MinionDataCache } from './minion-data-cache';
 import { MasterPillar } from './pillar-service';
@@ -23,7 +31,12 @@ import { PublishKey } from './publish-key';
 import { DEFAULT_MAX_REQUEST_SIZE, RequestHandler } from './request-handler';
 import { ReplayGuard } from './replay-guard';
 import {
-  ConnectionRateLimit, DEFAULT_AUTH_RATE_LIMIT, DEFAULT_CONNECTION_RATE_LIMIT, DEFAULT_MAX_PENDING_KEYS, PendingKeyCap, SignInRateLimit,
+  ConnectionRateLimit,
+  DEFAULT_AUTH_RATE_LIMIT,
+  DEFAULT_CONNECTION_RATE_LIMIT,
+  DEFAULT_MAX_PENDING_KEYS,
+  PendingKeyCap,
+  SignInRateLimit,
 } from './sign-in-limits';
 import { RsaPool, type MasterRsa } from './rsa-pool';
 import { runRsaJob } from './rsa-jobs';
@@ -45,16 +58,45 @@ import { Sessions } from './sessions';
  */
 export type MasterSettings = Pick<
   MasterConfig,
-  'interface' | 'publish_port' | 'ret_port' | 'pki_dir' | 'cachedir' | 'sock_dir' | 'keysize' | 'auto_accept' | 'autosign_file' | 'open_mode' | 'pub_hwm' | 'nodegroups' | 'file_roots'
+  | 'interface'
+  | 'publish_port'
+  | 'ret_port'
+  | 'pki_dir'
+  | 'cachedir'
+  | 'sock_dir'
+  | 'keysize'
+  | 'auto_accept'
+  | 'autosign_file'
+  | 'open_mode'
+  | 'pub_hwm'
+  | 'nodegroups'
+  | 'file_roots'
 > &
-  Partial<Pick<MasterConfig, 'worker_threads' | 'publish_session' | 'loop_interval' | 'file_buffer_size' | 'hash_type' | 'max_request_size' | 'max_pending_keys' | 'auth_rate_limit' | 'connection_rate_limit' | 'request_server_ttl' | 'permissive_pki_access'>> &
+  Partial<
+    Pick<
+      MasterConfig,
+      | 'worker_threads'
+      | 'publish_session'
+      | 'loop_interval'
+      | 'file_buffer_size'
+      | 'hash_type'
+      | 'max_request_size'
+      | 'max_pending_keys'
+      | 'auth_rate_limit'
+      | 'connection_rate_limit'
+      | 'request_server_ttl'
+      | 'permissive_pki_access'
+    >
+  > &
   JobCacheConfig;
 
 /** loop_interval in ms for the job cache cleaner; a bad value is a configuration error. */
 function loopIntervalMs(value: unknown): number {
   if (value === undefined || value === null) return 60_000;
   if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) {
-    throw new ConfigError('BAD_CONFIG', `loop_interval must be a number of seconds > 0, got ${JSON.stringify(value)}`, { hint: "fix or remove 'loop_interval' in the master config" });
+    throw new ConfigError('BAD_CONFIG', `loop_interval must be a number of seconds > 0, got ${JSON.stringify(value)}`, {
+      hint: "fix or remove 'loop_interval' in the master config",
+    });
   }
   return Math.max(1, Math.round(value * 1000));
 }
@@ -63,7 +105,9 @@ function loopIntervalMs(value: unknown): number {
 function positiveOption(name: string, value: unknown, fallback: number): number {
   if (value === undefined || value === null) return fallback;
   if (typeof value !== 'number' || !Number.isSafeInteger(value) || value <= 0) {
-    throw new ConfigError('BAD_CONFIG', `${name} must be a whole number > 0, got ${JSON.stringify(value)}`, { hint: `fix or remove '${name}' in the master config` });
+    throw new ConfigError('BAD_CONFIG', `${name} must be a whole number > 0, got ${JSON.stringify(value)}`, {
+      hint: `fix or remove '${name}' in the master config`,
+    });
   }
   return value;
 }
@@ -170,7 +214,13 @@ export class Master {
 
     const { sessions, events, publishKey, log } = this;
     const auth = new AuthService({
-      keys: this.keys, masterKey, rsa, publishKey, sessions, events, log,
+      keys: this.keys,
+      masterKey,
+      rsa,
+      publishKey,
+      sessions,
+      events,
+      log,
       // A key accepted here and deleted before the next reconcile must still end its session.
       onAccepted: (id) => this.accepted.add(id),
       policy: {
@@ -182,11 +232,25 @@ export class Master {
       },
     });
     const jobs = new JobService({
-      accepted: () => this.accepted, dataCache, masterKey, publishKey, publisher: this.publisher, events, nodegroups: s.nodegroups,
-      cache: { jobs: jobCache, returns }, log, hasSession: (id) => sessions.connected(id),
+      accepted: () => this.accepted,
+      dataCache,
+      masterKey,
+      publishKey,
+      publisher: this.publisher,
+      events,
+      nodegroups: s.nodegroups,
+      cache: { jobs: jobCache, returns },
+      log,
+      hasSession: (id) => sessions.connected(id),
     });
     const handler = new RequestHandler({
-      auth, jobs, sessions, dataCache, events, rsa, log,
+      auth,
+      jobs,
+      sessions,
+      dataCache,
+      events,
+      rsa,
+      log,
       hooks: { rootKey: () => this.rootKey, beforePublish: () => this.reconcileKeys() },
       pillar: new MasterPillar(s as unknown as Record<string, unknown>, dataCache, this.log),
       minionRequests: new MinionRequests({
@@ -224,16 +288,23 @@ export class Master {
       const pid = pidListeningOn(port);
       const holder = pid === undefined ? 'another process' : `pid ${pid} (${describeProcess(pid)})`;
       // One line, hint included: it is all a user (or `-d`) sees.
-      throw new TransportError('ADDRESS_IN_USE', `cannot listen on ${tcp(iface, port)}: the port is held by ${holder}; stop it, or set ${option} in the master config`, { cause: err });
+      throw new TransportError(
+        'ADDRESS_IN_USE',
+        `cannot listen on ${tcp(iface, port)}: the port is held by ${holder}; stop it, or set ${option} in the master config`,
+        { cause: err },
+      );
     }
   }
 
   private async startRsaPool(masterPem: string): Promise<RsaPool> {
     const s = this.settings;
-    const pool = (this.rsa = new RsaPool({ masterPrivatePem: masterPem }, {
-      size: Math.max(1, Math.min(s.worker_threads ?? availableParallelism(), availableParallelism())),
-      onWorkerError: (err) => this.log.error(`${err.message}; ${err.hint}`),
-    }));
+    const pool = (this.rsa = new RsaPool(
+      { masterPrivatePem: masterPem },
+      {
+        size: Math.max(1, Math.min(s.worker_threads ?? availableParallelism(), availableParallelism())),
+        onWorkerError: (err) => this.log.error(`${err.message}; ${err.hint}`),
+      },
+    ));
     await pool.ready();
     return pool;
   }

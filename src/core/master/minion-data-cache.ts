@@ -72,7 +72,11 @@ export class MinionDataCache {
     await mkdir(dir, { recursive: true, mode: 0o700 });
     const tmp = join(dir, `.data.json.${process.pid}`);
     // Grains name hosts, addresses and whatever a job set: the master's user only.
-    await writeFile(tmp, JSON.stringify(data, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v)), { mode: 0o600 });
+    await writeFile(
+      tmp,
+      JSON.stringify(data, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v)),
+      { mode: 0o600 },
+    );
     await rename(tmp, join(dir, 'data.json'));
   }
 

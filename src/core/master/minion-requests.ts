@@ -1,6 +1,14 @@
 import { matchTarget, type TargetType } from '../targeting';
 import {
-  dirList, fileEnvs, fileFind, fileHash, fileHashAndStat, fileList, fileListEmptyDirs, serveFile, symlinkList,
+  dirList,
+  fileEnvs,
+  fileFind,
+  fileHash,
+  fileHashAndStat,
+  fileList,
+  fileListEmptyDirs,
+  serveFile,
+  symlinkList,
   type FileServerOptions,
 } from './file-server';
 import { MINE_ACL_DATA, MINE_ACL_ID, type MineStore } from './mine-store';
@@ -89,15 +97,28 @@ export class MinionRequests {
   }
 
   private masterOpts(load: Load): Record<string, unknown> {
-    const opt = (name: string) => (Object.hasOwn(this.deps.options, name) && this.deps.options[name] !== undefined ? this.deps.options[name] : MASTER_OPTS_DEFAULTS[name]);
+    const opt = (name: string) =>
+      Object.hasOwn(this.deps.options, name) && this.deps.options[name] !== undefined
+        ? this.deps.options[name]
+        : MASTER_OPTS_DEFAULTS[name];
     const fileRoots: Record<string, string[]> = {};
     for (const env of fileEnvs(this.deps.files)) fileRoots[env] = [];
     const mopts: Record<string, unknown> = { file_roots: fileRoots };
     for (const name of ['top_file_merging_strategy', 'env_order', 'default_top']) mopts[name] = opt(name);
     if (load.env_only) return mopts;
     for (const name of [
-      'renderer', 'failhard', 'state_top', 'state_top_saltenv', 'nodegroups', 'state_auto_order', 'state_events',
-      'state_aggregate', 'jinja_env', 'jinja_sls_env', 'jinja_lstrip_blocks', 'jinja_trim_blocks',
+      'renderer',
+      'failhard',
+      'state_top',
+      'state_top_saltenv',
+      'nodegroups',
+      'state_auto_order',
+      'state_events',
+      'state_aggregate',
+      'jinja_env',
+      'jinja_sls_env',
+      'jinja_lstrip_blocks',
+      'jinja_trim_blocks',
     ]) {
       mopts[name] = opt(name);
     }

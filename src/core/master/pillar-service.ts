@@ -31,7 +31,12 @@ export class MasterPillar {
       pillarenv: req.pillarenv ?? null,
       pillarOverride: req.pillar_override,
       extPillars: this.extPillars,
-      log: { critical: (m) => this.log.critical(m), error: (m) => this.log.error(m), warning: (m) => this.log.warning(m), debug: (m) => this.log.debug(m) },
+      log: {
+        critical: (m) => this.log.critical(m),
+        error: (m) => this.log.error(m),
+        warning: (m) => this.log.warning(m),
+        debug: (m) => this.log.debug(m),
+      },
     });
     // Salt caches what it compiled, override included; a refresh without override replaces it.
     if (this.opts.minion_data_cache !== false) this.dataCache.update(sessionId, { grains, pillar });

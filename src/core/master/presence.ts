@@ -32,7 +32,10 @@ function ipv6(hex: string): string {
 /** Remote addresses with an established connection to local `port`. */
 export function peersOfPort(port: number, read: (path: string) => string = (p) => readFileSync(p, 'utf8')): Set<string> {
   const peers = new Set<string>();
-  for (const [file, decodeAddr] of [['/proc/net/tcp', ipv4], ['/proc/net/tcp6', ipv6]] as const) {
+  for (const [file, decodeAddr] of [
+    ['/proc/net/tcp', ipv4],
+    ['/proc/net/tcp6', ipv6],
+  ] as const) {
     let text: string;
     try {
       text = read(file);

@@ -77,8 +77,16 @@ export class RequestHandler {
 
   constructor(deps: RequestHandlerDeps) {
     ({
-      auth: this.auth, jobs: this.jobs, sessions: this.sessions, dataCache: this.dataCache, events: this.events, rsa: this.rsa,
-      hooks: this.hooks, minionRequests: this.minionRequests, pillar: this.pillar, log: this.log,
+      auth: this.auth,
+      jobs: this.jobs,
+      sessions: this.sessions,
+      dataCache: this.dataCache,
+      events: this.events,
+      rsa: this.rsa,
+      hooks: this.hooks,
+      minionRequests: this.minionRequests,
+      pillar: this.pillar,
+      log: this.log,
     } = deps);
     this.limits = deps.limits ?? { maxRequestSize: DEFAULT_MAX_REQUEST_SIZE };
   }
@@ -111,7 +119,9 @@ export class RequestHandler {
     switch (load.cmd) {
       case '_auth':
         if (this.limits.signIns && !this.limits.signIns.allow(peer)) {
-          this.log.warning(`Sign-in refused: more than auth_rate_limit (${this.limits.signIns.perSecond}) _auth requests per second on one connection`);
+          this.log.warning(
+            `Sign-in refused: more than auth_rate_limit (${this.limits.signIns.perSecond}) _auth requests per second on one connection`,
+          );
           return BAD_LOAD_REPLY;
         }
         return await this.auth.handle(parseAuthRequest(load));

@@ -90,7 +90,10 @@ export class RsaPool implements MasterRsa {
   private closed = false;
   private readyWaiters: Array<{ resolve: () => void; reject: (err: Error) => void }> = [];
 
-  constructor(private readonly data: RsaWorkerData, private readonly options: RsaPoolOptions = {}) {
+  constructor(
+    private readonly data: RsaWorkerData,
+    private readonly options: RsaPoolOptions = {},
+  ) {
     const size = options.size ?? availableParallelism();
     if (!Number.isInteger(size) || size < 1) {
       throw new MasterError('BAD_POOL_SIZE', `RSA pool: size must be a whole number of threads >= 1, not ${size}`);
@@ -121,7 +124,9 @@ export class RsaPool implements MasterRsa {
         slot.worker.postMessage({ id, job: exactCopies(job) });
       } catch (err) {
         slot.pending.delete(id);
-        reject(new MasterError('RSA_JOB_FAILED', `RSA pool: the job cannot be sent to a worker: ${(err as Error).message}`, { cause: err }));
+        reject(
+          new MasterError('RSA_JOB_FAILED', `RSA pool: the job cannot be sent to a worker: ${(err as Error).message}`, { cause: err }),
+        );
       }
     });
   }
@@ -152,10 +157,16 @@ export class RsaPool implements MasterRsa {
     worker.on('error', (err) => (failure = err));
     worker.on('exit', (code) => {
       if (this.closed) return;
-      const err = new MasterError('RSA_WORKER_FAILED', `RSA worker thread ${worker.threadId} ended (exit code ${code})${failure ? `: ${failure.message}` : ''}`, {
-        cause: failure,
-        hint: slot.ready ? 'it was replaced; the requests it held were answered "bad load" and the minions retry' : 'the master key could not be loaded in a worker thread',
-      });
+      const err = new MasterError(
+        'RSA_WORKER_FAILED',
+        `RSA worker thread ${worker.threadId} ended (exit code ${code})${failure ? `: ${failure.message}` : ''}`,
+        {
+          cause: failure,
+          hint: slot.ready
+            ? 'it was replaced; the requests it held were answered "bad load" and the minions retry'
+            : 'the master key could not be loaded in a worker thread',
+        },
+      );
       this.failAll(slot, err);
       this.options.onWorkerError?.(err);
       const index = this.slots.indexOf(slot);

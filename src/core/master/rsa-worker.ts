@@ -25,7 +25,10 @@ port.on('message', (msg: { id: number; job: RsaJob }) => {
     port.postMessage({ id: msg.id, result: tokenUnreadable ? { reply: bytes, tokenUnreadable } : { reply: bytes } }, [bytes.buffer]);
   } catch (err) {
     const e = err as Error & { code?: unknown };
-    port.postMessage({ id: msg.id, error: { code: typeof e?.code === 'string' ? e.code : 'RSA_JOB_FAILED', message: String(e?.message ?? err) } });
+    port.postMessage({
+      id: msg.id,
+      error: { code: typeof e?.code === 'string' ? e.code : 'RSA_JOB_FAILED', message: String(e?.message ?? err) },
+    });
   }
 });
 // Tells the pool that the key loaded and jobs can be sent.

@@ -25,8 +25,14 @@ import { MasterKeyMismatchError, MinionRejectedError, SignInError, decodeOrNull,
 import { checkMasterFinger, openTrustedAuthReply } from './master-trust';
 import { cacheMasterKey, ensureMinionKeys, readCachedMasterKey, type MinionKeys } from './minion-keys';
 import {
-  authTryTimeoutMs, checkSignInSettings, nextAcceptanceWait, reauthDelayMs, resendPauseMs, subscribeReconnect,
-  type RandomSource, type SignInSettings,
+  authTryTimeoutMs,
+  checkSignInSettings,
+  nextAcceptanceWait,
+  reauthDelayMs,
+  resendPauseMs,
+  subscribeReconnect,
+  type RandomSource,
+  type SignInSettings,
 } from './sign-in-policy';
 
 /**
@@ -39,7 +45,18 @@ export type ChannelSettings = { id: string; master: string } & Pick<
   MinionConfig,
   'master_port' | 'pki_dir' | 'keysize' | 'acceptance_wait_time' | 'auth_timeout' | 'recon_default' | 'recon_max'
 > &
-  Partial<Pick<MinionConfig, 'auth_tries' | 'acceptance_wait_time_max' | 'random_reauth_delay' | 'recon_randomize' | 'master_finger' | 'hash_type' | 'permissive_pki_access'>>;
+  Partial<
+    Pick<
+      MinionConfig,
+      | 'auth_tries'
+      | 'acceptance_wait_time_max'
+      | 'random_reauth_delay'
+      | 'recon_randomize'
+      | 'master_finger'
+      | 'hash_type'
+      | 'permissive_pki_access'
+    >
+  >;
 
 /** Sign-ins started by unreadable publications: at most one per this many ms. */
 const UNREADABLE_RESIGN_MS = 5000;
@@ -136,7 +153,10 @@ export class MinionChannel {
     this.keys = ensureMinionKeys(s.pki_dir, s.keysize);
     this.masterKey = readCachedMasterKey(s.pki_dir)?.key;
     this.tok = makeTok(this.keys.privateKey);
-    this.requests = this.transport.requestClient(hostPort(s.master, s.master_port), { reconnectInterval: s.recon_default, reconnectMax: s.recon_max });
+    this.requests = this.transport.requestClient(hostPort(s.master, s.master_port), {
+      reconnectInterval: s.recon_default,
+      reconnectMax: s.recon_max,
+    });
     return this.signIn();
   }
 
@@ -201,7 +221,9 @@ export class MinionChannel {
         throw new SignInError('SIGN_IN_TIMEOUT', 'Attempt to authenticate with the salt master failed with timeout error', 1);
       }
       if (sent === null) {
-        this.log.warning(`Master ${s.master}:${s.master_port} answered none of ${this.policy.auth_tries} sign-in requests; signing in again in ${wait} s`);
+        this.log.warning(
+          `Master ${s.master}:${s.master_port} answered none of ${this.policy.auth_tries} sign-in requests; signing in again in ${wait} s`,
+        );
         await waitMore();
         continue;
       }
@@ -278,7 +300,9 @@ export class MinionChannel {
         if (!(err instanceof TransportError) || this.stopped) throw err;
         // Info, not warning: Salt's request channel retries quietly, and salt-call (logging at
         // warning by default) must print only Salt's one line when the master is down.
-        this.log.info(`Master ${s.master}:${s.master_port} did not answer the sign-in (try ${attempt} of ${this.policy.auth_tries}, ${timeout / 1000} s): ${err.message}`);
+        this.log.info(
+          `Master ${s.master}:${s.master_port} did not answer the sign-in (try ${attempt} of ${this.policy.auth_tries}, ${timeout / 1000} s): ${err.message}`,
+        );
       }
     }
     return null;
@@ -341,7 +365,7 @@ export class MinionChannel {
       if (load.cmd === '_pillar') return openSendPrivateReply(reply, this.keys.privateKey, this.masterKey!, nonce);
       return openAesReply(reply, session.session, nonce);
     } catch (err) {
-      const refused = err instanceof BrineError && (err.code === 'MASTER_BAD_LOAD' || (decodeOrNull(reply) === 'bad load'));
+      const refused = err instanceof BrineError && (err.code === 'MASTER_BAD_LOAD' || decodeOrNull(reply) === 'bad load');
       if (!refused || attempt > 0) throw err;
       this.session = undefined;
       await this.signIn();

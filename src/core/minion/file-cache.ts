@@ -32,7 +32,9 @@ async function digestOf(path: string, hashType: string): Promise<string | null> 
   try {
     return createHash(hashType).update(data).digest('hex');
   } catch (cause) {
-    throw new ProtocolError('BAD_LOAD', `the master hashes files with ${JSON.stringify(hashType)}, which this minion cannot compute`, { cause });
+    throw new ProtocolError('BAD_LOAD', `the master hashes files with ${JSON.stringify(hashType)}, which this minion cannot compute`, {
+      cause,
+    });
   }
 }
 

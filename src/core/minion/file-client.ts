@@ -53,7 +53,8 @@ export class FileClient {
   /** Salt's `envs()`: the saltenvs of the master's file server (`_file_envs`). */
   async envs(): Promise<string[]> {
     const reply = await this.request({ cmd: '_file_envs' });
-    if (!Array.isArray(reply) || !reply.every((e) => typeof e === 'string')) throw new ProtocolError('BAD_LOAD', '_file_envs reply must be a list of names');
+    if (!Array.isArray(reply) || !reply.every((e) => typeof e === 'string'))
+      throw new ProtocolError('BAD_LOAD', '_file_envs reply must be a list of names');
     return reply as string[];
   }
 

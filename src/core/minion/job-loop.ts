@@ -89,7 +89,16 @@ export class Minion {
 
   /** Sends our current grains to the master, which targets with them (Salt's pillar refresh). */
   async sendGrains(): Promise<void> {
-    await this.channel.request({ cmd: '_pillar', id: this.settings.id, grains: this.grains.all(), saltenv: 'base', pillarenv: null, pillar_override: {}, extra_minion_data: {}, ver: '2' });
+    await this.channel.request({
+      cmd: '_pillar',
+      id: this.settings.id,
+      grains: this.grains.all(),
+      saltenv: 'base',
+      pillarenv: null,
+      pillar_override: {},
+      extra_minion_data: {},
+      ver: '2',
+    });
   }
 
   /** Sends a job's return to the master (salt-call sends its local result with jid "req"). */
@@ -125,7 +134,9 @@ export class Minion {
     const result = await this.executor.run(job);
     await this.flushGrains();
     await this.deliverReturn(job, result);
-    await this.executor.afterReturn?.(job, result).catch((err) => this.log.error(`The return failed for job ${job.jid}: ${(err as Error).message}`));
+    await this.executor
+      .afterReturn?.(job, result)
+      .catch((err) => this.log.error(`The return failed for job ${job.jid}: ${(err as Error).message}`));
   }
 
   /**

@@ -37,7 +37,11 @@ export class IdentityError extends BrineError<IdentityErrorCode> {}
  * master did not answer (exit 1) or our key is not accepted yet (exit 2), with Salt's texts.
  */
 export class SignInError extends BrineError<SignInErrorCode> {
-  constructor(code: SignInErrorCode, message: string, readonly exitCode: number) {
+  constructor(
+    code: SignInErrorCode,
+    message: string,
+    readonly exitCode: number,
+  ) {
     super(code, message);
   }
 }

@@ -110,7 +110,17 @@ class PillarCompiler {
 
   private async renderTop(path: string, name: string, saltenv: string): Promise<Dict> {
     try {
-      const data = await renderFile({ path, name, sls: '', saltenv, roots: this.roots[saltenv], context: this.context(saltenv, this.o.pillarOverride ?? {}), caller: this.o.caller, defaultPipe: String(this.o.opts.renderer ?? 'jinja|yaml'), renderers: this.o.renderers });
+      const data = await renderFile({
+        path,
+        name,
+        sls: '',
+        saltenv,
+        roots: this.roots[saltenv],
+        context: this.context(saltenv, this.o.pillarOverride ?? {}),
+        caller: this.o.caller,
+        defaultPipe: String(this.o.opts.renderer ?? 'jinja|yaml'),
+        renderers: this.o.renderers,
+      });
       return isDict(data) ? data : {};
     } catch (err) {
       const which = name === this.stateTop() ? 'Primary Top file' : `Top file ${name}`;
@@ -190,7 +200,11 @@ class PillarCompiler {
     let matcher = 'compound';
     for (const item of data) if (isDict(item) && typeof item.match === 'string') matcher = item.match;
     const nodegroups = (this.o.opts.nodegroups ?? {}) as Nodegroups;
-    return matchTarget({ tgt, tgtType: matcher as TargetType }, { id: this.o.minionId, grains: this.o.grains, pillar: this.o.pillarOverride ?? {} }, { nodegroups });
+    return matchTarget(
+      { tgt, tgtType: matcher as TargetType },
+      { id: this.o.minionId, grains: this.o.grains, pillar: this.o.pillarOverride ?? {} },
+      { nodegroups },
+    );
   }
 
   private matches(top: Map<string, Map<string, unknown[]>>): Map<string, string[]> {
@@ -235,7 +249,9 @@ class PillarCompiler {
     } catch (err) {
       const msg = `Rendering SLS '${sls}' failed, render error:\n${(err as Error).message}`;
       this.log.critical(msg);
-      this.errors.push(this.o.opts.pillar_safe_render_error === false ? msg : `Rendering SLS '${sls}' failed. Please see master log for details.`);
+      this.errors.push(
+        this.o.opts.pillar_safe_render_error === false ? msg : `Rendering SLS '${sls}' failed. Please see master log for details.`,
+      );
     }
     mods.set(sls, isDict(state) ? state : null);
     if (state === null || state === undefined || (isDict(state) && Object.keys(state).length === 0)) return isDict(state) ? state : null;
@@ -329,7 +345,13 @@ class PillarCompiler {
           continue;
         }
         try {
-          const data = await source.pillar(args, { minionId: this.o.minionId, grains: this.o.grains, pillar, opts: this.o.opts, log: this.log });
+          const data = await source.pillar(args, {
+            minionId: this.o.minionId,
+            grains: this.o.grains,
+            pillar,
+            opts: this.o.opts,
+            log: this.log,
+          });
           if (isDict(data)) pillar = this.merge(pillar, structuredClone(data));
         } catch (err) {
           const msg = `Failed to load ext_pillar ${name}: ${(err as Error).message}`;

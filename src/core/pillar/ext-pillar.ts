@@ -107,13 +107,30 @@ async function fileTreePillar(top: string, args: FileTreeArgs, ctx: ExtPillarCon
       out[entry.name] = await fileTreePillar(top, args, ctx, rel);
       continue;
     }
-    if (!entry.isFile() && !(entry.isSymbolicLink() && (await stat(path).then((s) => s.isFile()).catch(() => false)))) {
+    if (
+      !entry.isFile() &&
+      !(
+        entry.isSymbolicLink() &&
+        (await stat(path)
+          .then((s) => s.isFile())
+          .catch(() => false))
+      )
+    ) {
       ctx.log.error(`file_tree: ${path}: not a regular file`);
       continue;
     }
     let text = await readFile(path, 'utf8');
     if (text.endsWith('\n') && !keepNewline(prefix, entry.name, args.keep_newline)) text = text.slice(0, -1);
-    out[entry.name] = args.template === true ? await renderFile({ text, path, defaultPipe: args.render_default ?? 'jinja|yaml', context: { grains: ctx.grains, pillar: ctx.pillar, opts: ctx.opts }, roots: [] }) : text;
+    out[entry.name] =
+      args.template === true
+        ? await renderFile({
+            text,
+            path,
+            defaultPipe: args.render_default ?? 'jinja|yaml',
+            context: { grains: ctx.grains, pillar: ctx.pillar, opts: ctx.opts },
+            roots: [],
+          })
+        : text;
   }
   return out;
 }
@@ -125,11 +142,16 @@ async function fileTreePillar(top: string, args: FileTreeArgs, ctx: ExtPillarCon
 export const fileTree: ExtPillarSource = {
   name: 'file_tree',
   async pillar(rawArgs, ctx) {
-    const args = (rawArgs !== null && typeof rawArgs === 'object' && !Array.isArray(rawArgs) ? rawArgs : { root_dir: rawArgs }) as FileTreeArgs;
-    if (typeof args.root_dir !== 'string' || args.root_dir === '') throw new Error('file_tree needs root_dir: ext_pillar: [{file_tree: {root_dir: /srv/ext_pillar}}]');
+    const args = (
+      rawArgs !== null && typeof rawArgs === 'object' && !Array.isArray(rawArgs) ? rawArgs : { root_dir: rawArgs }
+    ) as FileTreeArgs;
+    if (typeof args.root_dir !== 'string' || args.root_dir === '')
+      throw new Error('file_tree needs root_dir: ext_pillar: [{file_tree: {root_dir: /srv/ext_pillar}}]');
     const roots = isAbsolute(args.root_dir)
       ? [args.root_dir]
-      : (((ctx.opts.pillar_roots as Record<string, string[]> | undefined)?.[String(ctx.opts.pillarenv ?? 'base')] ?? []).map((r) => join(r, args.root_dir!)));
+      : ((ctx.opts.pillar_roots as Record<string, string[]> | undefined)?.[String(ctx.opts.pillarenv ?? 'base')] ?? []).map((r) =>
+          join(r, args.root_dir!),
+        );
     let result: Record<string, unknown> = {};
     for (const root of roots) {
       const groups = (ctx.opts.nodegroups ?? {}) as Nodegroups;
@@ -137,8 +159,10 @@ export const fileTree: ExtPillarSource = {
       if (await isDirectory(ngDir, true)) {
         for (const group of await readdir(ngDir)) {
           if (!(group in groups)) continue;
-          if (!matchTarget({ tgt: group, tgtType: 'nodegroup' }, { id: ctx.minionId, grains: ctx.grains }, { nodegroups: groups })) continue;
-          if (await isDirectory(join(ngDir, group), true)) result = mergePillar(result, await fileTreePillar(join(ngDir, group), args, ctx));
+          if (!matchTarget({ tgt: group, tgtType: 'nodegroup' }, { id: ctx.minionId, grains: ctx.grains }, { nodegroups: groups }))
+            continue;
+          if (await isDirectory(join(ngDir, group), true))
+            result = mergePillar(result, await fileTreePillar(join(ngDir, group), args, ctx));
         }
       }
       const host = join(root, 'hosts', ctx.minionId);

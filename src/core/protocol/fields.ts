@@ -23,8 +23,9 @@ export function describe(v: unknown): string {
 }
 
 export function isObj(v: unknown): v is Obj {
-  return typeof v === 'object' && v !== null && !Array.isArray(v) && !Buffer.isBuffer(v) && !(v instanceof Map)
-    && !(v instanceof Uint8Array);
+  return (
+    typeof v === 'object' && v !== null && !Array.isArray(v) && !Buffer.isBuffer(v) && !(v instanceof Map) && !(v instanceof Uint8Array)
+  );
 }
 
 /** The message itself must be a map with string keys. */

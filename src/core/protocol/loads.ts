@@ -5,8 +5,25 @@
  */
 import { ProtocolError } from '../errors';
 import {
-  Obj, array, bytes, describe, int, isObj, literal, map, nonce, obj, optBool, optBytes, optInt, optStr, str,
-  strOrNil, strOrStrings, stringArray, withFields,
+  Obj,
+  array,
+  bytes,
+  describe,
+  int,
+  isObj,
+  literal,
+  map,
+  nonce,
+  obj,
+  optBool,
+  optBytes,
+  optInt,
+  optStr,
+  str,
+  strOrNil,
+  strOrStrings,
+  stringArray,
+  withFields,
 } from './fields';
 import { isJid } from './jid';
 
@@ -25,10 +42,22 @@ export interface AuthRequest {
   [extra: string]: unknown;
 }
 
-export interface AuthPendingLoad { ret: true; nonce: string; [extra: string]: unknown }
-export interface AuthRejectedLoad { ret: false; nonce: string; [extra: string]: unknown }
+export interface AuthPendingLoad {
+  ret: true;
+  nonce: string;
+  [extra: string]: unknown;
+}
+export interface AuthRejectedLoad {
+  ret: false;
+  nonce: string;
+  [extra: string]: unknown;
+}
 /** Salt answers `ret: 'full'` when `max_minions` is reached. */
-export interface AuthFullLoad { ret: 'full'; nonce: string; [extra: string]: unknown }
+export interface AuthFullLoad {
+  ret: 'full';
+  nonce: string;
+  [extra: string]: unknown;
+}
 export interface AuthAcceptedLoad {
   enc: 'pub';
   pub_key: string;
@@ -287,7 +316,8 @@ export function parsePublishReply(value: unknown): PublishReply {
 
 function errorText(what: string, error: unknown): string {
   if (typeof error === 'string') return error;
-  if (isObj(error) && typeof error.message === 'string') return typeof error.name === 'string' && error.name !== '' ? `${error.name}: ${error.message}` : error.message;
+  if (isObj(error) && typeof error.message === 'string')
+    return typeof error.name === 'string' && error.name !== '' ? `${error.name}: ${error.message}` : error.message;
   throw new ProtocolError('BAD_LOAD', `${what}: field 'error' must be a string or {name, message}, got ${describe(error)}`);
 }
 

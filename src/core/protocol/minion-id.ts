@@ -35,7 +35,8 @@ export function minionIdProblem(id: unknown): string | undefined {
   if (id.startsWith('.')) return `minion id ${shown} starts with a dot (salt-key would not list it)`;
   if (id.trim() !== id) return `minion id ${shown} starts or ends with whitespace`;
   // NFKC folds look-alikes (U+2215 division slash, full-width dots and letters) to what they imitate.
-  if (id.normalize('NFKC') !== id) return `minion id ${shown} contains look-alike characters (its NFKC form is ${JSON.stringify(id.normalize('NFKC'))})`;
+  if (id.normalize('NFKC') !== id)
+    return `minion id ${shown} contains look-alike characters (its NFKC form is ${JSON.stringify(id.normalize('NFKC'))})`;
   return undefined;
 }
 

@@ -177,7 +177,11 @@ class Decoder {
     const data = this.readBytes(len);
     if (type === 78) {
       const m = /^(\d{4})(\d{2})(\d{2})T(\d{2}:\d{2}:\d{2})\.(\d{6})$/.exec(data.toString('latin1'));
-      if (!m) throw new ProtocolError('MSGPACK_TYPE', `msgpack decode: a datetime (ext 78) that is not %Y%m%dT%H:%M:%S.%f at byte ${this.pos - len}`);
+      if (!m)
+        throw new ProtocolError(
+          'MSGPACK_TYPE',
+          `msgpack decode: a datetime (ext 78) that is not %Y%m%dT%H:%M:%S.%f at byte ${this.pos - len}`,
+        );
       // Python's str(datetime) leaves out zero microseconds.
       return `${m[1]}-${m[2]}-${m[3]} ${m[4]}${m[5] === '000000' ? '' : `.${m[5]}`}`;
     }
@@ -185,7 +189,10 @@ class Decoder {
       const inner = new Decoder(Buffer.from(data));
       const pair = inner.read(depth + 1);
       if (inner.pos !== data.length || !Array.isArray(pair) || pair.length !== 2) {
-        throw new ProtocolError('MSGPACK_TYPE', `msgpack decode: a Salt constant (ext 79) that is not a (name, value) pair at byte ${this.pos - len}`);
+        throw new ProtocolError(
+          'MSGPACK_TYPE',
+          `msgpack decode: a Salt constant (ext 79) that is not a (name, value) pair at byte ${this.pos - len}`,
+        );
       }
       return pair[1];
     }

@@ -89,7 +89,10 @@ class Encoder {
           const proto = Object.getPrototypeOf(value);
           if (proto !== Object.prototype && proto !== null) {
             const name = (value as { constructor?: { name?: string } }).constructor?.name ?? 'object';
-            throw new ProtocolError('MSGPACK_TYPE', `msgpack encode: cannot encode a ${name} (only plain objects, Map, arrays, Buffer, strings, numbers, booleans, null)`);
+            throw new ProtocolError(
+              'MSGPACK_TYPE',
+              `msgpack encode: cannot encode a ${name} (only plain objects, Map, arrays, Buffer, strings, numbers, booleans, null)`,
+            );
           }
           const obj = value as Record<string, unknown>;
           const keys = Object.keys(obj);

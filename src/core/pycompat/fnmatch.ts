@@ -49,10 +49,14 @@ export function compileGlob(pattern: string): RegExp {
     re = new RegExp(translate(pattern), 'su');
   } catch (cause) {
     // V8 refuses regexes past its size limits (a glob of ~100k characters): a bad target, not a crash.
-    throw new TargetError('BAD_TARGET', `glob pattern of ${pattern.length} characters is too large to match: ${(cause as Error).message.slice(0, 80)}`, {
-      cause,
-      hint: 'use a shorter glob, or a list target (-L) for many ids',
-    });
+    throw new TargetError(
+      'BAD_TARGET',
+      `glob pattern of ${pattern.length} characters is too large to match: ${(cause as Error).message.slice(0, 80)}`,
+      {
+        cause,
+        hint: 'use a shorter glob, or a list target (-L) for many ids',
+      },
+    );
   }
   if (cache.size >= CACHE_LIMIT) {
     const oldest = cache.keys().next().value;

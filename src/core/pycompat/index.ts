@@ -27,7 +27,14 @@ export { ShlexError, shlexSplit } from './shlex';
 export { traverse } from './traverse';
 export { isTrue, pyTruthy } from './is-true';
 export { loadYaml, loadYamlWithLines, lineOf, type YamlValue } from './yaml11-load';
-export { classifyPlainScalar, constructBool, constructFloat, constructInt, resolvePlainScalar, type PlainScalarKind } from './yaml11-resolver';
+export {
+  classifyPlainScalar,
+  constructBool,
+  constructFloat,
+  constructInt,
+  resolvePlainScalar,
+  type PlainScalarKind,
+} from './yaml11-resolver';
 export { formatYaml } from './yaml-emitter';
 export { pyEqual } from './equal';
 export { dictUpdate } from './dict-update';

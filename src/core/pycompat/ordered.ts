@@ -25,7 +25,8 @@ export function deepCopy<T>(value: T): T {
     const proto = Object.getPrototypeOf(value);
     if (proto === Object.prototype || proto === null) {
       const out: Dict = {};
-      for (const [k, v] of Object.entries(value as Dict)) Object.defineProperty(out, k, { value: deepCopy(v), enumerable: true, writable: true, configurable: true });
+      for (const [k, v] of Object.entries(value as Dict))
+        Object.defineProperty(out, k, { value: deepCopy(v), enumerable: true, writable: true, configurable: true });
       return (isOrdered(value) ? markOrdered(out) : out) as T;
     }
   }

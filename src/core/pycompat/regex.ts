@@ -177,11 +177,7 @@ export function translatePythonRegex(pattern: string): { source: string; flags: 
 // Escapes with the same meaning in both engines (outside a class).
 const SAME = new Set(['b', 'B', 'd', 'D', 's', 'S', 'w', 'W', 'f', 'n', 'r', 't', 'v']);
 
-function translateEscape(
-  pattern: string,
-  i: number,
-  inClass: boolean,
-): { js: string; next: number; backref?: number } {
+function translateEscape(pattern: string, i: number, inClass: boolean): { js: string; next: number; backref?: number } {
   const c = pattern[i + 1];
   if (c === undefined) throw bad(pattern, 'bad escape (end of pattern)', i);
   if (c === 'A' || c === 'Z') {
@@ -263,11 +259,23 @@ function literal(ch: string): string {
   if (cp <= 0xffff) return `\\u${cp.toString(16).padStart(4, '0')}`;
   // Astral characters are two code units without the u flag; inside a set this is an
   // approximation (either surrogate), which only matters for sets of astral characters.
-  return ch.split('').map((u) => `\\u${u.charCodeAt(0).toString(16).padStart(4, '0')}`).join('');
+  return ch
+    .split('')
+    .map((u) => `\\u${u.charCodeAt(0).toString(16).padStart(4, '0')}`)
+    .join('');
 }
 
 /** Python's `re` flag values (re.IGNORECASE, re.MULTILINE, re.DOTALL, re.VERBOSE). */
-const PY_FLAGS: Record<string, [number, string]> = { IGNORECASE: [2, 'i'], I: [2, 'i'], MULTILINE: [8, 'm'], M: [8, 'm'], DOTALL: [16, 's'], S: [16, 's'], VERBOSE: [64, 'x'], X: [64, 'x'] };
+const PY_FLAGS: Record<string, [number, string]> = {
+  IGNORECASE: [2, 'i'],
+  I: [2, 'i'],
+  MULTILINE: [8, 'm'],
+  M: [8, 'm'],
+  DOTALL: [16, 's'],
+  S: [16, 's'],
+  VERBOSE: [64, 'x'],
+  X: [64, 'x'],
+};
 
 /**
  * Python's `re.compile(pattern, flags)` for searching (not anchored), global: `flags` is Python's
@@ -289,4 +297,3 @@ export function compilePythonSearch(pattern: string, flags: number | string | re
   // translatePythonRegex anchors at the start as re.match does; a search is not anchored.
   return new RegExp(source.startsWith(START) ? source.slice(START.length) : source, `${js}g`);
 }
-

@@ -17,7 +17,12 @@ type Dict = Record<string, unknown> | Map<unknown, unknown>;
  * traverse({ a: [{ b: 1 }] }, 'a:b') // 1
  * traverse({ a: [{ b: 1 }] }, 'a:constructor', 'none') // 'none'
  */
-export function traverse(data: unknown, key: string | readonly (string | number)[], defaultValue: unknown = null, delimiter = ':'): unknown {
+export function traverse(
+  data: unknown,
+  key: string | readonly (string | number)[],
+  defaultValue: unknown = null,
+  delimiter = ':',
+): unknown {
   const parts = typeof key === 'string' ? key.split(delimiter) : key;
   let ptr = data;
   for (const each of parts) {

@@ -11,8 +11,21 @@ import { analyzeScalar, isBreak, isPrintableUnicode } from './yaml-scalar';
 
 const BEST_WIDTH = 80;
 const ESCAPES: Record<string, string> = {
-  '\0': '0', '\x07': 'a', '\x08': 'b', '\x09': 't', '\x0A': 'n', '\x0B': 'v', '\x0C': 'f', '\x0D': 'r',
-  '\x1B': 'e', '"': '"', '\\': '\\', '\x85': 'N', '\xA0': '_', '\u2028': 'L', '\u2029': 'P',
+  '\0': '0',
+  '\x07': 'a',
+  '\x08': 'b',
+  '\x09': 't',
+  '\x0A': 'n',
+  '\x0B': 'v',
+  '\x0C': 'f',
+  '\x0D': 'r',
+  '\x1B': 'e',
+  '"': '"',
+  '\\': '\\',
+  '\x85': 'N',
+  '\xA0': '_',
+  '\u2028': 'L',
+  '\u2029': 'P',
 };
 
 interface NodeContext {
@@ -34,7 +47,8 @@ function scalarNode(value: unknown): ScalarNode | null {
   if (value === true || value === false) return { text: String(value), plainImplicit: true };
   if (typeof value === 'bigint') return { text: value.toString(), plainImplicit: true };
   if (typeof value === 'number') {
-    if (Number.isInteger(value) && Math.abs(value) <= Number.MAX_SAFE_INTEGER && !Object.is(value, -0)) return { text: String(value), plainImplicit: true };
+    if (Number.isInteger(value) && Math.abs(value) <= Number.MAX_SAFE_INTEGER && !Object.is(value, -0))
+      return { text: String(value), plainImplicit: true };
     if (Number.isNaN(value)) return { text: '.nan', plainImplicit: true };
     if (value === Infinity) return { text: '.inf', plainImplicit: true };
     if (value === -Infinity) return { text: '-.inf', plainImplicit: true };
@@ -318,7 +332,10 @@ export class YamlEmitter {
     for (let end = 0; end <= chars.length; end++) {
       const ch = end < chars.length ? chars[end] : undefined;
       const cp = ch === undefined ? 0 : ch.codePointAt(0)!;
-      const plain = ch !== undefined && !'"\\\x85\u2028\u2029\uFEFF'.includes(ch) && ((cp >= 0x20 && cp <= 0x7e) || (cp <= 0xfffd && isPrintableUnicode(cp)));
+      const plain =
+        ch !== undefined &&
+        !'"\\\x85\u2028\u2029\uFEFF'.includes(ch) &&
+        ((cp >= 0x20 && cp <= 0x7e) || (cp <= 0xfffd && isPrintableUnicode(cp)));
       if (!plain) {
         if (start < end) {
           this.writeText(chars, start, end);

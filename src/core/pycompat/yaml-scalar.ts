@@ -21,7 +21,9 @@ export function isBreak(ch: string | undefined): boolean {
 
 /** Whether PyYAML with allow_unicode=True writes this character as is. */
 export function isPrintableUnicode(cp: number): boolean {
-  return (cp === 0x85 || (cp >= 0xa0 && cp <= 0xd7ff) || (cp >= 0xe000 && cp <= 0xfffd) || (cp >= 0x10000 && cp < 0x10ffff)) && cp !== 0xfeff;
+  return (
+    (cp === 0x85 || (cp >= 0xa0 && cp <= 0xd7ff) || (cp >= 0xe000 && cp <= 0xfffd) || (cp >= 0x10000 && cp < 0x10ffff)) && cp !== 0xfeff
+  );
 }
 
 export function analyzeScalar(chars: readonly string[]): ScalarAnalysis {

@@ -99,7 +99,12 @@ function toValue(node: unknown, ctx: Ctx, depth = 0): YamlValue {
         }
         continue;
       }
-      Object.defineProperty(out, name, { value: toValue(pair.value, ctx, depth + 1), enumerable: true, writable: true, configurable: true });
+      Object.defineProperty(out, name, {
+        value: toValue(pair.value, ctx, depth + 1),
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
     }
     return out;
   }

@@ -30,7 +30,27 @@ export interface Renderer {
 }
 
 /** Renderers Salt has that run Python or need Python libraries; brine refuses them by name. */
-const PYTHON_RENDERERS = new Set(['py', 'pyobjects', 'pydsl', 'mako', 'wempy', 'genshi', 'cheetah', 'stateconf', 'yamlex', 'dson', 'hjson', 'gpg', 'nacl', 'aws_kms', 'jsonnet', 'pass', 'plist', 'redis', 'tomlkit']);
+const PYTHON_RENDERERS = new Set([
+  'py',
+  'pyobjects',
+  'pydsl',
+  'mako',
+  'wempy',
+  'genshi',
+  'cheetah',
+  'stateconf',
+  'yamlex',
+  'dson',
+  'hjson',
+  'gpg',
+  'nacl',
+  'aws_kms',
+  'jsonnet',
+  'pass',
+  'plist',
+  'redis',
+  'tomlkit',
+]);
 
 function text(input: unknown): string {
   if (typeof input === 'string') return input;
@@ -131,7 +151,13 @@ export function checkPipe(steps: PipeStep[], registry: RendererRegistry, where: 
 }
 
 /** Run `input` through the pipe. */
-export async function runPipe(input: string, steps: PipeStep[], registry: RendererRegistry, ctx: Omit<RenderContext, 'argline'>, where: string): Promise<unknown> {
+export async function runPipe(
+  input: string,
+  steps: PipeStep[],
+  registry: RendererRegistry,
+  ctx: Omit<RenderContext, 'argline'>,
+  where: string,
+): Promise<unknown> {
   const renderers = checkPipe(steps, registry, where);
   let data: unknown = input;
   for (let i = 0; i < renderers.length; i++) {

@@ -88,7 +88,15 @@ export function describeYamlError(text: string, errors: readonly YAMLError[]): {
     case 'MULTIPLE_DOCS': {
       const docStart = /^---/m.exec(text.slice(first.pos[0]));
       const where = markOf(text, first.pos[0] + (docStart?.index ?? 0));
-      return { code, message: ['expected a single document in the stream', markText({ line: 0, column: 0 }), 'but found another document', markText(where)].join('\n') };
+      return {
+        code,
+        message: [
+          'expected a single document in the stream',
+          markText({ line: 0, column: 0 }),
+          'but found another document',
+          markText(where),
+        ].join('\n'),
+      };
     }
     case 'MISSING_CHAR':
       // eslint-disable-next-line no-restricted-syntax -- the yaml library's code is MISSING_CHAR for both; only its text tells a quote from the rest
@@ -103,7 +111,15 @@ export function describeYamlError(text: string, errors: readonly YAMLError[]): {
         // A plain scalar continues onto the next line inside a flow collection; libyaml stops at the `:` after it.
         const colon = /^[^\s:,\]}#][^:,\]}#\n]*?:(?=\s|$)/.exec(text.slice(offset));
         const problem = colon ? markOf(text, offset + colon[0].length - 1) : at;
-        return { code, message: [`while parsing a flow ${flow[1] === 'sequence' ? 'sequence' : 'mapping'}`, markText(markOf(text, start)), what, markText(problem)].join('\n') };
+        return {
+          code,
+          message: [
+            `while parsing a flow ${flow[1] === 'sequence' ? 'sequence' : 'mapping'}`,
+            markText(markOf(text, start)),
+            what,
+            markText(problem),
+          ].join('\n'),
+        };
       }
       break;
     }

@@ -85,7 +85,13 @@ function toValue(node: unknown, ctx: Ctx, depth: number): unknown {
         const sources = toValue(pair.value, ctx, depth + 1);
         for (const m of Array.isArray(sources) ? sources : [sources]) {
           if (m === null || typeof m !== 'object' || Array.isArray(m)) {
-            fail(ctx, 'while constructing a mapping', node as unknown as Node, 'expected a mapping or list of mappings for merging', pair.value as Node);
+            fail(
+              ctx,
+              'while constructing a mapping',
+              node as unknown as Node,
+              'expected a mapping or list of mappings for merging',
+              pair.value as Node,
+            );
           }
           for (const [k, v] of Object.entries(m as Record<string, unknown>)) {
             if (!(k in out)) {
@@ -104,7 +110,12 @@ function toValue(node: unknown, ctx: Ctx, depth: number): unknown {
       if (Object.prototype.hasOwnProperty.call(out, name) && !merged.delete(name)) {
         fail(ctx, 'while constructing a mapping', node as unknown as Node, `found conflicting ID '${name}'`, keyNode as Node);
       }
-      Object.defineProperty(out, name, { value: toValue(pair.value, ctx, depth + 1), enumerable: true, writable: true, configurable: true });
+      Object.defineProperty(out, name, {
+        value: toValue(pair.value, ctx, depth + 1),
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
     }
     return out;
   }

@@ -61,14 +61,24 @@ export class HighstateCompiler {
   }
 
   /** render_state: one SLS with its includes; included states come after its own keys. */
-  async renderState(sls: string, saltenv: string, matches: Record<string, string[]>): Promise<{ state: Record<string, unknown> | null; errors: string[] }> {
+  async renderState(
+    sls: string,
+    saltenv: string,
+    matches: Record<string, string[]>,
+  ): Promise<{ state: Record<string, unknown> | null; errors: string[] }> {
     const errors: string[] = [];
     const file = await this.ctx.source.getSls(saltenv, sls);
     let state: unknown = null;
     if (!file) {
       errors.push(`Specified SLS ${sls} in saltenv ${saltenv} is not available on the salt master or through a configured fileserver`);
     } else {
-      const rctx: SlsRenderContext = { saltenv, sls, grains: this.ctx.grains, pillar: this.ctx.pillar, roots: this.ctx.source.roots(saltenv) };
+      const rctx: SlsRenderContext = {
+        saltenv,
+        sls,
+        grains: this.ctx.grains,
+        pillar: this.ctx.pillar,
+        roots: this.ctx.source.roots(saltenv),
+      };
       try {
         state = await this.ctx.renderer.render(file, rctx);
       } catch (err) {
@@ -291,7 +301,8 @@ export function reconcileExtend(high: HighData): string[] {
               const first = Object.keys(arg)[0];
               const vfirst = Object.keys(val)[0];
               if (first === vfirst) {
-                if (REQUISITE_KEYWORDS.has(first) && Array.isArray(val[first])) (val[first] as unknown[]).push(...((arg[first] as unknown[]) ?? []));
+                if (REQUISITE_KEYWORDS.has(first) && Array.isArray(val[first]))
+                  (val[first] as unknown[]).push(...((arg[first] as unknown[]) ?? []));
                 else list[i] = arg;
                 update = true;
               }
@@ -338,7 +349,9 @@ export function verifyHigh(high: HighData): string[] {
     for (const [state, run] of Object.entries(body)) {
       if (state.startsWith('__')) continue;
       if (run === null) {
-        errors.push(`ID '${name}' in SLS '${String(body.__sls__)}' contains a short declaration (${state}) with a trailing colon. When not passing any arguments to a state, the colon must be omitted.`);
+        errors.push(
+          `ID '${name}' in SLS '${String(body.__sls__)}' contains a short declaration (${state}) with a trailing colon. When not passing any arguments to a state, the colon must be omitted.`,
+        );
         continue;
       }
       if (!Array.isArray(run)) {
@@ -350,7 +363,9 @@ export function verifyHigh(high: HighData): string[] {
         if (typeof arg === 'string') {
           fun++;
           if (arg.trim().includes(' ')) {
-            errors.push(`The function "${arg}" in state "${name}" in SLS "${String(body.__sls__)}" has whitespace, a function with whitespace is not supported, perhaps this is an argument that is missing a ":"`);
+            errors.push(
+              `The function "${arg}" in state "${name}" in SLS "${String(body.__sls__)}" has whitespace, a function with whitespace is not supported, perhaps this is an argument that is missing a ":"`,
+            );
           }
         } else if (isPlainObject(arg)) {
           const first = Object.keys(arg)[0];
@@ -371,7 +386,9 @@ export function verifyHigh(high: HighData): string[] {
               const reqKey = Object.keys(req)[0];
               const reqVal = req[reqKey];
               if (reqKey.includes('.')) {
-                errors.push(`Invalid requisite type '${reqKey}' in state '${name}', in SLS '${String(body.__sls__)}'. Requisite types must not contain dots, did you mean '${reqKey.split('.')[0]}'?`);
+                errors.push(
+                  `Invalid requisite type '${reqKey}' in state '${name}', in SLS '${String(body.__sls__)}'. Requisite types must not contain dots, did you mean '${reqKey.split('.')[0]}'?`,
+                );
               }
               if (isPlainObject(reqVal) || Array.isArray(reqVal)) {
                 errors.push(`Illegal requisite "${JSON.stringify(reqVal)}", please check your syntax.\n`);
@@ -384,7 +401,8 @@ export function verifyHigh(high: HighData): string[] {
                 errors.push(`A recursive requisite was found, SLS "${String(body.__sls__)}" ID "${name}" ID "${val}"`);
               }
             }
-            if (Object.keys(arg).length !== 1) errors.push(`Multiple dictionaries defined in argument of state '${name}' in SLS '${String(body.__sls__)}'`);
+            if (Object.keys(arg).length !== 1)
+              errors.push(`Multiple dictionaries defined in argument of state '${name}' in SLS '${String(body.__sls__)}'`);
           }
         }
       }
@@ -392,7 +410,9 @@ export function verifyHigh(high: HighData): string[] {
         if (state === 'require' || state === 'watch') continue;
         errors.push(`No function declared in state '${name}' in SLS '${String(body.__sls__)}'`);
       } else if (fun > 1) {
-        errors.push(`Too many functions declared in state '${name}' in SLS '${String(body.__sls__)}'. Please choose one of the following: ${run.filter((a) => typeof a === 'string').join(', ')}`);
+        errors.push(
+          `Too many functions declared in state '${name}' in SLS '${String(body.__sls__)}'. Please choose one of the following: ${run.filter((a) => typeof a === 'string').join(', ')}`,
+        );
       }
     }
   }
@@ -421,7 +441,8 @@ export function compileHighData(high: HighData): LowChunk[] {
         if (!isPlainObject(arg)) continue;
         for (const [key, val] of Object.entries(arg)) {
           if (key === 'names') {
-            for (const n of Array.isArray(val) ? val : [val]) if (!names.some((x) => JSON.stringify(x) === JSON.stringify(n))) names.push(n);
+            for (const n of Array.isArray(val) ? val : [val])
+              if (!names.some((x) => JSON.stringify(x) === JSON.stringify(n))) names.push(n);
           } else if (key === 'state') {
             continue;
           } else if (key === 'name' && typeof val !== 'string') {

@@ -31,7 +31,8 @@ export async function runCheck(low: LowChunk, shell: (cmd: string, low: LowChunk
   }
   if ('creates' in low) {
     const paths = commands(low.creates);
-    if (paths.length > 0 && paths.every((p) => existsSync(p))) return paths.length === 1 ? `${paths[0]} exists` : 'All files in creates exist';
+    if (paths.length > 0 && paths.every((p) => existsSync(p)))
+      return paths.length === 1 ? `${paths[0]} exists` : 'All files in creates exist';
   }
   return null;
 }

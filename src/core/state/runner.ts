@@ -23,7 +23,18 @@ export interface RunnerOptions {
 type Status = 'met' | 'unmet' | 'fail' | 'change' | 'pre' | 'onfail' | 'onchanges';
 type Reqs = Record<string, LowChunk[]>;
 
-const REQ_TYPES = ['require', 'require_any', 'watch', 'watch_any', 'prereq', 'onfail', 'onfail_any', 'onfail_all', 'onchanges', 'onchanges_any'];
+const REQ_TYPES = [
+  'require',
+  'require_any',
+  'watch',
+  'watch_any',
+  'prereq',
+  'onfail',
+  'onfail_any',
+  'onfail_all',
+  'onchanges',
+  'onchanges_any',
+];
 
 /** HH:MM:SS.ffffff of local time, as Python's time().isoformat(). */
 function isoTime(ms: number, micros: number): string {
@@ -86,7 +97,15 @@ export class StateRunner {
 
   private fake(low: LowChunk, comment: string, result: boolean, extra: Record<string, unknown> = {}): StateResult {
     const start = this.clock.nowUs();
-    const ret: StateResult = { changes: {}, result, duration: 0, start_time: this.clock.startTime(start), comment, ...extra, __run_num__: this.runNum } as StateResult;
+    const ret: StateResult = {
+      changes: {},
+      result,
+      duration: 0,
+      start_time: this.clock.startTime(start),
+      comment,
+      ...extra,
+      __run_num__: this.runNum,
+    } as StateResult;
     ret.duration = Math.max(0.001, (this.clock.nowUs() - start) / 1000);
     ret.__sls__ = low.__sls__;
     ret.__id__ = low.__id__;
@@ -161,7 +180,13 @@ export class StateRunner {
             }
             return running;
           }
-          running[tag] = { changes: {}, result: false, comment: 'Recursive requisite found', __run_num__: this.runNum, __sls__: low.__sls__ } as StateResult;
+          running[tag] = {
+            changes: {},
+            result: false,
+            comment: 'Recursive requisite found',
+            __run_num__: this.runNum,
+            __sls__: low.__sls__,
+          } as StateResult;
           this.runNum++;
           return running;
         }
@@ -206,7 +231,14 @@ export class StateRunner {
           }
         }
         const start = this.clock.nowUs();
-        const ret = { changes: {}, result: false, duration: 0, start_time: this.clock.startTime(start), comment: `One or more requisite failed: ${failed.join(', ')}`, __run_num__: this.runNum } as StateResult;
+        const ret = {
+          changes: {},
+          result: false,
+          duration: 0,
+          start_time: this.clock.startTime(start),
+          comment: `One or more requisite failed: ${failed.join(', ')}`,
+          __run_num__: this.runNum,
+        } as StateResult;
         ret.duration = Math.max(0.001, (this.clock.nowUs() - start) / 1000);
         ret.__sls__ = low.__sls__;
         ret.__id__ = low.__id__;
@@ -238,7 +270,12 @@ export class StateRunner {
     return running;
   }
 
-  private checkRequisite(low: LowChunk, running: Record<string, StateResult>, chunks: LowChunk[], pre: boolean): { status: Status; reqs: Reqs } {
+  private checkRequisite(
+    low: LowChunk,
+    running: Record<string, StateResult>,
+    chunks: LowChunk[],
+    pre: boolean,
+  ): { status: Status; reqs: Reqs } {
     const hasModWatch = this.opts.functions.find(`${low.state}.mod_watch`) !== undefined;
     for (const w of ['watch', 'watch_any']) {
       if (w in low && !hasModWatch) {
@@ -352,14 +389,34 @@ export class StateRunner {
     let ret: StateResult;
     const check = await runCheck(low, this.opts.shellCheck);
     if (check) {
-      ret = { result: true, name: low.name, changes: {}, comment: check, __sls__: low.__sls__, __id__: low.__id__, skip_watch: true } as StateResult;
+      ret = {
+        result: true,
+        name: low.name,
+        changes: {},
+        comment: check,
+        __sls__: low.__sls__,
+        __id__: low.__id__,
+        skip_watch: true,
+      } as StateResult;
     } else {
       const fn = this.opts.functions.find(`${low.state}.${low.fun}`)!;
       try {
         const saltenv = low.__env__ ?? 'base';
-        ret = await fn.call(stateArgs(low), { test, low, running, saltenv, template: (p, n, c) => this.opts.template(p, n, saltenv, c), cacheFile: (s) => this.opts.cacheFile(s, saltenv) });
+        ret = await fn.call(stateArgs(low), {
+          test,
+          low,
+          running,
+          saltenv,
+          template: (p, n, c) => this.opts.template(p, n, saltenv, c),
+          cacheFile: (s) => this.opts.cacheFile(s, saltenv),
+        });
       } catch (err) {
-        ret = { result: false, name: low.name, changes: {}, comment: `An exception occurred in this state: ${(err as Error).stack ?? String(err)}` } as StateResult;
+        ret = {
+          result: false,
+          name: low.name,
+          changes: {},
+          comment: `An exception occurred in this state: ${(err as Error).stack ?? String(err)}`,
+        } as StateResult;
       }
     }
     if (low.__prereq__) {

@@ -124,7 +124,8 @@ export class StateSystem {
     const high = await this.high({ [run.saltenv ?? 'base']: mods });
     if (Array.isArray(high)) return high;
     const chunks = compileHighData(high).filter((c) => c.__id__ === id);
-    if (chunks.length === 0) return [`No matches for ID '${id}' found in SLS '${mods.join(',')}' within saltenv '${run.saltenv ?? 'base'}'`];
+    if (chunks.length === 0)
+      return [`No matches for ID '${id}' found in SLS '${mods.join(',')}' within saltenv '${run.saltenv ?? 'base'}'`];
     return this.runChunks(chunks, run);
   }
 
@@ -133,7 +134,16 @@ export class StateSystem {
     const dot = fun.indexOf('.');
     if (dot === -1) return [`Invalid function passed`];
     const state = fun.slice(0, dot);
-    const low: LowChunk = { state, name, __id__: name, __sls__: undefined as unknown as string, __env__: run.saltenv ?? 'base', ...kwargs, fun: fun.slice(dot + 1), order: 10000 };
+    const low: LowChunk = {
+      state,
+      name,
+      __id__: name,
+      __sls__: undefined as unknown as string,
+      __env__: run.saltenv ?? 'base',
+      ...kwargs,
+      fun: fun.slice(dot + 1),
+      order: 10000,
+    };
     return this.runChunks([low], run);
   }
 
@@ -153,7 +163,14 @@ export class StateSystem {
       const env = new URLSearchParams(query ?? '').get('saltenv') ?? saltenv;
       return (await source.getFile(env, path))?.path ?? null;
     };
-    const runner = new StateRunner({ functions: this.opts.functions, test: run.test, failhard: this.opts.failhard, shellCheck: this.opts.shellCheck, template, cacheFile });
+    const runner = new StateRunner({
+      functions: this.opts.functions,
+      test: run.test,
+      failhard: this.opts.failhard,
+      shellCheck: this.opts.shellCheck,
+      template,
+      cacheFile,
+    });
     return runner.callChunks(chunks);
   }
 }

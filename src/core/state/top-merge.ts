@@ -102,7 +102,8 @@ function mergeSame(tops: Map<string, TopData[]>, defaultTop: string, log: (msg: 
       for (const [tgt, items] of Object.entries(targets)) set(top, cenv, tgt, items);
       found = true;
     }
-    if (!found) log(`The '${cenv}' saltenv has no top file, and no matches were found in the top file for the default_top saltenv (${defaultTop})`);
+    if (!found)
+      log(`The '${cenv}' saltenv has no top file, and no matches were found in the top file for the default_top saltenv (${defaultTop})`);
   }
   return top;
 }
@@ -150,7 +151,12 @@ function mergeAll(tops: Map<string, TopData[]>): MergedTop {
  * mergeTops(new Map([['base', [{ base: { '*': ['core'] } }]], ['dev', [{ dev: { '*': ['tools'] } }]]]), 'merge', 'base')
  * // Map { 'base' => Map { '*' => ['core'] }, 'dev' => Map { '*' => ['tools'] } }
  */
-export function mergeTops(tops: Map<string, TopData[]>, strategy: TopMergeStrategy, defaultTop = 'base', log: (msg: string) => void = () => {}): MergedTop {
+export function mergeTops(
+  tops: Map<string, TopData[]>,
+  strategy: TopMergeStrategy,
+  defaultTop = 'base',
+  log: (msg: string) => void = () => {},
+): MergedTop {
   if (strategy === 'same') return mergeSame(tops, defaultTop, log);
   if (strategy === 'merge_all') return mergeAll(tops);
   return mergeMerge(tops);

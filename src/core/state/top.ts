@@ -31,12 +31,25 @@ export interface TopContext {
 }
 
 const MATCHERS: Record<string, TargetType> = {
-  glob: 'glob', pcre: 'pcre', list: 'list', grain: 'grain', grain_pcre: 'grain_pcre', pillar: 'pillar',
-  pillar_pcre: 'pillar_pcre', ipcidr: 'ipcidr', compound: 'compound', nodegroup: 'nodegroup',
+  glob: 'glob',
+  pcre: 'pcre',
+  list: 'list',
+  grain: 'grain',
+  grain_pcre: 'grain_pcre',
+  pillar: 'pillar',
+  pillar_pcre: 'pillar_pcre',
+  ipcidr: 'ipcidr',
+  compound: 'compound',
+  nodegroup: 'nodegroup',
 };
 
 /** A target that cannot be parsed matches nothing, as Salt's confirm_top answers False. */
-function confirm(tgt: string, tgtType: TargetType, minion: { id: string; grains: Record<string, unknown>; pillar: Record<string, unknown> }, nodegroups: Nodegroups): boolean {
+function confirm(
+  tgt: string,
+  tgtType: TargetType,
+  minion: { id: string; grains: Record<string, unknown>; pillar: Record<string, unknown> },
+  nodegroups: Nodegroups,
+): boolean {
   try {
     return matchTarget({ tgt, tgtType }, minion, { nodegroups });
   } catch {
@@ -49,7 +62,10 @@ async function renderTop(ctx: TopContext, env: string, source: string, errors: s
   const file = await ctx.source.getFile(env, source);
   if (!file) return {};
   try {
-    const top = await ctx.renderer.render({ path: file.path, source, text: readFileSync(file.path, 'utf8') }, { saltenv: env, sls: '', grains: ctx.grains, pillar: ctx.pillar, roots: ctx.source.roots(env) });
+    const top = await ctx.renderer.render(
+      { path: file.path, source, text: readFileSync(file.path, 'utf8') },
+      { saltenv: env, sls: '', grains: ctx.grains, pillar: ctx.pillar, roots: ctx.source.roots(env) },
+    );
     return isPlainObject(top) ? top : {};
   } catch (err) {
     errors.push(`Rendering Primary Top File failed, render error:\n${(err as Error).message}`);

@@ -29,16 +29,65 @@ export type StateResult = Record<string, unknown> & {
 };
 
 /** The requisites Salt 3007 knows, and their `_in` forms. */
-export const REQUISITES = ['require', 'require_any', 'watch', 'watch_any', 'prereq', 'onfail', 'onfail_any', 'onfail_all', 'onchanges', 'onchanges_any', 'listen', 'use'] as const;
+export const REQUISITES = [
+  'require',
+  'require_any',
+  'watch',
+  'watch_any',
+  'prereq',
+  'onfail',
+  'onfail_any',
+  'onfail_all',
+  'onchanges',
+  'onchanges_any',
+  'listen',
+  'use',
+] as const;
 export const REQUISITE_INS = ['require_in', 'watch_in', 'onfail_in', 'onchanges_in', 'prereq_in', 'listen_in', 'use_in'] as const;
 /** Keys that are not state arguments (Salt's STATE_REQUISITE_KEYWORDS + STATE_RUNTIME_KEYWORDS). */
 export const REQUISITE_KEYWORDS = new Set<string>([...REQUISITES, ...REQUISITE_INS, 'prerequired']);
 export const RUNTIME_KEYWORDS = new Set<string>([
-  'fun', 'state', 'check_cmd', 'failhard', 'onlyif', 'unless', 'creates', 'retry', 'order', 'parallel', 'prereq', 'prereq_in',
-  'prerequired', 'reload_modules', 'reload_grains', 'reload_pillar', 'runas', 'runas_password', 'fire_event', 'saltenv',
-  'use', 'use_in', '__env__', '__sls__', '__id__', '__orchestration_jid__', '__pub_user', '__pub_arg', '__pub_jid',
-  '__pub_fun', '__pub_tgt', '__pub_ret', '__pub_pid', '__pub_tgt_type', '__prereq__', '__prerequired__', '__sls_included_from__',
-  'name_order', '__reqs__', 'sfun', 'name',
+  'fun',
+  'state',
+  'check_cmd',
+  'failhard',
+  'onlyif',
+  'unless',
+  'creates',
+  'retry',
+  'order',
+  'parallel',
+  'prereq',
+  'prereq_in',
+  'prerequired',
+  'reload_modules',
+  'reload_grains',
+  'reload_pillar',
+  'runas',
+  'runas_password',
+  'fire_event',
+  'saltenv',
+  'use',
+  'use_in',
+  '__env__',
+  '__sls__',
+  '__id__',
+  '__orchestration_jid__',
+  '__pub_user',
+  '__pub_arg',
+  '__pub_jid',
+  '__pub_fun',
+  '__pub_tgt',
+  '__pub_ret',
+  '__pub_pid',
+  '__pub_tgt_type',
+  '__prereq__',
+  '__prerequired__',
+  '__sls_included_from__',
+  'name_order',
+  '__reqs__',
+  'sfun',
+  'name',
 ]);
 
 /** The tag of a low chunk's result: `<module>_|-<ID>_|-<name>_|-<function>`. */

@@ -77,11 +77,7 @@ function listAtom(pattern: unknown): Atom {
   }
   // Salt's list_match compares text, without trimming: 'a, b' does not list 'b'.
   return {
-    match: (m) =>
-      m.id === pattern ||
-      pattern.includes(`,${m.id},`) ||
-      pattern.startsWith(`${m.id},`) ||
-      pattern.endsWith(`,${m.id}`),
+    match: (m) => m.id === pattern || pattern.includes(`,${m.id},`) || pattern.startsWith(`${m.id},`) || pattern.endsWith(`,${m.id}`),
     needsData: false,
   };
 }
@@ -132,7 +128,8 @@ function ipcidrAtom(pattern: unknown): Atom {
   const parsed = parseIpTarget(pattern);
   if ('error' in parsed) return { match: NEVER, needsData: false, problem: `invalid IP/CIDR target: ${parsed.error}` };
   return {
-    match: (m) => (m.grains === undefined ? undefined : isMapping(m.grains) && ipTargetMatches(parsed, m.grains as Record<string, unknown>)),
+    match: (m) =>
+      m.grains === undefined ? undefined : isMapping(m.grains) && ipTargetMatches(parsed, m.grains as Record<string, unknown>),
     needsData: true,
   };
 }

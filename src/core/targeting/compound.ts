@@ -38,10 +38,7 @@ interface Token {
   match?: Matcher;
 }
 
-type Node =
-  | { kind: 'operand'; match: Matcher }
-  | { kind: 'not'; arg: Node }
-  | { kind: 'and' | 'or'; args: Node[] };
+type Node = { kind: 'operand'; match: Matcher } | { kind: 'not'; arg: Node } | { kind: 'and' | 'or'; args: Node[] };
 
 class ParseError extends Error {}
 

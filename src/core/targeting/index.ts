@@ -13,17 +13,7 @@ export { fnmatch } from '../pycompat';
 export type { MinionData } from './atoms';
 export type { Nodegroups } from './nodegroup';
 
-export type TargetType =
-  | 'glob'
-  | 'pcre'
-  | 'list'
-  | 'grain'
-  | 'grain_pcre'
-  | 'pillar'
-  | 'pillar_pcre'
-  | 'ipcidr'
-  | 'compound'
-  | 'nodegroup';
+export type TargetType = 'glob' | 'pcre' | 'list' | 'grain' | 'grain_pcre' | 'pillar' | 'pillar_pcre' | 'ipcidr' | 'compound' | 'nodegroup';
 
 export interface Target {
   tgt: string | string[];
@@ -158,7 +148,7 @@ function describeTarget(target: Target): string {
   const type = typeof target === 'object' && target !== null ? String(target.tgtType) : 'invalid';
   let text: string;
   try {
-    text = typeof target?.tgt === 'string' ? `'${target.tgt}'` : JSON.stringify(target?.tgt) ?? String(target?.tgt);
+    text = typeof target?.tgt === 'string' ? `'${target.tgt}'` : (JSON.stringify(target?.tgt) ?? String(target?.tgt));
   } catch {
     text = String(target?.tgt);
   }

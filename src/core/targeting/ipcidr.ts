@@ -6,8 +6,7 @@
  */
 
 export type IpTarget =
-  | { kind: 'address'; version: 4 | 6; text: string }
-  | { kind: 'network'; version: 4 | 6; network: bigint; prefix: number };
+  { kind: 'address'; version: 4 | 6; text: string } | { kind: 'network'; version: 4 | 6; network: bigint; prefix: number };
 
 /** Parse an ipcidr target; the reason it is invalid otherwise. */
 export function parseIpTarget(tgt: string): IpTarget | { error: string } {
@@ -139,7 +138,7 @@ function parsePrefix(p: string, version: 4 | 6): number | undefined {
   if (mask === undefined) return undefined;
   const asPrefix = (m: bigint): number | undefined => {
     const ones = m.toString(2).padStart(32, '0');
-    return /^1*0*$/.test(ones) ? ones.indexOf('0') === -1 ? 32 : ones.indexOf('0') : undefined;
+    return /^1*0*$/.test(ones) ? (ones.indexOf('0') === -1 ? 32 : ones.indexOf('0')) : undefined;
   };
   return asPrefix(mask) ?? asPrefix(mask ^ 0xffffffffn);
 }
@@ -154,7 +153,7 @@ function formatIPv6(v: bigint): string {
   for (let s = 112n; s >= 0n; s -= 16n) groups.push(((v >> s) & 0xffffn).toString(16));
   let bestStart = -1;
   let bestLen = 0;
-  for (let i = 0; i < 8; ) {
+  for (let i = 0; i < 8;) {
     if (groups[i] !== '0') {
       i++;
       continue;

@@ -9,13 +9,23 @@
 import { randomBytes } from 'node:crypto';
 import { TransportError } from '../errors';
 import type {
-  AdmitConnection, IEventPublisher, IEventPuller, IEventPusher, IEventSubscriber, IPublishServer, IRequestClient, IRequestServer, ISubscribeClient, Peer,
-  ReconnectOptions, RequestServe, Transport,
+  AdmitConnection,
+  IEventPublisher,
+  IEventPuller,
+  IEventPusher,
+  IEventSubscriber,
+  IPublishServer,
+  IRequestClient,
+  IRequestServer,
+  ISubscribeClient,
+  Peer,
+  ReconnectOptions,
+  RequestServe,
+  Transport,
 } from './types';
 
 /** The address every in-memory client connects from, as the request server's `admit` sees it. */
 export const MEMORY_PEER_ADDRESS = 'memory';
-
 
 const copy = (frames: Buffer[]): Buffer[] => frames.map((f) => Buffer.from(f));
 
@@ -41,10 +51,13 @@ class Inbox<T> {
     if (this.items.length > 0) return Promise.resolve(this.items.shift()!);
     if (this.ended) return Promise.resolve(null);
     return new Promise((resolve) => {
-      const timer = timeoutMs === undefined ? undefined : setTimeout(() => {
-        this.waiter = undefined;
-        resolve(null);
-      }, timeoutMs);
+      const timer =
+        timeoutMs === undefined
+          ? undefined
+          : setTimeout(() => {
+              this.waiter = undefined;
+              resolve(null);
+            }, timeoutMs);
       this.waiter = (item) => {
         clearTimeout(timer);
         resolve(item);
@@ -202,7 +215,10 @@ class MemoryRequestServer implements IRequestServer {
   private readonly admitted = new Set<string>();
   closed = false;
 
-  constructor(private readonly net: MemoryTransport, private readonly admit?: AdmitConnection) {}
+  constructor(
+    private readonly net: MemoryTransport,
+    private readonly admit?: AdmitConnection,
+  ) {}
 
   async bind(address: string): Promise<void> {
     this.net.requestServers.bind(address, this, 'listen for requests');
@@ -253,7 +269,10 @@ class MemoryRequestClient implements IRequestClient {
   /** The connection; a new one after a timeout, as the ZeroMQ client replaces its socket. */
   private peer: Peer = randomBytes(5);
 
-  constructor(private readonly net: MemoryTransport, private readonly address: string) {}
+  constructor(
+    private readonly net: MemoryTransport,
+    private readonly address: string,
+  ) {}
 
   request(payload: Buffer, timeoutMs: number): Promise<Buffer> {
     const run = this.tail.then(() => this.exchange(Buffer.from(payload), timeoutMs));
@@ -316,7 +335,11 @@ class MemoryEventSubscriber implements IEventSubscriber {
   private readonly attachWaiters: Array<() => void> = [];
   private readonly cancel: () => void;
 
-  constructor(net: MemoryTransport, address: string, private readonly prefixes: string[]) {
+  constructor(
+    net: MemoryTransport,
+    address: string,
+    private readonly prefixes: string[],
+  ) {
     this.cancel = net.eventBuses.whenBound(address, (bus) => {
       bus.subscribers.add(this);
       this.attached = true;
@@ -328,7 +351,11 @@ class MemoryEventSubscriber implements IEventSubscriber {
     if (this.attached) return Promise.resolve();
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
-        reject(new TransportError('TIMEOUT', 'the master event bus did not answer', { hint: 'is salt-master running with this configuration (-c)?' }));
+        reject(
+          new TransportError('TIMEOUT', 'the master event bus did not answer', {
+            hint: 'is salt-master running with this configuration (-c)?',
+          }),
+        );
       }, timeoutMs);
       this.attachWaiters.push(() => {
         clearTimeout(timer);
@@ -371,7 +398,10 @@ class MemoryEventPuller implements IEventPuller {
 }
 
 class MemoryEventPusher implements IEventPusher {
-  constructor(private readonly net: MemoryTransport, private readonly address: string) {}
+  constructor(
+    private readonly net: MemoryTransport,
+    private readonly address: string,
+  ) {}
 
   async push(tag: string, body: Buffer): Promise<void> {
     const puller = this.net.eventIntakes.bound.get(this.address);

@@ -7,8 +7,19 @@ import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:net';
 import { TransportError } from '../errors';
 import type {
-  AdmitConnection, IEventPublisher, IEventPuller, IEventPusher, IEventSubscriber, IPublishServer, IRequestClient, IRequestServer, ISubscribeClient, Peer,
-  ReconnectOptions, RequestServe, Transport,
+  AdmitConnection,
+  IEventPublisher,
+  IEventPuller,
+  IEventPusher,
+  IEventSubscriber,
+  IPublishServer,
+  IRequestClient,
+  IRequestServer,
+  ISubscribeClient,
+  Peer,
+  ReconnectOptions,
+  RequestServe,
+  Transport,
 } from './types';
 
 export type { Peer, ReconnectOptions } from './types';
@@ -200,7 +211,11 @@ export class RequestServer implements IRequestServer {
     const context = options.admit ? new zmq.Context() : zmq.context;
     if (options.admit) this.zap = new ZapHandler(context, options.admit);
     this.socket = new zmq.Router({
-      context, linger: 0, receiveHighWaterMark: 0, sendHighWaterMark: 0, ...(options.admit ? { zapDomain: 'brine' } : {}),
+      context,
+      linger: 0,
+      receiveHighWaterMark: 0,
+      sendHighWaterMark: 0,
+      ...(options.admit ? { zapDomain: 'brine' } : {}),
     });
     this.queue = new SendQueue(this.socket);
   }
@@ -222,10 +237,9 @@ export class RequestServer implements IRequestServer {
         for await (const frames of this.socket) {
           if (frames.length !== 3 || frames[1].length !== 0) continue;
           const [peer, , payload] = frames;
-          handler(payload, peer).then(
-            (reply) => (reply === null ? undefined : this.queue.send([peer, Buffer.alloc(0), reply])),
-            onError,
-          ).catch(onError);
+          handler(payload, peer)
+            .then((reply) => (reply === null ? undefined : this.queue.send([peer, Buffer.alloc(0), reply])), onError)
+            .catch(onError);
         }
       } catch (err) {
         if (!this.socket.closed) onError(wrap('request port failed', err));
@@ -252,7 +266,10 @@ class ZapHandler {
   private readonly socket: zmq.Reply;
   private loop?: Promise<void>;
 
-  constructor(context: zmq.Context, private readonly admit: AdmitConnection) {
+  constructor(
+    context: zmq.Context,
+    private readonly admit: AdmitConnection,
+  ) {
     this.socket = new zmq.Reply({ context, linger: 0 });
   }
 
@@ -291,7 +308,10 @@ export class RequestClient implements IRequestClient {
   private tail: Promise<unknown> = Promise.resolve();
   private closed = false;
 
-  constructor(private readonly address: string, private readonly options: ReconnectOptions = {}) {
+  constructor(
+    private readonly address: string,
+    private readonly options: ReconnectOptions = {},
+  ) {
     this.socket = this.open();
   }
 

@@ -69,7 +69,16 @@ export function groupEntries(root = '/'): GroupEntry[] {
 export function shadowEntries(root = '/'): ShadowEntry[] {
   return lines(root, 'etc/shadow')
     .filter((f) => f.length >= 8)
-    .map((f) => ({ name: f[0], passwd: f[1], lstchg: num(f[2]), min: num(f[3]), max: num(f[4]), warn: num(f[5]), inact: num(f[6]), expire: num(f[7]) }));
+    .map((f) => ({
+      name: f[0],
+      passwd: f[1],
+      lstchg: num(f[2]),
+      min: num(f[3]),
+      max: num(f[4]),
+      warn: num(f[5]),
+      inact: num(f[6]),
+      expire: num(f[7]),
+    }));
 }
 
 export const userByName = (name: string, root = '/'): PasswdEntry | undefined => passwdEntries(root).find((e) => e.name === name);

@@ -47,8 +47,11 @@ export function moduleDecorator(kind: PluginKind, decorator: string, name: strin
 }
 
 /** Options of {@link Fn}. */
-export interface FnOptions<S extends ArgSchema = ArgSchema, V extends boolean | string = boolean | string, K extends boolean | string = boolean | string>
-  extends FnDocs {
+export interface FnOptions<
+  S extends ArgSchema = ArgSchema,
+  V extends boolean | string = boolean | string,
+  K extends boolean | string = boolean | string,
+> extends FnDocs {
   /** Public name when it differs from the method's (`true_` → `'true'`). */
   name?: string;
   /**
@@ -91,7 +94,9 @@ const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 /** Checks what TypeScript cannot: names, and no required argument after an optional one. */
 function checkArgs(where: string, options: FnOptions): void {
   if (options.args !== undefined && (typeof options.args !== 'object' || options.args === null || Array.isArray(options.args))) {
-    throw new TypeError(`${where}: args must map each argument name to arg.string(), arg.integer(), ... (got ${JSON.stringify(options.args)})`);
+    throw new TypeError(
+      `${where}: args must map each argument name to arg.string(), arg.integer(), ... (got ${JSON.stringify(options.args)})`,
+    );
   }
   const names = Object.keys(options.args ?? {});
   let optionalSeen: string | undefined;
@@ -103,7 +108,9 @@ function checkArgs(where: string, options: FnOptions): void {
     }
     if (def.optional) optionalSeen ??= name;
     else if (optionalSeen) {
-      throw new TypeError(`${where}: required argument '${name}' follows optional argument '${optionalSeen}' (Python allows no such order)`);
+      throw new TypeError(
+        `${where}: required argument '${name}' follows optional argument '${optionalSeen}' (Python allows no such order)`,
+      );
     }
   }
   for (const key of [keyOf(options.varargs, 'args'), options.args ? keyOf(options.kwargs, 'kwargs') : undefined]) {
@@ -144,7 +151,12 @@ export function Fn(options: FnOptions = {}): MethodDecorator {
 }
 
 /** The method decorator of one call contract; ./kinds.ts builds `@State`, `@Render`, `@Pillar` with it. */
-export function markFunction(contract: FnContract, decorator: string, options: FnOptions, extra: Partial<FnMetadata> = {}): MethodDecorator {
+export function markFunction(
+  contract: FnContract,
+  decorator: string,
+  options: FnOptions,
+  extra: Partial<FnMetadata> = {},
+): MethodDecorator {
   return (prototype, propertyKey) => {
     if (typeof propertyKey !== 'string') throw new TypeError(`${decorator} can only mark methods with string names`);
     checkArgs(`${decorator} on ${propertyKey}`, options);

@@ -1,7 +1,8 @@
 import { BrineError } from '../../core/errors';
 
 /** Every code of the plugin API's error classes (the executor answers a job by them). */
-export type PluginErrorCode = 'COMMAND_EXECUTION' | 'INVOCATION' | 'ARGUMENT' | 'MODULE_UNAVAILABLE' | 'FUNCTION_NOT_FOUND' | 'PLUGIN_DEFINITION';
+export type PluginErrorCode =
+  'COMMAND_EXECUTION' | 'INVOCATION' | 'ARGUMENT' | 'MODULE_UNAVAILABLE' | 'FUNCTION_NOT_FOUND' | 'PLUGIN_DEFINITION';
 
 /**
  * A command or operation inside a module function failed. The executor answers the job with
@@ -62,9 +63,7 @@ export class ModuleUnavailableError extends BrineError<'MODULE_UNAVAILABLE'> {
   constructor(module: string, reason?: string) {
     super(
       'MODULE_UNAVAILABLE',
-      reason === undefined
-        ? `'${module}' __virtual__ returned False`
-        : `'${module}' __virtual__ returned False: ${reason}`,
+      reason === undefined ? `'${module}' __virtual__ returned False` : `'${module}' __virtual__ returned False: ${reason}`,
     );
     this.module = module;
     this.reason = reason;

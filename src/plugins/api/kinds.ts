@@ -83,8 +83,7 @@ export type ContractDecorator<M> = <T extends M>(
 ) => void;
 
 /** Options of {@link State}. */
-export interface StateOptions<S extends ArgSchema, V extends boolean | string, K extends boolean | string>
-  extends FnOptions<S, V, K> {
+export interface StateOptions<S extends ArgSchema, V extends boolean | string, K extends boolean | string> extends FnOptions<S, V, K> {
   /**
    * This is the module's `mod_watch`: what the state runner calls when a `watch`ed state changed
    * (`service.running` restarts the service). Its public name is `mod_watch`.

@@ -152,7 +152,6 @@ export interface ISalt {
 /** Service id of {@link ISalt}. @example constructor(@inject(ISalt) private readonly salt: ISalt) {} */
 export const ISalt: unique symbol = Symbol.for('brine.ISalt');
 
-
 /** What {@link IPillar.compile} compiles. */
 export interface PillarCompileOptions {
   /** Compile only this pillar environment (Salt's `pillarenv`). */

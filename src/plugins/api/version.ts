@@ -93,7 +93,10 @@ export function versionsReport(): string {
     ['Salt Version', { Salt: SALT_VERSION, brine: BRINE_VERSION }],
     ['Node Version', { Node: process.versions.node }],
     ['Dependency Versions', Object.fromEntries(Object.keys(BRINE.pkg.dependencies ?? {}).map((d) => [d, installedVersion(d)]))],
-    ['System Versions', { dist: distribution(), locale: Intl.DateTimeFormat().resolvedOptions().locale, machine, release, system: type, version }],
+    [
+      'System Versions',
+      { dist: distribution(), locale: Intl.DateTimeFormat().resolvedOptions().locale, machine, release, system: type, version },
+    ],
   ];
   const pad = Math.max('Not Installed'.length, ...sections.slice(2).flatMap(([, e]) => Object.keys(e).map((k) => k.length))) + 1;
   const lines: string[] = [];

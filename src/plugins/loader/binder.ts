@@ -143,6 +143,7 @@ export function bindArguments(fn: FnDescriptor, arg: readonly unknown[], pub?: P
  */
 export function extPillarArgs(value: unknown): unknown[] {
   if (Array.isArray(value)) return [...value];
-  if (typeof value === 'object' && value !== null && !Buffer.isBuffer(value)) return [{ ...(value as Record<string, unknown>), __kwarg__: true }];
+  if (typeof value === 'object' && value !== null && !Buffer.isBuffer(value))
+    return [{ ...(value as Record<string, unknown>), __kwarg__: true }];
   return [value];
 }

@@ -50,7 +50,13 @@ function toType(def: ArgDef, name: string, v: unknown): unknown {
     case 'list': {
       // Salt's split_input: a scalar is its str() split on commas, each item stripped.
       const splittable = def.split && (typeof v === 'string' || typeof v === 'number');
-      const list = Array.isArray(v) ? v : splittable ? String(v).split(',').map((x) => x.trim()) : refuse(name, def.split ? 'a list or a comma-separated string' : 'a list', v);
+      const list = Array.isArray(v)
+        ? v
+        : splittable
+          ? String(v)
+              .split(',')
+              .map((x) => x.trim())
+          : refuse(name, def.split ? 'a list or a comma-separated string' : 'a list', v);
       return def.of ? list.map((item, i) => coerceArg(def.of as ArgDef, `${name}[${i}]`, item)) : [...list];
     }
     case 'dict':
@@ -77,10 +83,14 @@ function validate(def: ArgDef, name: string, v: unknown): void {
   const size = sizeOf(v);
   const measure = Array.isArray(v) ? ' items' : ' characters';
   if (def.min !== undefined && size !== undefined && size < def.min) {
-    throw new InvocationError(typeof v === 'number' ? `${name} must be at least ${def.min}, got ${show(v)}` : `${name} must have at least ${def.min}${measure}`);
+    throw new InvocationError(
+      typeof v === 'number' ? `${name} must be at least ${def.min}, got ${show(v)}` : `${name} must have at least ${def.min}${measure}`,
+    );
   }
   if (def.max !== undefined && size !== undefined && size > def.max) {
-    throw new InvocationError(typeof v === 'number' ? `${name} must be at most ${def.max}, got ${show(v)}` : `${name} must have at most ${def.max}${measure}`);
+    throw new InvocationError(
+      typeof v === 'number' ? `${name} must be at most ${def.max}, got ${show(v)}` : `${name} must have at most ${def.max}${measure}`,
+    );
   }
   if (def.pattern && typeof v === 'string' && !new RegExp(def.pattern.source, def.pattern.flags.replace(/[gy]/g, '')).test(v)) {
     throw new InvocationError(`${name} must match ${def.pattern}, got ${show(v)}`);
@@ -107,4 +117,3 @@ export function coerceArg(def: ArgDef, name: string, value: unknown): unknown {
   validate(def, name, v);
   return v;
 }
-

@@ -105,7 +105,8 @@ export function discoverNpm(options: NpmPluginOptions): { found: DiscoveredPlugi
   const problems: LoadProblem[] = [];
   const dirs = findPluginPackages(options);
   for (const name of options.packages ?? []) {
-    if (!dirs.has(name)) problems.push({ origin: `npm:${name}`, error: new PluginDefinitionError(`npm plugin package '${name}' is not installed`) });
+    if (!dirs.has(name))
+      problems.push({ origin: `npm:${name}`, error: new PluginDefinitionError(`npm plugin package '${name}' is not installed`) });
   }
   for (const [name, dir] of dirs) {
     const origin = `npm:${name}`;

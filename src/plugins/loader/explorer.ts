@@ -79,7 +79,9 @@ export function exploreModule(cls: unknown): ModuleDescriptor {
   const meta = readModule(cls);
   if (!meta) {
     const what = typeof cls === 'function' ? `class ${cls.name || '(anonymous)'}` : typeof cls;
-    throw new PluginDefinitionError(`${what} is not marked with @Module(name) (or @StateModule, @Runner, @Wheel, @Returner, @Renderer, @ExtPillar)`);
+    throw new PluginDefinitionError(
+      `${what} is not marked with @Module(name) (or @StateModule, @Runner, @Wheel, @Returner, @Renderer, @ExtPillar)`,
+    );
   }
   const klass = cls as PluginClass;
   const functions = new Map<string, FnDescriptor>();
@@ -90,7 +92,9 @@ export function exploreModule(cls: unknown): ModuleDescriptor {
     if (typeof method !== 'function') throw new PluginDefinitionError(`${where}: @Fn marks something that is not a method`);
     const marked = fnMeta.contract ?? 'fn';
     if (marked !== contract) {
-      throw new PluginDefinitionError(`${where}: ${DECORATOR_OF[marked]} marks a method of a ${meta.kind} module, which takes ${DECORATOR_OF[contract]}`);
+      throw new PluginDefinitionError(
+        `${where}: ${DECORATOR_OF[marked]} marks a method of a ${meta.kind} module, which takes ${DECORATOR_OF[contract]}`,
+      );
     }
     const name = marked === 'render' ? 'render' : marked === 'pillar' ? 'ext_pillar' : (fnMeta.name ?? fnMeta.method);
     if (name.startsWith('_')) continue; // Salt's rule: leading underscore = private helper
@@ -102,7 +106,17 @@ export function exploreModule(cls: unknown): ModuleDescriptor {
     const doc = renderDocstring(docs);
     if (fnMeta.args) {
       const { params, kwargsKeys } = paramsFromSchema({ ...fnMeta, args: fnMeta.args });
-      functions.set(name, { name, method: fnMeta.method, doc, docs, params, kwargsKeys, call: 'object', contract: marked, outputter: fnMeta.outputter });
+      functions.set(name, {
+        name,
+        method: fnMeta.method,
+        doc,
+        docs,
+        params,
+        kwargsKeys,
+        call: 'object',
+        contract: marked,
+        outputter: fnMeta.outputter,
+      });
       continue;
     }
     if (marked === 'render') {
@@ -116,7 +130,17 @@ export function exploreModule(cls: unknown): ModuleDescriptor {
       throw new PluginDefinitionError(`${where}: cannot read its parameters; declare them with @Fn({ args: { ... } })`, { cause: err });
     }
     const { params, kwargsKeys } = toParamSpecs(where, fnMeta, source);
-    functions.set(name, { name, method: fnMeta.method, doc, docs, params, kwargsKeys, call: 'positional', contract: marked, outputter: fnMeta.outputter });
+    functions.set(name, {
+      name,
+      method: fnMeta.method,
+      doc,
+      docs,
+      params,
+      kwargsKeys,
+      call: 'positional',
+      contract: marked,
+      outputter: fnMeta.outputter,
+    });
   }
   if ((contract === 'render' || contract === 'pillar') && functions.size === 0) {
     throw new PluginDefinitionError(`${meta.kind} '${meta.name}' (class ${klass.name}) has no ${DECORATOR_OF[contract]} method`);
@@ -124,10 +148,9 @@ export function exploreModule(cls: unknown): ModuleDescriptor {
   const injections = readInjectionTokens(klass);
   for (let i = 0; i < klass.length; i++) {
     if (!injections.some((t) => t.index === i)) {
-      throw new PluginDefinitionError(
-        `Module '${meta.name}' (class ${klass.name}): constructor parameter #${i + 1} names no service`,
-        { hint: 'Mark every constructor parameter with @inject(IShell), @inject(IGrains), ...' },
-      );
+      throw new PluginDefinitionError(`Module '${meta.name}' (class ${klass.name}): constructor parameter #${i + 1} names no service`, {
+        hint: 'Mark every constructor parameter with @inject(IShell), @inject(IGrains), ...',
+      });
     }
   }
   return { kind: meta.kind, name: meta.name, doc: meta.doc ?? '', available: meta.available, cls: klass, functions, injections };

@@ -22,7 +22,11 @@ export function instantiate<T>(
   return new cls(...(args as never[]));
 }
 
-export function unknownServices(injections: InjectionToken[], container: ServiceContainer, extraKnown: readonly symbol[] = []): InjectionToken[] {
+export function unknownServices(
+  injections: InjectionToken[],
+  container: ServiceContainer,
+  extraKnown: readonly symbol[] = [],
+): InjectionToken[] {
   return injections.filter((t) => !t.optional && !extraKnown.includes(t.token) && !container.has(t.token));
 }
 

@@ -170,7 +170,13 @@ export class PluginLoader {
     return providers;
   }
 
-  private addModule(cls: unknown, origin: string, container: ServiceContainer, registry: ModuleRegistry, grains: Record<string, unknown>): void {
+  private addModule(
+    cls: unknown,
+    origin: string,
+    container: ServiceContainer,
+    registry: ModuleRegistry,
+    grains: Record<string, unknown>,
+  ): void {
     let name: string | undefined;
     try {
       const descriptor = exploreModule(cls);
@@ -186,7 +192,11 @@ export class PluginLoader {
   }
 }
 
-function collect(result: { found: DiscoveredPlugins[]; problems: ModuleRegistry['problems'] }, sources: DiscoveredPlugins[], registry: ModuleRegistry): void {
+function collect(
+  result: { found: DiscoveredPlugins[]; problems: ModuleRegistry['problems'] },
+  sources: DiscoveredPlugins[],
+  registry: ModuleRegistry,
+): void {
   sources.push(...result.found);
   registry.problems.push(...result.problems);
 }

@@ -50,7 +50,10 @@ export function brineInstallRoot(from: string = __dirname): string | undefined {
  * pluginPackageDirs(['/srv/brine-plugins'], '/opt/app/node_modules/brine').dirs
  * // ['/srv/brine-plugins', '/srv/brine-plugins/node_modules', '/opt/app/node_modules/brine/node_modules', '/opt/app/node_modules']
  */
-export function pluginPackageDirs(configured: unknown, installRoot: string | null = brineInstallRoot() ?? null): { dirs: string[]; problems: LoadProblem[] } {
+export function pluginPackageDirs(
+  configured: unknown,
+  installRoot: string | null = brineInstallRoot() ?? null,
+): { dirs: string[]; problems: LoadProblem[] } {
   const problems: LoadProblem[] = [];
   const entries = configured === undefined || configured === null ? [] : typeof configured === 'string' ? [configured] : configured;
   const dirs: string[] = [];

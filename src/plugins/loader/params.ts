@@ -43,7 +43,7 @@ function splitTopLevel(text: string, sep: string): string[] {
   const parts: string[] = [];
   let depth = 0;
   let start = 0;
-  for (let i = 0; i < text.length; ) {
+  for (let i = 0; i < text.length;) {
     const skipped = skipLiteral(text, i);
     if (skipped !== i) {
       i = skipped;
@@ -67,7 +67,7 @@ function parameterText(src: string): string {
   const open = src.indexOf('(');
   if (open === -1) throw new Error('no parameter list found in function source');
   let depth = 0;
-  for (let i = open; i < src.length; ) {
+  for (let i = open; i < src.length;) {
     const skipped = skipLiteral(src, i);
     if (skipped !== i) {
       i = skipped;
@@ -84,7 +84,10 @@ function parameterText(src: string): string {
 }
 
 function stripComments(text: string): string {
-  return text.replace(/\/\*[\s\S]*?\*\//g, ' ').replace(/\/\/[^\n]*/g, ' ').trim();
+  return text
+    .replace(/\/\*[\s\S]*?\*\//g, ' ')
+    .replace(/\/\/[^\n]*/g, ' ')
+    .trim();
 }
 
 function objectPatternKeys(pattern: string): { keys: string[]; rest: boolean } {
@@ -98,7 +101,9 @@ function objectPatternKeys(pattern: string): { keys: string[]; rest: boolean } {
       rest = true;
       continue;
     }
-    const key = splitTopLevel(splitTopLevel(part, '=')[0], ':')[0].trim().replace(/^['"]|['"]$/g, '');
+    const key = splitTopLevel(splitTopLevel(part, '=')[0], ':')[0]
+      .trim()
+      .replace(/^['"]|['"]$/g, '');
     keys.push(key);
   }
   return { keys, rest };

@@ -93,7 +93,8 @@ export class ModuleRegistry {
   /** Every `mod.fn` of a kind, sorted. */
   functionNames(kind: PluginKind = 'execution'): string[] {
     const names: string[] = [];
-    for (const [mod, { descriptor }] of this.modules.get(kind) ?? []) for (const fn of descriptor.functions.keys()) names.push(`${mod}.${fn}`);
+    for (const [mod, { descriptor }] of this.modules.get(kind) ?? [])
+      for (const fn of descriptor.functions.keys()) names.push(`${mod}.${fn}`);
     return names.sort();
   }
 

@@ -56,7 +56,10 @@ async function removeEmptyDirs(root: string): Promise<void> {
     return;
   }
   // Deepest first, so a parent is empty once its children are gone.
-  const dirs = entries.filter((e) => e.isDirectory()).map((e) => join(e.parentPath, e.name)).sort((a, b) => b.length - a.length);
+  const dirs = entries
+    .filter((e) => e.isDirectory())
+    .map((e) => join(e.parentPath, e.name))
+    .sort((a, b) => b.length - a.length);
   for (const d of dirs) {
     try {
       await rmdir(d);

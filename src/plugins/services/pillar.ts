@@ -47,7 +47,9 @@ export class MinionPillar implements IPillar {
 }
 
 function noPillar(): CommandExecutionError {
-  return new CommandExecutionError('No pillar here: this minion was started without a pillar source (a master, or file_client: local with pillar_roots)');
+  return new CommandExecutionError(
+    'No pillar here: this minion was started without a pillar source (a master, or file_client: local with pillar_roots)',
+  );
 }
 
 /** The pillar of a plugin set loaded without one (tests, tools): every use says so. */

@@ -24,7 +24,9 @@ interface LocalUser {
 
 /** uid, gid and home of a local user, from /etc/passwd. */
 function lookupUser(name: string): LocalUser {
-  const line = readFileSync('/etc/passwd', 'utf8').split('\n').find((l) => l.split(':')[0] === name);
+  const line = readFileSync('/etc/passwd', 'utf8')
+    .split('\n')
+    .find((l) => l.split(':')[0] === name);
   if (!line) throw new CommandExecutionError(`User '${name}' is not available`);
   const f = line.split(':');
   return { name, uid: Number(f[2]), gid: Number(f[3]), home: f[5] };
@@ -65,7 +67,9 @@ function loginEnvironment(user: LocalUser, shell: string): Promise<Record<string
 /** The gid of a local group, from /etc/group (a number is taken as a gid). */
 function lookupGroup(name: string): number {
   if (/^\d+$/.test(name)) return Number(name);
-  const line = readFileSync('/etc/group', 'utf8').split('\n').find((l) => l.split(':')[0] === name);
+  const line = readFileSync('/etc/group', 'utf8')
+    .split('\n')
+    .find((l) => l.split(':')[0] === name);
   if (!line) throw new CommandExecutionError(`Group '${name}' is not available`);
   return Number(line.split(':')[2]);
 }
@@ -82,14 +86,24 @@ function lookupGroup(name: string): number {
 export class NodeShell implements IShell {
   async run(command: string | string[], options: ShellRunOptions = {}): Promise<ShellResult> {
     const p = await this.prepare(command, options);
-    return this.spawnAndWait(p.argv, { cwd: p.cwd, env: p.env, uid: p.uid, gid: p.gid, stdin: options.stdin, timeout: options.timeout, signal: options.signal });
+    return this.spawnAndWait(p.argv, {
+      cwd: p.cwd,
+      env: p.env,
+      uid: p.uid,
+      gid: p.gid,
+      stdin: options.stdin,
+      timeout: options.timeout,
+      signal: options.signal,
+    });
   }
 
   async runBackground(command: string | string[], options: ShellRunOptions = {}): Promise<{ pid: number }> {
     const p = await this.prepare(command, options);
     return new Promise((resolvePromise, reject) => {
       const child = spawn(p.argv[0], p.argv.slice(1), { cwd: p.cwd, env: p.env, detached: true, stdio: 'ignore', uid: p.uid, gid: p.gid });
-      child.once('error', (e) => reject(new CommandExecutionError(`Unable to run command '${p.argv.join(' ')}': ${e.message}`, { cause: e })));
+      child.once('error', (e) =>
+        reject(new CommandExecutionError(`Unable to run command '${p.argv.join(' ')}': ${e.message}`, { cause: e })),
+      );
       child.once('spawn', () => {
         child.unref(); // the minion does not wait for it, nor keep running because of it
         resolvePromise({ pid: child.pid ?? 0 });
@@ -98,7 +112,10 @@ export class NodeShell implements IShell {
   }
 
   /** argv, cwd, environment and identity of a command, checked as Salt checks them. */
-  private async prepare(command: string | string[], options: ShellRunOptions): Promise<{ argv: string[]; cwd: string; env: NodeJS.ProcessEnv; uid?: number; gid?: number }> {
+  private async prepare(
+    command: string | string[],
+    options: ShellRunOptions,
+  ): Promise<{ argv: string[]; cwd: string; env: NodeJS.ProcessEnv; uid?: number; gid?: number }> {
     if (typeof command === 'string' ? command.trim() === '' : command.length === 0) {
       throw new InvocationError('The command to run is empty');
     }
@@ -134,7 +151,9 @@ export class NodeShell implements IShell {
       argv = ['/bin/sh', '-c', `${[...wrapper, `exec "$@"${options.mergeStderr ? ' 2>&1' : ''}`].join('; ')}`, 'sh', ...argv];
     }
     // runas: the user's login environment under the caller's variables, USER and HOME the user's.
-    const asUser = user ? { ...(await loginEnvironment(user, options.shell ?? '/bin/sh')), ...(options.env ?? {}), USER: user.name, HOME: user.home } : options.env ?? {};
+    const asUser = user
+      ? { ...(await loginEnvironment(user, options.shell ?? '/bin/sh')), ...(options.env ?? {}), USER: user.name, HOME: user.home }
+      : (options.env ?? {});
     const env: NodeJS.ProcessEnv = { ...(options.cleanEnv ? {} : process.env), ...asUser };
     // As Salt: systemd's notify socket is the minion's, not the command's.
     if (options.env?.NOTIFY_SOCKET === undefined) delete env.NOTIFY_SOCKET;
@@ -184,7 +203,7 @@ export class NodeShell implements IShell {
       child.on('close', (code, signal) => {
         if (timer) clearTimeout(timer);
         o.signal?.removeEventListener('abort', onAbort);
-        const sigNum = signal ? (osConstants.signals as Record<string, number>)[signal] ?? 0 : 0;
+        const sigNum = signal ? ((osConstants.signals as Record<string, number>)[signal] ?? 0) : 0;
         resolvePromise({
           pid: child.pid ?? 0,
           retcode: code ?? 128 + sigNum,

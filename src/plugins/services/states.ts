@@ -73,7 +73,11 @@ export class NodeStates implements IStates {
   private system(opts: StateRunOptions): StateSystem {
     return new StateSystem({
       source: this.sourceFor(),
-      renderer: new PipelineSlsRenderer(this.config.all(), opts.caller ? { call: (f, a, k) => opts.caller!.call(f, a, k), has: (f) => opts.caller!.has(f) } : undefined, this.config.get<string | undefined>('renderer', undefined)),
+      renderer: new PipelineSlsRenderer(
+        this.config.all(),
+        opts.caller ? { call: (f, a, k) => opts.caller!.call(f, a, k), has: (f) => opts.caller!.has(f) } : undefined,
+        this.config.get<string | undefined>('renderer', undefined),
+      ),
       functions: this.functions,
       minionId: String(this.config.get('id', '')),
       grains: this.grains.all(),
@@ -88,14 +92,23 @@ export class NodeStates implements IStates {
         nodegroups: this.config.get<Record<string, string>>('nodegroups', {}),
       },
       shellCheck: async (cmd: string, low: LowChunk) => {
-        const res = await this.shell.run(cmd, { pythonShell: true, cwd: typeof low.cwd === 'string' ? low.cwd : undefined, runas: typeof low.runas === 'string' ? low.runas : undefined });
+        const res = await this.shell.run(cmd, {
+          pythonShell: true,
+          cwd: typeof low.cwd === 'string' ? low.cwd : undefined,
+          runas: typeof low.runas === 'string' ? low.runas : undefined,
+        });
         return res.retcode;
       },
     });
   }
 
   private run(opts: StateRunOptions) {
-    return { saltenv: opts.saltenv ?? 'base', topSaltenv: opts.saltenv ?? null, test: opts.test ?? this.defaultTest(), exclude: opts.exclude };
+    return {
+      saltenv: opts.saltenv ?? 'base',
+      topSaltenv: opts.saltenv ?? null,
+      test: opts.test ?? this.defaultTest(),
+      exclude: opts.exclude,
+    };
   }
 
   defaultTest(): boolean {

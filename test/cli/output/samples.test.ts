@@ -65,12 +65,7 @@ const cases: [string, Outputter, unknown, OutputOptions][] = [
   ['salt web1 pillar.items', 'nested', { web1: { nested: { key: 'value' }, numbers: [1, 2], role: 'test' } }, perMinion],
   ['salt-call --local test.ping', 'nested', { local: true }, {}],
   ['salt-call --local test.ping --out json', 'json', { local: true }, {}],
-  [
-    'salt-key -L --out json',
-    'json',
-    { minions: [], minions_pre: ['db1', 'web1', 'web2'], minions_rejected: [], minions_denied: [] },
-    {},
-  ],
+  ['salt-key -L --out json', 'json', { minions: [], minions_pre: ['db1', 'web1', 'web2'], minions_rejected: [], minions_denied: [] }, {}],
 ];
 
 describe('outputters reproduce cli-output-samples.md byte for byte', () => {

@@ -13,12 +13,20 @@ describe('state.event', () => {
   });
 
   it('prints tag<TAB>json on one line, or indented by 4 with sorted keys when pretty', () => {
-    expect(eventLine('salt/key', { id: 'w', act: 'delete', result: true }, false)).toBe('salt/key\t{"id": "w", "act": "delete", "result": true}');
+    expect(eventLine('salt/key', { id: 'w', act: 'delete', result: true }, false)).toBe(
+      'salt/key\t{"id": "w", "act": "delete", "result": true}',
+    );
     expect(eventLine('salt/key', { id: 'w', act: 'delete' }, true)).toBe('salt/key\t{\n    "act": "delete",\n    "id": "w"\n}');
   });
 
   it('binds tagmatch, count and pretty like the runner signature, and refuses the rest', () => {
-    expect(eventArgs(['salt/*', { __kwarg__: true, count: 2, pretty: 'True' }])).toEqual({ tagmatch: 'salt/*', count: 2, quiet: false, pretty: true, sockDir: undefined });
+    expect(eventArgs(['salt/*', { __kwarg__: true, count: 2, pretty: 'True' }])).toEqual({
+      tagmatch: 'salt/*',
+      count: 2,
+      quiet: false,
+      pretty: true,
+      sockDir: undefined,
+    });
     expect(eventArgs([])).toMatchObject({ tagmatch: '*', count: -1 });
     expect(() => eventArgs([{ __kwarg__: true, bogus: 1 }])).toThrow(expect.objectContaining({ code: 'BAD_RUNNER_ARG' }));
     expect(() => eventArgs([{ __kwarg__: true, count: 'many' }])).toThrow(expect.objectContaining({ code: 'BAD_RUNNER_ARG' }));

@@ -2,8 +2,16 @@ import { describe, expect, it } from 'vitest';
 import * as C from '../../../src/core/channel';
 import { Crypticle } from '../../../src/core/crypto/crypticle';
 import {
-  WireViolation, checkAesReply, checkAesRequest, checkAuthReply, checkPublication, checkSendPrivateReply, field, keysOf,
-  readMsgpack, textField,
+  WireViolation,
+  checkAesReply,
+  checkAesRequest,
+  checkAuthReply,
+  checkPublication,
+  checkSendPrivateReply,
+  field,
+  keysOf,
+  readMsgpack,
+  textField,
 } from '../../support/wire-checker';
 import { allMessages, keyPem, lastFrame } from '../protocol/wire-vectors';
 
@@ -35,17 +43,30 @@ describe('brine-built messages pass the independent checker', () => {
 
   it('_auth reply: pending and rejected', () => {
     expect(checkAuthReply(C.buildAuthReply(masterPem, { kind: 'pending', nonce }), masterPub, web1Pem, nonce)).toEqual({ kind: 'pending' });
-    expect(checkAuthReply(C.buildAuthReply(masterPem, { kind: 'rejected', nonce }), masterPub, web1Pem, nonce)).toEqual({ kind: 'rejected' });
+    expect(checkAuthReply(C.buildAuthReply(masterPem, { kind: 'rejected', nonce }), masterPub, web1Pem, nonce)).toEqual({
+      kind: 'rejected',
+    });
   });
 
   it('_auth reply: accepted, with and without token, with a precomputed aes sig', () => {
     const aesSig = C.makeAesSig(masterPem, aesKey);
     for (const token of [undefined, Crypticle.generateKeyString()]) {
       const bytes = C.buildAuthReply(masterPem, {
-        kind: 'accepted', nonce, minionPublicKey: web1Pub, publishPort: 4505, aesKey, sessionKey, token, aesSig,
+        kind: 'accepted',
+        nonce,
+        minionPublicKey: web1Pub,
+        publishPort: 4505,
+        aesKey,
+        sessionKey,
+        token,
+        aesSig,
       });
       expect(checkAuthReply(bytes, masterPub, web1Pem, nonce)).toEqual({
-        kind: 'accepted', aes: aesKey, session: sessionKey, port: 4505, ...(token ? { token } : {}),
+        kind: 'accepted',
+        aes: aesKey,
+        session: sessionKey,
+        port: 4505,
+        ...(token ? { token } : {}),
       });
       const opened = C.openAuthReply(bytes, masterPub, web1Pem, nonce);
       expect(opened).toMatchObject({ kind: 'accepted', aesKey, sessionKey, publishPort: 4505 });
@@ -75,8 +96,16 @@ describe('brine-built messages pass the independent checker', () => {
   it('_return request', () => {
     const tok = C.makeTok(web1Pem);
     const load = {
-      cmd: '_return', id: 'web1', success: true, return: true, retcode: 0, jid: '20261202125622684790',
-      fun: 'test.ping', fun_args: [], user: 'root', _stamp: '2026-12-02T12:56:23.517087',
+      cmd: '_return',
+      id: 'web1',
+      success: true,
+      return: true,
+      retcode: 0,
+      jid: '20261202125622684790',
+      fun: 'test.ping',
+      fun_args: [],
+      user: 'root',
+      _stamp: '2026-12-02T12:56:23.517087',
     };
     const { bytes, nonce: sent } = C.buildAesRequest({ id: 'web1', sessionKey, load, tok });
     const checked = checkAesRequest(bytes, sessionKey, web1Pub);

@@ -13,7 +13,6 @@ const masterPub = keyPem('master.pub');
 const masterPem = keyPem('master.pem');
 const messages = allMessages();
 
-
 function flip(buf: Buffer, at: number): Buffer {
   const out = Buffer.from(buf);
   out[at] ^= 0x01;
@@ -32,11 +31,15 @@ describe('tampered publications', () => {
   const env = decode(frame) as { load: Buffer; sig: Buffer };
 
   it('a flipped bit in the encrypted load fails the signature first', () => {
-    expect(codeOf(() => C.openPublication(withField(frame, 'load', flip(env.load, 20)), pub.aes_key_used, masterPub), CryptoError)).toBe('BAD_SIGNATURE');
+    expect(codeOf(() => C.openPublication(withField(frame, 'load', flip(env.load, 20)), pub.aes_key_used, masterPub), CryptoError)).toBe(
+      'BAD_SIGNATURE',
+    );
   });
 
   it('a flipped bit in the signature', () => {
-    expect(codeOf(() => C.openPublication(withField(frame, 'sig', flip(env.sig, 100)), pub.aes_key_used, masterPub), CryptoError)).toBe('BAD_SIGNATURE');
+    expect(codeOf(() => C.openPublication(withField(frame, 'sig', flip(env.sig, 100)), pub.aes_key_used, masterPub), CryptoError)).toBe(
+      'BAD_SIGNATURE',
+    );
   });
 
   it('a re-signed load with a flipped ciphertext or HMAC bit is BAD_HMAC (not the master AES key)', () => {
@@ -67,7 +70,6 @@ describe('tampered publications', () => {
     expect(codeOf(() => C.openPublication(bad, pub.aes_key_used, masterPub), ProtocolError)).toBe('MSGPACK_LENGTH');
   });
 });
-
 
 describe('tampered requests and replies', () => {
   const req = messages.find((m) => m.kind === 'aes-request:_return' && m.outer.id === 'web1')!;
@@ -115,8 +117,12 @@ describe('tampered requests and replies', () => {
     const env = decode(bytes) as { load: Buffer; sig: Buffer };
     const nonce = pair.load.nonce as string;
     const minion = keyPem(`${id}.pem`);
-    expect(codeOf(() => C.openAuthReply(withField(bytes, 'sig', flip(env.sig, 3)), masterPub, minion, nonce), CryptoError)).toBe('BAD_SIGNATURE');
-    expect(codeOf(() => C.openAuthReply(withField(bytes, 'load', flip(env.load, 60)), masterPub, minion, nonce), CryptoError)).toBe('BAD_SIGNATURE');
+    expect(codeOf(() => C.openAuthReply(withField(bytes, 'sig', flip(env.sig, 3)), masterPub, minion, nonce), CryptoError)).toBe(
+      'BAD_SIGNATURE',
+    );
+    expect(codeOf(() => C.openAuthReply(withField(bytes, 'load', flip(env.load, 60)), masterPub, minion, nonce), CryptoError)).toBe(
+      'BAD_SIGNATURE',
+    );
     expect(codeOf(() => C.openAuthReply(bytes, masterPub, minion, '0'.repeat(32)), CryptoError)).toBe('BAD_NONCE');
     expect(codeOf(() => C.openAuthReply(bytes, keyPem('db1.pub'), minion, nonce), CryptoError)).toBe('BAD_SIGNATURE');
   });
@@ -124,8 +130,13 @@ describe('tampered requests and replies', () => {
   it('auth reply: an accepted load whose X9.31 sig is for another AES key', () => {
     const nonce = C.newNonce();
     const bytes = C.buildAuthReply(masterPem, {
-      kind: 'accepted', nonce, minionPublicKey: keyPem('web1.pub'), publishPort: 4505,
-      aesKey: 'A'.repeat(76), sessionKey: 'B'.repeat(76), aesSig: C.makeAesSig(masterPem, 'C'.repeat(76)),
+      kind: 'accepted',
+      nonce,
+      minionPublicKey: keyPem('web1.pub'),
+      publishPort: 4505,
+      aesKey: 'A'.repeat(76),
+      sessionKey: 'B'.repeat(76),
+      aesSig: C.makeAesSig(masterPem, 'C'.repeat(76)),
     });
     expect(codeOf(() => C.openAuthReply(bytes, masterPub, keyPem('web1.pem'), nonce), CryptoError)).toBe('BAD_SIGNATURE');
   });

@@ -51,14 +51,16 @@ describe('channel openers decrypt every captured message to the recorded plainte
     for (const p of pairs.filter((x) => x.rep.kind === 'aes-reply:_pillar')) {
       // Some s1 pillar requests are omitted stubs: then the one minion key that opens `key` tells.
       const reply = decode(lastFrame(p.rep)) as { key: Buffer; pillar: Buffer };
-      const id = minionOf(p) ?? MINION_KEYS.find((k) => {
-        try {
-          oaepDecrypt(privateKey(k), reply.key);
-          return true;
-        } catch {
-          return false;
-        }
-      })!;
+      const id =
+        minionOf(p) ??
+        MINION_KEYS.find((k) => {
+          try {
+            oaepDecrypt(privateKey(k), reply.key);
+            return true;
+          } catch {
+            return false;
+          }
+        })!;
       const nonce = p.rep.decrypted_pillar.data.nonce as string;
       if (p.req?.decrypted) expect(nonce, p.source).toBe(p.req.decrypted.nonce);
       const pillar = C.openSendPrivateReply(lastFrame(p.rep), privateKey(id), masterPub, nonce);
@@ -169,7 +171,14 @@ describe('the keys used are the ones crypto.json recovered', () => {
     expect(value).toEqual(fromJson(reply.decoded));
     const req = byLabel.get('aes request load (minion session key)');
     const decoded = fromJson(req.decoded) as { id: string; tok: Buffer };
-    const frame = encode({ enc: 'aes', load: Buffer.from(req.message_hex, 'hex'), version: 3, id: decoded.id, enc_algo: 'OAEP-SHA1', sig_algo: 'PKCS1v15-SHA1' });
+    const frame = encode({
+      enc: 'aes',
+      load: Buffer.from(req.message_hex, 'hex'),
+      version: 3,
+      id: decoded.id,
+      enc_algo: 'OAEP-SHA1',
+      sig_algo: 'PKCS1v15-SHA1',
+    });
     expect(C.openAesRequest(frame, () => ({ sessionKey: req.key_string, tok: C.makeTok(privateKey(decoded.id)) })).load).toEqual(decoded);
   });
 });

@@ -88,6 +88,8 @@ describe('JobWaiter', () => {
   });
 
   it('refuses a negative wait', () => {
-    expect(() => new JobWaiter(new FakeClient() as unknown as LocalClient, { timeoutMs: -1, gatherMs: 1 })).toThrow(expect.objectContaining({ code: 'BAD_WAIT_OPTION' }));
+    expect(() => new JobWaiter(new FakeClient() as unknown as LocalClient, { timeoutMs: -1, gatherMs: 1 })).toThrow(
+      expect.objectContaining({ code: 'BAD_WAIT_OPTION' }),
+    );
   });
 });

@@ -8,9 +8,11 @@ import { codeOf } from '../../support/errors';
 
 // The replies a real Salt 3007 master gave the `salt` CLI's publish requests.
 const WIRE = path.resolve(__dirname, '../../..', '../shared/salt-wire');
-const replies = (JSON.parse(readFileSync(path.join(WIRE, 'cli-publish.json'), 'utf8')) as {
-  cases: { label: string; reply: { zmq_frames_hex: string[] } }[];
-}).cases.map((c) => ({ label: c.label, bytes: Buffer.from(c.reply.zmq_frames_hex[c.reply.zmq_frames_hex.length - 1], 'hex') }));
+const replies = (
+  JSON.parse(readFileSync(path.join(WIRE, 'cli-publish.json'), 'utf8')) as {
+    cases: { label: string; reply: { zmq_frames_hex: string[] } }[];
+  }
+).cases.map((c) => ({ label: c.label, bytes: Buffer.from(c.reply.zmq_frames_hex[c.reply.zmq_frames_hex.length - 1], 'hex') }));
 
 describe("LocalClient's reading of the publish reply", () => {
   it("reads the jid and minions of Salt's replies", () => {

@@ -33,13 +33,35 @@ describe('defaults', () => {
     const { config, warnings } = loadMasterConfig(dir);
     expect(warnings).toEqual([]);
     expect(config).toMatchObject({
-      interface: '0.0.0.0', publish_port: 4505, ret_port: 4506, auto_accept: false, open_mode: false,
-      keysize: 2048, timeout: 5, gather_job_timeout: 10, worker_threads: 5, keep_jobs: 24, nodegroups: {},
-      file_roots: { base: ['/srv/salt'] }, module_dirs: [], log_level: 'warning', log_level_logfile: 'warning',
-      publish_session: 86400, pub_hwm: 1000, minion_data_cache: true, sign_pub_messages: true, show_timeout: true,
-      pki_dir: '/etc/salt/pki/master', cachedir: '/var/cache/salt/master', sock_dir: '/var/run/salt/master',
-      log_file: '/var/log/salt/master', pidfile: '/var/run/salt-master.pid', autosign_file: '/etc/salt/autosign.conf',
-      extension_modules: '/var/cache/salt/master/extmods', conf_file: path.join(dir, 'master'), config_dir: dir,
+      interface: '0.0.0.0',
+      publish_port: 4505,
+      ret_port: 4506,
+      auto_accept: false,
+      open_mode: false,
+      keysize: 2048,
+      timeout: 5,
+      gather_job_timeout: 10,
+      worker_threads: 5,
+      keep_jobs: 24,
+      nodegroups: {},
+      file_roots: { base: ['/srv/salt'] },
+      module_dirs: [],
+      log_level: 'warning',
+      log_level_logfile: 'warning',
+      publish_session: 86400,
+      pub_hwm: 1000,
+      minion_data_cache: true,
+      sign_pub_messages: true,
+      show_timeout: true,
+      pki_dir: '/etc/salt/pki/master',
+      cachedir: '/var/cache/salt/master',
+      sock_dir: '/var/run/salt/master',
+      log_file: '/var/log/salt/master',
+      pidfile: '/var/run/salt-master.pid',
+      autosign_file: '/etc/salt/autosign.conf',
+      extension_modules: '/var/cache/salt/master/extmods',
+      conf_file: path.join(dir, 'master'),
+      config_dir: dir,
     });
   });
 
@@ -47,12 +69,31 @@ describe('defaults', () => {
     write('minion', '');
     const { config } = loadMinionConfig(dir);
     expect(config).toMatchObject({
-      master: 'salt', master_port: 4506, id: null, minion_id_caching: true, minion_id_lowercase: false,
-      minion_id_remove_domain: false, grains: {}, acceptance_wait_time: 10, acceptance_wait_time_max: 0,
-      auth_tries: 7, auth_timeout: 5, random_reauth_delay: 10, recon_default: 1000, recon_max: 10000,
-      recon_randomize: true, return_retry_timer: 5, return_retry_timer_max: 10, return_retry_tries: 3,
-      rejected_retry: false, keysize: 2048, pki_dir: '/etc/salt/pki/minion', cachedir: '/var/cache/salt/minion',
-      sock_dir: '/var/run/salt/minion', log_file: '/var/log/salt/minion', pidfile: '/var/run/salt-minion.pid',
+      master: 'salt',
+      master_port: 4506,
+      id: null,
+      minion_id_caching: true,
+      minion_id_lowercase: false,
+      minion_id_remove_domain: false,
+      grains: {},
+      acceptance_wait_time: 10,
+      acceptance_wait_time_max: 0,
+      auth_tries: 7,
+      auth_timeout: 5,
+      random_reauth_delay: 10,
+      recon_default: 1000,
+      recon_max: 10000,
+      recon_randomize: true,
+      return_retry_timer: 5,
+      return_retry_timer_max: 10,
+      return_retry_tries: 3,
+      rejected_retry: false,
+      keysize: 2048,
+      pki_dir: '/etc/salt/pki/minion',
+      cachedir: '/var/cache/salt/minion',
+      sock_dir: '/var/run/salt/minion',
+      log_file: '/var/log/salt/minion',
+      pidfile: '/var/run/salt-minion.pid',
     });
   });
 });
@@ -153,7 +194,9 @@ describe('problems', () => {
     write('master', 'interface: 0.0.0.0\nnodegroups:\n  web: [a, b\n');
     const err = configError(() => loadMasterConfig(dir));
     expect(err.code).toBe('BAD_YAML');
-    expect(err.message).toMatch(new RegExp(`^${path.join(dir, 'master').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} \\(line \\d+\\): invalid YAML`));
+    expect(err.message).toMatch(
+      new RegExp(`^${path.join(dir, 'master').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} \\(line \\d+\\): invalid YAML`),
+    );
   });
 
   it('refuses duplicate keys and a file that is not a mapping', () => {

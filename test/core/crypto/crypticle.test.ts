@@ -7,7 +7,6 @@ import { codeOf } from '../../support/errors';
 const vectors = cryptoVectors().crypticle;
 const hex = (h: string) => Buffer.from(h, 'hex');
 
-
 describe('Crypticle against captured Salt messages', () => {
   it('has the four captured vectors', () => {
     expect(vectors.length).toBe(4);
@@ -110,6 +109,8 @@ describe('Crypticle on garbage', () => {
 
   it('decrypts a Uint8Array message', () => {
     const v = vectors[2];
-    expect(Buffer.from(new Crypticle(v.key_string).decrypt(new Uint8Array(hex(v.message_hex)) as Buffer)).toString('hex')).toBe(v.plaintext_hex);
+    expect(Buffer.from(new Crypticle(v.key_string).decrypt(new Uint8Array(hex(v.message_hex)) as Buffer)).toString('hex')).toBe(
+      v.plaintext_hex,
+    );
   });
 });

@@ -19,7 +19,6 @@ import { codeOf } from '../../support/errors';
 const vectors = cryptoVectors();
 const hex = (h: string) => Buffer.from(h, 'hex');
 
-
 describe('X9.31 against captured Salt signatures', () => {
   it('has the four captured vectors', () => {
     expect(vectors.x931.length).toBe(4);

@@ -22,7 +22,8 @@ function captureStderr() {
 describe('file layout matches Salt 3007 minion logs', () => {
   // Every log line captured from Salt, rebuilt from its parts.
   const text = fs.readFileSync(SAMPLES, 'utf8');
-  const re = /^(\d{4})-(\d\d)-(\d\d) (\d\d):(\d\d):(\d\d),(\d{3}) \[(\S+)\s*:(\d+)\s*\]\[(\w+)\s*\]\[(\d+)\] (.*(?:\n(?!\d{4}-|```).*)*)$/gm;
+  const re =
+    /^(\d{4})-(\d\d)-(\d\d) (\d\d):(\d\d):(\d\d),(\d{3}) \[(\S+)\s*:(\d+)\s*\]\[(\w+)\s*\]\[(\d+)\] (.*(?:\n(?!\d{4}-|```).*)*)$/gm;
   const samples = [...text.matchAll(re)];
 
   it('finds the captured lines', () => {
@@ -43,7 +44,7 @@ describe('createLogging', () => {
     const logging = createLogging({ level: 'warning', logFile: file, logFileLevel: 'debug', console: true, stderr: err.stream });
     const log = logging.getLogger('salt.crypt', 861);
     log.info('Waiting %s seconds before retry.', 10);
-    log.error('The Salt Master has rejected this minion\'s public key!\nTo repair this issue, restart.');
+    log.error("The Salt Master has rejected this minion's public key!\nTo repair this issue, restart.");
     log.trace('not shown anywhere');
     await logging.close();
     expect(err.lines).toEqual(["[ERROR   ] The Salt Master has rejected this minion's public key!\nTo repair this issue, restart.\n"]);

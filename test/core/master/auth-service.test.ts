@@ -44,7 +44,12 @@ function setup(policy: Partial<AuthPolicy> = {}) {
   const events = { fire: (tag: string, data: Record<string, unknown>) => fired.push({ tag, data }) } as unknown as MasterEvents;
   const acceptedHere: string[] = [];
   const auth = new AuthService({
-    keys, masterKey, publishKey, sessions, events, log,
+    keys,
+    masterKey,
+    publishKey,
+    sessions,
+    events,
+    log,
     rsa: { run: async (job) => runRsaJob(masterKey, job) },
     onAccepted: (id) => acceptedHere.push(id),
     policy: { autoAccept: false, autosign: new AutosignFile(undefined), openMode: false, publishPort: 4505, ...policy },

@@ -55,13 +55,20 @@ beforeAll(async () => {
   const net = new MemoryTransport();
   const etc = join(root, 'etc', 'master');
   mkdirSync(etc, { recursive: true });
-  writeFileSync(join(etc, 'master'), stringify({ root_dir: join(root, 'master'), interface: '127.0.0.1', auto_accept: true, keysize: 1024 }));
+  writeFileSync(
+    join(etc, 'master'),
+    stringify({ root_dir: join(root, 'master'), interface: '127.0.0.1', auto_accept: true, keysize: 1024 }),
+  );
   const { config: masterConfig } = loadMasterConfig(etc);
   master = new Master(masterConfig, log, { transport: net, rsa: 'in-process' });
   await master.start();
 
   const pairs = Array.from({ length: KEY_PAIRS }, () =>
-    generateKeyPairSync('rsa', { modulusLength: 1024, publicKeyEncoding: { type: 'spki', format: 'pem' }, privateKeyEncoding: { type: 'pkcs1', format: 'pem' } }),
+    generateKeyPairSync('rsa', {
+      modulusLength: 1024,
+      publicKeyEncoding: { type: 'spki', format: 'pem' },
+      privateKeyEncoding: { type: 'pkcs1', format: 'pem' },
+    }),
   );
   const executor: JobExecutor = { run: async () => ({ return: true, retcode: 0, success: true }) };
   ids.forEach((id, i) => {

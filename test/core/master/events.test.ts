@@ -1,7 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { keyEvents } from '../../../src/core/master/events';
 
-const listing = (accepted: string[], pending: string[] = [], rejected: string[] = [], denied: string[] = []) => ({ accepted, pending, rejected, denied });
+const listing = (accepted: string[], pending: string[] = [], rejected: string[] = [], denied: string[] = []) => ({
+  accepted,
+  pending,
+  rejected,
+  denied,
+});
 
 describe('keyEvents', () => {
   it('reports accepted, rejected and deleted keys, not new pending ones', () => {

@@ -28,7 +28,16 @@ describe('file modes', () => {
     try {
       const file = join(dir, 'job-cache.sqlite3');
       const cache = new SqliteJobCache(file);
-      cache.saveJob({ jid: '20260101000000000001', tgt: '*', tgt_type: 'glob', fun: 'test.ping', arg: [], user: 'root', minions: ['web1'], started: new Date() });
+      cache.saveJob({
+        jid: '20260101000000000001',
+        tgt: '*',
+        tgt_type: 'glob',
+        fun: 'test.ping',
+        arg: [],
+        user: 'root',
+        minions: ['web1'],
+        started: new Date(),
+      });
       for (const f of [file, `${file}-wal`, `${file}-shm`]) expect(mode(f).toString(8)).toBe('600');
       cache.close();
     } finally {

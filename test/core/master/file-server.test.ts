@@ -5,7 +5,16 @@ import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
-  dirList, fileEnvs, fileFind, fileHash, fileHashAndStat, fileList, fileListEmptyDirs, findFile, serveFile, symlinkList,
+  dirList,
+  fileEnvs,
+  fileFind,
+  fileHash,
+  fileHashAndStat,
+  fileList,
+  fileListEmptyDirs,
+  findFile,
+  serveFile,
+  symlinkList,
   type FileServerOptions,
 } from '../../../src/core/master/file-server';
 
@@ -104,7 +113,12 @@ describe('file server: the other requests a Salt minion sends', () => {
   });
 
   it('_file_list includes files reached through a link inside the root; a prefix is a string prefix as in Salt', () => {
-    expect(fileList(opts, { saltenv: 'dev', prefix: '' })).toEqual(['_modules/hello.ts', '_modules/other.js', 'conf/app.conf', 'conf/current.conf']);
+    expect(fileList(opts, { saltenv: 'dev', prefix: '' })).toEqual([
+      '_modules/hello.ts',
+      '_modules/other.js',
+      'conf/app.conf',
+      'conf/current.conf',
+    ]);
     expect(fileList(opts, { saltenv: 'base', prefix: '_modules/h' })).toEqual(['_modules/hello.ts']);
   });
 
@@ -116,8 +130,21 @@ describe('file server: the other requests a Salt minion sends', () => {
     const fnd = fileFind(opts, { path: '_modules/hello.ts', saltenv: 'base' });
     const st = statSync(join(dir, 'a', '_modules', 'hello.ts'));
     expect(fnd).toEqual({
-      path: join(dir, 'a', '_modules', 'hello.ts'), rel: '_modules/hello.ts', back: 'roots',
-      stat: [st.mode, st.ino, st.dev, st.nlink, st.uid, st.gid, 20, Math.floor(st.atimeMs / 1000), Math.floor(st.mtimeMs / 1000), Math.floor(st.ctimeMs / 1000)],
+      path: join(dir, 'a', '_modules', 'hello.ts'),
+      rel: '_modules/hello.ts',
+      back: 'roots',
+      stat: [
+        st.mode,
+        st.ino,
+        st.dev,
+        st.nlink,
+        st.uid,
+        st.gid,
+        20,
+        Math.floor(st.atimeMs / 1000),
+        Math.floor(st.mtimeMs / 1000),
+        Math.floor(st.ctimeMs / 1000),
+      ],
     });
     expect(fileFind(opts, { path: 'salt://conf/app.conf?saltenv=dev', saltenv: 'base' }).rel).toBe('conf/app.conf');
     expect(fileFind(opts, { path: 'missing', saltenv: 'base' })).toEqual({ path: '', rel: '' });
@@ -129,11 +156,15 @@ describe('file server: the other requests a Salt minion sends', () => {
     const sha256 = createHash('sha256').update('export const a = 1;\n').digest('hex');
     expect(fileHash(opts, { path: '_modules/hello.ts', saltenv: 'base' })).toEqual({ hsum: sha256, hash_type: 'sha256' });
     expect(fileHash({ ...opts, hash_type: 'md5' }, { path: 'salt://_modules/hello.ts', saltenv: 'base' })).toEqual({
-      hsum: createHash('md5').update('export const a = 1;\n').digest('hex'), hash_type: 'md5',
+      hsum: createHash('md5').update('export const a = 1;\n').digest('hex'),
+      hash_type: 'md5',
     });
     // A changed file gets a new hash (the memo follows mtime and size).
     writeFileSync(join(dir, 'a', '_modules', 'hello.ts'), 'changed, and longer\n');
-    expect(fileHash(opts, { path: '_modules/hello.ts', saltenv: 'base' })).toEqual({ hsum: createHash('sha256').update('changed, and longer\n').digest('hex'), hash_type: 'sha256' });
+    expect(fileHash(opts, { path: '_modules/hello.ts', saltenv: 'base' })).toEqual({
+      hsum: createHash('sha256').update('changed, and longer\n').digest('hex'),
+      hash_type: 'sha256',
+    });
     expect(fileHash(opts, { path: 'missing', saltenv: 'base' })).toBe('');
     expect(fileHash(opts, { path: '_modules/hello.ts' })).toBe('');
     expect(() => fileHash({ ...opts, hash_type: 'nonsense' }, { path: 'top.sls', saltenv: 'base' })).toThrow(/hash_type/);

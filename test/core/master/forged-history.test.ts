@@ -14,7 +14,18 @@ let web2: RawMinion;
 let cache: JobCache;
 
 async function publish(tgt: string): Promise<string> {
-  const load = { cmd: 'publish', tgt, fun: 'test.ping', arg: [], key: h.rootKey(), tgt_type: 'glob', ret: '', jid: '', kwargs: {}, user: 'root' };
+  const load = {
+    cmd: 'publish',
+    tgt,
+    fun: 'test.ping',
+    arg: [],
+    key: h.rootKey(),
+    tgt_type: 'glob',
+    ret: '',
+    jid: '',
+    kwargs: {},
+    user: 'root',
+  };
   const reply = (await rawRequest(h.address, encode({ enc: 'clear', load, version: 3 }))) as { load: { jid: string } };
   return reply.load.jid;
 }
@@ -62,7 +73,7 @@ describe('returns', () => {
 });
 
 describe('_minion_event', () => {
-  it('under salt/job/ is fired only with the sender\'s own id', async () => {
+  it("under salt/job/ is fired only with the sender's own id", async () => {
     const jid = await publish('web1');
     await web1.send({ cmd: '_minion_event', tag: `salt/job/${jid}/ret/evil`, data: { return: null }, pretag: null });
     await web1.send({ cmd: '_minion_event', events: [{ tag: `salt/job/${jid}/ret/web2`, data: {} }] });

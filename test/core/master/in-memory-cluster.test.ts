@@ -47,7 +47,10 @@ async function cluster(ids: string[]) {
   const net = new MemoryTransport();
   const etc = join(root, 'etc', 'master');
   mkdirSync(etc, { recursive: true });
-  writeFileSync(join(etc, 'master'), stringify({ root_dir: root, interface: '127.0.0.1', auto_accept: true, keysize: 1024, worker_threads: 1 }));
+  writeFileSync(
+    join(etc, 'master'),
+    stringify({ root_dir: root, interface: '127.0.0.1', auto_accept: true, keysize: 1024, worker_threads: 1 }),
+  );
   const { config: masterConfig } = loadMasterConfig(etc);
   const master = new Master(masterConfig, log, { transport: net, rsa: 'in-process' });
   await master.start();
@@ -90,7 +93,10 @@ describe('a master and minions over the in-memory transport', () => {
     const { client, master } = await cluster(['web1', 'web2']);
     expect(master.keys.list('accepted')).toEqual(['web1', 'web2']);
     const rets = await run(client, '*', 'test.ping');
-    expect(rets.map((r) => [r.id, r.return, r.retcode])).toEqual([['web1', true, 0], ['web2', true, 0]]);
+    expect(rets.map((r) => [r.id, r.return, r.retcode])).toEqual([
+      ['web1', true, 0],
+      ['web2', true, 0],
+    ]);
   });
 
   it('the minion checks the target itself: a job for another minion is not run', async () => {
@@ -103,7 +109,9 @@ describe('a master and minions over the in-memory transport', () => {
 
   it('grains a job changed reach the master before its return, so the next grain target sees them', async () => {
     const { client } = await cluster(['web1', 'web2']);
-    await expect(client.publish({ tgt: 'role:db', tgtType: 'grain', fun: 'test.ping', arg: [] })).rejects.toMatchObject({ code: 'NO_MINIONS' });
+    await expect(client.publish({ tgt: 'role:db', tgtType: 'grain', fun: 'test.ping', arg: [] })).rejects.toMatchObject({
+      code: 'NO_MINIONS',
+    });
     await run(client, 'web2', 'grains.setval', ['role', 'db']);
     const rets = await run(client, 'role:db', 'test.ping', [], 'grain');
     expect(rets.map((r) => r.id)).toEqual(['web2']);

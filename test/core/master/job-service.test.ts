@@ -42,7 +42,13 @@ const events = { fire: (tag: string, data: Record<string, unknown>) => fired.pus
 
 function service(): JobService {
   return new JobService({
-    accepted: () => accepted, dataCache, masterKey, publishKey, publisher, events, log,
+    accepted: () => accepted,
+    dataCache,
+    masterKey,
+    publishKey,
+    publisher,
+    events,
+    log,
     nodegroups: { dbs: 'db*' },
     cache: { jobs: cache, returns },
     hasSession: (id) => connected.has(id),
@@ -72,7 +78,19 @@ afterAll(async () => {
 });
 
 function request(tgt: string, tgtType = 'glob', extra: Partial<PublishRequestLoad> = {}): PublishRequestLoad {
-  return { cmd: 'publish', tgt, tgt_type: tgtType, fun: 'test.ping', arg: [], key: 'k', ret: '', jid: '', kwargs: {}, user: 'root', ...extra };
+  return {
+    cmd: 'publish',
+    tgt,
+    tgt_type: tgtType,
+    fun: 'test.ping',
+    arg: [],
+    key: 'k',
+    ret: '',
+    jid: '',
+    kwargs: {},
+    user: 'root',
+    ...extra,
+  };
 }
 
 /** The next publication on the wire, opened as a minion opens it. */
@@ -114,7 +132,11 @@ describe('JobService.publish', () => {
   });
 
   it('answers a target matching nobody, or a malformed one, with an error and publishes nothing', async () => {
-    expect(await jobs.publish(request('nomatch*'))).toEqual({ jid: null, minions: [], error: 'Master could not resolve minions for target nomatch*' });
+    expect(await jobs.publish(request('nomatch*'))).toEqual({
+      jid: null,
+      minions: [],
+      error: 'Master could not resolve minions for target nomatch*',
+    });
     const bad = await jobs.publish(request('G@', 'compound'));
     expect(bad.jid).toBeNull();
     expect(bad.error).toEqual(expect.any(String));

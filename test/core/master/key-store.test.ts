@@ -11,7 +11,6 @@ const pub = (name: string) => readFileSync(path.join(KEYS, `${name}.pub`), 'utf8
 /** The form a minion sends on the wire: stripped, no trailing newline. */
 const wirePub = (name: string) => pub(name).trim();
 
-
 let dir: string;
 let store: KeyStore;
 
@@ -129,10 +128,29 @@ describe('KeyStore auth decisions', () => {
 
 describe('KeyStore ids', () => {
   const bad = [
-    '', '.', '..', 'a/b', '../etc', 'a\\b', 'a\u0000b', 'a\nb', 'tab\there', 'del\u007f',
+    '',
+    '.',
+    '..',
+    'a/b',
+    '../etc',
+    'a\\b',
+    'a\u0000b',
+    'a\nb',
+    'tab\there',
+    'del\u007f',
     // Hidden from salt-key -L, or displayed as another id.
-    '.root_key', '.hidden', 'web1\u202e', '\u202egnp.exe', 'web\u2215etc', 'web\uff0e1', '\uff0e\uff0e', 'web1 ', ' web1',
-    'zero\u200bwidth', 'x'.repeat(256), 'é'.repeat(128),
+    '.root_key',
+    '.hidden',
+    'web1\u202e',
+    '\u202egnp.exe',
+    'web\u2215etc',
+    'web\uff0e1',
+    '\uff0e\uff0e',
+    'web1 ',
+    ' web1',
+    'zero\u200bwidth',
+    'x'.repeat(256),
+    'é'.repeat(128),
   ];
   for (const id of bad) {
     it(`rejects ${JSON.stringify(id)} with BAD_ID everywhere`, () => {

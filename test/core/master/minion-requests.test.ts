@@ -47,13 +47,27 @@ describe('MinionRequests', () => {
   it("_master_opts: Salt's keys, the master's values over Salt's defaults, env_only for the short form", () => {
     expect(requests.answer('web1', { cmd: '_master_opts' })).toEqual({
       file_roots: { base: [], prod: [] },
-      top_file_merging_strategy: 'merge', env_order: [], default_top: 'base',
-      renderer: 'jinja|yaml', failhard: false, state_top: 'mytop.sls', state_top_saltenv: null,
-      nodegroups: { webs: 'G@roles:web' }, state_auto_order: true, state_events: false, state_aggregate: false,
-      jinja_env: {}, jinja_sls_env: {}, jinja_lstrip_blocks: false, jinja_trim_blocks: false,
+      top_file_merging_strategy: 'merge',
+      env_order: [],
+      default_top: 'base',
+      renderer: 'jinja|yaml',
+      failhard: false,
+      state_top: 'mytop.sls',
+      state_top_saltenv: null,
+      nodegroups: { webs: 'G@roles:web' },
+      state_auto_order: true,
+      state_events: false,
+      state_aggregate: false,
+      jinja_env: {},
+      jinja_sls_env: {},
+      jinja_lstrip_blocks: false,
+      jinja_trim_blocks: false,
     });
     expect(requests.answer('web1', { cmd: '_master_opts', env_only: true })).toEqual({
-      file_roots: { base: [], prod: [] }, top_file_merging_strategy: 'merge', env_order: [], default_top: 'base',
+      file_roots: { base: [], prod: [] },
+      top_file_merging_strategy: 'merge',
+      env_order: [],
+      default_top: 'base',
     });
   });
 
@@ -66,7 +80,10 @@ describe('MinionRequests', () => {
     expect(requests.answer('web2', { cmd: '_mine', id: 'web2', data: { 'network.ip_addrs': ['10.0.0.2'] } })).toBe(true);
     expect(requests.answer('db1', { cmd: '_mine', id: 'db1', data: { 'network.ip_addrs': ['10.0.0.3'] } })).toBe(true);
     expect(existsSync(join(dir, 'cache', 'minions', 'web1', 'mine.p'))).toBe(true);
-    expect(decode(readFileSync(join(dir, 'cache', 'minions', 'web1', 'mine.p')))).toEqual({ 'network.ip_addrs': ['10.0.0.1'], 'test.ping': true });
+    expect(decode(readFileSync(join(dir, 'cache', 'minions', 'web1', 'mine.p')))).toEqual({
+      'network.ip_addrs': ['10.0.0.1'],
+      'test.ping': true,
+    });
 
     const get = (load: Record<string, unknown>) => requests.answer('db1', { cmd: '_mine_get', id: 'db1', ...load });
     expect(get({ tgt: '*', fun: 'network.ip_addrs' })).toEqual({ web1: ['10.0.0.1'], web2: ['10.0.0.2'], db1: ['10.0.0.3'] });
@@ -76,7 +93,10 @@ describe('MinionRequests', () => {
     expect(get({ tgt: 'webs', fun: 'network.ip_addrs', tgt_type: 'nodegroup' })).toEqual({ web1: ['10.0.0.1'], web2: ['10.0.0.2'] });
     expect(get({ tgt: 'web1,db1', fun: 'network.ip_addrs', expr_form: 'list' })).toEqual({ web1: ['10.0.0.1'], db1: ['10.0.0.3'] });
     // Several functions: by function, then minion.
-    expect(get({ tgt: 'web1', fun: 'network.ip_addrs,test.ping' })).toEqual({ 'network.ip_addrs': { web1: ['10.0.0.1'] }, 'test.ping': { web1: true } });
+    expect(get({ tgt: 'web1', fun: 'network.ip_addrs,test.ping' })).toEqual({
+      'network.ip_addrs': { web1: ['10.0.0.1'] },
+      'test.ping': { web1: true },
+    });
     expect(get({ tgt: 'web1', fun: ['test.ping'] })).toEqual({ 'test.ping': { web1: true } });
     expect(get({ tgt: '*', fun: 'nothing.here' })).toEqual({});
     expect(get({ tgt: '*', fun: 3 })).toEqual({});
@@ -92,7 +112,8 @@ describe('MinionRequests', () => {
 
   it("_mine_get honours a minion-side ACL (allow_tgt) and unwraps the entry's data", () => {
     requests.answer('db1', {
-      cmd: '_mine', id: 'db1',
+      cmd: '_mine',
+      id: 'db1',
       data: { 'secret.fun': { __saltmine_acl__: 1, __data__: 's3cret', allow_tgt: 'web1', allow_tgt_type: 'glob' } },
     });
     expect(requests.answer('web1', { cmd: '_mine_get', id: 'web1', tgt: 'db1', fun: 'secret.fun' })).toEqual({ db1: 's3cret' });
@@ -142,10 +163,19 @@ describe('the request handler answers each of them over the wire (real master)',
     const confDir = join(root, 'etc');
     mkdirSync(confDir, { recursive: true });
     const retPort = await freePort();
-    writeFileSync(join(confDir, 'master'), stringify({
-      root_dir: root, interface: '127.0.0.1', publish_port: await freePort(), ret_port: retPort,
-      auto_accept: true, keysize: 1024, worker_threads: 1, file_roots: { base: [srv] },
-    }));
+    writeFileSync(
+      join(confDir, 'master'),
+      stringify({
+        root_dir: root,
+        interface: '127.0.0.1',
+        publish_port: await freePort(),
+        ret_port: retPort,
+        auto_accept: true,
+        keysize: 1024,
+        worker_threads: 1,
+        file_roots: { base: [srv] },
+      }),
+    );
     logging = createLogging({ level: 'info', console: true, stderr: { write: (t: string) => (log += t) } });
     master = new Master(loadMasterConfig(confDir).config as unknown as MasterSettings, logging.getLogger('salt.master'));
     await master.start();

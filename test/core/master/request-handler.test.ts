@@ -8,7 +8,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  BAD_LOAD_REPLY, buildAesRequest, buildAuthRequest, buildClearRequest, makeTok, openAesReply, openAuthReply, openSendPrivateReply,
+  BAD_LOAD_REPLY,
+  buildAesRequest,
+  buildAuthRequest,
+  buildClearRequest,
+  makeTok,
+  openAesReply,
+  openAuthReply,
+  openSendPrivateReply,
 } from '../../../src/core/channel';
 import { generateKeyPair, privateKeyFromPem, publicKeyFromPem } from '../../../src/core/crypto/rsa';
 import { createLogging } from '../../../src/core/log';
@@ -57,17 +64,36 @@ const accepted = new Set<string>();
 let reconciles = 0;
 const rsa = { run: async (job: Parameters<typeof runRsaJob>[1]) => runRsaJob(masterKey, job) };
 const auth = new AuthService({
-  keys, masterKey, rsa, publishKey, sessions, events, log,
+  keys,
+  masterKey,
+  rsa,
+  publishKey,
+  sessions,
+  events,
+  log,
   onAccepted: (id) => accepted.add(id),
   policy: { autoAccept: false, autosign: new AutosignFile(undefined), openMode: false, publishPort: 4505 },
 });
 const publisher = net.publishServer();
 const jobs = new JobService({
-  accepted: () => accepted, dataCache, masterKey, publishKey, publisher, events, log, nodegroups: {},
+  accepted: () => accepted,
+  dataCache,
+  masterKey,
+  publishKey,
+  publisher,
+  events,
+  log,
+  nodegroups: {},
   cache: { jobs: cache, returns: new ReturnBatcher(cache) },
 });
 const handler = new RequestHandler({
-  auth, jobs, sessions, dataCache, events, rsa, log,
+  auth,
+  jobs,
+  sessions,
+  dataCache,
+  events,
+  rsa,
+  log,
   hooks: { rootKey: () => ROOT_KEY, beforePublish: () => void reconciles++ },
   pillar: new MasterPillar({ pillar_roots: { base: [join(root, 'pillar')] } }, dataCache, log),
   minionRequests: new MinionRequests({
@@ -86,7 +112,12 @@ beforeAll(async () => {
   mkdirSync(join(root, 'pillar'), { recursive: true });
   mkdirSync(join(root, 'files'), { recursive: true });
   await server.bind(RET);
-  server.serve((payload, peer) => handler.handle(payload, peer), (err) => { throw err; });
+  server.serve(
+    (payload, peer) => handler.handle(payload, peer),
+    (err) => {
+      throw err;
+    },
+  );
 });
 afterAll(async () => {
   client.close();
@@ -110,7 +141,21 @@ async function aes(load: Record<string, unknown>, opts: { id?: string; key?: str
 }
 
 function publish(key: string) {
-  return client.request(buildClearRequest({ cmd: 'publish', tgt: 'web1', tgt_type: 'glob', fun: 'test.ping', arg: [], key, ret: '', jid: '', kwargs: {}, user: 'root' }), 5000);
+  return client.request(
+    buildClearRequest({
+      cmd: 'publish',
+      tgt: 'web1',
+      tgt_type: 'glob',
+      fun: 'test.ping',
+      arg: [],
+      key,
+      ret: '',
+      jid: '',
+      kwargs: {},
+      user: 'root',
+    }),
+    5000,
+  );
 }
 
 describe('RequestHandler', () => {
@@ -125,18 +170,30 @@ describe('RequestHandler', () => {
   });
 
   it('publishes for the holder of the root key only, reconciling keys first', async () => {
-    expect(decode(await publish('wrong'))).toEqual({ enc: 'clear', load: { error: { name: 'AuthenticationError', message: 'Authentication error occurred.' } } });
+    expect(decode(await publish('wrong'))).toEqual({
+      enc: 'clear',
+      load: { error: { name: 'AuthenticationError', message: 'Authentication error occurred.' } },
+    });
     expect(reconciles).toBe(0);
     const reply = decode(await publish(ROOT_KEY)) as { load: { jid: string; minions: string[] } };
     expect(reply.load.minions).toEqual(['web1']);
     expect(reconciles).toBe(1);
     // The minion's _return to it is stored and acknowledged with an encrypted null.
-    const ack = await aes({ cmd: '_return', id: 'web1', jid: reply.load.jid, fun: 'test.ping', fun_args: [], return: true, retcode: 0, success: true });
+    const ack = await aes({
+      cmd: '_return',
+      id: 'web1',
+      jid: reply.load.jid,
+      fun: 'test.ping',
+      fun_args: [],
+      return: true,
+      retcode: 0,
+      success: true,
+    });
     expect(ack).toBeNull();
     expect(Object.keys(await cache.getReturns(reply.load.jid))).toEqual(['web1']);
   });
 
-  it('fires a minion event, but no job event in another minion\'s name', async () => {
+  it("fires a minion event, but no job event in another minion's name", async () => {
     fired.length = 0;
     expect(await aes({ cmd: '_minion_event', id: 'web1', tag: 'my/event', data: { x: 1 } })).toBeNull();
     expect(await aes({ cmd: '_minion_event', id: 'web1', tag: 'salt/job/20260101000000000000/ret/db1', data: {} })).toBeNull();
@@ -144,7 +201,9 @@ describe('RequestHandler', () => {
   });
 
   it('answers _pillar sealed to the minion key, a file server request, and {} for an unknown method', async () => {
-    expect(await aes({ cmd: '_pillar', id: 'web1', grains: { os: 'Debian' }, saltenv: 'base', pillarenv: null, pillar_override: {}, ver: '2' })).toEqual({});
+    expect(
+      await aes({ cmd: '_pillar', id: 'web1', grains: { os: 'Debian' }, saltenv: 'base', pillarenv: null, pillar_override: {}, ver: '2' }),
+    ).toEqual({});
     expect(dataCache.grains('web1')).toMatchObject({ os: 'Debian', id: 'web1' });
     expect(await aes({ cmd: '_file_envs' })).toEqual(['base']);
     expect(await aes({ cmd: 'no_such_method' })).toEqual({});
@@ -176,13 +235,28 @@ describe('RequestHandler', () => {
   it('answers sign-ins beyond auth_rate_limit on one connection with "bad load", not those of another', async () => {
     // A clock that stands still: every sign-in falls in the same second, however loaded the machine.
     const limited = new RequestHandler({
-      auth, jobs, sessions, dataCache, events, rsa, log,
+      auth,
+      jobs,
+      sessions,
+      dataCache,
+      events,
+      rsa,
+      log,
       hooks: { rootKey: () => ROOT_KEY, beforePublish: () => undefined },
       pillar: new MasterPillar({}, dataCache, log),
-      minionRequests: new MinionRequests({ files: { file_roots: {} }, mine: new MineStore(join(root, 'cache')), accepted: () => accepted, grains: () => undefined, options: {} }),
+      minionRequests: new MinionRequests({
+        files: { file_roots: {} },
+        mine: new MineStore(join(root, 'cache')),
+        accepted: () => accepted,
+        grains: () => undefined,
+        options: {},
+      }),
       limits: { maxRequestSize: 64 * 1024, signIns: new SignInRateLimit(2, () => 1_000_000) },
     });
-    const signInFrom = async (peer: string) => !(await limited.handle(buildAuthRequest({ id: 'web1', publicPem: minionPair.publicPem }).bytes, Buffer.from(peer))).equals(BAD_LOAD_REPLY);
+    const signInFrom = async (peer: string) =>
+      !(await limited.handle(buildAuthRequest({ id: 'web1', publicPem: minionPair.publicPem }).bytes, Buffer.from(peer))).equals(
+        BAD_LOAD_REPLY,
+      );
     const served: boolean[] = [];
     for (let i = 0; i < 4; i++) served.push(await signInFrom('peer-a'));
     expect(served).toEqual([true, true, false, false]);

@@ -13,7 +13,11 @@ const PUB = generateKeyPair(1024).publicPem;
 const NONCE = 'a'.repeat(32);
 
 function authFrame(id: string, extra: Record<string, unknown> = {}): Buffer {
-  return encode({ enc: 'clear', load: { cmd: '_auth', id, nonce: NONCE, enc_algo: 'OAEP-SHA1', sig_algo: 'PKCS1v15-SHA1', pub: PUB, ...extra }, version: 3 });
+  return encode({
+    enc: 'clear',
+    load: { cmd: '_auth', id, nonce: NONCE, enc_algo: 'OAEP-SHA1', sig_algo: 'PKCS1v15-SHA1', pub: PUB, ...extra },
+    version: 3,
+  });
 }
 
 describe('request size and field limits', () => {
@@ -45,7 +49,6 @@ describe('request size and field limits', () => {
   it('answers an absurd public key with "bad load"', async () => {
     expect(await rawRequest(h.address, authFrame('web9', { pub: 'A'.repeat(40_000) }))).toBe('bad load');
   });
-
 });
 
 describe('requests of an accepted minion', () => {
@@ -60,18 +63,34 @@ describe('requests of an accepted minion', () => {
   });
   afterAll(async () => h.stop());
 
-  it.each(['__proto__', 'constructor', 'toString', 'hasOwnProperty'])('looks up saltenv %s among its own environments only', async (saltenv) => {
-    expect(await minion.send({ cmd: '_file_list', saltenv, prefix: '' })).toEqual([]);
-    expect(await minion.send({ cmd: '_serve_file', path: 'top.sls', loc: 0, saltenv })).toEqual({ data: '', dest: '' });
-  });
+  it.each(['__proto__', 'constructor', 'toString', 'hasOwnProperty'])(
+    'looks up saltenv %s among its own environments only',
+    async (saltenv) => {
+      expect(await minion.send({ cmd: '_file_list', saltenv, prefix: '' })).toEqual([]);
+      expect(await minion.send({ cmd: '_serve_file', path: 'top.sls', loc: 0, saltenv })).toEqual({ data: '', dest: '' });
+    },
+  );
 
   it('answers loc 1e300 with "bad load" and keeps serving', async () => {
-    await expect(minion.send({ cmd: '_serve_file', path: 'top.sls', loc: 1e300, saltenv: 'base' })).rejects.toMatchObject({ code: 'MASTER_BAD_LOAD' });
+    await expect(minion.send({ cmd: '_serve_file', path: 'top.sls', loc: 1e300, saltenv: 'base' })).rejects.toMatchObject({
+      code: 'MASTER_BAD_LOAD',
+    });
     expect(await minion.send({ cmd: '_file_list', saltenv: 'base', prefix: '' })).toEqual(['top.sls']);
   });
 
   it('answers a glob target too large to compile with an error naming the target, not silence', async () => {
-    const load = { cmd: 'publish', tgt: '*a['.repeat(40_000), fun: 'test.ping', arg: [], key: h.rootKey(), tgt_type: 'glob', ret: '', jid: '', kwargs: {}, user: 'root' };
+    const load = {
+      cmd: 'publish',
+      tgt: '*a['.repeat(40_000),
+      fun: 'test.ping',
+      arg: [],
+      key: h.rootKey(),
+      tgt_type: 'glob',
+      ret: '',
+      jid: '',
+      kwargs: {},
+      user: 'root',
+    };
     const reply = (await rawRequest(h.address, encode({ enc: 'clear', load, version: 3 }))) as { load: { jid: unknown; error: string } };
     expect(reply.load.jid).toBeNull();
     expect(reply.load.error).toMatch(/too large to match/);

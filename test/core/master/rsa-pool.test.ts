@@ -27,7 +27,10 @@ describe('RsaPool: the master key once per worker, replies built off the main th
   it('builds pending and rejected replies equal to the captured bytes', async () => {
     pool = new RsaPool({ masterPrivatePem: masterPem }, { size: 2 });
     await pool.ready();
-    for (const [label, kind] of [['first_contact_pending', 'pending'], ['rejected', 'rejected']] as const) {
+    for (const [label, kind] of [
+      ['first_contact_pending', 'pending'],
+      ['rejected', 'rejected'],
+    ] as const) {
       const c = authCase(label);
       const { request } = openAuthRequest(frame(c.request));
       const { reply } = await pool.run({ op: 'authReply', kind, nonce: request.nonce });
@@ -65,8 +68,15 @@ describe('RsaPool: the master key once per worker, replies built off the main th
     const aesKey = Crypticle.generateKeyString();
     const nonce = newNonce();
     const result = await pool.run({
-      op: 'authReply', kind: 'accepted', nonce, minionPublicPem: keyPem('web2.pub'), publishPort: 4505, aesKey,
-      aesSig: makeAesSig(masterPem, aesKey), sessionKey: Crypticle.generateKeyString(), encryptedToken: Buffer.alloc(256, 7),
+      op: 'authReply',
+      kind: 'accepted',
+      nonce,
+      minionPublicPem: keyPem('web2.pub'),
+      publishPort: 4505,
+      aesKey,
+      aesSig: makeAesSig(masterPem, aesKey),
+      sessionKey: Crypticle.generateKeyString(),
+      encryptedToken: Buffer.alloc(256, 7),
       masterPublicPem: masterPub,
     });
     expect(result.tokenUnreadable).toBe(true);
@@ -84,7 +94,9 @@ describe('RsaPool: the master key once per worker, replies built off the main th
     pool = new RsaPool({ masterPrivatePem: masterPem }, { size: 3 });
     const nonces = Array.from({ length: 30 }, () => newNonce());
     const replies = await Promise.all(nonces.map((nonce) => pool!.run({ op: 'authReply', kind: 'pending', nonce })));
-    replies.forEach(({ reply }, i) => expect(openAuthReply(reply, masterPub, keyPem('web1.pem'), nonces[i])).toEqual({ kind: 'pending', verified: true }));
+    replies.forEach(({ reply }, i) =>
+      expect(openAuthReply(reply, masterPub, keyPem('web1.pem'), nonces[i])).toEqual({ kind: 'pending', verified: true }),
+    );
   });
 
   it('turns bad jobs into typed errors', async () => {

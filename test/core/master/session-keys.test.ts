@@ -27,7 +27,11 @@ function minionKeys() {
 /** One request channel of a minion: its own socket, signing in on its own (as a Salt job process does). */
 class Channel {
   readonly client: RequestClient;
-  constructor(retPort: number, readonly id: string, readonly keys: ReturnType<typeof minionKeys>) {
+  constructor(
+    retPort: number,
+    readonly id: string,
+    readonly keys: ReturnType<typeof minionKeys>,
+  ) {
     this.client = new RequestClient(`tcp://127.0.0.1:${retPort}`);
   }
 
@@ -74,7 +78,15 @@ describe('session keys across sign-ins (real master)', () => {
     retPort = await freePort();
     writeFileSync(
       join(confDir, 'master'),
-      stringify({ root_dir: root, interface: '127.0.0.1', publish_port: await freePort(), ret_port: retPort, auto_accept: true, keysize: 1024, worker_threads: 2 }),
+      stringify({
+        root_dir: root,
+        interface: '127.0.0.1',
+        publish_port: await freePort(),
+        ret_port: retPort,
+        auto_accept: true,
+        keysize: 1024,
+        worker_threads: 2,
+      }),
     );
     logging = createLogging({ level: 'info', console: true, stderr: { write: (t: string) => ((log += t), onLog()) } });
     master = new Master(loadMasterConfig(confDir).config, logging.getLogger('salt.master'));
@@ -103,7 +115,13 @@ describe('session keys across sign-ins (real master)', () => {
       for (let round = 0; round < 5; round++) {
         const batch = Array.from({ length: 40 }, () => main.seal(first.sessionKey, n++));
         const half = batch.length / 2;
-        for (const r of batch.slice(0, half)) answered.push(main.client.request(r.bytes, 10_000).then((b) => openAesReply(b, first.sessionKey, r.nonce), (err: Error) => err));
+        for (const r of batch.slice(0, half))
+          answered.push(
+            main.client.request(r.bytes, 10_000).then(
+              (b) => openAesReply(b, first.sessionKey, r.nonce),
+              (err: Error) => err,
+            ),
+          );
         // salt-key -d other: the master sees it through a directory watch and rotates.
         master.keys.delete(['other']);
         await logLine('Rotating AES key', round + 1);
@@ -112,7 +130,13 @@ describe('session keys across sign-ins (real master)', () => {
         await other.signIn(); // auto_accept takes it back, for the next round
         rotations.push(again.aesKey);
         expect(again.sessionKey).toBe(first.sessionKey);
-        for (const r of batch.slice(half)) answered.push(main.client.request(r.bytes, 10_000).then((b) => openAesReply(b, first.sessionKey, r.nonce), (err: Error) => err));
+        for (const r of batch.slice(half))
+          answered.push(
+            main.client.request(r.bytes, 10_000).then(
+              (b) => openAesReply(b, first.sessionKey, r.nonce),
+              (err: Error) => err,
+            ),
+          );
       }
       const replies = await Promise.all(answered);
       expect(replies).toHaveLength(200);

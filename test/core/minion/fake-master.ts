@@ -4,7 +4,13 @@
  */
 import { Crypticle } from '../../../src/core/crypto/crypticle';
 import {
-  BAD_LOAD_REPLY, buildAesReply, buildAuthReply, buildPublication, buildSendPrivateReply, openAesRequest, openAuthRequest,
+  BAD_LOAD_REPLY,
+  buildAesReply,
+  buildAuthReply,
+  buildPublication,
+  buildSendPrivateReply,
+  openAesRequest,
+  openAuthRequest,
 } from '../../../src/core/channel';
 import { decode } from '../../../src/core/protocol/msgpack';
 import { PublishServer, RequestServer } from '../../../src/core/transport/zeromq';
@@ -39,7 +45,10 @@ export class FakeMaster {
     await this.publisher.bind(`tcp://127.0.0.1:${this.options.pubPort}`);
     await this.requests.bind(`tcp://127.0.0.1:${this.options.retPort}`);
     // A reply to a peer that went away (or after stop()) fails to send: recorded, not thrown.
-    this.requests.serve(async (payload) => this.handle(payload), (err) => this.errors.push(err));
+    this.requests.serve(
+      async (payload) => this.handle(payload),
+      (err) => this.errors.push(err),
+    );
   }
 
   async stop(): Promise<void> {
@@ -93,8 +102,14 @@ export class FakeMaster {
       const sessionKey = Crypticle.generateKeyString();
       this.sessions.set(request.id, { sessionKey, pub: request.pub });
       return buildAuthReply(this.masterPem, {
-        kind: 'accepted', nonce: request.nonce, minionPublicKey: request.pub, publishPort: this.options.pubPort,
-        aesKey: this.aesKey, sessionKey, token, masterPublicPem: this.masterPub,
+        kind: 'accepted',
+        nonce: request.nonce,
+        minionPublicKey: request.pub,
+        publishPort: this.options.pubPort,
+        aesKey: this.aesKey,
+        sessionKey,
+        token,
+        masterPublicPem: this.masterPub,
       });
     }
     let opened;

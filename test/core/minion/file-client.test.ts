@@ -59,8 +59,12 @@ describe('FileClient', () => {
   it('refuses malformed replies with typed errors', async () => {
     await expect(new FileClient(async () => 'bad load').list('base')).rejects.toMatchObject({ code: 'BAD_LOAD' });
     await expect(new FileClient(async () => [1]).list('base')).rejects.toMatchObject({ code: 'BAD_LOAD' });
-    await expect(new FileClient(async () => ({ data: 5, dest: 'x' })).fetch('base', 'x', join(dir, 'x'))).rejects.toMatchObject({ code: 'BAD_LOAD' });
-    await expect(new FileClient(async () => ({ data: 'a', dest: 'x' }), { maxChunks: 3 }).fetch('base', 'x', join(dir, 'y'))).rejects.toMatchObject({
+    await expect(new FileClient(async () => ({ data: 5, dest: 'x' })).fetch('base', 'x', join(dir, 'x'))).rejects.toMatchObject({
+      code: 'BAD_LOAD',
+    });
+    await expect(
+      new FileClient(async () => ({ data: 'a', dest: 'x' }), { maxChunks: 3 }).fetch('base', 'x', join(dir, 'y')),
+    ).rejects.toMatchObject({
       code: 'BAD_LOAD',
     });
     expect(existsSync(join(dir, 'y'))).toBe(false);

@@ -50,13 +50,30 @@ describe('garbage publications', () => {
     const keep = (t: string) => /\[ERROR|Ignored job/.test(t) && lines.push(t);
     const logger = createLogging({ level: 'info', console: true, stderr: { write: keep } }).getLogger('salt.minion');
     const settings: MinionSettings = {
-      id: 'web1', master: '127.0.0.1', master_port: ports.retPort, pki_dir: pki, keysize: 2048,
-      acceptance_wait_time: 1, auth_timeout: 5, recon_default: 100, recon_max: 200, return_retry_timer: 1, return_retry_tries: 3,
+      id: 'web1',
+      master: '127.0.0.1',
+      master_port: ports.retPort,
+      pki_dir: pki,
+      keysize: 2048,
+      acceptance_wait_time: 1,
+      auth_timeout: 5,
+      recon_default: 100,
+      recon_max: 200,
+      return_retry_timer: 1,
+      return_retry_tries: 3,
     };
     const minion = new Minion(settings, { run: async () => ({ return: true, retcode: 0, success: true }) }, { all: () => ({}) }, logger);
     cleanups.push(() => minion.stop());
     await minion.start();
-    await master.publishUntilReturned({ fun: 'test.ping', arg: [], tgt: 'web1', tgt_type: 'glob', jid: '20260101000000000001', ret: '', user: 'root' });
+    await master.publishUntilReturned({
+      fun: 'test.ping',
+      arg: [],
+      tgt: 'web1',
+      tgt_type: 'glob',
+      jid: '20260101000000000001',
+      ret: '',
+      user: 'root',
+    });
     const random = rng(16);
     const otherKey = Crypticle.generateKeyString();
     // Built before measuring: the garbage's own bytes are the sender's, not the minion's.
@@ -65,7 +82,16 @@ describe('garbage publications', () => {
       if (i % 2 === 0) {
         frames.push(Buffer.from(Array.from({ length: 1 + Math.floor(random() * 300) }, () => Math.floor(random() * 256))));
       } else {
-        frames.push(buildPublication(otherKey, master.masterPem, { fun: 'test.ping', arg: [], tgt: '*', tgt_type: 'glob', jid: `2026010100000${String(i).padStart(7, '0')}`, ret: '' }));
+        frames.push(
+          buildPublication(otherKey, master.masterPem, {
+            fun: 'test.ping',
+            arg: [],
+            tgt: '*',
+            tgt_type: 'glob',
+            jid: `2026010100000${String(i).padStart(7, '0')}`,
+            ret: '',
+          }),
+        );
       }
     }
     const signInsBefore = master.authTimes.length;
@@ -73,8 +99,24 @@ describe('garbage publications', () => {
     for (const frame of frames) await master.publishRaw([frame]);
     await master.publishRaw([encode({ enc: 'aes', load: Buffer.alloc(64), sig: Buffer.alloc(0) })]);
     // A real job with a 100 kB target: ignored with a warning, not an ERROR and a stack.
-    await master.publish({ fun: 'test.ping', arg: [], tgt: 'a*['.repeat(34_000), tgt_type: 'glob', jid: '20260101000000000002', ret: '', user: 'root' });
-    await master.publishUntilReturned({ fun: 'test.ping', arg: [], tgt: 'web1', tgt_type: 'glob', jid: '20260101000000000003', ret: '', user: 'root' });
+    await master.publish({
+      fun: 'test.ping',
+      arg: [],
+      tgt: 'a*['.repeat(34_000),
+      tgt_type: 'glob',
+      jid: '20260101000000000002',
+      ret: '',
+      user: 'root',
+    });
+    await master.publishUntilReturned({
+      fun: 'test.ping',
+      arg: [],
+      tgt: 'web1',
+      tgt_type: 'glob',
+      jid: '20260101000000000003',
+      ret: '',
+      user: 'root',
+    });
     const seconds = (performance.now() - started) / 1000;
 
     // One sign-in per 5 s of garbage at most (plus the one in flight), not one per frame.

@@ -82,11 +82,18 @@ async function startMinion(id: string, grainValues: Record<string, unknown>): Pr
 beforeAll(async () => {
   const etc = join(root, 'etc', 'master');
   mkdirSync(etc, { recursive: true });
-  writeFileSync(join(etc, 'master'), stringify({ root_dir: root, interface: '127.0.0.1', auto_accept: true, keysize: 1024, worker_threads: 1 }));
+  writeFileSync(
+    join(etc, 'master'),
+    stringify({ root_dir: root, interface: '127.0.0.1', auto_accept: true, keysize: 1024, worker_threads: 1 }),
+  );
   const { config } = loadMasterConfig(etc);
   master = new Master(config, log, { transport: net, rsa: 'in-process' });
   await master.start();
-  for (const [id, g] of [['web1', { role: 'web' }], ['db1', { role: 'db' }]] as const) minions.set(id, await startMinion(id, g));
+  for (const [id, g] of [
+    ['web1', { role: 'web' }],
+    ['db1', { role: 'db' }],
+  ] as const)
+    minions.set(id, await startMinion(id, g));
   client = await LocalClient.connect(config, { transport: net });
 });
 afterAll(async () => {
@@ -114,7 +121,9 @@ describe("the minion's job loop", () => {
     const web1 = minions.get('web1')!;
     const pub = await client.publish({ tgt: 'web1', tgtType: 'glob', fun: 'test.fail', arg: ['a', 1] });
     const rets = await collect(pub);
-    expect(rets).toEqual([{ id: 'web1', jid: pub.jid, fun: 'test.fail', return: 'it broke', retcode: 1, success: false, out: 'highstate' }]);
+    expect(rets).toEqual([
+      { id: 'web1', jid: pub.jid, fun: 'test.fail', return: 'it broke', retcode: 1, success: false, out: 'highstate' },
+    ]);
     expect(web1.ran.at(-1)).toMatchObject({ jid: pub.jid, fun: 'test.fail', arg: ['a', 1], tgt: 'web1', tgt_type: 'glob', user: 'root' });
     await web1.afterReturnOf(pub.jid);
     expect(web1.returned.at(-1)).toBe(pub.jid);

@@ -4,8 +4,15 @@ import { MinionChannel, type ChannelSettings } from '../../../src/core/minion/ch
 import { codeOf } from '../../support/errors';
 
 const settings = (id: string): ChannelSettings => ({
-  id, master: '127.0.0.1', master_port: 1, pki_dir: '/nonexistent', keysize: 1024, acceptance_wait_time: 1, auth_timeout: 1,
-  recon_default: 1000, recon_max: 1000,
+  id,
+  master: '127.0.0.1',
+  master_port: 1,
+  pki_dir: '/nonexistent',
+  keysize: 1024,
+  acceptance_wait_time: 1,
+  auth_timeout: 1,
+  recon_default: 1000,
+  recon_max: 1000,
 });
 const log = createLogging({ level: 'quiet', console: false }).getLogger('salt.minion');
 const make = (id: string) => () => new MinionChannel(settings(id), log);

@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import {
-  authTryTimeoutMs, checkSignInSettings, MAX_AUTH_TRY_MS, nextAcceptanceWait, reauthDelayMs, resendPauseMs, subscribeReconnect,
+  authTryTimeoutMs,
+  checkSignInSettings,
+  MAX_AUTH_TRY_MS,
+  nextAcceptanceWait,
+  reauthDelayMs,
+  resendPauseMs,
+  subscribeReconnect,
 } from '../../../src/core/minion/sign-in-policy';
 
 const fixed = (x: number) => () => x;
@@ -50,7 +56,10 @@ describe('random_reauth_delay', () => {
 
 describe('recon_default / recon_max / recon_randomize (Salt zeromq PublishClient)', () => {
   it('without randomize: recon_default, with recon_max as the ceiling', () => {
-    expect(subscribeReconnect({ recon_default: 1000, recon_max: 10000, recon_randomize: false }, fixed(0.7))).toEqual({ interval: 1000, max: 10000 });
+    expect(subscribeReconnect({ recon_default: 1000, recon_max: 10000, recon_randomize: false }, fixed(0.7))).toEqual({
+      interval: 1000,
+      max: 10000,
+    });
   });
 
   it('with randomize: a whole number of ms in [recon_default, recon_default + recon_max]', () => {

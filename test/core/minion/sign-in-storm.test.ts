@@ -55,9 +55,19 @@ async function setup(minion: Partial<MinionSettings>, random: () => number, igno
   const log = new LogLines();
   const logger = createLogging({ level: 'info', console: true, stderr: log }).getLogger('salt.minion');
   const settings: MinionSettings = {
-    id: 'web1', master: '127.0.0.1', master_port: ports.retPort, pki_dir: pki, keysize: 2048,
-    acceptance_wait_time: 1, auth_timeout: 5, recon_default: 100, recon_max: 200, recon_randomize: true,
-    return_retry_timer: 1, return_retry_tries: 3, ...minion,
+    id: 'web1',
+    master: '127.0.0.1',
+    master_port: ports.retPort,
+    pki_dir: pki,
+    keysize: 2048,
+    acceptance_wait_time: 1,
+    auth_timeout: 5,
+    recon_default: 100,
+    recon_max: 200,
+    recon_randomize: true,
+    return_retry_timer: 1,
+    return_retry_tries: 3,
+    ...minion,
   };
   const executor = { run: async () => ({ return: true, retcode: 0, success: true }) };
   const m = new Minion(settings, executor, { all: () => ({}) }, logger, { random });
@@ -80,7 +90,11 @@ describe('sign-in rounds against a busy master', () => {
     // The gaps are measured where the timers run, in the minion (the time a request spends in
     // transit under load is not part of them): a timer never fires early, so these are lower bounds.
     const timeouts = log.lines.flatMap((l, i) => (l.includes('did not answer the sign-in') ? [{ line: l, at: log.times[i] }] : []));
-    expect(timeouts.map((x) => x.line.match(/\(try .*? s\)/)?.[0])).toEqual(['(try 1 of 2, 0.3 s)', '(try 2 of 2, 0.6 s)', '(try 1 of 2, 0.3 s)']);
+    expect(timeouts.map((x) => x.line.match(/\(try .*? s\)/)?.[0])).toEqual([
+      '(try 1 of 2, 0.3 s)',
+      '(try 2 of 2, 0.6 s)',
+      '(try 1 of 2, 0.3 s)',
+    ]);
     // try 2 waits 0.6 s after try 1 gave up; then the round is over: 0.5 s, and a new try 1 of 0.3 s.
     expect(timeouts[1].at - timeouts[0].at).toBeGreaterThanOrEqual(600 - 5);
     expect(timeouts[2].at - timeouts[1].at).toBeGreaterThanOrEqual(500 + 300 - 5);

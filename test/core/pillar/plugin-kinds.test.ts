@@ -79,7 +79,12 @@ describe('pillar compiler', () => {
   });
 
   it('a command-line override wins over everything', async () => {
-    const pillar = await compilePillar({ minionId: 'db1', grains: {}, opts: { pillar_roots: { base: [root] } }, pillarOverride: { role: 'cli' } });
+    const pillar = await compilePillar({
+      minionId: 'db1',
+      grains: {},
+      opts: { pillar_roots: { base: [root] } },
+      pillarOverride: { role: 'cli' },
+    });
     expect(pillar.role).toBe('cli');
   });
 });

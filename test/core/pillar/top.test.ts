@@ -17,7 +17,10 @@ const write = (rel: string, text: string) => {
 
 beforeAll(() => {
   root = mkdtempSync(join(tmpdir(), 'brine-pillar-top-'));
-  write('base/top.sls', "base:\n  'web1':\n    - order: 2\n    - b\n  '*':\n    - order: 1\n    - a\n    - gone\n    - ignore_missing: True\ninclude:\n  - more-top\n");
+  write(
+    'base/top.sls',
+    "base:\n  'web1':\n    - order: 2\n    - b\n  '*':\n    - order: 1\n    - a\n    - gone\n    - ignore_missing: True\ninclude:\n  - more-top\n",
+  );
   write('base/more-top.sls', "base:\n  'G@os:Debian':\n    - c\n    - also-gone\n    - ignore_missing: True\n");
   write('base/a.sls', 'who: a\nfrom_a: 1\n');
   write('base/b.sls', 'who: b\n');
@@ -27,7 +30,10 @@ beforeAll(() => {
 });
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
-const opts = (extra: Record<string, unknown> = {}) => ({ pillar_roots: { base: [join(root, 'base')], dev: [join(root, 'dev')] }, ...extra });
+const opts = (extra: Record<string, unknown> = {}) => ({
+  pillar_roots: { base: [join(root, 'base')], dev: [join(root, 'dev')] },
+  ...extra,
+});
 
 describe('the pillar top file', () => {
   it('sorts targets by order:, reads included top files, skips ignore_missing files', async () => {
@@ -38,9 +44,18 @@ describe('the pillar top file', () => {
   });
 
   it('reads only the base top file with pillar_source_merging_strategy none and no saltenv', async () => {
-    const pillar = await compilePillar({ minionId: 'web1', grains: { os: 'Debian' }, opts: opts({ pillar_source_merging_strategy: 'none' }) });
+    const pillar = await compilePillar({
+      minionId: 'web1',
+      grains: { os: 'Debian' },
+      opts: opts({ pillar_source_merging_strategy: 'none' }),
+    });
     expect(pillar.from_d).toBeUndefined();
-    const dev = await compilePillar({ minionId: 'web1', grains: { os: 'Debian' }, saltenv: 'dev', opts: opts({ pillar_source_merging_strategy: 'none' }) });
+    const dev = await compilePillar({
+      minionId: 'web1',
+      grains: { os: 'Debian' },
+      saltenv: 'dev',
+      opts: opts({ pillar_source_merging_strategy: 'none' }),
+    });
     expect(dev).toEqual({ from_d: 4 });
   });
 });

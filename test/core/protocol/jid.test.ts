@@ -37,7 +37,15 @@ describe('jid', () => {
       .filter((j): j is string => typeof j === 'string' && j !== 'req');
     expect(captured.length).toBeGreaterThan(10);
     for (const j of captured) expect(isJid(j), j).toBe(true);
-    for (const bad of ['', 'req', '2026120212562268479', '202612021256226847901', '20261302125622684790', '2026120212562268479x', 20261202125622684790]) {
+    for (const bad of [
+      '',
+      'req',
+      '2026120212562268479',
+      '202612021256226847901',
+      '20261302125622684790',
+      '2026120212562268479x',
+      20261202125622684790,
+    ]) {
       expect(isJid(bad), String(bad)).toBe(false);
     }
   });

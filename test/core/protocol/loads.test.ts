@@ -82,10 +82,18 @@ describe('load validators against every captured message', () => {
       kinds.add(m.kind);
     }
     expect(loads).toBeGreaterThan(500);
-    expect([...kinds].sort()).toEqual(expect.arrayContaining([
-      'aes-request:_minion_event', 'aes-request:_pillar', 'aes-request:_return', 'auth-reply',
-      'clear-reply', 'clear-request:_auth', 'clear-request:publish', 'publish',
-    ]));
+    expect([...kinds].sort()).toEqual(
+      expect.arrayContaining([
+        'aes-request:_minion_event',
+        'aes-request:_pillar',
+        'aes-request:_return',
+        'auth-reply',
+        'clear-reply',
+        'clear-request:_auth',
+        'clear-request:publish',
+        'publish',
+      ]),
+    );
   });
 });
 
@@ -143,7 +151,9 @@ describe('load validators reject malformed input', () => {
   });
 
   it('accepts a salt-call return (no success/user/_stamp) and a batched event', () => {
-    expect(L.parseReturnLoad({ cmd: '_return', id: 'web1', jid: 'req', return: true, retcode: 0, fun: 'test.ping', fun_args: [] }).jid).toBe('req');
+    expect(
+      L.parseReturnLoad({ cmd: '_return', id: 'web1', jid: 'req', return: true, retcode: 0, fun: 'test.ping', fun_args: [] }).jid,
+    ).toBe('req');
     expect(L.parseMinionEventLoad({ cmd: '_minion_event', id: 'web1', events: [{ tag: 'a', data: {} }] }).events).toHaveLength(1);
   });
 });

@@ -6,7 +6,6 @@ import { codeOf as codeOfAny } from '../../support/errors';
 
 const codeOf = (fn: () => unknown) => codeOfAny(fn, ProtocolError);
 
-
 describe('msgpack against the salt-wire captures', () => {
   const messages = allMessages();
 
@@ -61,16 +60,33 @@ describe('msgpack against the salt-wire captures', () => {
 describe('msgpack values', () => {
   it('encodes integers in the smallest form', () => {
     const cases: Array<[number | bigint, string]> = [
-      [0, '00'], [127, '7f'], [128, 'cc80'], [255, 'ccff'], [256, 'cd0100'], [65535, 'cdffff'],
-      [65536, 'ce00010000'], [4294967295, 'ceffffffff'], [4294967296, 'cf0000000100000000'],
-      [-1, 'ff'], [-32, 'e0'], [-33, 'd0df'], [-128, 'd080'], [-129, 'd1ff7f'], [-32768, 'd18000'],
-      [-32769, 'd2ffff7fff'], [-2147483648, 'd280000000'], [-2147483649, 'd3ffffffff7fffffff'],
-      [18446744073709551615n, 'cfffffffffffffffff'], [-9223372036854775808n, 'd38000000000000000'],
+      [0, '00'],
+      [127, '7f'],
+      [128, 'cc80'],
+      [255, 'ccff'],
+      [256, 'cd0100'],
+      [65535, 'cdffff'],
+      [65536, 'ce00010000'],
+      [4294967295, 'ceffffffff'],
+      [4294967296, 'cf0000000100000000'],
+      [-1, 'ff'],
+      [-32, 'e0'],
+      [-33, 'd0df'],
+      [-128, 'd080'],
+      [-129, 'd1ff7f'],
+      [-32768, 'd18000'],
+      [-32769, 'd2ffff7fff'],
+      [-2147483648, 'd280000000'],
+      [-2147483649, 'd3ffffffff7fffffff'],
+      [18446744073709551615n, 'cfffffffffffffffff'],
+      [-9223372036854775808n, 'd38000000000000000'],
     ];
     for (const [n, hex] of cases) {
       expect(encode(n).toString('hex'), String(n)).toBe(hex);
       const back = decode(Buffer.from(hex, 'hex'));
-      expect(back, hex).toEqual(typeof n === 'bigint' && n >= BigInt(Number.MIN_SAFE_INTEGER) && n <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(n) : n);
+      expect(back, hex).toEqual(
+        typeof n === 'bigint' && n >= BigInt(Number.MIN_SAFE_INTEGER) && n <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(n) : n,
+      );
     }
   });
 
@@ -85,7 +101,14 @@ describe('msgpack values', () => {
     expect(encode(undefined).toString('hex')).toBe('c0');
     expect(encode([true, false]).toString('hex')).toBe('92c3c2');
     expect(encode({ b: 1, a: 2 }).toString('hex')).toBe('82a16201a16102');
-    expect(encode(new Map<unknown, unknown>([['z', 1], [3, 'x']])).toString('hex')).toBe('82a17a0103a178');
+    expect(
+      encode(
+        new Map<unknown, unknown>([
+          ['z', 1],
+          [3, 'x'],
+        ]),
+      ).toString('hex'),
+    ).toBe('82a17a0103a178');
     const big = Array.from({ length: 20 }, (_, i) => i);
     expect(encode(big).subarray(0, 3).toString('hex')).toBe('dc0014');
     expect(decode(encode(big))).toEqual(big);
@@ -104,7 +127,10 @@ describe('msgpack values', () => {
   it('decodes int keys into a Map and keeps __proto__ as plain data', () => {
     const m = decode(Buffer.from('82a16101 0102'.replace(/ /g, ''), 'hex'));
     expect(m).toBeInstanceOf(Map);
-    expect([...(m as Map<unknown, unknown>).entries()]).toEqual([['a', 1], [1, 2]]);
+    expect([...(m as Map<unknown, unknown>).entries()]).toEqual([
+      ['a', 1],
+      [1, 2],
+    ]);
     const o = decode(encode(JSON.parse('{"__proto__": {"polluted": 1}}'))) as Record<string, unknown>;
     expect(Object.getPrototypeOf(o)).toBe(Object.prototype);
     expect(Object.keys(o)).toEqual(['__proto__']);
@@ -151,7 +177,8 @@ describe('msgpack defensive decoding', () => {
 
   it("reads Salt's extension types: datetimes (78) as Python's str() of them, other types as their bytes", () => {
     // salt.payload.dumps({'when': datetime(2026,12,3,15,10,13,123456), 'day': date(2026,1,2), 'n': 1}) of Salt 3007.10
-    const salt = '83a47768656ec7184e32303236313230335431353a31303a31332e313233343536a3646179c7184e32303236303130325430303a30303a30302e303030303030a16e01';
+    const salt =
+      '83a47768656ec7184e32303236313230335431353a31303a31332e313233343536a3646179c7184e32303236303130325430303a30303a30302e303030303030a16e01';
     expect(decode(Buffer.from(salt, 'hex'))).toEqual({ when: '2026-12-03 15:10:13.123456', day: '2026-01-02 00:00:00', n: 1 });
     expect(decode(Buffer.from('d40100', 'hex'))).toEqual(Buffer.from([0]));
     expect(decode(Buffer.from('c70101ff', 'hex'))).toEqual(Buffer.from([0xff]));
@@ -162,7 +189,11 @@ describe('msgpack defensive decoding', () => {
   });
 
   it('rejects the never-used byte and non-msgpackable values', () => {
-    for (const hex of ['c1']) expect(codeOf(() => decode(Buffer.from(hex, 'hex'))), hex).toBe('MSGPACK_TYPE');
+    for (const hex of ['c1'])
+      expect(
+        codeOf(() => decode(Buffer.from(hex, 'hex'))),
+        hex,
+      ).toBe('MSGPACK_TYPE');
     expect(codeOf(() => decode(Buffer.from('81920102c0', 'hex')))).toBe('MSGPACK_TYPE');
     expect(codeOf(() => encode(() => 1))).toBe('MSGPACK_TYPE');
     expect(codeOf(() => encode(Symbol('x')))).toBe('MSGPACK_TYPE');

@@ -6,9 +6,11 @@ import { parseCliArgs } from '../../../src/cli/args';
 
 // `salt db1 test.arg 1 two foo=bar` as a real Salt 3007 CLI published it.
 const WIRE = path.resolve(__dirname, '../../..', '../shared/salt-wire');
-const captured = (JSON.parse(readFileSync(path.join(WIRE, 'cli-publish.json'), 'utf8')) as {
-  cases: { label: string; request: { load: { arg: unknown[] } } }[];
-}).cases.find((c) => c.label === 'cli_publish_4_test.arg')!.request.load.arg;
+const captured = (
+  JSON.parse(readFileSync(path.join(WIRE, 'cli-publish.json'), 'utf8')) as {
+    cases: { label: string; request: { load: { arg: unknown[] } } }[];
+  }
+).cases.find((c) => c.label === 'cli_publish_4_test.arg')!.request.load.arg;
 
 describe('the __kwarg__ codec', () => {
   it("reads and writes Salt's captured arg list", () => {

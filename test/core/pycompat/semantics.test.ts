@@ -63,7 +63,10 @@ describe("Salt's traverse_dict_and_list", () => {
   const data = {
     a: [{ b: 1 }, { c: [10, 20, 30] }, new Map([[3, 'int key']])],
     d: { e: { f: 'deep' }, '1': 'str one' },
-    n: new Map<unknown, unknown>([[1, 'bool'], [2.5, 'float']]),
+    n: new Map<unknown, unknown>([
+      [1, 'bool'],
+      [2.5, 'float'],
+    ]),
     s: 'string',
     l: [['x', 'y'], 'z'],
     under: { '1_0': 'u' },

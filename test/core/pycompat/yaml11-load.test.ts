@@ -24,14 +24,21 @@ describe('loadYaml', () => {
   });
 
   it('refuses duplicate keys, several documents, unknown tags and bad syntax with the line', () => {
-    expect(() => loadYaml('a: 1\na: 2', 'f')).toThrow(expect.objectContaining({ code: 'BAD_YAML', message: expect.stringContaining('f (line 2)') }));
+    expect(() => loadYaml('a: 1\na: 2', 'f')).toThrow(
+      expect.objectContaining({ code: 'BAD_YAML', message: expect.stringContaining('f (line 2)') }),
+    );
     expect(() => loadYaml('a\n---\nb', 'f')).toThrow(expect.objectContaining({ code: 'BAD_YAML' }));
-    expect(() => loadYaml('a: !!python/object x', 'f')).toThrow(expect.objectContaining({ code: 'BAD_YAML', message: expect.stringContaining('line 1') }));
+    expect(() => loadYaml('a: !!python/object x', 'f')).toThrow(
+      expect.objectContaining({ code: 'BAD_YAML', message: expect.stringContaining('line 1') }),
+    );
     expect(() => loadYaml('a: [1, 2', 'f')).toThrow(expect.objectContaining({ code: 'BAD_YAML' }));
     expect(() => loadYaml('a: *nowhere', 'f')).toThrow(expect.objectContaining({ code: 'BAD_YAML' }));
   });
 
   it('gives top-level key lines', () => {
-    expect([...loadYamlWithLines('# c\na: 1\n\nb:\n  c: 2\n').keyLines]).toEqual([['a', 2], ['b', 4]]);
+    expect([...loadYamlWithLines('# c\na: 1\n\nb:\n  c: 2\n').keyLines]).toEqual([
+      ['a', 2],
+      ['b', 4],
+    ]);
   });
 });

@@ -37,7 +37,11 @@ function caseJson(name: string): { local: unknown } {
   return JSON.parse(readFileSync(join(CASES, name, 'out.json'), 'utf8'));
 }
 
-async function renderSls(caseName: string, sls: string, pillar: Record<string, unknown> = {}): Promise<Record<string, Record<string, unknown[]>>> {
+async function renderSls(
+  caseName: string,
+  sls: string,
+  pillar: Record<string, unknown> = {},
+): Promise<Record<string, Record<string, unknown[]>>> {
   const root = join(CASES, caseName, 'states');
   const rel = sls.replace(/\./g, '/');
   let path = join(root, `${rel}.sls`);
@@ -46,7 +50,14 @@ async function renderSls(caseName: string, sls: string, pillar: Record<string, u
   } catch {
     path = join(root, rel, 'init.sls');
   }
-  return (await renderFile({ path, sls, saltenv: 'base', roots: [root], context: { grains, pillar, opts: { id: 'vec1' } }, caller: callerFor(pillar) })) as never;
+  return (await renderFile({
+    path,
+    sls,
+    saltenv: 'base',
+    roots: [root],
+    context: { grains, pillar, opts: { id: 'vec1' } },
+    caller: callerFor(pillar),
+  })) as never;
 }
 
 /** The comment each state of a case's state run showed, by ID. */
@@ -107,7 +118,8 @@ describe('rendering corpus cases', () => {
 
   it('44: #!yaml, #!jinja|yaml, #!jinja | yaml; #!py refused in one line', async () => {
     const all: Record<string, string> = {};
-    for (const sls of ['shebang_yaml', 'shebang_jinja', 'shebang_yaml_jinja_spaces']) Object.assign(all, echoed(await renderSls('44-shebang-renderers', sls)));
+    for (const sls of ['shebang_yaml', 'shebang_jinja', 'shebang_yaml_jinja_spaces'])
+      Object.assign(all, echoed(await renderSls('44-shebang-renderers', sls)));
     const expected = comments('44-shebang-renderers');
     delete expected['py-state'];
     expect(all).toEqual(expected);
@@ -132,7 +144,7 @@ describe('rendering corpus cases', () => {
     ['67-err-jinja-undefined', 'jinja_undef'],
     ['68-jinja-undefined-plain', 'jinja_undef_plain'],
     ['69-err-jinja-syntax', 'jinja_syntax'],
-  ])('%s: Salt\'s error text', async (caseName, sls) => {
+  ])("%s: Salt's error text", async (caseName, sls) => {
     const err = await renderError(caseName, sls);
     expect(err.message).toBe(saltError(caseName));
   });

@@ -8,21 +8,30 @@ import { describe, expect, it } from 'vitest';
 import { RenderError, renderFile } from '../../../src/core/render';
 
 const JINJA2: [string, string][] = [
-  ["{{ True }} {{ False }} {{ None }} {{ true }} {{ none }} {{ 1 if True else 2 }}", "True False None True None 1"],
-  ["{{ [1, 2, 3][1:] }}|{{ 'abcdef'[::-1] }}|{{ 'a b c'.split()[1:] }}|{{ [1, 2, 3][-1] }}|{{ 'abc'[:2] }}|{{ [1, 2, 3, 4, 5][1:-1:2] }}|{{ 'web01'[-2:] }}", "[2, 3]|fedcba|['b', 'c']|3|ab|[2, 4]|01"],
-  ["{% for i in [1, 2, 3, 4] if i > 2 %}{{ i }}:{{ loop.index }}/{{ loop.length }}{{ ',' if not loop.last }}{% endfor %}", "3:1/2,4:2/2"],
-  ["{% for k, v in {'a': 1, 'b': 2, 'c': 3}.items() if v != 2 %}{{ k }}={{ v }};{% endfor %}", "a=1;c=3;"],
-  ["{% for i in [] if i %}x{% else %}empty{% endfor %}", "empty"],
-  ["{% set i = 9 %}{% for i in [1, 2, 3] if i != 2 %}{{ i }}{% endfor %}{{ i }}", "139"],
-  ["{% with a = 1, b = 2 %}{{ a + b }}{% endwith %}", "3"],
-  ["{% set x = 5 %}{% with %}{% set x = 7 %}{% set y = 1 %}{{ x }}{% endwith %}{{ x }}{{ y is defined }}", "75False"],
-  ["{% with x = 'outer' %}{% with x = x ~ '-inner' %}{{ x }}{% endwith %}{{ x }}{% endwith %}", "outer-innerouter"],
-  ["{% for i in [1, 2, 3, 4] %}{% if i == 3 %}{% break %}{% endif %}{{ i }}{% endfor %}", "12"],
-  ["{% for i in [1, 2, 3, 4] %}{% if i is even %}{% continue %}{% endif %}{{ i }}{% endfor %}", "13"],
-  ["{% for row in [[1, 2], [3, 4]] %}{% for c in row %}{% if c == 2 %}{% break %}{% endif %}{{ c }}{% endfor %};{% endfor %}", "1;34;"],
-  ["{% for i in [1, 2, 3] %}{{ loop.cycle('odd', 'even') }} {% endfor %}", "odd even odd "],
-  ["{% for i in ['a', 'b', 'c'] %}{% if not loop.first %}{{ loop.previtem }}<{% endif %}{{ i }}{% if not loop.last %}>{{ loop.nextitem }} {% endif %}{% endfor %}", "a>b a<b>c b<c"],
-  ["{% set ns = namespace(found=False) %}{% for u in ['a', 'b'] %}{% if u == 'b' %}{% set ns.found = True %}{% break %}{% endif %}{% endfor %}{{ ns.found }}", "True"],
+  ['{{ True }} {{ False }} {{ None }} {{ true }} {{ none }} {{ 1 if True else 2 }}', 'True False None True None 1'],
+  [
+    "{{ [1, 2, 3][1:] }}|{{ 'abcdef'[::-1] }}|{{ 'a b c'.split()[1:] }}|{{ [1, 2, 3][-1] }}|{{ 'abc'[:2] }}|{{ [1, 2, 3, 4, 5][1:-1:2] }}|{{ 'web01'[-2:] }}",
+    "[2, 3]|fedcba|['b', 'c']|3|ab|[2, 4]|01",
+  ],
+  ["{% for i in [1, 2, 3, 4] if i > 2 %}{{ i }}:{{ loop.index }}/{{ loop.length }}{{ ',' if not loop.last }}{% endfor %}", '3:1/2,4:2/2'],
+  ["{% for k, v in {'a': 1, 'b': 2, 'c': 3}.items() if v != 2 %}{{ k }}={{ v }};{% endfor %}", 'a=1;c=3;'],
+  ['{% for i in [] if i %}x{% else %}empty{% endfor %}', 'empty'],
+  ['{% set i = 9 %}{% for i in [1, 2, 3] if i != 2 %}{{ i }}{% endfor %}{{ i }}', '139'],
+  ['{% with a = 1, b = 2 %}{{ a + b }}{% endwith %}', '3'],
+  ['{% set x = 5 %}{% with %}{% set x = 7 %}{% set y = 1 %}{{ x }}{% endwith %}{{ x }}{{ y is defined }}', '75False'],
+  ["{% with x = 'outer' %}{% with x = x ~ '-inner' %}{{ x }}{% endwith %}{{ x }}{% endwith %}", 'outer-innerouter'],
+  ['{% for i in [1, 2, 3, 4] %}{% if i == 3 %}{% break %}{% endif %}{{ i }}{% endfor %}', '12'],
+  ['{% for i in [1, 2, 3, 4] %}{% if i is even %}{% continue %}{% endif %}{{ i }}{% endfor %}', '13'],
+  ['{% for row in [[1, 2], [3, 4]] %}{% for c in row %}{% if c == 2 %}{% break %}{% endif %}{{ c }}{% endfor %};{% endfor %}', '1;34;'],
+  ["{% for i in [1, 2, 3] %}{{ loop.cycle('odd', 'even') }} {% endfor %}", 'odd even odd '],
+  [
+    "{% for i in ['a', 'b', 'c'] %}{% if not loop.first %}{{ loop.previtem }}<{% endif %}{{ i }}{% if not loop.last %}>{{ loop.nextitem }} {% endif %}{% endfor %}",
+    'a>b a<b>c b<c',
+  ],
+  [
+    "{% set ns = namespace(found=False) %}{% for u in ['a', 'b'] %}{% if u == 'b' %}{% set ns.found = True %}{% break %}{% endif %}{% endfor %}{{ ns.found }}",
+    'True',
+  ],
 ];
 
 async function render(text: string): Promise<string> {
@@ -46,10 +55,12 @@ describe('Jinja statements as Jinja2 renders them', () => {
 
   it('refuses break and continue outside a loop, and inside a macro of a loop', async () => {
     expect((await failure('{% break %}')).message).toContain("'break' can only be used inside a for loop");
-    expect((await failure('{% for i in [1] %}{% macro m() %}{% continue %}{% endmacro %}{% endfor %}')).message).toContain("'continue' can only be used inside a for loop");
+    expect((await failure('{% for i in [1] %}{% macro m() %}{% continue %}{% endmacro %}{% endfor %}')).message).toContain(
+      "'continue' can only be used inside a for loop",
+    );
   });
 
-  it('answers a bad slice with Python\'s error and the line', async () => {
+  it("answers a bad slice with Python's error and the line", async () => {
     const err = await failure('x\n{{ 5[1:] }}');
     expect(err.message).toContain("'int' object is not subscriptable");
     expect(err.line).toBe(2);

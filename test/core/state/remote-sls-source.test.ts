@@ -48,7 +48,8 @@ afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('jinjaReferences', () => {
   it('finds literal template names, relative ones resolved from the template', () => {
-    const text = "{% from './map.jinja' import x %}{% import \"a/b.jinja\" as b %}{%- include '../up.sls' %}{% import_text 't.txt' as t %}{% import name as n %}";
+    const text =
+      "{% from './map.jinja' import x %}{% import \"a/b.jinja\" as b %}{%- include '../up.sls' %}{% import_text 't.txt' as t %}{% import name as n %}";
     expect(jinjaReferences(text, 'web/sub/init.sls')).toEqual(['web/sub/map.jinja', 'a/b.jinja', 'web/up.sls', 't.txt']);
   });
 });

@@ -22,7 +22,14 @@ const CASES: Case[] = [
       ['dev', [{ dev: { '*': ['dev-own'] }, qa: { '*': ['qa-from-dev'] } }]],
       ['qa', [{ qa: { '*': ['qa-own'] } }]],
     ],
-    salt: { base: [['*', ['core']], ['web*', ['web']]], dev: [['*', ['from-base']]], qa: [['*', ['qa-own']]] },
+    salt: {
+      base: [
+        ['*', ['core']],
+        ['web*', ['web']],
+      ],
+      dev: [['*', ['from-base']]],
+      qa: [['*', ['qa-own']]],
+    },
   },
   {
     strategy: 'merge',
@@ -56,7 +63,13 @@ const CASES: Case[] = [
       ['base', [{ base: { '*': ['core', 'a'], 'db*': ['db'] }, dev: { '*': ['d1'] } }]],
       ['dev', [{ base: { '*': [{ match: 'glob' }, 'a', 'extra'] }, dev: { '*': ['d2'] } }]],
     ],
-    salt: { base: [['*', [{ match: 'glob' }, 'core', 'a', 'extra']], ['db*', ['db']]], dev: [['*', ['d1', 'd2']]] },
+    salt: {
+      base: [
+        ['*', [{ match: 'glob' }, 'core', 'a', 'extra']],
+        ['db*', ['db']],
+      ],
+      dev: [['*', ['d1', 'd2']]],
+    },
   },
 ];
 
@@ -92,9 +105,15 @@ describe('top matches over real top files', () => {
 
   beforeAll(() => {
     root = mkdtempSync(join(tmpdir(), 'brine-top-'));
-    write('base/top.sls', "base:\n  '*':\n    - core\n  'G@os:Debian and web*':\n    - debian-web\ndev:\n  '*':\n    - from-base\ninclude:\n  - extra-top\n");
+    write(
+      'base/top.sls',
+      "base:\n  '*':\n    - core\n  'G@os:Debian and web*':\n    - debian-web\ndev:\n  '*':\n    - from-base\ninclude:\n  - extra-top\n",
+    );
     write('base/extra-top.sls', "base:\n  'web1':\n    - extra\n");
-    write('dev/top.sls', "dev:\n  '*':\n    - dev-own\n  'os:Debian':\n    - match: grain\n    - debian-dev\n  'os:RedHat':\n    - match: grain\n    - redhat-dev\nbase:\n  '*':\n    - base-from-dev\n");
+    write(
+      'dev/top.sls',
+      "dev:\n  '*':\n    - dev-own\n  'os:Debian':\n    - match: grain\n    - debian-dev\n  'os:RedHat':\n    - match: grain\n    - redhat-dev\nbase:\n  '*':\n    - base-from-dev\n",
+    );
   });
   afterAll(() => rmSync(root, { recursive: true, force: true }));
 
@@ -113,11 +132,17 @@ describe('top matches over real top files', () => {
   });
 
   it('same: each environment from its own top file', async () => {
-    expect(await topMatches(ctx({ strategy: 'same' }))).toEqual({ matches: { base: ['core', 'debian-web', 'extra'], dev: ['dev-own', 'debian-dev'] }, errors: [] });
+    expect(await topMatches(ctx({ strategy: 'same' }))).toEqual({
+      matches: { base: ['core', 'debian-web', 'extra'], dev: ['dev-own', 'debian-dev'] },
+      errors: [],
+    });
   });
 
   it('merge_all: every section of every top file', async () => {
-    expect(await topMatches(ctx({ strategy: 'merge_all' }))).toEqual({ matches: { base: ['core', 'base-from-dev', 'debian-web', 'extra'], dev: ['from-base', 'dev-own', 'debian-dev'] }, errors: [] });
+    expect(await topMatches(ctx({ strategy: 'merge_all' }))).toEqual({
+      matches: { base: ['core', 'base-from-dev', 'debian-web', 'extra'], dev: ['from-base', 'dev-own', 'debian-dev'] },
+      errors: [],
+    });
   });
 
   it('env_order and a named saltenv choose the top files read', async () => {

@@ -34,7 +34,13 @@ const NODEGROUPS = {
   loop2: 'N@loop1',
 };
 
-type Row = [tgt: string | string[], type: TargetType, id: string, expected: boolean, extra?: Partial<Target> & { noGrains?: boolean; pillar?: boolean }];
+type Row = [
+  tgt: string | string[],
+  type: TargetType,
+  id: string,
+  expected: boolean,
+  extra?: Partial<Target> & { noGrains?: boolean; pillar?: boolean },
+];
 
 const ROWS: Row[] = [
   // glob: Python fnmatch on the id

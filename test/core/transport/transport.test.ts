@@ -45,9 +45,12 @@ describe.each(cases)('transport over $name', ({ name, transport: make, address }
       const server = t.requestServer();
       await server.bind(at);
       closers.push(() => server.close());
-      server.serve(async (payload) => Buffer.concat([Buffer.from('re:'), payload]), (err) => {
-        throw err;
-      });
+      server.serve(
+        async (payload) => Buffer.concat([Buffer.from('re:'), payload]),
+        (err) => {
+          throw err;
+        },
+      );
       const clients = [1, 2, 3].map(() => t.requestClient(at));
       clients.forEach((c) => closers.push(() => c.close()));
       const replies = await Promise.all(clients.map((c, i) => c.request(Buffer.from(`m${i}`), 5000)));
@@ -65,7 +68,10 @@ describe.each(cases)('transport over $name', ({ name, transport: make, address }
       const server = t.requestServer();
       await server.bind(at);
       closers.push(() => server.close());
-      server.serve(async (payload) => payload, () => undefined);
+      server.serve(
+        async (payload) => payload,
+        () => undefined,
+      );
       expect(String(await reply)).toBe('early');
     });
 
@@ -75,7 +81,10 @@ describe.each(cases)('transport over $name', ({ name, transport: make, address }
       const server = t.requestServer();
       await server.bind(at);
       closers.push(() => server.close());
-      server.serve(async (payload) => (payload.toString() === 'drop' ? null : payload), () => undefined);
+      server.serve(
+        async (payload) => (payload.toString() === 'drop' ? null : payload),
+        () => undefined,
+      );
       const client = t.requestClient(at);
       closers.push(() => client.close());
       await expect(client.request(Buffer.from('drop'), 200)).rejects.toMatchObject({ code: 'TIMEOUT' });
@@ -90,7 +99,10 @@ describe.each(cases)('transport over $name', ({ name, transport: make, address }
       const server = t.requestServer({ admit: (from) => asked.push(from) > 1 });
       await server.bind(at);
       closers.push(() => server.close());
-      server.serve(async (payload) => payload, () => undefined);
+      server.serve(
+        async (payload) => payload,
+        () => undefined,
+      );
       const client = t.requestClient(at);
       closers.push(() => client.close());
       await expect(client.request(Buffer.from('refused'), 300)).rejects.toMatchObject({ code: 'TIMEOUT' });
@@ -107,7 +119,10 @@ describe.each(cases)('transport over $name', ({ name, transport: make, address }
       for (let round = 0; round < 3; round++) {
         const server = t.requestServer();
         await server.bind(at);
-        server.serve(async (payload) => payload, () => undefined);
+        server.serve(
+          async (payload) => payload,
+          () => undefined,
+        );
         const client = t.requestClient(at);
         expect(String(await client.request(Buffer.from(`round ${round}`), 5000))).toBe(`round ${round}`);
         client.close();

@@ -50,21 +50,24 @@ beforeAll(async () => {
   copyRewritten(join(CASE, 'states'), join(vec, 'states'));
   copyRewritten(join(CASE, 'pillar'), join(vec, 'pillar'));
   // A second root of base for the fleet tests; the corpus's own files are not changed.
-  writeExtra('fleet/init.sls', [
-    "{% from 'fleet/map.jinja' import port %}",
-    `${vec}/work/fleet-{{ grains['id'] }}.conf:`,
-    '  file.managed:',
-    '    - source: salt://fleet/app.conf.j2',
-    '    - template: jinja',
-    '    - context:',
-    '        port: {{ port }}',
-    'fleet-echo:',
-    '  cmd.run:',
-    "    - name: echo configured {{ grains['id'] }}",
-    '    - onchanges:',
-    `      - file: ${vec}/work/fleet-{{ grains['id'] }}.conf`,
-    '',
-  ].join('\n'));
+  writeExtra(
+    'fleet/init.sls',
+    [
+      "{% from 'fleet/map.jinja' import port %}",
+      `${vec}/work/fleet-{{ grains['id'] }}.conf:`,
+      '  file.managed:',
+      '    - source: salt://fleet/app.conf.j2',
+      '    - template: jinja',
+      '    - context:',
+      '        port: {{ port }}',
+      'fleet-echo:',
+      '  cmd.run:',
+      "    - name: echo configured {{ grains['id'] }}",
+      '    - onchanges:',
+      `      - file: ${vec}/work/fleet-{{ grains['id'] }}.conf`,
+      '',
+    ].join('\n'),
+  );
   writeExtra('fleet/map.jinja', '{% set port = 8080 %}\n');
   writeExtra('fleet/app.conf.j2', "id={{ grains['id'] }} k={{ pillar['k'] }} port={{ port }}\n");
   const masterConf = join(cluster.masterDir, 'master');
@@ -105,7 +108,8 @@ describe('case 90: state.apply through a brine master', () => {
   it('prints what Salt 3007 prints, with its exit codes, for every stored command', async () => {
     for (const cmd of caseCommands()) {
       if (cmd.reset) emptyWork();
-      const res: RunResult = cmd.bin === 'salt-call' ? await cluster.run('salt-call', cmd.args, cluster.minionDir('vec1')) : await cluster.salt(...cmd.args);
+      const res: RunResult =
+        cmd.bin === 'salt-call' ? await cluster.run('salt-call', cmd.args, cluster.minionDir('vec1')) : await cluster.salt(...cmd.args);
       const expected = normalise(swap(readFileSync(join(CASE, cmd.file), 'utf8')));
       expect(normalise(res.stdout), `${cmd.file}\nstderr: ${res.stderr}`).toBe(expected);
       expect(res.code, `${cmd.file} exit code`).toBe(cmd.code);
@@ -124,7 +128,7 @@ function jsonReturns(res: RunResult): Record<string, Record<string, Record<strin
 describe('three minions applying one state tree', () => {
   const confOf = (id: string): string => join(vec, 'work', `fleet-${id}.conf`);
 
-  it('renders salt:// templates with each minion\'s grains and pillar, and re-applies with no changes', async () => {
+  it("renders salt:// templates with each minion's grains and pillar, and re-applies with no changes", async () => {
     emptyWork();
     const first = await cluster.salt('*', 'state.apply', 'fleet', '--out', 'json');
     expect(first.code, first.stderr).toBe(0);
@@ -169,7 +173,7 @@ describe('three minions applying one state tree', () => {
     }
   }, 120_000);
 
-  it('fails with exit 1 and Salt\'s message when one minion\'s state fails, and lookup_jid prints highstate', async () => {
+  it("fails with exit 1 and Salt's message when one minion's state fails, and lookup_jid prints highstate", async () => {
     const res = await cluster.salt('*', 'state.apply', 'failing', '--show-jid', '--no-color');
     expect(res.code).toBe(1);
     expect(res.stderr).toBe('ERROR: Minions returned with non-zero exit code\n');

@@ -14,7 +14,9 @@ const root = mkdtempSync(join(tmpdir(), 'brine-testmode-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
 function saltCall(...args: string[]): { stdout: string; code: number } {
-  const r = spawnSync(process.execPath, [resolve(__dirname, '../../../bin/salt-call'), '-c', join(root, 'conf'), '--local', ...args], { encoding: 'utf8' });
+  const r = spawnSync(process.execPath, [resolve(__dirname, '../../../bin/salt-call'), '-c', join(root, 'conf'), '--local', ...args], {
+    encoding: 'utf8',
+  });
   return { stdout: r.stdout, code: r.status ?? -1 };
 }
 
@@ -23,7 +25,10 @@ describe('state.apply test=True', () => {
   mkdirSync(join(root, 'conf'), { recursive: true });
   mkdirSync(join(root, 'states'), { recursive: true });
   mkdirSync(work);
-  writeFileSync(join(root, 'conf/minion'), `root_dir: ${root}/root\nfile_client: local\nfile_roots:\n  base:\n    - ${root}/states\nid: dry\n`);
+  writeFileSync(
+    join(root, 'conf/minion'),
+    `root_dir: ${root}/root\nfile_client: local\nfile_roots:\n  base:\n    - ${root}/states\nid: dry\n`,
+  );
   writeFileSync(join(work, 'existing.txt'), 'old\n');
   writeFileSync(join(work, 'gone.txt'), 'bye\n');
   writeFileSync(
@@ -51,6 +56,6 @@ describe('state.apply test=True', () => {
     const before = workListing(work);
     expect(saltCall('state.apply', 'dry', '--out', 'json').code).toBe(0);
     expect(workListing(work)).not.toBe(before);
-    expect(workListing(work)).toContain("=== ./new.txt\nhello\n");
+    expect(workListing(work)).toContain('=== ./new.txt\nhello\n');
   });
 });

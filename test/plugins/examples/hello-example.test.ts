@@ -35,8 +35,14 @@ describe('the example plugin installed as an npm package', () => {
     }).load();
     expect(plugins.registry.module('hello')?.origin).toBe('npm:brine-plugin-hello');
     const ex = new Executor(plugins);
-    expect(await ex.run({ fun: 'hello.world', arg: [], jid: '20240101000000000001' })).toEqual({ return: 'hello world from web1', retcode: 0, success: true });
-    expect((await ex.run({ fun: 'hello.greet', arg: ['ann', { __kwarg__: true, punctuation: '.' }], jid: '20240101000000000002' })).return).toBe('hello ann.');
+    expect(await ex.run({ fun: 'hello.world', arg: [], jid: '20240101000000000001' })).toEqual({
+      return: 'hello world from web1',
+      retcode: 0,
+      success: true,
+    });
+    expect(
+      (await ex.run({ fun: 'hello.greet', arg: ['ann', { __kwarg__: true, punctuation: '.' }], jid: '20240101000000000002' })).return,
+    ).toBe('hello ann.');
     expect((await ex.run({ fun: 'hello.uptime', arg: [], jid: '20240101000000000003' })).return).toBe('up 3 days');
     expect((await ex.run({ fun: 'sys.doc', arg: ['hello.world'], jid: '20240101000000000004' })).return).toEqual({
       'hello.world': "\n    Return 'hello world' and the minion's id\n\n    CLI Example:\n\n        salt '*' hello.world\n    ",

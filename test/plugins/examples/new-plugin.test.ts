@@ -25,7 +25,11 @@ describe('new-plugin scaffold', () => {
       expect(existsSync(join(dir, f))).toBe(true);
     }
     const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
-    expect(pkg).toMatchObject({ name: 'brine-plugin-disk-tools', brine: { entry: 'dist/index.js' }, peerDependencies: { brine: '>=0.1.0' } });
+    expect(pkg).toMatchObject({
+      name: 'brine-plugin-disk-tools',
+      brine: { entry: 'dist/index.js' },
+      peerDependencies: { brine: '>=0.1.0' },
+    });
     installPackage(dir, join(root, 'node_modules'), 'brine-plugin-disk-tools');
     const plugins = await new PluginLoader({
       config: new StaticConfig({ id: 'm' }),

@@ -19,10 +19,14 @@ const two = fn('two', [
   { name: 'b', kind: 'positional', optional: false },
   { name: 'c', kind: 'positional', optional: true },
 ]);
-const argFn = fn('arg', [
-  { name: 'kwargs', kind: 'kwargs', optional: true },
-  { name: 'args', kind: 'rest', optional: true },
-], null);
+const argFn = fn(
+  'arg',
+  [
+    { name: 'kwargs', kind: 'kwargs', optional: true },
+    { name: 'args', kind: 'rest', optional: true },
+  ],
+  null,
+);
 
 function errorOf(f: () => unknown): Error {
   try {
@@ -66,10 +70,14 @@ describe('bindArguments', () => {
       1,
       'two',
     ]);
-    const limited = fn('run', [
-      { name: 'cmd', kind: 'positional', optional: false },
-      { name: 'kwargs', kind: 'kwargs', optional: true },
-    ], ['cwd']);
+    const limited = fn(
+      'run',
+      [
+        { name: 'cmd', kind: 'positional', optional: false },
+        { name: 'kwargs', kind: 'kwargs', optional: true },
+      ],
+      ['cwd'],
+    );
     expect(bindArguments(limited, ['ls', { __kwarg__: true, cwd: '/' }], pub)).toEqual(['ls', { cwd: '/' }]);
     expect(() => bindArguments(limited, ['ls', { __kwarg__: true, nope: 1 }])).toThrow(InvocationError);
   });

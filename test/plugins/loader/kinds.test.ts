@@ -110,13 +110,22 @@ describe('plugin kinds', () => {
     const present = (test: boolean) => ex.invoke('state', 'motd.present', { arg: ['/etc/motd', 'text=yo'], extra: [{ test }] }, JOB);
     expect(await present(true)).toEqual({ name: '/etc/motd', result: null, changes: { text: 'yo' }, comment: 'would write yo' });
     expect(await present(false)).toMatchObject({ result: true, comment: 'written' });
-    expect(await ex.invoke('state', 'motd.mod_watch', { arg: ['nginx', { __kwarg__: true, sfun: 'running', reload: true }], extra: [{ test: false }] }, JOB)).toMatchObject({
+    expect(
+      await ex.invoke(
+        'state',
+        'motd.mod_watch',
+        { arg: ['nginx', { __kwarg__: true, sfun: 'running', reload: true }], extra: [{ test: false }] },
+        JOB,
+      ),
+    ).toMatchObject({
       changes: { restarted: 'running' },
     });
     const renderCtx: RendererContext = { name: 'a.sls', sls: 'a', saltenv: 'base', context: {}, argline: '' };
     expect(await ex.invoke('renderer', 'upper.render', { extra: ['text', renderCtx] }, JOB)).toBe('TEXT (a)');
     const pillarCtx: PillarContext = { minionId: 'web1', grains: {}, pillar: {}, opts: {} };
-    expect(await ex.invoke('ext_pillar', 'roles.ext_pillar', { arg: extPillarArgs({ roles: { web1: 'web' } }), extra: [pillarCtx] }, JOB)).toEqual({ role: 'web' });
+    expect(
+      await ex.invoke('ext_pillar', 'roles.ext_pillar', { arg: extPillarArgs({ roles: { web1: 'web' } }), extra: [pillarCtx] }, JOB),
+    ).toEqual({ role: 'web' });
     expect(await ex.invoke('runner', 'inventory.count', { arg: ['41'] }, JOB)).toBe(42);
     await expect(ex.invoke('runner', 'inventory.nope', {}, JOB)).rejects.toMatchObject({ code: 'FUNCTION_NOT_FOUND' });
   });
@@ -151,7 +160,12 @@ describe('a third-party state module', () => {
     const h = await createHarness({ modules: [GreetingState, StateExecModule, TestModule], pillar: {} });
     const res = await h.call('state.single', ['greeting.said', 'hi'], { times: '2', unknown_option: 1 });
     expect(res.retcode).toBe(0);
-    expect(Object.values(res.return as Record<string, StateReturn>)[0]).toMatchObject({ name: 'hi', result: true, changes: { echoed: 'hihi' }, comment: 'said' });
+    expect(Object.values(res.return as Record<string, StateReturn>)[0]).toMatchObject({
+      name: 'hi',
+      result: true,
+      changes: { echoed: 'hihi' },
+      comment: 'said',
+    });
     const bad = await h.call('state.single', ['greeting.said', 'hi'], { times: 'x' });
     expect(bad.retcode).toBe(2);
     expect(Object.values(bad.return as Record<string, StateReturn>)[0].comment).toMatch(/times must be an integer, got 'x'/);
@@ -163,7 +177,12 @@ describe('a third-party state module', () => {
   it('built-in state modules are @StateModule plugins loaded from BUILTIN_PLUGINS', async () => {
     const h = await createHarness({ pillar: {} });
     expect(h.plugins.registry.moduleNames('state')).toEqual(expect.arrayContaining(['cmd', 'file', 'test']));
-    expect(h.plugins.registry.find('file.symlink', 'state')?.fn.params.filter((p) => !p.optional).map((p) => p.name)).toEqual(['name', 'target']);
+    expect(
+      h.plugins.registry
+        .find('file.symlink', 'state')
+        ?.fn.params.filter((p) => !p.optional)
+        .map((p) => p.name),
+    ).toEqual(['name', 'target']);
     const res = await h.call('state.single', ['test.succeed_with_comment', 'x'], { comment: 'fine', extra: 'dropped' });
     expect(Object.values(res.return as Record<string, StateReturn>)[0]).toMatchObject({ result: true, comment: 'fine' });
   });

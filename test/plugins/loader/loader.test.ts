@@ -10,7 +10,9 @@ import { allBuiltinModules, builtinModules, fixture } from '../fixtures';
 
 const quiet = new StreamLogger('error', () => undefined);
 
-function loader(opts: { moduleDirs?: string[]; npm?: { nodeModules: string[]; packages?: string[] }; grains?: Record<string, unknown> } = {}) {
+function loader(
+  opts: { moduleDirs?: string[]; npm?: { nodeModules: string[]; packages?: string[] }; grains?: Record<string, unknown> } = {},
+) {
   return new PluginLoader({
     config: new StaticConfig({ id: 'web1' }),
     grains: new MemoryGrains(opts.grains ?? { kernel: 'Linux' }),
@@ -49,7 +51,12 @@ describe('PluginLoader', () => {
     const plugins = await loader({ moduleDirs: [fixture('module_dirs')] }).load();
     // Built-ins unavailable with these grains (pkg off Debian) are left out: this is about module_dirs.
     const fromDirs = [...plugins.registry.unavailable()].filter(([m]) => !allBuiltinModules().includes(m));
-    expect(new Map(fromDirs)).toEqual(new Map([['winonly', 'winonly needs Windows'], ['silent', undefined]]));
+    expect(new Map(fromDirs)).toEqual(
+      new Map([
+        ['winonly', 'winonly needs Windows'],
+        ['silent', undefined],
+      ]),
+    );
     const ex = new Executor(plugins);
     expect(await ex.run({ fun: 'winonly.run', arg: [], jid: '1' })).toEqual({
       return: "'winonly' __virtual__ returned False: winonly needs Windows",
@@ -75,7 +82,9 @@ describe('PluginLoader', () => {
 
   it('lets a custom module override a built-in of the same name', async () => {
     const plugins = await loader({ moduleDirs: [fixture('override_dir')] }).load();
-    expect(plugins.registry.overrides).toEqual([{ module: 'test', replaced: 'builtin', by: fixture('override_dir', 'test.js'), kind: 'execution' }]);
+    expect(plugins.registry.overrides).toEqual([
+      { module: 'test', replaced: 'builtin', by: fixture('override_dir', 'test.js'), kind: 'execution' },
+    ]);
     const ex = new Executor(plugins);
     expect((await ex.run({ fun: 'test.ping', arg: [], jid: '1' })).return).toBe('custom pong');
     expect((await ex.run({ fun: 'test.echo', arg: ['x'], jid: '1' })).return).toBe("'test.echo' is not available.");

@@ -44,7 +44,7 @@ describe('brineInstallRoot', () => {
 });
 
 describe('pluginPackageDirs', () => {
-  it('searches plugin_dirs (and their node_modules), then brine\'s own node_modules, then its siblings', () => {
+  it("searches plugin_dirs (and their node_modules), then brine's own node_modules, then its siblings", () => {
     const { root, brine } = installedBrine();
     const prefix = tmp();
     mkdirSync(join(prefix, 'node_modules'));

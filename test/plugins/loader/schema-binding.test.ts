@@ -98,7 +98,12 @@ describe('coercion and validation of each type', () => {
     ['list', arg.list(), [1, 'a'], [1, 'a']],
     ['list of integers', arg.list({ of: arg.integer() }), ['1', 2], [1, 2]],
     ['list split on commas', arg.list({ split: true }), 'a,b', ['a', 'b']],
-    ['list split as Salt split_input does (items stripped, a number is its text)', arg.list({ split: true, of: arg.integer() }), ' 1, 2', [1, 2]],
+    [
+      'list split as Salt split_input does (items stripped, a number is its text)',
+      arg.list({ split: true, of: arg.integer() }),
+      ' 1, 2',
+      [1, 2],
+    ],
     ['a number split too', arg.list({ split: true }), 5, ['5']],
     ['dict', arg.dict(), { a: 1 }, { a: 1 }],
     ['any keeps None', arg.any(), null, null],
@@ -145,7 +150,9 @@ describe('argspec from the schema', () => {
 
 describe('schema definition errors', () => {
   it('refuses a required argument after an optional one', () => {
-    expect(() => Fn({ args: { a: arg.string({ default: 'x' }), b: arg.string() } })({}, 'm', {})).toThrow(/required argument 'b' follows optional argument 'a'/);
+    expect(() => Fn({ args: { a: arg.string({ default: 'x' }), b: arg.string() } })({}, 'm', {})).toThrow(
+      /required argument 'b' follows optional argument 'a'/,
+    );
   });
   it('refuses a kwargs key that is also an argument', () => {
     expect(() => Fn({ args: { kwargs: arg.dict() }, kwargs: true })({}, 'm', {})).toThrow(/'kwargs' is both an argument/);

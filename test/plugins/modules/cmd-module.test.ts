@@ -26,7 +26,10 @@ describe('cmd module on a real shell', () => {
     const all = (await h.call('cmd.run_all', ['echo out; echo err >&2; exit 2'])).return as Record<string, unknown>;
     expect(all).toMatchObject({ retcode: 2, stdout: 'out', stderr: 'err' });
     expect(typeof all.pid).toBe('number');
-    expect((await h.call('cmd.run_all', ['echo out; echo err >&2'], { redirect_stderr: true })).return).toMatchObject({ stdout: 'out\nerr', stderr: '' });
+    expect((await h.call('cmd.run_all', ['echo out; echo err >&2'], { redirect_stderr: true })).return).toMatchObject({
+      stdout: 'out\nerr',
+      stderr: '',
+    });
     expect((await h.call('cmd.run_stdout', ['echo out; echo err >&2'])).return).toBe('out');
     expect((await h.call('cmd.run_stderr', ['echo out; echo err >&2'])).return).toBe('err');
     expect(await h.call('cmd.retcode', ['exit 4'])).toEqual({ return: 4, retcode: 4, success: false });
@@ -40,7 +43,9 @@ describe('cmd module on a real shell', () => {
     expect((await h.call('cmd.run', ['umask'], { umask: '077' })).return).toBe('0077');
     expect((await h.call('cmd.run', ['printf "x  "'], { rstrip: false })).return).toBe('x  ');
     expect((await h.call('cmd.run', ['echo secret'], { hide_output: true })).return).toBe('');
-    expect((await h.call('cmd.run', ['pwd'], { cwd: 'relative' })).return).toBe("ERROR: Specified cwd 'relative' either not absolute or does not exist");
+    expect((await h.call('cmd.run', ['pwd'], { cwd: 'relative' })).return).toBe(
+      "ERROR: Specified cwd 'relative' either not absolute or does not exist",
+    );
     expect((await h.call('cmd.run', ['true'], { umask: '0' })).return).toBe('ERROR: Zero umask is not allowed.');
   });
 
@@ -98,7 +103,9 @@ describe('cmd module on a real shell', () => {
     } else {
       expect((await h.call('cmd.run', ['id -un'], { runas: 'root' })).return).toBe("ERROR: runas 'root' needs the minion to run as root");
     }
-    expect((await h.call('cmd.run', ['true'], { runas: 'no-such-user-xyz' })).return).toBe("ERROR: User 'no-such-user-xyz' is not available");
+    expect((await h.call('cmd.run', ['true'], { runas: 'no-such-user-xyz' })).return).toBe(
+      "ERROR: User 'no-such-user-xyz' is not available",
+    );
   });
 });
 
@@ -114,11 +121,14 @@ describe('cmd module against a fake shell', () => {
     expect(call.options.env?.PATH?.startsWith('/opt/bin:')).toBe(true);
     expect((await fh.call('cmd.run', [''])).retcode).toBe(1);
     // A user's typo gets Salt's invocation-error answer before anything runs, never an exception.
-    expect(await fh.call('cmd.run', ['x'], { timeout: 'soon' })).toEqual({ return: "ERROR executing 'cmd.run': timeout must be a number, got 'soon'", retcode: 1, success: false, out: 'nested' });
+    expect(await fh.call('cmd.run', ['x'], { timeout: 'soon' })).toEqual({
+      return: "ERROR executing 'cmd.run': timeout must be a number, got 'soon'",
+      retcode: 1,
+      success: false,
+      out: 'nested',
+    });
     expect((await fh.call('cmd.which_bin', ['sh'])).return).toBe("ERROR executing 'cmd.which_bin': cmds must be a list, got 'sh'");
     expect(shell.calls).toHaveLength(1);
-    expect((await fh.call('cmd.run', ['x'], { env: 'A=1' })).return).toBe(
-      "ERROR executing 'cmd.run': env must be a dict, got 'A=1'",
-    );
+    expect((await fh.call('cmd.run', ['x'], { env: 'A=1' })).return).toBe("ERROR executing 'cmd.run': env must be a dict, got 'A=1'");
   });
 });

@@ -23,7 +23,13 @@ const master: MasterFiles = {
 
 beforeAll(async () => {
   dir = realpathSync(mkdtempSync(join(tmpdir(), 'brine-script-')));
-  h = await createHarness({ shell: new NodeShell(), host: new NodeHost('/'), grains: { shell: '/bin/sh' }, config: { cachedir: join(dir, 'cache') }, files: master });
+  h = await createHarness({
+    shell: new NodeShell(),
+    host: new NodeHost('/'),
+    grains: { shell: '/bin/sh' },
+    config: { cachedir: join(dir, 'cache') },
+    files: master,
+  });
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -45,7 +51,13 @@ describe('cmd.script and friends', () => {
   });
 
   it("answers Salt's cache_error for a missing script", async () => {
-    expect((await h.call('cmd.script', ['salt://scripts/nope.sh'])).return).toEqual({ pid: 0, retcode: 1, stdout: '', stderr: '', cache_error: true });
+    expect((await h.call('cmd.script', ['salt://scripts/nope.sh'])).return).toEqual({
+      pid: 0,
+      retcode: 1,
+      stdout: '',
+      stderr: '',
+      cache_error: true,
+    });
     expect((await h.call('cmd.script', [join(dir, 'nope.sh')])).return).toMatchObject({ cache_error: true });
   });
 
@@ -79,6 +91,8 @@ describe('cmd.script and friends', () => {
     } else {
       expect((await h.call('cmd.run', ['id -g'], { group: '0' })).return).toBe('0');
     }
-    expect((await h.call('cmd.run', ['id'], { group: 'no-such-group-xyz' })).return).toBe("ERROR: Group 'no-such-group-xyz' is not available");
+    expect((await h.call('cmd.run', ['id'], { group: 'no-such-group-xyz' })).return).toBe(
+      "ERROR: Group 'no-such-group-xyz' is not available",
+    );
   });
 });

@@ -8,7 +8,8 @@ const PILLAR = { app: { port: 8080 }, shared: 'from-pillar', master: { file_root
 describe('config module', () => {
   it("get walks opts, grains, pillar, master, then Salt's defaults", async () => {
     const h = await createHarness({ config: CONFIG, grains: GRAINS, pillar: PILLAR });
-    const get = async (...a: unknown[]): Promise<unknown> => (await h.call('config.get', a.slice(0, 1), a[1] as Record<string, unknown>)).return;
+    const get = async (...a: unknown[]): Promise<unknown> =>
+      (await h.call('config.get', a.slice(0, 1), a[1] as Record<string, unknown>)).return;
     expect(await get('shared')).toBe('from-opts');
     expect(await get('shared', { omit_opts: true })).toBe('from-grains');
     expect(await get('shared', { omit_opts: true, omit_grains: true })).toBe('from-pillar');
@@ -29,14 +30,18 @@ describe('config module', () => {
     expect((await h.call('config.option', ['redis.port'])).return).toBe(6379);
     expect((await h.call('config.option', ['os'])).return).toBe('Debian');
     expect((await h.call('config.option', ['nested:a'])).return).toBe('');
-    expect((await h.call('config.option', ['redis.*'], { wildcard: true })).return).toEqual({ 'redis.host': 'cache1', 'redis.db': '0', 'redis.port': 6379 });
+    expect((await h.call('config.option', ['redis.*'], { wildcard: true })).return).toEqual({
+      'redis.host': 'cache1',
+      'redis.db': '0',
+      'redis.port': 6379,
+    });
     expect((await h.call('config.option', ['shared'], { omit_all: true })).return).toBe('');
     expect((await h.call('config.items')).return).toMatchObject({ id: 'web1', 'redis.host': 'cache1' });
   });
 });
 
 describe('grains module: equals, fetch, delkey', () => {
-  it("equals compares as text, fetch is get, delkey removes the static grain", async () => {
+  it('equals compares as text, fetch is get, delkey removes the static grain', async () => {
     const h = await createHarness({ grains: GRAINS });
     expect((await h.call('grains.equals', ['systemd:version', 252])).return).toBe(true);
     expect((await h.call('grains.equals', ['os', 'RedHat'])).return).toBe(false);

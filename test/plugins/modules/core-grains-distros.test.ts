@@ -8,7 +8,10 @@ import { fixture } from '../fixtures';
 
 /** A host whose `/` is a fixture root holding the real release files of one distribution. */
 class DistroHost extends NodeHost {
-  constructor(root: string, private readonly arch: string) {
+  constructor(
+    root: string,
+    private readonly arch: string,
+  ) {
     super(fixture('roots', root));
   }
   override hostname(): string {
@@ -103,7 +106,11 @@ describe('core grains name the distribution as Salt 3007 does', () => {
   });
 
   it('Debian keeps its short os name in osfinger and maps osarch to the dpkg name', async () => {
-    expect(await collect('debian12', 'aarch64')).toMatchObject({ osfinger: 'Debian-12', osarch: 'arm64', lsb_distrib_codename: 'bookworm' });
+    expect(await collect('debian12', 'aarch64')).toMatchObject({
+      osfinger: 'Debian-12',
+      osarch: 'arm64',
+      lsb_distrib_codename: 'bookworm',
+    });
   });
 });
 
@@ -125,18 +132,43 @@ describe('os-release helpers', () => {
   });
 
   it('keep non-numeric release parts as strings and set no osmajorrelease when the first is one', () => {
-    expect(osReleaseData('Fedora', 'Fedora Linux', '40')).toEqual({ osrelease_info: [40], osmajorrelease: 40, osfinger: 'Fedora Linux-40' });
-    expect(osReleaseData('Debian', 'Debian GNU/Linux', 'trixie.sid')).toEqual({ osrelease_info: ['trixie', 'sid'], osfinger: 'Debian-trixie' });
+    expect(osReleaseData('Fedora', 'Fedora Linux', '40')).toEqual({
+      osrelease_info: [40],
+      osmajorrelease: 40,
+      osfinger: 'Fedora Linux-40',
+    });
+    expect(osReleaseData('Debian', 'Debian GNU/Linux', 'trixie.sid')).toEqual({
+      osrelease_info: ['trixie', 'sid'],
+      osfinger: 'Debian-trixie',
+    });
   });
 
   it('fill NAME and PRETTY_NAME defaults and read openSUSE names from the CPE', () => {
-    const leap = parseOsRelease('NAME="openSUSE Leap"\nVERSION="15.5"\nID="opensuse-leap"\nVERSION_ID="15.5"\nPRETTY_NAME="openSUSE Leap 15.5"\nCPE_NAME="cpe:/o:opensuse:leap:15.5"\n');
-    expect(linuxDistributionGrains({ osRelease: leap, lsbRelease: {}, distroRelease: null })).toMatchObject({ os: 'SUSE', os_family: 'Suse', osfullname: 'Leap', osrelease: '15.5' });
-    expect(linuxDistributionGrains({ osRelease: { ID: 'x' }, lsbRelease: {}, distroRelease: null })).toMatchObject({ os: 'Linux', osfullname: 'Linux', oscodename: 'Linux', osrelease: '' });
+    const leap = parseOsRelease(
+      'NAME="openSUSE Leap"\nVERSION="15.5"\nID="opensuse-leap"\nVERSION_ID="15.5"\nPRETTY_NAME="openSUSE Leap 15.5"\nCPE_NAME="cpe:/o:opensuse:leap:15.5"\n',
+    );
+    expect(linuxDistributionGrains({ osRelease: leap, lsbRelease: {}, distroRelease: null })).toMatchObject({
+      os: 'SUSE',
+      os_family: 'Suse',
+      osfullname: 'Leap',
+      osrelease: '15.5',
+    });
+    expect(linuxDistributionGrains({ osRelease: { ID: 'x' }, lsbRelease: {}, distroRelease: null })).toMatchObject({
+      os: 'Linux',
+      osfullname: 'Linux',
+      oscodename: 'Linux',
+      osrelease: '',
+    });
   });
 
   it('name the system from lsb-release alone when there is no os-release', () => {
     const lsb = parseLsbRelease('DISTRIB_ID=Ubuntu\nDISTRIB_RELEASE=20.04\nDISTRIB_CODENAME=focal\n');
-    expect(linuxDistributionGrains({ osRelease: null, lsbRelease: lsb, distroRelease: null })).toMatchObject({ os: 'Ubuntu', os_family: 'Debian', osrelease: '20.04', oscodename: 'focal', osfullname: 'Ubuntu' });
+    expect(linuxDistributionGrains({ osRelease: null, lsbRelease: lsb, distroRelease: null })).toMatchObject({
+      os: 'Ubuntu',
+      os_family: 'Debian',
+      osrelease: '20.04',
+      oscodename: 'focal',
+      osfullname: 'Ubuntu',
+    });
   });
 });

@@ -29,7 +29,10 @@ class FixtureHost extends NodeHost {
   }
   override networkInterfaces() {
     return {
-      lo: [{ address: '127.0.0.1', family: 'IPv4' as const, mac: '00:00:00:00:00:00', internal: true }, { address: '::1', family: 'IPv6' as const, mac: '00:00:00:00:00:00', internal: true }],
+      lo: [
+        { address: '127.0.0.1', family: 'IPv4' as const, mac: '00:00:00:00:00:00', internal: true },
+        { address: '::1', family: 'IPv6' as const, mac: '00:00:00:00:00:00', internal: true },
+      ],
       eth0: [{ address: '192.0.2.2', family: 'IPv4' as const, mac: '02:42:c0:00:02:02', internal: false }],
     };
   }
@@ -90,7 +93,15 @@ describe('core grains', () => {
       }
     }
     const grains = await new CoreGrains(new Bare(), new StaticConfig({})).collect();
-    expect(grains).toMatchObject({ host: 'web1', fqdn: 'web1.example.org', domain: 'example.org', id: 'web1.example.org', os: 'Linux', virtual: 'physical', mem_total: 0 });
+    expect(grains).toMatchObject({
+      host: 'web1',
+      fqdn: 'web1.example.org',
+      domain: 'example.org',
+      id: 'web1.example.org',
+      os: 'Linux',
+      virtual: 'physical',
+      mem_total: 0,
+    });
   });
 
   it('static grains from the config override core grains when loaded by the loader', async () => {

@@ -14,7 +14,10 @@ import { fixture } from '../fixtures';
  */
 type Call = [label: string, fun: string, args: unknown[], kwargs: Record<string, unknown>];
 const calls = JSON.parse(readFileSync(fixture('salt-returns/file-calls.json'), 'utf8')) as Call[];
-const salt = JSON.parse(readFileSync(fixture('salt-returns/file-returns.json'), 'utf8')) as Record<string, { ret?: unknown; err?: string; msg?: string }>;
+const salt = JSON.parse(readFileSync(fixture('salt-returns/file-returns.json'), 'utf8')) as Record<
+  string,
+  { ret?: unknown; err?: string; msg?: string }
+>;
 
 let h: Harness;
 let dir: string;
@@ -47,7 +50,9 @@ describe('file module, call by call as Salt 3007.10', () => {
   });
 
   it('chown of a missing path to unknown names says why, as Salt means to', async () => {
-    expect((await h.call('file.chown', [join(dir, 'none'), 'nosuchuser', 'nosuchgroup'])).return).toBe('User does not exist\nGroup does not exist\nFile not found');
+    expect((await h.call('file.chown', [join(dir, 'none'), 'nosuchuser', 'nosuchgroup'])).return).toBe(
+      'User does not exist\nGroup does not exist\nFile not found',
+    );
   });
 
   it('stats: type, mode and owner of a directory, target of a link', async () => {

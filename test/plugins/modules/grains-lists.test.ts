@@ -32,9 +32,16 @@ describe('grains.filter_by', () => {
     // Salt's documented example: base merged under the pick, merge over it.
     const res = await h.call('grains.filter_by', [{ A: 'B', C: { D: { E: 'F', G: 'H' } } }, 'xxx', { D: { E: 'I', J: 'K' } }, 'C']);
     expect(res.return).toEqual({ D: { E: 'I', G: 'H', J: 'K' } });
-    expect((await h.call('grains.filter_by', [lookup], { base: 'default', merge: { extra: 1 } })).return).toEqual({ pkg: 'apache2', extra: 1 });
-    expect((await h.call('grains.filter_by', ['nope'])).return).toBe("ERROR executing 'grains.filter_by': lookup_dict must be a dict, got 'nope'");
-    expect((await h.call('grains.filter_by', [lookup], { merge: 'x' })).return).toBe("ERROR executing 'grains.filter_by': filter_by merge argument must be a dictionary.");
+    expect((await h.call('grains.filter_by', [lookup], { base: 'default', merge: { extra: 1 } })).return).toEqual({
+      pkg: 'apache2',
+      extra: 1,
+    });
+    expect((await h.call('grains.filter_by', ['nope'])).return).toBe(
+      "ERROR executing 'grains.filter_by': lookup_dict must be a dict, got 'nope'",
+    );
+    expect((await h.call('grains.filter_by', [lookup], { merge: 'x' })).return).toBe(
+      "ERROR executing 'grains.filter_by': filter_by merge argument must be a dictionary.",
+    );
   });
 
   it('refuses a base that is a dict under a non-dict pick', () => {

@@ -60,6 +60,8 @@ describe('grains module', () => {
     await plugins.refreshGrains();
     expect(plugins.grains.get('role')).toBe('db');
     expect(plugins.grains.get('color')).toBe('blue');
-    expect((await run('grains.setvals', ['notadict'])).return).toBe("ERROR executing 'grains.setvals': setvals grains must be a dictionary.");
+    expect((await run('grains.setvals', ['notadict'])).return).toBe(
+      "ERROR executing 'grains.setvals': setvals grains must be a dictionary.",
+    );
   });
 });

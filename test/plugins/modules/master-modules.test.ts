@@ -78,7 +78,11 @@ describe('event, cp and mine over the master link', async () => {
     const dest = join(tmp, 'motd');
     expect((await h.call('cp.get_file', ['salt://files/motd', dest])).return).toBe(dest);
     expect(readFileSync(dest, 'utf8')).toBe('hello\n');
-    expect(master.loads.slice(-3).map((l) => [l.cmd, l.loc])).toEqual([['_file_hash', undefined], ['_serve_file', 0], ['_serve_file', 6]]);
+    expect(master.loads.slice(-3).map((l) => [l.cmd, l.loc])).toEqual([
+      ['_file_hash', undefined],
+      ['_serve_file', 0],
+      ['_serve_file', 6],
+    ]);
     expect((await h.call('cp.get_file', ['salt://files/missing', join(tmp, 'x')])).return).toBe('');
     expect((await h.call('cp.get_file', ['salt://files/motd', join(tmp, 'no', 'dir', 'motd')])).return).toBe(false);
     expect((await h.call('cp.get_file', ['salt://files/motd?saltenv=dev', `${tmp}/`], { makedirs: true })).return).toBe(join(tmp, 'motd'));
@@ -98,7 +102,7 @@ describe('event, cp and mine over the master link', async () => {
     expect((await h.call('cp.hash_file', ['salt://files/missing'])).return).toBe('');
   });
 
-  it('mine.send runs the function without the job data and stores it; allow_tgt wraps it in Salt\'s ACL', async () => {
+  it("mine.send runs the function without the job data and stores it; allow_tgt wraps it in Salt's ACL", async () => {
     expect((await h.call('mine.send', ['test.echo', 'mined'])).return).toBe(true);
     expect(lastLoad()).toEqual({ cmd: '_mine', data: { 'test.echo': 'mined' }, clear: false });
     await h.call('mine.send', ['ip', 'x'], { mine_function: 'test.echo', allow_tgt: 'web*' });
@@ -120,7 +124,11 @@ describe('event, cp and mine over the master link', async () => {
 describe('without a master (salt-call --local)', async () => {
   const h = await createHarness();
   it('each module says there is no master to ask', async () => {
-    for (const [fun, args] of [['event.send', ['a/b']], ['cp.list_master', []], ['mine.get', ['*', 'x']]] as const) {
+    for (const [fun, args] of [
+      ['event.send', ['a/b']],
+      ['cp.list_master', []],
+      ['mine.get', ['*', 'x']],
+    ] as const) {
       const res = await h.call(fun, [...args]);
       expect(res.success).toBe(false);
       expect(String(res.return)).toContain('runs without a master');

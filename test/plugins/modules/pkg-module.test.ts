@@ -29,11 +29,18 @@ describe('pkg (apt) output readers', () => {
   });
 
   it('apt-cache policy, apt-get update and --just-print', () => {
-    const policy = 'bash:\n  Installed: 5.2\n  Candidate: 5.3\n  Version table:\n     5.3 500\nnope:\n  Installed: (none)\n  Candidate: (none)\n';
+    const policy =
+      'bash:\n  Installed: 5.2\n  Candidate: 5.3\n  Version table:\n     5.3 500\nnope:\n  Installed: (none)\n  Candidate: (none)\n';
     expect(parsePolicy(policy, ['bash', 'nope'])).toEqual({ bash: '5.3', nope: '' });
-    const update = 'Hit:1 http://deb.debian.org/debian bookworm InRelease\nGet:2 http://x y Packages [8,792 kB]\nIgn:3 http://z InRelease\nErr:4 http://w InRelease\n';
+    const update =
+      'Hit:1 http://deb.debian.org/debian bookworm InRelease\nGet:2 http://x y Packages [8,792 kB]\nIgn:3 http://z InRelease\nErr:4 http://w InRelease\n';
     expect(parseUpdate(update)).toEqual({
-      repos: { 'http://deb.debian.org/debian bookworm InRelease': null, 'http://x y Packages': true, 'http://z InRelease': false, 'http://w InRelease': false },
+      repos: {
+        'http://deb.debian.org/debian bookworm InRelease': null,
+        'http://x y Packages': true,
+        'http://z InRelease': false,
+        'http://w InRelease': false,
+      },
       errors: ['http://w InRelease'],
     });
     expect(parseJustPrint('Inst a [1] (2 stable)\nConf a (2 stable [all])\nConf b (3:1.0 x)\n')).toEqual({ a: '2', b: '3:1.0' });
@@ -55,19 +62,26 @@ describe('pkg (apt) output readers', () => {
  */
 /** Purge the test package if dpkg knows it, waiting for another apt/dpkg holding the lock. */
 function purgeTestPackage(): void {
-  const known = execFileSync('dpkg-query', ['-W', '-f', '${Status}', PKG], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim() !== '';
-  if (known) execFileSync('apt-get', ['-q', '-y', '-o', 'DPkg::Lock::Timeout=120', 'purge', PKG], { stdio: 'ignore', env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
+  const known =
+    execFileSync('dpkg-query', ['-W', '-f', '${Status}', PKG], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim() !== '';
+  if (known)
+    execFileSync('apt-get', ['-q', '-y', '-o', 'DPkg::Lock::Timeout=120', 'purge', PKG], {
+      stdio: 'ignore',
+      env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
+    });
 }
 
-const canInstall = process.getuid?.() === 0 && (() => {
-  try {
-    execFileSync('dpkg-deb', ['--version'], { stdio: 'ignore' });
-    execFileSync('apt-get', ['--version'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-})();
+const canInstall =
+  process.getuid?.() === 0 &&
+  (() => {
+    try {
+      execFileSync('dpkg-deb', ['--version'], { stdio: 'ignore' });
+      execFileSync('apt-get', ['--version'], { stdio: 'ignore' });
+      return true;
+    } catch {
+      return false;
+    }
+  })();
 
 describe.skipIf(!canInstall)('pkg on the real apt/dpkg (root)', () => {
   let h: Harness;
@@ -78,7 +92,10 @@ describe.skipIf(!canInstall)('pkg on the real apt/dpkg (root)', () => {
   function buildDeb(version: string): string {
     const src = join(dir, `src-${version}`);
     mkdirSync(join(src, 'DEBIAN'), { recursive: true });
-    writeFileSync(join(src, 'DEBIAN', 'control'), `Package: ${PKG}\nVersion: ${version}\nArchitecture: all\nMaintainer: brine tests <tests@example.invalid>\nDescription: brine test package\n`);
+    writeFileSync(
+      join(src, 'DEBIAN', 'control'),
+      `Package: ${PKG}\nVersion: ${version}\nArchitecture: all\nMaintainer: brine tests <tests@example.invalid>\nDescription: brine test package\n`,
+    );
     const deb = join(dir, 'repo', `${PKG}_${version}_all.deb`);
     execFileSync('dpkg-deb', ['--root-owner-group', '--build', src, deb], { stdio: 'ignore' });
     return deb;
@@ -151,7 +168,7 @@ describe.skipIf(!canInstall)('pkg on the real apt/dpkg (root)', () => {
     expect(await call('pkg.install', [PKG])).toEqual({ [PKG]: { old: '', new: '1.0' } });
     expect(await call('pkg.version', [PKG])).toBe('1.0');
     expect(await call('pkg.version', [PKG, 'no-such-package-brine'])).toEqual({ [PKG]: '1.0', 'no-such-package-brine': '' });
-    expect((await call('pkg.list_pkgs'))).toMatchObject({ [PKG]: '1.0', dpkg: expect.any(String) });
+    expect(await call('pkg.list_pkgs')).toMatchObject({ [PKG]: '1.0', dpkg: expect.any(String) });
     expect(await call('pkg.latest_version', [PKG], { refresh: false })).toBe('');
     expect(await call('pkg.install', [PKG])).toEqual({});
 
@@ -160,11 +177,17 @@ describe.skipIf(!canInstall)('pkg on the real apt/dpkg (root)', () => {
     expect(await call('pkg.latest_version', [PKG], { refresh: false })).toBe('2.0');
     expect(await call('pkg.list_upgrades', [], { refresh: false })).toEqual({ [PKG]: '2.0' });
 
-    expect(await call('pkg.hold', [PKG])).toEqual({ [PKG]: { name: PKG, changes: { old: 'install', new: 'hold' }, result: true, comment: `Package ${PKG} is now being held.` } });
-    expect(((await call('pkg.hold', [PKG])) as Record<string, { comment: string }>)[PKG].comment).toBe(`Package ${PKG} is already set to be held.`);
+    expect(await call('pkg.hold', [PKG])).toEqual({
+      [PKG]: { name: PKG, changes: { old: 'install', new: 'hold' }, result: true, comment: `Package ${PKG} is now being held.` },
+    });
+    expect(((await call('pkg.hold', [PKG])) as Record<string, { comment: string }>)[PKG].comment).toBe(
+      `Package ${PKG} is already set to be held.`,
+    );
     expect(await call('pkg.get_selections', [PKG])).toEqual({ hold: [PKG] });
     expect(await call('pkg.upgrade', [], { refresh: false })).toEqual({});
-    expect(await call('pkg.unhold', [PKG])).toEqual({ [PKG]: { name: PKG, changes: { old: 'hold', new: 'install' }, result: true, comment: `Package ${PKG} is no longer being held.` } });
+    expect(await call('pkg.unhold', [PKG])).toEqual({
+      [PKG]: { name: PKG, changes: { old: 'hold', new: 'install' }, result: true, comment: `Package ${PKG} is no longer being held.` },
+    });
     expect(await call('pkg.upgrade', [], { refresh: false })).toEqual({ [PKG]: { old: '1.0', new: '2.0' } });
 
     expect(await call('pkg.install', [PKG], { version: '1.0' })).toEqual({ [PKG]: { old: '2.0', new: '1.0' } });

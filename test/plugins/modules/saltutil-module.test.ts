@@ -21,7 +21,9 @@ function fakeMaster(envs: Record<string, Record<string, string>>): MasterFiles &
   return {
     fetched,
     async list(saltenv, prefix) {
-      return Object.keys(envs[saltenv] ?? {}).filter((p) => p.startsWith(prefix)).sort();
+      return Object.keys(envs[saltenv] ?? {})
+        .filter((p) => p.startsWith(prefix))
+        .sort();
     },
     async fetch(saltenv, path, dest) {
       const body = envs[saltenv]?.[path];
@@ -52,7 +54,16 @@ describe('saltutil: running jobs', () => {
     const h = await createHarness();
     const sleeping = h.call('test.sleep', [30]);
     const [job] = h.runtime.runningJobs();
-    expect(job).toEqual({ pid: process.pid, fun: 'test.sleep', arg: [30], tgt: 'minion', jid: job.jid, ret: '', tgt_type: 'glob', user: 'root' });
+    expect(job).toEqual({
+      pid: process.pid,
+      fun: 'test.sleep',
+      arg: [30],
+      tgt: 'minion',
+      jid: job.jid,
+      ret: '',
+      tgt_type: 'glob',
+      user: 'root',
+    });
     expect((await h.call('saltutil.running')).return).toEqual([job]);
     expect((await h.call('saltutil.find_job', [job.jid])).return).toEqual(job);
     expect((await h.call('saltutil.find_job', ['20200101000000000000'])).return).toEqual({});
@@ -68,7 +79,9 @@ describe('saltutil: running jobs', () => {
 describe('saltutil: sync from the master', () => {
   it('syncs _modules (TypeScript transpiled) and reloads them', async () => {
     const cachedir = tmp();
-    const master = fakeMaster({ base: { '_modules/greeter.ts': GREETER_TS, '_modules/types.d.ts': 'x', '_modules/README': 'no', 'top.sls': '' } });
+    const master = fakeMaster({
+      base: { '_modules/greeter.ts': GREETER_TS, '_modules/types.d.ts': 'x', '_modules/README': 'no', 'top.sls': '' },
+    });
     const h = await createHarness({ config: { cachedir }, files: master });
     expect((await h.call('greeter.hi', ['bob'])).return).toBe("'greeter.hi' is not available.");
     expect(await h.call('saltutil.sync_modules')).toEqual({ return: ['modules.greeter'], retcode: 0, success: true });

@@ -21,7 +21,9 @@ const hasSystemctl = (() => {
 describe('service module availability', () => {
   it('is unavailable where init is not systemd, saying why', async () => {
     const h = await createHarness({ grains: { init: 'runit' } });
-    expect((await h.call('service.status', ['ssh'])).return).toBe("'service' __virtual__ returned False: brine's service module drives systemd; this host's init is runit");
+    expect((await h.call('service.status', ['ssh'])).return).toBe(
+      "'service' __virtual__ returned False: brine's service module drives systemd; this host's init is runit",
+    );
   });
 });
 
@@ -50,7 +52,10 @@ describe.skipIf(!hasSystemctl)('service module on systemctl', () => {
   });
   afterAll(() => {
     process.env.PATH = saved.PATH;
-    for (const [k, v] of [['BRINE_SYSTEMD_STATE', saved.state], ['BRINE_SYSTEMD_ROOT', saved.root]] as const) {
+    for (const [k, v] of [
+      ['BRINE_SYSTEMD_STATE', saved.state],
+      ['BRINE_SYSTEMD_ROOT', saved.root],
+    ] as const) {
       if (v === undefined) delete process.env[k];
       else process.env[k] = v;
     }
@@ -67,7 +72,12 @@ describe.skipIf(!hasSystemctl)('service module on systemctl', () => {
     expect((await h.call('service.reload', ['brine-web.service'])).return).toBe(true);
     expect((await h.call('service.stop', ['brine-web'])).return).toBe(true);
     expect((await h.call('service.status', ['brine-web'])).return).toBe(false);
-    expect(await h.call('service.start', ['nope'])).toEqual({ return: 'ERROR: Failed to start nope.service: Unit nope.service not found.', retcode: 1, success: false, out: 'nested' });
+    expect(await h.call('service.start', ['nope'])).toEqual({
+      return: 'ERROR: Failed to start nope.service: Unit nope.service not found.',
+      retcode: 1,
+      success: false,
+      out: 'nested',
+    });
   });
 
   it('enable, enabled, disable, disabled, get_enabled, get_disabled, get_all, available, missing (real systemctl --root)', async () => {
@@ -83,7 +93,12 @@ describe.skipIf(!hasSystemctl)('service module on systemctl', () => {
     expect((await h.call('service.available', ['brine-db'])).return).toBe(true);
     expect((await h.call('service.missing', ['brine-nope'])).return).toBe(true);
     const bad = await h.call('service.enable', ['brine-nope'], { root });
-    expect(bad).toEqual({ return: 'ERROR: Failed to enable unit, unit brine-nope.service does not exist.', retcode: 1, success: false, out: 'nested' });
+    expect(bad).toEqual({
+      return: 'ERROR: Failed to enable unit, unit brine-nope.service does not exist.',
+      retcode: 1,
+      success: false,
+      out: 'nested',
+    });
   });
 
   it("the real systemctl's refusal without a running systemd is the error", async () => {

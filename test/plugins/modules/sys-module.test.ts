@@ -56,7 +56,12 @@ describe('sys module', () => {
       'sys.missing_modules',
       'sys.reload_modules',
     ]);
-    expect((await h.call('sys.list_functions', ['sys.list_*', 'hello'])).return).toEqual(['hello.greet', 'hello.shout', 'sys.list_functions', 'sys.list_modules']);
+    expect((await h.call('sys.list_functions', ['sys.list_*', 'hello'])).return).toEqual([
+      'hello.greet',
+      'hello.shout',
+      'sys.list_functions',
+      'sys.list_modules',
+    ]);
     expect((await h.call('sys.list_functions')).return).toContain('test.ping');
   });
 
@@ -68,7 +73,11 @@ describe('sys module', () => {
     const capture = readFileSync(join(SHARED, 'salt-api/exchanges/saltgui/S46-doc-sys-doc.txt'), 'utf8');
     const salt = JSON.parse(capture.slice(capture.lastIndexOf('\n{"return"') + 1)) as { return: [Record<string, Record<string, string>>] };
     expect(docs['test.ping']).toBe(salt.return[0].web1['test.ping']);
-    expect(Object.keys((await h.call('sys.doc', ['grains.[gi]*'])).return as object)).toEqual(['grains.get', 'grains.item', 'grains.items']);
+    expect(Object.keys((await h.call('sys.doc', ['grains.[gi]*'])).return as object)).toEqual([
+      'grains.get',
+      'grains.item',
+      'grains.items',
+    ]);
     const all = (await h.call('sys.doc', ['sys'])).return as Record<string, string>;
     expect(Object.keys(all)).toContain('sys.doc');
   });
@@ -81,7 +90,20 @@ describe('sys module', () => {
     expect(arg).toEqual({ 'test.arg': { args: null, defaults: null, varargs: true, kwargs: true } });
     const run = (await h.call('sys.argspec', ['cmd.run'])).return;
     // Salt's shape: the options follow cmd in cmd.run's order, defaults (None when optional) for the last ones.
-    const options = ['cwd', 'stdin', 'runas', 'group', 'shell', 'python_shell', 'env', 'clean_env', 'rstrip', 'umask', 'hide_output', 'timeout'];
+    const options = [
+      'cwd',
+      'stdin',
+      'runas',
+      'group',
+      'shell',
+      'python_shell',
+      'env',
+      'clean_env',
+      'rstrip',
+      'umask',
+      'hide_output',
+      'timeout',
+    ];
     expect(run).toEqual({
       'cmd.run': {
         args: ['cmd', ...options, 'ignore_retcode', 'saltenv', 'prepend_path', 'success_retcodes'],
@@ -102,7 +124,10 @@ describe('sys module', () => {
     expect(missing.pkg).toMatch(/depends on unknown service IPackages/);
     // A file that throws before naming its module is listed under its file name, as Salt names modules.
     expect(missing['a-broken']).toMatch(/^failed to load from \/.*\/a-broken\.js: boom while loading$/);
-    expect(await h.call('winonly.run')).toMatchObject({ return: "'winonly' __virtual__ returned False: winonly needs Windows", retcode: 1 });
+    expect(await h.call('winonly.run')).toMatchObject({
+      return: "'winonly' __virtual__ returned False: winonly needs Windows",
+      retcode: 1,
+    });
   });
 
   it('refuses names that are not strings', async () => {

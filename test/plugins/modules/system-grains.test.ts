@@ -16,7 +16,10 @@ class FixtureHost extends NodeHost {
   }
   override networkInterfaces() {
     return {
-      lo: [{ address: '127.0.0.1', family: 'IPv4' as const, mac: '00:00:00:00:00:00', internal: true }, { address: '::1', family: 'IPv6' as const, mac: '00:00:00:00:00:00', internal: true }],
+      lo: [
+        { address: '127.0.0.1', family: 'IPv4' as const, mac: '00:00:00:00:00:00', internal: true },
+        { address: '::1', family: 'IPv6' as const, mac: '00:00:00:00:00:00', internal: true },
+      ],
       eth0: [
         { address: '192.0.2.2', family: 'IPv4' as const, mac: '02:42:c0:00:02:02', internal: false },
         { address: 'fd00::2', family: 'IPv6' as const, mac: '02:42:c0:00:02:02', internal: false },
@@ -32,7 +35,9 @@ const SYSTEMCTL = 'systemd 252 (252.38-1~deb12u1)\n+PAM +AUDIT -BPF_FRAMEWORK\n'
 
 describe('system grains (Salt 3007 core grains of a Linux host)', () => {
   it('interfaces (with and without addresses), gateways, dns, disks, cpu flags, kernel parameters, init, systemd', async () => {
-    const shell = fakeShell((cmd) => (Array.isArray(cmd) && cmd[0] === 'systemctl' ? { stdout: SYSTEMCTL } : { retcode: 127 }), { systemctl: '/usr/bin/systemctl' });
+    const shell = fakeShell((cmd) => (Array.isArray(cmd) && cmd[0] === 'systemctl' ? { stdout: SYSTEMCTL } : { retcode: 127 }), {
+      systemctl: '/usr/bin/systemctl',
+    });
     const g = await new SystemGrains(new FixtureHost(), new StaticConfig({ id: 'web1', master: 'salt.example' }), shell).collect();
     expect(g).toMatchObject({
       ip4_interfaces: { lo: ['127.0.0.1'], dummy0: [], eth0: ['192.0.2.2'] },
@@ -42,12 +47,26 @@ describe('system grains (Salt 3007 core grains of a Linux host)', () => {
       ip4_gw: '192.0.2.1',
       ip6_gw: 'fd00::1',
       ip_gw: true,
-      dns: { nameservers: ['10.0.0.53', 'fd00::53'], ip4_nameservers: ['10.0.0.53'], ip6_nameservers: ['fd00::53'], sortlist: [], domain: '', search: ['example.com', 'corp.example.com'], options: ['ndots:2'] },
+      dns: {
+        nameservers: ['10.0.0.53', 'fd00::53'],
+        ip4_nameservers: ['10.0.0.53'],
+        ip6_nameservers: ['fd00::53'],
+        sortlist: [],
+        domain: '',
+        search: ['example.com', 'corp.example.com'],
+        options: ['ndots:2'],
+      },
       disks: ['vda'],
       ssds: ['nvme0n1'],
       cpu_flags: ['fpu', 'vme', 'de', 'pse', 'tsc', 'sse', 'sse2'],
       // Salt's own quirk: a value holding '=' splits into three parts and reads as None.
-      kernelparams: [['BOOT_IMAGE', '/boot/vmlinuz-6.1.0-18-amd64'], ['root', null], ['ro', null], ['quiet', null], ['console', 'ttyS0']],
+      kernelparams: [
+        ['BOOT_IMAGE', '/boot/vmlinuz-6.1.0-18-amd64'],
+        ['root', null],
+        ['ro', null],
+        ['quiet', null],
+        ['console', 'ttyS0'],
+      ],
       init: 'systemd',
       systemd: { version: '252', features: '+PAM +AUDIT -BPF_FRAMEWORK' },
       path: '/usr/local/bin:/usr/bin:/bin',
@@ -71,10 +90,22 @@ describe('system grains (Salt 3007 core grains of a Linux host)', () => {
   });
 
   it("server_id is Salt's: sha256 of the id modulo 2**31 (Salt 3007.10 gives 196360289 for id 'ref')", async () => {
-    const g = await new SystemGrains(new FixtureHost(), new StaticConfig({ id: 'ref' }), fakeShell(() => ({}))).collect();
+    const g = await new SystemGrains(
+      new FixtureHost(),
+      new StaticConfig({ id: 'ref' }),
+      fakeShell(() => ({})),
+    ).collect();
     expect(g.server_id).toBe(196360289);
     const id = 'web1';
     const expected = Number(BigInt(`0x${createHash('sha256').update(id).digest('hex')}`) % 2n ** 31n);
-    expect((await new SystemGrains(new FixtureHost(), new StaticConfig({ id }), fakeShell(() => ({}))).collect()).server_id).toBe(expected);
+    expect(
+      (
+        await new SystemGrains(
+          new FixtureHost(),
+          new StaticConfig({ id }),
+          fakeShell(() => ({})),
+        ).collect()
+      ).server_id,
+    ).toBe(expected);
   });
 });

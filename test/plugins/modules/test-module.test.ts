@@ -26,7 +26,15 @@ describe('test module', () => {
     const h = await createHarness();
     const executor = new Executor(h.plugins);
     const arg = [1, 'two', { __kwarg__: true, foo: 'bar' }];
-    const res = await executor.run({ fun: 'test.arg', arg, jid: '20261202125650981775', user: 'root', tgt: 'db1', tgtType: 'glob', ret: '' });
+    const res = await executor.run({
+      fun: 'test.arg',
+      arg,
+      jid: '20261202125650981775',
+      user: 'root',
+      tgt: 'db1',
+      tgtType: 'glob',
+      ret: '',
+    });
     // Key order of the capture's JSON: foo, then __pub_fun, __pub_arg, __pub_tgt, __pub_jid, __pub_ret, __pub_tgt_type, __pub_user.
     expect(JSON.stringify(res.return)).toBe(
       JSON.stringify({

@@ -26,7 +26,12 @@ describe('NodeShell', () => {
   });
 
   it('stdin= is read from a file, not a socket, and bash still does not read ~/.bashrc', async () => {
-    const res = await shell.run('cat; test -S /dev/stdin && echo socket', { pythonShell: true, shell: '/bin/bash', env: { HOME: home }, stdin: 'line one\nline two' });
+    const res = await shell.run('cat; test -S /dev/stdin && echo socket', {
+      pythonShell: true,
+      shell: '/bin/bash',
+      env: { HOME: home },
+      stdin: 'line one\nline two',
+    });
     expect(res.stdout).toBe('line one\nline two');
     expect(res.retcode).toBe(1);
   });

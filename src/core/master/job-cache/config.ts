@@ -61,7 +61,7 @@ export function sqliteSynchronous(config: JobCacheConfig): SqliteSynchronous {
   const v = config.job_cache_synchronous ?? 'normal';
   if (v !== 'normal' && v !== 'full') {
     throw new ConfigError('BAD_OPTION', `job_cache_synchronous must be 'normal' or 'full', not ${JSON.stringify(v)}`, {
-      hint: "set job_cache_synchronous: normal (survives kill -9) or full (survives power loss) in the master config",
+      hint: 'set job_cache_synchronous: normal (survives kill -9) or full (survives power loss) in the master config',
     });
   }
   return v;
@@ -100,7 +100,8 @@ export function postgresOptions(config: JobCacheConfig): PostgresOptions {
     const v = pick(config, FIELD_NAMES[field]);
     if (v === undefined) continue;
     // YAML may load a numeric password or database name as a number.
-    if (typeof v !== 'string' && typeof v !== 'number') throw new ConfigError('BAD_OPTION', `postgres ${FIELD_NAMES[field][0]} must be text`);
+    if (typeof v !== 'string' && typeof v !== 'number')
+      throw new ConfigError('BAD_OPTION', `postgres ${FIELD_NAMES[field][0]} must be text`);
     out[field] = String(v);
   }
   const port = pick(config, FIELD_NAMES.port);
@@ -120,7 +121,8 @@ export function postgresOptions(config: JobCacheConfig): PostgresOptions {
  */
 export function retentionSeconds(config: Pick<JobCacheConfig, 'keep_jobs' | 'keep_jobs_seconds'>): number {
   const check = (name: string, v: unknown): number => {
-    if (typeof v !== 'number' || !Number.isFinite(v) || v < 0) throw new ConfigError('BAD_OPTION', `${name} must be a number >= 0, not ${JSON.stringify(v)}`);
+    if (typeof v !== 'number' || !Number.isFinite(v) || v < 0)
+      throw new ConfigError('BAD_OPTION', `${name} must be a number >= 0, not ${JSON.stringify(v)}`);
     return v;
   };
   if (config.keep_jobs !== undefined && config.keep_jobs !== 24) return check('keep_jobs', config.keep_jobs) * 3600;

@@ -15,7 +15,15 @@ import type { JobCache } from './types';
 export type { JobCache, JobCacheBackend, JobFilter, JobInput, JobRecord, MaybePromise, ReturnInput, StoredReturn } from './types';
 export { SqliteJobCache, type SqliteJobCacheOptions, type SqliteSynchronous } from './sqlite-cache';
 export { PostgresJobCache, type PostgresOptions } from './postgres-cache';
-export { jobCacheBackend, postgresOptions, retentionSeconds, sqlitePath, sqliteSynchronous, SQLITE_FILE, type JobCacheConfig } from './config';
+export {
+  jobCacheBackend,
+  postgresOptions,
+  retentionSeconds,
+  sqlitePath,
+  sqliteSynchronous,
+  SQLITE_FILE,
+  type JobCacheConfig,
+} from './config';
 export { startJobCacheCleaner, type CleanerOptions, type JobCacheCleaner } from './cleaner';
 export { decodeValue, encodeValue } from './value-codec';
 export { ReturnBatcher } from './return-batcher';

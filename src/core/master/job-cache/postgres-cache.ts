@@ -51,7 +51,10 @@ export class PostgresJobCache implements JobCache {
   readonly backend = 'postgres' as const;
   private closed = false;
 
-  private constructor(private readonly pool: Pool, private readonly opts: PostgresOptions) {}
+  private constructor(
+    private readonly pool: Pool,
+    private readonly opts: PostgresOptions,
+  ) {}
 
   /** Connects, creates the schema when missing, and gives the cache; `BrineError JOB_CACHE_IO` when the server cannot be used. */
   static async open(opts: PostgresOptions): Promise<PostgresJobCache> {
@@ -125,7 +128,11 @@ export class PostgresJobCache implements JobCache {
 
   async saveReturn(ret: ReturnInput): Promise<boolean> {
     const row = returnRow(ret);
-    const inserted = await this.query('saving a return', INSERT_ONE_RETURN, RETURN_COLUMNS.map((c) => row[c]));
+    const inserted = await this.query(
+      'saving a return',
+      INSERT_ONE_RETURN,
+      RETURN_COLUMNS.map((c) => row[c]),
+    );
     return inserted.length === 1;
   }
 
@@ -137,7 +144,10 @@ export class PostgresJobCache implements JobCache {
     await this.transaction('saving returns', async (client) => {
       for (let i = 0; i < rows.length; i += ROWS_PER_INSERT) {
         const chunk = rows.slice(i, i + ROWS_PER_INSERT);
-        const res = await client.query<{ jid: string; id: string }>(insertReturnsSql(chunk.length), chunk.flatMap((row: ReturnRow) => RETURN_COLUMNS.map((c) => row[c])));
+        const res = await client.query<{ jid: string; id: string }>(
+          insertReturnsSql(chunk.length),
+          chunk.flatMap((row: ReturnRow) => RETURN_COLUMNS.map((c) => row[c])),
+        );
         for (const r of res.rows) stored.add(JSON.stringify([r.jid, r.id]));
       }
     });
@@ -151,12 +161,17 @@ export class PostgresJobCache implements JobCache {
   }
 
   async getReturns(jid: string): Promise<Record<string, StoredReturn>> {
-    return returnsFromRows(await this.query('reading returns', 'SELECT * FROM brine_returns WHERE jid = $1 ORDER BY at_ms, seq', [String(jid)]));
+    return returnsFromRows(
+      await this.query('reading returns', 'SELECT * FROM brine_returns WHERE jid = $1 ORDER BY at_ms, seq', [String(jid)]),
+    );
   }
 
   async listJobs(filter: JobFilter = {}): Promise<JobRecord[]> {
     const { from, to } = filterBounds(filter);
-    const rows = await this.query('listing jobs', 'SELECT * FROM brine_jobs WHERE started_ms >= $1 AND started_ms <= $2 ORDER BY jid', [from, to]);
+    const rows = await this.query('listing jobs', 'SELECT * FROM brine_jobs WHERE started_ms >= $1 AND started_ms <= $2 ORDER BY jid', [
+      from,
+      to,
+    ]);
     return rows.map(jobFromRow).filter((job) => matchesPatterns(job, filter));
   }
 

@@ -26,7 +26,10 @@ export class ReturnBatcher {
   private readonly maxBatch: number;
   private idleWaiters: Array<() => void> = [];
 
-  constructor(private readonly cache: JobCache, opts: { maxBatch?: number } = {}) {
+  constructor(
+    private readonly cache: JobCache,
+    opts: { maxBatch?: number } = {},
+  ) {
     this.maxBatch = opts.maxBatch ?? 1000;
     if (!Number.isInteger(this.maxBatch) || this.maxBatch < 1) {
       throw new JobCacheError('BAD_JOB_CACHE_OPTION', `maxBatch must be a positive integer, not ${String(opts.maxBatch)}`);

@@ -135,7 +135,8 @@ function anyMatch(patterns: readonly string[] | undefined, names: string | strin
 export function filterBounds(filter: JobFilter): { from: number; to: number } {
   if (filter === null || typeof filter !== 'object') throw new JobCacheError('BAD_JOB_FILTER', 'a job filter must be an object');
   for (const key of ['fun', 'tgt'] as const) {
-    if (filter[key] !== undefined && !isStringList(filter[key])) throw new JobCacheError('BAD_JOB_FILTER', `${key} must be a list of patterns`);
+    if (filter[key] !== undefined && !isStringList(filter[key]))
+      throw new JobCacheError('BAD_JOB_FILTER', `${key} must be a list of patterns`);
   }
   const bound = (name: string, d: Date | undefined, dflt: number): number => {
     if (d === undefined) return dflt;

@@ -47,7 +47,10 @@ export class SqliteJobCache implements JobCache {
   private readonly insertMany: (rows: ReturnRow[]) => boolean[];
   private readonly cleanTx: (cutoff: number) => number;
 
-  constructor(readonly path: string, opts: SqliteJobCacheOptions = {}) {
+  constructor(
+    readonly path: string,
+    opts: SqliteJobCacheOptions = {},
+  ) {
     const synchronous = opts.synchronous ?? 'normal';
     if (synchronous !== 'normal' && synchronous !== 'full') {
       throw new JobCacheError('BAD_JOB_CACHE_OPTION', `synchronous must be 'normal' or 'full', not ${JSON.stringify(synchronous)}`);

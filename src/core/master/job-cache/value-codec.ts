@@ -107,7 +107,8 @@ function fromJson(value: Json): unknown {
 function plainFromJson(obj: { [key: string]: Json }): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   // defineProperty: a key named __proto__ stays an ordinary key.
-  for (const [k, v] of Object.entries(obj)) Object.defineProperty(out, k, { value: fromJson(v), enumerable: true, writable: true, configurable: true });
+  for (const [k, v] of Object.entries(obj))
+    Object.defineProperty(out, k, { value: fromJson(v), enumerable: true, writable: true, configurable: true });
   return out;
 }
 

@@ -7,14 +7,7 @@ import { isLoopbackIPv4, parseIPv4 } from './ipv4';
 import { pyLines, pySplit, pyStrip } from '../../pycompat';
 
 export type CandidateSource =
-  | 'getfqdn'
-  | 'nodename'
-  | 'gethostname'
-  | 'getaddrinfo'
-  | '/etc/hostname'
-  | '/etc/nodename'
-  | '/etc/hosts'
-  | 'ip';
+  'getfqdn' | 'nodename' | 'gethostname' | 'getaddrinfo' | '/etc/hostname' | '/etc/nodename' | '/etc/hosts' | 'ip';
 
 export interface Candidate {
   name: string;

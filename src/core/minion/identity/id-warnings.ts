@@ -76,12 +76,9 @@ export function sharedIdWarning(ctx: WarningContext): string | null {
   const kind = sharedIdKind(ctx.id);
   if (kind === null) return null;
   const what =
-    kind === 'loopback'
-      ? `is a loopback name`
-      : `is a default host name that OS images ship with (${GENERIC_HOST_NAMES.join(', ')})`;
+    kind === 'loopback' ? `is a loopback name` : `is a default host name that OS images ship with (${GENERIC_HOST_NAMES.join(', ')})`;
   const consequence =
-    `every host that ends up with it signs in as "${ctx.id}"; the master accepts the first key ` +
-    `under that id and rejects the others`;
+    `every host that ends up with it signs in as "${ctx.id}"; the master accepts the first key ` + `under that id and rejects the others`;
   const suggestion = usable(ctx.fresh?.id) ? `"id: ${ctx.fresh.id}"` : `"id: <a name unique to this host>"`;
   const minionFile = `${ctx.configDir}/minion`;
   const fixes: string[] = [];

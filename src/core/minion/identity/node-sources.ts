@@ -18,7 +18,6 @@ export interface NodeIdentitySourcesOptions {
   lookupTimeoutMs?: number;
 }
 
-
 function withTimeout<T>(work: Promise<T>, ms: number, what: string, onTimeout?: () => void): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const expiry = new Promise<never>((_, reject) => {

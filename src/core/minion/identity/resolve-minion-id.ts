@@ -6,13 +6,7 @@ import * as path from 'node:path';
 import { ConfigError } from '../../errors';
 import { collectCandidates, type CandidateReport, type CandidateSource } from './candidates';
 import { appendDomain, readIdentityOptions, removeDomain, type IdentityConfig, type IdentityOptions } from './id-options';
-import {
-  appendedToIPv4Warning,
-  describeSource,
-  sharedIdWarning,
-  staleCacheWarning,
-  type WarningContext,
-} from './id-warnings';
+import { appendedToIPv4Warning, describeSource, sharedIdWarning, staleCacheWarning, type WarningContext } from './id-warnings';
 import type { IdentityLog, IdentitySources } from './identity-sources';
 import { isIPv4 } from './ipv4';
 import { pyLines, pyStrip } from '../../pycompat';
@@ -198,7 +192,11 @@ async function readCache(file: string, sources: IdentitySources, log: IdentityLo
     text = await sources.readCacheFile(file);
   } catch (err) {
     // Salt skips an unreadable cache silently; saying so explains a changed id.
-    emit(log, warnings, `Cannot read the minion id cache ${file} (${errText(err)}); guessing the id instead. Fix its permissions or delete it, then restart salt-minion.`);
+    emit(
+      log,
+      warnings,
+      `Cannot read the minion id cache ${file} (${errText(err)}); guessing the id instead. Fix its permissions or delete it, then restart salt-minion.`,
+    );
     return null;
   }
   if (text === null) return null;
@@ -217,7 +215,11 @@ async function writeCache(file: string, id: string, sources: IdentitySources, lo
     log.debug(`Cached minion ID in ${file}: ${id}`);
     return true;
   } catch (err) {
-    emit(log, warnings, `Could not cache minion ID: ${errText(err)} (writing ${file}); the id is guessed again at every start, so a host rename changes it.`);
+    emit(
+      log,
+      warnings,
+      `Could not cache minion ID: ${errText(err)} (writing ${file}); the id is guessed again at every start, so a host rename changes it.`,
+    );
     return false;
   }
 }

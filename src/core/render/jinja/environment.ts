@@ -123,7 +123,8 @@ function callKey(fun: string, args: unknown[], kwargs: Record<string, unknown>):
 }
 
 function saltFunctions(state: RenderState): SaltFunctions {
-  const callFun = (fun: string) =>
+  const callFun =
+    (fun: string) =>
     (...raw: unknown[]) => {
       const { args, kwargs } = splitKeywords(raw);
       // Salt aliases cmd.run to cmd.shell in templates: shell syntax works by default.
@@ -134,7 +135,8 @@ function saltFunctions(state: RenderState): SaltFunctions {
         if (known.ok) return known.value;
         throw known.error;
       }
-      if (!state.caller) throw new TemplateRuntimeError(`salt['${fun}'] cannot be called here: no execution functions are available to this template`);
+      if (!state.caller)
+        throw new TemplateRuntimeError(`salt['${fun}'] cannot be called here: no execution functions are available to this template`);
       let result: unknown;
       try {
         result = state.caller.call(fun, args, kwargs);
@@ -159,7 +161,8 @@ function saltFunctions(state: RenderState): SaltFunctions {
       if (prop.includes('.')) return exists(prop) ? callFun(prop) : missingMember({}, prop);
       // salt.cmd.run: a module namespace.
       return new Proxy(new SaltFunctions(), {
-        get: (_u, fn) => (typeof fn === 'string' ? (exists(`${prop}.${fn}`) ? callFun(`${prop}.${fn}`) : missingMember({}, fn)) : undefined),
+        get: (_u, fn) =>
+          typeof fn === 'string' ? (exists(`${prop}.${fn}`) ? callFun(`${prop}.${fn}`) : missingMember({}, fn)) : undefined,
       });
     },
   });
@@ -338,7 +341,10 @@ function renderFailure(text: string, err: unknown): RenderError {
   if (cause instanceof RenderError) return cause;
   const message = (cause as Error)?.message ?? String(cause);
   if (isCallProblem(cause)) {
-    return new RenderError('JINJA_CALL', saltRenderErrorText(`Problem running salt function in Jinja template: ${message}`, line, text), { cause, line });
+    return new RenderError('JINJA_CALL', saltRenderErrorText(`Problem running salt function in Jinja template: ${message}`, line, text), {
+      cause,
+      line,
+    });
   }
   if (cause instanceof TemplateRuntimeError) {
     return new RenderError('JINJA_ERROR', saltRenderErrorText(`Jinja syntax error: ${message}`, line, text), { cause, line });

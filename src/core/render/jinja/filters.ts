@@ -6,7 +6,17 @@
 import { createHash } from 'node:crypto';
 import { formatYaml, isMapping, pyRepr } from '../../pycompat';
 import { pyJsonDumps } from '../../pycompat';
-import { TemplateRuntimeError, iterate, lookup, percentFormat, pyEquals, pySortCompare, pyText, splitKeywords, truthy } from './python-values';
+import {
+  TemplateRuntimeError,
+  iterate,
+  lookup,
+  percentFormat,
+  pyEquals,
+  pySortCompare,
+  pyText,
+  splitKeywords,
+  truthy,
+} from './python-values';
 import { isUndefined } from './undefined';
 import { loadSaltYaml } from '../yaml-loader';
 
@@ -71,14 +81,19 @@ function attrOf(item: unknown, attribute: string): unknown {
 }
 
 /** The filters of brine's Jinja environment, by name. `this` is the nunjucks context. */
-export function saltFilters(runTest: (name: string, value: unknown, args: unknown[]) => boolean, runFilter: (name: string, value: unknown, args: unknown[]) => unknown): Record<string, Fn> {
+export function saltFilters(
+  runTest: (name: string, value: unknown, args: unknown[]) => boolean,
+  runFilter: (name: string, value: unknown, args: unknown[]) => unknown,
+): Record<string, Fn> {
   const selectLike = (keep: boolean, attr: boolean) =>
     function (value: unknown, ...raw: unknown[]) {
       const { args } = splitKeywords(raw);
       const items = iterate(value);
       if (attr) {
         const [attribute, test, ...rest] = args as [string, string | undefined, ...unknown[]];
-        return items.filter((x) => (test === undefined ? truthy(attrOf(x, attribute)) : runTest(test, attrOf(x, attribute), rest)) === keep);
+        return items.filter(
+          (x) => (test === undefined ? truthy(attrOf(x, attribute)) : runTest(test, attrOf(x, attribute), rest)) === keep,
+        );
       }
       const [test, ...rest] = args as [string | undefined, ...unknown[]];
       return items.filter((x) => (test === undefined ? truthy(x) : runTest(test, x, rest)) === keep);
@@ -131,7 +146,8 @@ export function saltFilters(runTest: (name: string, value: unknown, args: unknow
       const out = [...iterate(value)].sort((a, b) => pySortCompare(key(a), key(b)));
       return reverse ? out.reverse() : out;
     },
-    dictsort: (v: unknown) => Object.entries(v as Record<string, unknown>).sort((a, b) => pySortCompare(a[0].toLowerCase(), b[0].toLowerCase())),
+    dictsort: (v: unknown) =>
+      Object.entries(v as Record<string, unknown>).sort((a, b) => pySortCompare(a[0].toLowerCase(), b[0].toLowerCase())),
     int: (v: unknown, dflt: unknown = 0) => {
       const n = typeof v === 'string' ? Number.parseInt(v.trim(), 10) : Math.trunc(Number(v));
       return Number.isNaN(n) ? dflt : n;
@@ -153,7 +169,11 @@ export function saltFilters(runTest: (name: string, value: unknown, args: unknow
         .replace(/'/g, '\\u0027');
     },
     json: (v: unknown, sortKeys: unknown = true, indent?: unknown) =>
-      pyJsonDumps(v, { sortKeys: truthy(sortKeys), indent: indent === undefined || indent === null ? null : Number(indent), ensureAscii: true }).trim(),
+      pyJsonDumps(v, {
+        sortKeys: truthy(sortKeys),
+        indent: indent === undefined || indent === null ? null : Number(indent),
+        ensureAscii: true,
+      }).trim(),
     yaml: (v: unknown, flow: unknown = true) => yamlDump(v, truthy(flow)),
     yaml_encode: (v: unknown) => yamlEncode(v),
     yaml_dquote: (v: unknown) => yamlDquote(v),
@@ -178,7 +198,9 @@ export function saltFilters(runTest: (name: string, value: unknown, args: unknow
       return groups(pyText(v).match(re));
     },
     regex_replace(v: unknown, pattern: unknown, repl: unknown, ignorecase?: unknown, multiline?: unknown) {
-      const replacement = pyText(repl).replace(/\\(\d)/g, '$$$1').replace(/\\g<(\w+)>/g, (_m, g: string) => (/^\d+$/.test(g) ? `$${g}` : `$<${g}>`));
+      const replacement = pyText(repl)
+        .replace(/\\(\d)/g, '$$$1')
+        .replace(/\\g<(\w+)>/g, (_m, g: string) => (/^\d+$/.test(g) ? `$${g}` : `$<${g}>`));
       return pyText(v).replace(pyRegex(String(pattern), reFlags(ignorecase, multiline) + 'g'), replacement);
     },
     md5: hash('md5'),
@@ -192,21 +214,27 @@ export function saltFilters(runTest: (name: string, value: unknown, args: unknow
     sequence: (v: unknown) => (Array.isArray(v) ? v : [v]),
     flatten(v: unknown, levels?: unknown) {
       const flat = (xs: unknown[], depth: number): unknown[] =>
-        xs.flatMap((x) => (Array.isArray(x) && (levels === undefined || levels === null || depth < Number(levels)) ? flat(x, depth + 1) : [x]));
+        xs.flatMap((x) =>
+          Array.isArray(x) && (levels === undefined || levels === null || depth < Number(levels)) ? flat(x, depth + 1) : [x],
+        );
       return flat(iterate(v), 0);
     },
     union: (a: unknown, b: unknown) => uniqueList([...iterate(a), ...iterate(b)]),
     intersect: (a: unknown, b: unknown) => uniqueList(iterate(a).filter((x) => iterate(b).some((y) => pyEquals(x, y)))),
     difference: (a: unknown, b: unknown) => uniqueList(iterate(a).filter((x) => !iterate(b).some((y) => pyEquals(x, y)))),
     symmetric_difference: (a: unknown, b: unknown) =>
-      uniqueList([...iterate(a).filter((x) => !iterate(b).some((y) => pyEquals(x, y))), ...iterate(b).filter((y) => !iterate(a).some((x) => pyEquals(x, y)))]),
+      uniqueList([
+        ...iterate(a).filter((x) => !iterate(b).some((y) => pyEquals(x, y))),
+        ...iterate(b).filter((y) => !iterate(a).some((x) => pyEquals(x, y))),
+      ]),
     min: (v: unknown) => [...iterate(v)].sort(pySortCompare)[0] ?? null,
     max: (v: unknown) => [...iterate(v)].sort(pySortCompare).pop() ?? null,
     avg: (v: unknown) => {
       const xs = iterate(v).map(Number);
       return xs.length === 0 ? 0 : xs.reduce((a, b) => a + b, 0) / xs.length;
     },
-    path_join: (...parts: unknown[]) => parts.map((p) => pyText(p)).reduce((a, b) => (b.startsWith('/') ? b : a === '' || a.endsWith('/') ? a + b : `${a}/${b}`), ''),
+    path_join: (...parts: unknown[]) =>
+      parts.map((p) => pyText(p)).reduce((a, b) => (b.startsWith('/') ? b : a === '' || a.endsWith('/') ? a + b : `${a}/${b}`), ''),
     to_num(v: unknown) {
       const s = pyText(v).trim();
       if (/^[-+]?\d+$/.test(s)) return Number.parseInt(s, 10);
@@ -219,7 +247,10 @@ export function saltFilters(runTest: (name: string, value: unknown, args: unknow
     is_hex: (v: unknown) => /^(0x)?[0-9a-fA-F]+$/.test(pyText(v)),
     contains_whitespace: (v: unknown) => /\s/.test(pyText(v)),
     substring_in_list: (s: unknown, list: unknown) => iterate(list).some((x) => pyText(x).includes(pyText(s))),
-    to_snake_case: (v: unknown) => pyText(v).replace(/([a-z0-9])([A-Z])/g, '$1_$2').toLowerCase(),
+    to_snake_case: (v: unknown) =>
+      pyText(v)
+        .replace(/([a-z0-9])([A-Z])/g, '$1_$2')
+        .toLowerCase(),
     to_camelcase: (v: unknown) => pyText(v).replace(/_([a-z])/g, (_m, c: string) => c.toUpperCase()),
   };
   // Jinja's short alias.

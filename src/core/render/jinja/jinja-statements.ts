@@ -44,10 +44,12 @@ function parseWith(parser: AnyNode): AnyNode {
   const names: string[] = [];
   const values: AnyNode[] = [];
   while (parser.peekToken().type !== lexer.TOKEN_BLOCK_END) {
-    if (names.length > 0 && !parser.skip(lexer.TOKEN_COMMA)) parser.fail("expected ',' between the assignments of a with tag", tok.lineno, tok.colno);
+    if (names.length > 0 && !parser.skip(lexer.TOKEN_COMMA))
+      parser.fail("expected ',' between the assignments of a with tag", tok.lineno, tok.colno);
     const name = parser.nextToken();
     if (name.type !== lexer.TOKEN_SYMBOL) parser.fail(`expected a name in the with tag, got '${name.value}'`, name.lineno, name.colno);
-    if (!parser.skipValue(lexer.TOKEN_OPERATOR, '=')) parser.fail(`expected '=' after '${name.value}' in the with tag`, name.lineno, name.colno);
+    if (!parser.skipValue(lexer.TOKEN_OPERATOR, '='))
+      parser.fail(`expected '=' after '${name.value}' in the with tag`, name.lineno, name.colno);
     names.push(name.value);
     values.push(parser.parseExpression());
   }
@@ -208,7 +210,11 @@ export function installJinjaStatements(isBrine: (compiler: AnyNode) => boolean):
     const scopes: string[] = this.brineLoopScopes ?? [];
     // After an include or import in the same loop body, the rest of the body runs in a callback.
     if (scopes.length === 0 || scopes[scopes.length - 1] !== this._scopeClosers) {
-      this.fail(`brine cannot '${node.kind}' after an include or import inside the same loop: move the import before the loop`, node.lineno, node.colno);
+      this.fail(
+        `brine cannot '${node.kind}' after an include or import inside the same loop: move the import before the loop`,
+        node.lineno,
+        node.colno,
+      );
     }
     this._emitLine(`${node.kind};`);
   };
@@ -254,7 +260,8 @@ export function installJinjaStatements(isBrine: (compiler: AnyNode) => boolean):
       strict(value, line);
       const seq = value instanceof String ? value.toString() : value;
       if (typeof seq !== 'string' && !Array.isArray(seq)) {
-        const type = seq === null || seq === undefined ? 'NoneType' : typeof seq === 'number' ? 'int' : typeof seq === 'boolean' ? 'bool' : 'dict';
+        const type =
+          seq === null || seq === undefined ? 'NoneType' : typeof seq === 'number' ? 'int' : typeof seq === 'boolean' ? 'bool' : 'dict';
         throw new TemplateRuntimeError(`'${type}' object is not subscriptable`, line);
       }
       try {

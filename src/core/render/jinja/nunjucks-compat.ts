@@ -159,7 +159,9 @@ export function installNunjucksCompat(): void {
         if (!this.skipValue(lexer.TOKEN_OPERATOR, '=')) this.fail('expected = in set tag', tag.lineno, tag.colno);
         const value = this.parseExpression();
         this.advanceAfterBlockEnd(tag.value);
-        return new nodes.Output(tag.lineno, tag.colno, [new BrineCall(tag.lineno, tag.colno, 'brineSetAttr', [target.target, target.val, value], false)]);
+        return new nodes.Output(tag.lineno, tag.colno, [
+          new BrineCall(tag.lineno, tag.colno, 'brineSetAttr', [target.target, target.val, value], false),
+        ]);
       }
       node.targets.push(target);
       if (!this.skip(lexer.TOKEN_COMMA)) break;

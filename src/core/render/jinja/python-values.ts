@@ -83,7 +83,8 @@ export function pyAdd(a: unknown, b: unknown, line?: number): unknown {
   if (typeof a === 'string' && typeof b === 'string') return a + b;
   if (Array.isArray(a) && Array.isArray(b)) return [...a, ...b];
   if (typeof a === 'boolean' || typeof b === 'boolean') {
-    if ((typeof a === 'number' || typeof a === 'boolean') && (typeof b === 'number' || typeof b === 'boolean')) return Number(a) + Number(b);
+    if ((typeof a === 'number' || typeof a === 'boolean') && (typeof b === 'number' || typeof b === 'boolean'))
+      return Number(a) + Number(b);
   }
   if (typeof a === 'string' || typeof b === 'string') {
     throw new TemplateRuntimeError(`can only concatenate ${typeName(a)} (not "${typeName(b)}") to ${typeName(a)}`, line);
@@ -113,7 +114,8 @@ export function pyMod(a: unknown, b: unknown, line?: number): unknown {
   strict(a, line);
   strict(b, line);
   if (typeof a === 'number' && typeof b === 'number') return ((a % b) + b) % b;
-  if (typeof a !== 'string') throw new TemplateRuntimeError(`unsupported operand type(s) for %: '${typeName(a)}' and '${typeName(b)}'`, line);
+  if (typeof a !== 'string')
+    throw new TemplateRuntimeError(`unsupported operand type(s) for %: '${typeName(a)}' and '${typeName(b)}'`, line);
   return percentFormat(a, b, line);
 }
 
@@ -121,54 +123,60 @@ export function percentFormat(fmt: string, b: unknown, line?: number): string {
   const values = Array.isArray(b) ? [...b] : [b];
   const named = isMapping(b) && !Array.isArray(b) ? (b as Dict) : undefined;
   let i = 0;
-  const out = fmt.replace(/%(?:\(([^)]*)\))?([-+ #0]*)(\d+|\*)?(?:\.(\d+))?([sdirfeEgGxXoc%])/g, (_m, key: string | undefined, flags: string, width: string | undefined, prec: string | undefined, conv: string) => {
-    if (conv === '%') return '%';
-    const v = key !== undefined && named ? named[key] : values[i++];
-    let s: string;
-    switch (conv) {
-      case 's':
-        s = pyText(v, line);
-        break;
-      case 'r':
-        s = pyRepr(v);
-        break;
-      case 'd':
-      case 'i':
-        s = String(Math.trunc(Number(v)));
-        break;
-      case 'f':
-        s = Number(v).toFixed(prec === undefined ? 6 : Number(prec));
-        break;
-      case 'e':
-      case 'E':
-        s = Number(v).toExponential(prec === undefined ? 6 : Number(prec)).replace(/e([+-])(\d)$/, 'e$10$2');
-        if (conv === 'E') s = s.toUpperCase();
-        break;
-      case 'x':
-        s = Math.trunc(Number(v)).toString(16);
-        break;
-      case 'X':
-        s = Math.trunc(Number(v)).toString(16).toUpperCase();
-        break;
-      case 'o':
-        s = Math.trunc(Number(v)).toString(8);
-        break;
-      case 'c':
-        s = typeof v === 'number' ? String.fromCodePoint(v) : String(v);
-        break;
-      default:
-        s = pyText(v, line);
-    }
-    if (flags.includes('+') && /[dif]/.test(conv) && Number(v) >= 0) s = '+' + s;
-    if (conv === 's' && prec !== undefined) s = s.slice(0, Number(prec));
-    const w = width === undefined || width === '*' ? 0 : Number(width);
-    if (s.length < w) {
-      if (flags.includes('-')) s = s.padEnd(w);
-      else if (flags.includes('0') && /[difeExXo]/.test(conv)) s = (s.startsWith('-') ? '-' + s.slice(1).padStart(w - 1, '0') : s.padStart(w, '0'));
-      else s = s.padStart(w);
-    }
-    return s;
-  });
+  const out = fmt.replace(
+    /%(?:\(([^)]*)\))?([-+ #0]*)(\d+|\*)?(?:\.(\d+))?([sdirfeEgGxXoc%])/g,
+    (_m, key: string | undefined, flags: string, width: string | undefined, prec: string | undefined, conv: string) => {
+      if (conv === '%') return '%';
+      const v = key !== undefined && named ? named[key] : values[i++];
+      let s: string;
+      switch (conv) {
+        case 's':
+          s = pyText(v, line);
+          break;
+        case 'r':
+          s = pyRepr(v);
+          break;
+        case 'd':
+        case 'i':
+          s = String(Math.trunc(Number(v)));
+          break;
+        case 'f':
+          s = Number(v).toFixed(prec === undefined ? 6 : Number(prec));
+          break;
+        case 'e':
+        case 'E':
+          s = Number(v)
+            .toExponential(prec === undefined ? 6 : Number(prec))
+            .replace(/e([+-])(\d)$/, 'e$10$2');
+          if (conv === 'E') s = s.toUpperCase();
+          break;
+        case 'x':
+          s = Math.trunc(Number(v)).toString(16);
+          break;
+        case 'X':
+          s = Math.trunc(Number(v)).toString(16).toUpperCase();
+          break;
+        case 'o':
+          s = Math.trunc(Number(v)).toString(8);
+          break;
+        case 'c':
+          s = typeof v === 'number' ? String.fromCodePoint(v) : String(v);
+          break;
+        default:
+          s = pyText(v, line);
+      }
+      if (flags.includes('+') && /[dif]/.test(conv) && Number(v) >= 0) s = '+' + s;
+      if (conv === 's' && prec !== undefined) s = s.slice(0, Number(prec));
+      const w = width === undefined || width === '*' ? 0 : Number(width);
+      if (s.length < w) {
+        if (flags.includes('-')) s = s.padEnd(w);
+        else if (flags.includes('0') && /[difeExXo]/.test(conv))
+          s = s.startsWith('-') ? '-' + s.slice(1).padStart(w - 1, '0') : s.padStart(w, '0');
+        else s = s.padStart(w);
+      }
+      return s;
+    },
+  );
   if (!named && i < values.length) throw new TemplateRuntimeError('not all arguments converted during string formatting', line);
   return out;
 }
@@ -176,19 +184,22 @@ export function percentFormat(fmt: string, b: unknown, line?: number): string {
 /** Python's `str.format`: `{}`, `{0}`, `{name}`, `{name.attr}`, `{0[key]}`, `{:>8}` (basic specs). */
 export function strFormat(fmt: string, args: unknown[], kwargs: Dict): string {
   let auto = 0;
-  return fmt.replace(/\{\{|\}\}|\{([^{}!:]*)(?:!([rs]))?(?::([^{}]*))?\}/g, (m, field: string | undefined, conv: string | undefined, spec: string | undefined) => {
-    if (m === '{{') return '{';
-    if (m === '}}') return '}';
-    const path = (field ?? '').match(/^([^.[]*)(.*)$/)!;
-    let value: unknown = path[1] === '' ? args[auto++] : /^\d+$/.test(path[1]) ? args[Number(path[1])] : kwargs[path[1]];
-    for (const part of path[2].matchAll(/\.([^.[]+)|\[([^\]]+)\]/g)) {
-      const key = part[1] ?? part[2];
-      value = isMapping(value) ? (value as Dict)[key] : Array.isArray(value) ? value[Number(key)] : undefined;
-    }
-    let s = conv === 'r' ? pyRepr(value) : pyText(value);
-    if (spec) s = applyFormatSpec(value, s, spec);
-    return s;
-  });
+  return fmt.replace(
+    /\{\{|\}\}|\{([^{}!:]*)(?:!([rs]))?(?::([^{}]*))?\}/g,
+    (m, field: string | undefined, conv: string | undefined, spec: string | undefined) => {
+      if (m === '{{') return '{';
+      if (m === '}}') return '}';
+      const path = (field ?? '').match(/^([^.[]*)(.*)$/)!;
+      let value: unknown = path[1] === '' ? args[auto++] : /^\d+$/.test(path[1]) ? args[Number(path[1])] : kwargs[path[1]];
+      for (const part of path[2].matchAll(/\.([^.[]+)|\[([^\]]+)\]/g)) {
+        const key = part[1] ?? part[2];
+        value = isMapping(value) ? (value as Dict)[key] : Array.isArray(value) ? value[Number(key)] : undefined;
+      }
+      let s = conv === 'r' ? pyRepr(value) : pyText(value);
+      if (spec) s = applyFormatSpec(value, s, spec);
+      return s;
+    },
+  );
 }
 
 function applyFormatSpec(value: unknown, s: string, spec: string): string {
@@ -280,7 +291,10 @@ const STR_METHODS: Record<string, Method> = {
     return out;
   },
   format: (s: string, args, kw) => strFormat(s, args, kw),
-  join: (s: string, [items]) => iterate(items).map((x) => pyText(x)).join(s),
+  join: (s: string, [items]) =>
+    iterate(items)
+      .map((x) => pyText(x))
+      .join(s),
   find: (s: string, [x]) => s.indexOf(String(x)),
   rfind: (s: string, [x]) => s.lastIndexOf(String(x)),
   index: (s: string, [x]) => {
@@ -297,7 +311,8 @@ const STR_METHODS: Record<string, Method> = {
   isupper: (s: string) => /[A-Z]/.test(s) && s === s.toUpperCase(),
   islower: (s: string) => /[a-z]/.test(s) && s === s.toLowerCase(),
   isspace: (s: string) => /^\s+$/.test(s),
-  zfill: (s: string, [w]) => (s.startsWith('-') || s.startsWith('+') ? s[0] + s.slice(1).padStart(Number(w) - 1, '0') : s.padStart(Number(w), '0')),
+  zfill: (s: string, [w]) =>
+    s.startsWith('-') || s.startsWith('+') ? s[0] + s.slice(1).padStart(Number(w) - 1, '0') : s.padStart(Number(w), '0'),
   ljust: (s: string, [w, f]) => s.padEnd(Number(w), f === undefined ? ' ' : String(f)),
   rjust: (s: string, [w, f]) => s.padStart(Number(w), f === undefined ? ' ' : String(f)),
   center: (s: string, [w, f]) => {

@@ -3,7 +3,6 @@ import { SqliteJobCache, startJobCacheCleaner, type JobCache } from '../../../..
 import { job, ret } from './support/contract';
 import { codeOf } from '../../../support/errors';
 
-
 const NOW = new Date('2026-12-02T12:00:00Z');
 const hoursAgo = (h: number) => new Date(NOW.getTime() - h * 3600_000);
 
@@ -39,7 +38,12 @@ describe('job cache cleaner (keep_jobs)', () => {
   it('sweeps on its own every interval, one timer for all jobs', async () => {
     vi.useFakeTimers();
     const swept: number[] = [];
-    const cleaner = startJobCacheCleaner(cache, { keepSeconds: 3600 / 2, intervalMs: 60_000, now: () => NOW, onSweep: (n) => swept.push(n) });
+    const cleaner = startJobCacheCleaner(cache, {
+      keepSeconds: 3600 / 2,
+      intervalMs: 60_000,
+      now: () => NOW,
+      onSweep: (n) => swept.push(n),
+    });
     await vi.advanceTimersByTimeAsync(59_000);
     expect(swept).toEqual([]);
     await vi.advanceTimersByTimeAsync(1_000);

@@ -9,7 +9,11 @@ describe.skipIf(SKIP_PG)('PostgreSQL job cache against a real server', () => {
 
   describe('the shared contract', () => {
     jobCacheContract(async () => {
-      const cache = await openJobCache({ cachedir: '/nonexistent', master_job_cache: 'postgres', postgres: { ...pg.options(), pass: pg.options().password, db: pg.options().database } });
+      const cache = await openJobCache({
+        cachedir: '/nonexistent',
+        master_job_cache: 'postgres',
+        postgres: { ...pg.options(), pass: pg.options().password, db: pg.options().database },
+      });
       await truncateTables(pg.options());
       return cache;
     });
@@ -60,6 +64,10 @@ describe.skipIf(SKIP_PG)('PostgreSQL job cache against a real server', () => {
 describe('PostgreSQL job cache without a server', () => {
   it('a port nobody listens on is a JOB_CACHE_IO error', async () => {
     const port = await freePort();
-    expect(await codeOf(() => PostgresJobCache.open({ host: '127.0.0.1', port, user: 'u', password: 'p', database: 'd', connectTimeoutMs: 2000 }))).toBe('JOB_CACHE_IO');
+    expect(
+      await codeOf(() =>
+        PostgresJobCache.open({ host: '127.0.0.1', port, user: 'u', password: 'p', database: 'd', connectTimeoutMs: 2000 }),
+      ),
+    ).toBe('JOB_CACHE_IO');
   });
 });

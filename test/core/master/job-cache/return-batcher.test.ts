@@ -28,7 +28,12 @@ describe('ReturnBatcher (group commit)', () => {
       batcher.save(bad),
       batcher.save(ret('20261202131309576618', 'web2')),
     ]);
-    expect(results.map((r) => (r.status === 'fulfilled' ? r.value : (r.reason as { code: string }).code))).toEqual([true, false, 'BAD_RETURN', true]);
+    expect(results.map((r) => (r.status === 'fulfilled' ? r.value : (r.reason as { code: string }).code))).toEqual([
+      true,
+      false,
+      'BAD_RETURN',
+      true,
+    ]);
     expect(Object.keys(cache.getReturns('20261202131309576618'))).toEqual(['web1', 'web2']);
   });
 
@@ -45,7 +50,10 @@ describe('ReturnBatcher (group commit)', () => {
     const drained = batcher.drain();
     cache.close();
     const results = await Promise.allSettled(pending);
-    expect(results.map((r) => (r.status === 'rejected' ? (r.reason as { code: string }).code : 'ok'))).toEqual(['JOB_CACHE_CLOSED', 'JOB_CACHE_CLOSED']);
+    expect(results.map((r) => (r.status === 'rejected' ? (r.reason as { code: string }).code : 'ok'))).toEqual([
+      'JOB_CACHE_CLOSED',
+      'JOB_CACHE_CLOSED',
+    ]);
     await drained;
     await new ReturnBatcher(cache).drain();
   });

@@ -2,7 +2,6 @@ import { describe, expect, it } from 'vitest';
 import { decodeValue, encodeValue } from '../../../../src/core/master/job-cache';
 import { codeOf } from '../../../support/errors';
 
-
 const roundTrip = (v: unknown) => decodeValue(encodeValue(v));
 
 describe('job cache value codec', () => {
@@ -29,7 +28,10 @@ describe('job cache value codec', () => {
   });
 
   it('keeps Maps with non-string keys, and non-finite floats', () => {
-    const m = new Map<unknown, unknown>([[1, 'one'], ['k', Buffer.from('v')]]);
+    const m = new Map<unknown, unknown>([
+      [1, 'one'],
+      ['k', Buffer.from('v')],
+    ]);
     expect(roundTrip(m)).toEqual(m);
     expect(roundTrip([NaN, Infinity, -Infinity])).toEqual([NaN, Infinity, -Infinity]);
   });

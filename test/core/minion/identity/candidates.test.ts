@@ -49,7 +49,7 @@ describe('interface addresses', () => {
 });
 
 describe('collectCandidates', () => {
-  it('keeps Salt\'s order and drops duplicates', async () => {
+  it("keeps Salt's order and drops duplicates", async () => {
     const report = await collectCandidates(
       fakeSources({
         hostname: 'web1',

@@ -26,11 +26,8 @@ describe('createNodeIdentitySources against a temp root', () => {
     await expect(sources.readSystemFile('etc/hostname')).rejects.toMatchObject({ code: 'BAD_PATH' });
   });
 
-  it('answers getfqdn() and the canonical name from the root\'s /etc/hosts, as glibc\'s files lookup does', async () => {
-    write(
-      'etc/hosts',
-      '127.0.0.1 localhost.localdomain localhost\n127.0.0.1 web7\n10.1.2.3 db1 db1.example.com # db\n::1 ip6-localhost\n',
-    );
+  it("answers getfqdn() and the canonical name from the root's /etc/hosts, as glibc's files lookup does", async () => {
+    write('etc/hosts', '127.0.0.1 localhost.localdomain localhost\n127.0.0.1 web7\n10.1.2.3 db1 db1.example.com # db\n::1 ip6-localhost\n');
     const sources = createNodeIdentitySources({ root });
     // web7 -> 127.0.0.1 -> the first 127.0.0.1 line: the field failure's getfqdn() answer.
     expect(await sources.getfqdn('web7')).toBe('localhost.localdomain');
@@ -63,7 +60,7 @@ describe('createNodeIdentitySources against a temp root', () => {
     expect(addrs.every((a) => /^\d+\.\d+\.\d+\.\d+$/.test(a))).toBe(true);
   });
 
-  it('resolves from a cache under the root (the stale check answered from the root\'s /etc/hosts)', async () => {
+  it("resolves from a cache under the root (the stale check answered from the root's /etc/hosts)", async () => {
     fs.mkdirSync(path.join(root, 'etc/salt'));
     write('etc/salt/minion_id', '\ufeffweb-cached\n');
     write('etc/hosts', `127.0.0.1 localhost\n127.0.1.1 ${os.hostname()}\n`);

@@ -28,13 +28,16 @@ describe('id from the config', () => {
   });
 
   it('gets append_domain, and is never lowercased or cut', async () => {
-    const { result } = await run({}, { id: 'Web1.Lan', minion_id_lowercase: true, minion_id_remove_domain: true, append_domain: 'example.com' });
+    const { result } = await run(
+      {},
+      { id: 'Web1.Lan', minion_id_lowercase: true, minion_id_remove_domain: true, append_domain: 'example.com' },
+    );
     expect(result.id).toBe('Web1.Lan.example.com');
   });
 });
 
 describe('the minion_id cache', () => {
-  it('is used when present, with Salt\'s debug line', async () => {
+  it("is used when present, with Salt's debug line", async () => {
     const { result, log, sources } = await run({ hostname: 'web1', cache: { [CACHE]: 'web1\nsecond line\n' } });
     expect(result).toMatchObject({ id: 'web1', rule: 'cache', warnings: [] });
     expect(log.at('debug')).toContain('Using cached minion ID from /etc/salt/minion_id: web1');
@@ -91,7 +94,7 @@ describe('the field case: /etc/hosts maps the host name to 127.0.0.1', () => {
     ips: ['10.0.0.7'],
   };
 
-  it('a fresh guess skips getfqdn()\'s loopback answer and takes the node name, as Salt does', async () => {
+  it("a fresh guess skips getfqdn()'s loopback answer and takes the node name, as Salt does", async () => {
     const { result, sources, log } = await run(host);
     expect(result).toMatchObject({ id: 'web7', rule: 'nodename', warnings: [] });
     expect(result.detail).toContain('"localhost.localdomain" from getfqdn()');
@@ -121,7 +124,7 @@ describe('the field case: /etc/hosts maps the host name to 127.0.0.1', () => {
 });
 
 describe('the candidate order', () => {
-  it('getfqdn() first, with Salt\'s debug lines', async () => {
+  it("getfqdn() first, with Salt's debug lines", async () => {
     const { result, log } = await run({ hostname: 'web1', fqdn: { web1: 'web1.example.com' } });
     expect(result).toMatchObject({ id: 'web1.example.com', rule: 'getfqdn' });
     expect(result.detail).toBe('getfqdn() of the host name "web1" answered "web1.example.com"');
@@ -189,7 +192,7 @@ describe('the candidate order', () => {
 });
 
 describe('minion_id_lowercase, minion_id_remove_domain, append_domain', () => {
-  it('lowercases with Salt\'s debug line', async () => {
+  it("lowercases with Salt's debug line", async () => {
     const { result, log } = await run({ hostname: 'Web1', fqdn: { Web1: 'Web1.Example.COM' } }, { minion_id_lowercase: true });
     expect(result.id).toBe('web1.example.com');
     expect(log.at('debug')).toContain('Changed minion id web1.example.com to lowercase.');
@@ -217,7 +220,10 @@ describe('minion_id_lowercase, minion_id_remove_domain, append_domain', () => {
   });
 
   it('append_domain is added to a cached IPv4 id, as Salt does, with a warning', async () => {
-    const { result } = await run({ hostname: 'localhost', ips: ['10.0.0.3'], cache: { [CACHE]: '10.0.0.3' } }, { append_domain: 'example.com' });
+    const { result } = await run(
+      { hostname: 'localhost', ips: ['10.0.0.3'], cache: { [CACHE]: '10.0.0.3' } },
+      { append_domain: 'example.com' },
+    );
     expect(result).toMatchObject({ id: '10.0.0.3.example.com', rule: 'cache' });
     expect(result.warnings).toHaveLength(1);
     expect(result.warnings[0]).toContain('append_domain turned the IPv4 id "10.0.0.3"');
@@ -239,7 +245,7 @@ describe('warnings', () => {
     expect(result.warnings[0]).toContain('"id: web1"');
   });
 
-  it('an image\'s default host name is warned about', async () => {
+  it("an image's default host name is warned about", async () => {
     const { result, log } = await run({ hostname: 'raspberrypi' });
     expect(result).toMatchObject({ id: 'raspberrypi', rule: 'getfqdn' });
     expect(result.warnings).toHaveLength(1);

@@ -8,12 +8,21 @@ import { codeOfAsync as codeOf } from '../../../../support/errors';
 
 export { codeOf };
 
-
 const T0 = new Date('2026-12-02T13:13:09.576Z');
 const at = (secondsAfter: number) => new Date(T0.getTime() + secondsAfter * 1000);
 
 export function job(jid: string, over: Partial<JobInput> = {}): JobInput {
-  return { jid, tgt: '*', tgt_type: 'glob', fun: 'test.ping', arg: [], user: 'root', minions: ['web1', 'web2', 'db1'], started: T0, ...over };
+  return {
+    jid,
+    tgt: '*',
+    tgt_type: 'glob',
+    fun: 'test.ping',
+    arg: [],
+    user: 'root',
+    minions: ['web1', 'web2', 'db1'],
+    started: T0,
+    ...over,
+  };
 }
 
 export function ret(jid: string, id: string, over: Partial<ReturnInput> = {}): ReturnInput {
@@ -30,8 +39,17 @@ export function jobCacheContract(open: () => Promise<JobCache>): void {
   });
 
   it('stores a job and reads it back exactly, msgpack values included', async () => {
-    const arg = ['a', 7, 2.5, null, { __kwarg__: true, raw: Buffer.from([0xff, 0x00]), big: 2n ** 70n }, new Map<unknown, unknown>([[1, 'one']])];
-    await cache.saveJob(job('20261202131309576618', { tgt: ['web1', 'db1'], tgt_type: 'list', fun: ['test.ping', 'test.echo'], arg, user: 'sudo_alice' }));
+    const arg = [
+      'a',
+      7,
+      2.5,
+      null,
+      { __kwarg__: true, raw: Buffer.from([0xff, 0x00]), big: 2n ** 70n },
+      new Map<unknown, unknown>([[1, 'one']]),
+    ];
+    await cache.saveJob(
+      job('20261202131309576618', { tgt: ['web1', 'db1'], tgt_type: 'list', fun: ['test.ping', 'test.echo'], arg, user: 'sudo_alice' }),
+    );
     const got = await cache.getJob('20261202131309576618');
     expect(got).toEqual({
       jid: '20261202131309576618',
@@ -60,8 +78,14 @@ export function jobCacheContract(open: () => Promise<JobCache>): void {
   it('stores returns and gives them by minion in arrival order', async () => {
     await cache.saveJob(job('20261202131309576618'));
     expect(await cache.saveReturn(ret('20261202131309576618', 'web2', { at: at(1) }))).toBe(true);
-    expect(await cache.saveReturn(ret('20261202131309576618', 'db1', { return: 'boom', retcode: 1, success: false, at: at(2), out: 'highstate' }))).toBe(true);
-    expect(await cache.saveReturn(ret('20261202131309576618', 'web1', { return: { bytes: Buffer.from('\x80abc', 'latin1') }, at: at(2) }))).toBe(true);
+    expect(
+      await cache.saveReturn(
+        ret('20261202131309576618', 'db1', { return: 'boom', retcode: 1, success: false, at: at(2), out: 'highstate' }),
+      ),
+    ).toBe(true);
+    expect(
+      await cache.saveReturn(ret('20261202131309576618', 'web1', { return: { bytes: Buffer.from('\x80abc', 'latin1') }, at: at(2) })),
+    ).toBe(true);
     const returns = await cache.getReturns('20261202131309576618');
     expect(Object.keys(returns)).toEqual(['web2', 'db1', 'web1']);
     expect(returns.web2).toEqual({ return: true, retcode: 0, success: true, at: at(1) });
