@@ -6,7 +6,7 @@
 import type { MasterConfig } from '../core/config';
 import { LocalClient } from '../core/client/local-client';
 import type { JobRunner as MinionJobs } from '../core/client/local-jobs';
-import { openJobCache, type JobCache, type JobCacheConfig } from '../core/master/job-cache';
+import { openJobCache, type JobCache } from '../core/master/job-cache';
 import { activeJobs } from './jobs-active';
 import { JOB_RUNNERS } from './jobs';
 import type { FunctionTable, MasterFunction } from './master-functions';
@@ -53,7 +53,7 @@ export function builtinRunners(deps: BuiltinRunnerDeps): Map<string, MasterFunct
   const add = (name: string, call: MasterFunction['call']) => table.set(name, { doc: DOCS[name] ?? '', call });
 
   const withCache = async <T>(use: (cache: JobCache) => Promise<T>): Promise<T> => {
-    const cache = await openJobCache(master as unknown as JobCacheConfig);
+    const cache = await openJobCache({ ...master });
     try {
       return await use(cache);
     } finally {
