@@ -77,6 +77,9 @@ function https(method: string, path: string, body?: string): Promise<{ status: n
         method,
         path,
         ca: cert,
+        // A fresh connection each time: Node 20's global agent keeps sockets alive, and a request
+        // on a socket the stopping server closed fails with "socket hang up", not ECONNREFUSED.
+        agent: false,
         headers: { Accept: 'application/json', ...(body ? { 'Content-Type': 'application/json' } : {}) },
       },
       (res) => {
