@@ -3,7 +3,7 @@
  * and the `key` outputter): the oclif command parses flags into SaltKeyOptions and calls runSaltKey.
  */
 import * as path from 'node:path';
-import { KEY_STATES, KeyState, KeyStore, STATE_DIRS } from '../core/master/key-store';
+import { KEY_STATES, KEY_STATUS_NAMES, KeyState, KeyStore, STATE_DIRS } from '../core/master/key-store';
 import { EXIT_USAGE } from './errors';
 import { formatOutput, isOutputter, OUTPUTTERS } from './output';
 
@@ -75,15 +75,7 @@ const HEADINGS: Record<string, string> = {
 };
 
 const LIST_NAMES: Record<SaltKeyListName, KeyState | 'all'> = {
-  acc: 'accepted',
-  accepted: 'accepted',
-  pre: 'pending',
-  un: 'pending',
-  unaccepted: 'pending',
-  rej: 'rejected',
-  rejected: 'rejected',
-  den: 'denied',
-  denied: 'denied',
+  ...(KEY_STATUS_NAMES as Record<Exclude<SaltKeyListName, 'all'>, KeyState>),
   all: 'all',
 };
 

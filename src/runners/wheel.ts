@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { BrineError } from '../core/errors';
 import { isTrue } from '../core/pycompat';
 import { generateKeyPair } from '../core/crypto/rsa';
-import { KeyStore, STATE_DIRS, type KeyMatches, type KeyState } from '../core/master/key-store';
+import { KEY_STATUS_NAMES, KeyStore, STATE_DIRS, type KeyMatches, type KeyState } from '../core/master/key-store';
 import type { MasterConfig } from '../core/config';
 import type { FunctionTable, MasterFunction } from './master-functions';
 
@@ -75,20 +75,9 @@ export function wheelFunctions(deps: WheelDeps): FunctionTable {
     }),
     'key.list': fn('\n    List all the keys under a named status\n    ', ['match'], (a) => {
       const status = String(a.match);
-      const map: Record<string, KeyState> = {
-        acc: 'accepted',
-        accepted: 'accepted',
-        pre: 'pending',
-        un: 'pending',
-        unaccepted: 'pending',
-        rej: 'rejected',
-        rejected: 'rejected',
-        den: 'denied',
-        denied: 'denied',
-      };
       if (status === 'all') return wheelFunctions(deps).get('key.list_all')?.call([], {}, { user: '' });
-      const state = map[status];
-      if (!state) return {};
+      if (!Object.hasOwn(KEY_STATUS_NAMES, status)) return {};
+      const state = KEY_STATUS_NAMES[status];
       return { [STATE_DIRS[state]]: keys.list(state) };
     }),
     'key.name_match': fn('\n    List all the keys based on a glob match\n    ', ['match'], (a, f) => byDir(keys.find(matchOf(f, a)))),

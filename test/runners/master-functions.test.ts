@@ -92,6 +92,13 @@ describe('master functions', () => {
     expect(await run(plain, 'manage.versions')).toEqual({ 'Up to date': { web1: '3007.10' }, Master: '3007.10' });
   });
 
+  it("wheel key.list takes salt-key's status names, and answers {} for any other name (own keys only)", async () => {
+    const keyList = (match: string) => plain.wheels.get('key.list')!.call([], { match }, { user: 'root' });
+    expect(await keyList('acc')).toEqual({ minions: ['db1', 'web1'] });
+    expect(await keyList('un')).toEqual({ minions_pre: [] });
+    for (const bad of ['constructor', 'toString', '__proto__', 'nope']) expect(await keyList(bad)).toEqual({});
+  });
+
   it("compares versions as Salt's release order", () => {
     expect(compareVersions('3007.9', '3007.10')).toBe(-1);
     expect(compareVersions('3008.1', '3007.10')).toBe(1);

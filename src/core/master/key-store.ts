@@ -27,6 +27,23 @@ export type KeyState = 'accepted' | 'pending' | 'rejected' | 'denied';
 export const KEY_STATES: readonly KeyState[] = ['accepted', 'pending', 'rejected', 'denied'];
 
 /** The directory under pki_dir that holds each state. */
+/**
+ * The status names Salt's `salt-key --list` and wheel `key.list` take, and the key state each
+ * names (salt/key.py); `all` is handled by each caller. Look up with Object.hasOwn: the name
+ * comes from the user.
+ */
+export const KEY_STATUS_NAMES: Readonly<Record<string, KeyState>> = {
+  acc: 'accepted',
+  accepted: 'accepted',
+  pre: 'pending',
+  un: 'pending',
+  unaccepted: 'pending',
+  rej: 'rejected',
+  rejected: 'rejected',
+  den: 'denied',
+  denied: 'denied',
+};
+
 export const STATE_DIRS: Readonly<Record<KeyState, string>> = {
   accepted: 'minions',
   pending: 'minions_pre',

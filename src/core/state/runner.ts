@@ -7,7 +7,7 @@
 import { fnmatch } from '../pycompat';
 import { runCheck } from './run-check';
 import type { StateFunctions } from './state-functions';
-import { isPlainObject, stateTag, type LowChunk, type StateResult } from './types';
+import { REQUISITES, isPlainObject, stateTag, type LowChunk, type StateResult } from './types';
 
 export interface RunnerOptions {
   functions: StateFunctions;
@@ -23,18 +23,8 @@ export interface RunnerOptions {
 type Status = 'met' | 'unmet' | 'fail' | 'change' | 'pre' | 'onfail' | 'onchanges';
 type Reqs = Record<string, LowChunk[]>;
 
-const REQ_TYPES = [
-  'require',
-  'require_any',
-  'watch',
-  'watch_any',
-  'prereq',
-  'onfail',
-  'onfail_any',
-  'onfail_all',
-  'onchanges',
-  'onchanges_any',
-];
+/** The requisites the runner checks before a chunk runs: all but `listen` (not run yet) and `use` (Salt copies arguments with it; not run yet). */
+const REQ_TYPES: readonly string[] = REQUISITES.filter((r) => r !== 'listen' && r !== 'use');
 
 /** HH:MM:SS.ffffff of local time, as Python's time().isoformat(). */
 function isoTime(ms: number, micros: number): string {
