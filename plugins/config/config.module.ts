@@ -1,4 +1,4 @@
-import { Fn, IConfig, IGrains, IPillar, Module, arg, dictUpdate, fnmatch, inject, traverse } from 'brine/plugin';
+import { Fn, IConfig, IGrains, IPillar, Module, arg, dictUpdate, fnmatch, inject, isDict, traverse } from 'brine/plugin';
 
 /** Salt's config.DEFAULTS: values modules read when nothing else sets them. */
 const DEFAULTS: Record<string, unknown> = {
@@ -133,6 +133,42 @@ export class ConfigModule {
     }
     for (const k of Object.keys(DEFAULTS)) if (fnmatch(a.value, k) && !(k in ret)) ret[k] = DEFAULTS[k];
     return Object.keys(ret).length > 0 ? ret : fallback;
+  }
+
+  @Fn({
+    summary: "Every match of a top-level option merged: minion config over the master config (in pillar) over pillar, then Salt's defaults",
+    examples: ["salt '*' config.merge schedule", "salt '*' config.merge mine_functions"],
+    args: {
+      value: arg.string(),
+      default: arg.any({ default: '' }),
+      omit_opts: arg.boolean({ default: false }),
+      omit_master: arg.boolean({ default: false }),
+      omit_pillar: arg.boolean({ default: false }),
+    },
+  })
+  async merge(a: { value: string; default: unknown; omit_opts: boolean; omit_master: boolean; omit_pillar: boolean }): Promise<unknown> {
+    const pillar = await this.pillar.current();
+    const sources: [boolean, Record<string, unknown>][] = [
+      [a.omit_opts, this.config.all()],
+      [a.omit_master, asMap(pillar.master)],
+      [a.omit_pillar, pillar],
+    ];
+    // Salt's config.merge: the first match wins a string; dicts merge (earlier keys win), lists concatenate.
+    let ret: unknown;
+    for (const [omit, data] of sources) {
+      if (omit || !Object.hasOwn(data, a.value)) continue;
+      const found = structuredClone(data[a.value]);
+      if (ret === undefined || ret === null) {
+        ret = found;
+        if (typeof ret === 'string') return ret;
+      } else if (isDict(ret) && isDict(found)) {
+        ret = { ...found, ...ret };
+      } else if (Array.isArray(ret) && Array.isArray(found)) {
+        ret = [...ret, ...(found as unknown[])];
+      }
+    }
+    if (ret === undefined || ret === null) return Object.hasOwn(DEFAULTS, a.value) ? DEFAULTS[a.value] : a.default;
+    return ret;
   }
 
   @Fn({ summary: 'Return the complete minion config', examples: ["salt '*' config.items"] })

@@ -1,4 +1,4 @@
-import { Fn, IConfig, ILogger, IMasterLink, ISalt, Module, arg, inject } from 'brine/plugin';
+import { Fn, IConfig, ILogger, IMasterLink, ISalt, Module, arg, inject, isDict } from 'brine/plugin';
 
 type Dict = Record<string, unknown>;
 
@@ -8,7 +8,28 @@ const MINE_ACL_VERSION = 1;
 const MINE_ACL_DATA = '__data__';
 
 /**
- * Salt's `mine` module against the master's mine: `send` stores a function's result, `get` reads
+ * Salt's salt.utils.mine.parse_function_definition: a mine_functions entry as the function (when
+ * not the alias), its arguments and keyword arguments, and its minion-side ACL.
+ */
+function parseDefinition(definition: unknown): { fun?: string; args: unknown[]; kwargs: Dict; acl: Dict } {
+  const args: unknown[] = [];
+  let kwargs: Dict = {};
+  if (isDict(definition)) kwargs = { ...definition };
+  else if (Array.isArray(definition)) {
+    for (const item of definition) {
+      if (isDict(item)) Object.assign(kwargs, item);
+      else args.push(item);
+    }
+  }
+  const { mine_function: fun, allow_tgt: allowTgt, allow_tgt_type: allowTgtType, ...rest } = kwargs;
+  const acl: Dict = {};
+  if (allowTgt) acl.allow_tgt = allowTgt;
+  if (allowTgtType) acl.allow_tgt_type = allowTgtType;
+  return { fun: typeof fun === 'string' && fun !== '' ? fun : undefined, args, kwargs: rest, acl };
+}
+
+/**
+ * Salt's `mine` module against the master's mine: `send` stores a function's result, `update` the mine_functions' results, `get` reads
  * the results of the minions a target matches, `delete` and `flush` remove them. The requests are
  * Salt's own (`_mine`, `_mine_get`, `_mine_delete`, `_mine_flush`).
  */
@@ -53,6 +74,50 @@ export class MineModule {
       result = wrapped;
     }
     return this.master.mineSend({ [name]: result });
+  }
+
+  @Fn({
+    summary: "Run the mine_functions (minion config, master config and pillar merged) and store their results in the master's mine",
+    description:
+      'mine_functions maps an alias to its arguments: a list (dict items are keyword arguments, mine_function: the function ' +
+      'when the alias is not one) or a dict of keyword arguments. mine_functions= given here replaces the configured ones ' +
+      '(a list of function names, or the same map); clear=True replaces the whole mine.',
+    examples: ["salt '*' mine.update", "salt '*' mine.update mine_functions='[network.ip_addrs]'"],
+    args: { clear: arg.boolean({ default: false }), mine_functions: arg.any({ default: null }) },
+  })
+  async update({ clear, mine_functions: given }: { clear: boolean; mine_functions: unknown }): Promise<unknown> {
+    let functions: Dict;
+    if (given === null || given === undefined || given === '' || (Array.isArray(given) && given.length === 0)) {
+      const configured = await this.salt.call('config.merge', ['mine_functions', {}]);
+      // As Salt: nothing configured, nothing sent (None).
+      if (!isDict(configured) || Object.keys(configured).length === 0) return null;
+      functions = configured;
+    } else if (Array.isArray(given)) {
+      functions = Object.fromEntries(given.map((f) => [String(f), {}]));
+    } else if (isDict(given)) {
+      functions = given;
+    } else {
+      return null;
+    }
+    const data: Dict = {};
+    for (const [alias, definition] of Object.entries(functions)) {
+      const { fun, args, kwargs, acl } = parseDefinition(definition);
+      const name = fun ?? alias;
+      if (!this.salt.has(name)) {
+        this.log.error('Function %s in mine_functions not available', name);
+        continue;
+      }
+      let result: unknown;
+      try {
+        result = await this.salt.call(name, args, kwargs);
+      } catch (err) {
+        this.log.error('Function %s in mine.update failed to execute', name);
+        this.log.debug('Error: %s', (err as Error)?.message ?? String(err));
+        continue;
+      }
+      data[alias] = acl.allow_tgt ? { [MINE_ACL_DATA]: result, [MINE_ACL_ID]: MINE_ACL_VERSION, ...acl } : result;
+    }
+    return this.master.mineSend(data, clear);
   }
 
   @Fn({

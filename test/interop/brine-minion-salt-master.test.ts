@@ -121,12 +121,16 @@ describeWithSalt('brine minion -> Salt 3007 master', () => {
   });
 
   it('saltutil.find_job sees a running job', async () => {
-    // Long enough to outlast Salt's CLI starting on busy cores; killed once seen.
-    const jid = jidOf((await salt('bm1', 'test.sleep', '600', '--async')).stdout);
-    await cluster.minions.get('bm1')!.waitFor(`Executing command test.sleep with jid ${jid}`, 20_000);
+    // A job that runs until the test releases it (a file appears): no kill, no clock.
+    const gate = join(cluster.root, 'find-job-gate');
+    const wait = `until [ -e ${gate} ]; do sleep 0.1; done; echo released`;
+    const jid = jidOf((await salt('bm1', 'cmd.run', wait, '--async')).stdout);
+    await cluster.minions.get('bm1')!.waitFor(`Executing command cmd.run with jid ${jid}`, 20_000);
     const found = json((await salt('bm1', 'saltutil.find_job', jid, '--out', 'json')).stdout).bm1 as Record<string, unknown>;
-    expect(found).toMatchObject({ jid, fun: 'test.sleep' });
-    await salt('bm1', 'saltutil.kill_job', jid);
+    expect(found).toMatchObject({ jid, fun: 'cmd.run', arg: [wait] });
+    writeFileSync(gate, '');
+    await master.waitFor(`Got return from bm1 for job ${jid}`, 30_000);
+    expect((await saltRun('jobs.lookup_jid', jid)).stdout).toBe('bm1:\n    released\n');
   });
 
   it("event.send reaches Salt's event bus (salt-run state.event) as Salt's master fires a minion's event", async () => {

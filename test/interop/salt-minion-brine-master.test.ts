@@ -131,15 +131,19 @@ describeWithSalt('Salt 3007 minion -> brine master', () => {
   });
 
   it('saltutil.find_job sees a running job', async () => {
-    // Long enough to outlast a CLI on busy cores; killed once seen.
-    const jid = jidOf((await cluster.salt('pyminion', 'test.sleep', '600', '--async')).stdout);
-    await py.waitFor(new RegExp(`Executing command '?test\\.sleep'? with jid ${jid}`), 20_000);
+    // A job that runs until the test releases it (a file appears): no kill, no clock.
+    const gate = join(cluster.root, 'find-job-gate');
+    const wait = `until [ -e ${gate} ]; do sleep 0.1; done; echo released`;
+    const jid = jidOf((await cluster.salt('pyminion', 'cmd.run', wait, '--async')).stdout);
+    await py.waitFor(new RegExp(`Executing command '?cmd\\.run'? with jid ${jid}`), 20_000);
     const found = json((await cluster.salt('pyminion', 'saltutil.find_job', jid, '--out', 'json')).stdout).pyminion as Record<
       string,
       unknown
     >;
-    expect(found).toMatchObject({ jid, fun: 'test.sleep', arg: [600] });
-    await cluster.salt('pyminion', 'saltutil.kill_job', jid);
+    expect(found).toMatchObject({ jid, fun: 'cmd.run', arg: [wait] });
+    writeFileSync(gate, '');
+    await cluster.master!.waitFor(`Got return from pyminion for job ${jid}`, 30_000);
+    expect((await cluster.run('salt-run', ['jobs.lookup_jid', jid])).stdout).toBe('pyminion:\n    released\n');
   });
 
   it("fires its events on brine's event bus", async () => {

@@ -34,6 +34,10 @@ export class MasterLink implements IMasterLink {
     return stringList(await this.request({ cmd: '_dir_list', saltenv, prefix }), '_dir_list');
   }
 
+  async listEmptyDirs(saltenv: string, prefix = ''): Promise<string[]> {
+    return stringList(await this.request({ cmd: '_file_list_emptydirs', saltenv, prefix }), '_file_list_emptydirs');
+  }
+
   hashFile(saltenv: string, path: string): Promise<MasterFileHash | null> {
     return this.files.hash(saltenv, path);
   }
@@ -79,6 +83,10 @@ export class NoMasterLink implements IMasterLink {
 
   listDirs(): Promise<string[]> {
     return this.refuse("list the master's directories");
+  }
+
+  listEmptyDirs(): Promise<string[]> {
+    return this.refuse("list the master's empty directories");
   }
 
   hashFile(): Promise<MasterFileHash | null> {
