@@ -24,6 +24,9 @@ import { ConfigModule } from './config/config.module';
 import { UserModule } from './accounts/user.module';
 import { GroupModule } from './accounts/group.module';
 import { ShadowModule } from './accounts/shadow.module';
+import { StatusModule } from './status/status.module';
+import { DiskModule } from './disk/disk.module';
+import { NetworkModule } from './network/network.module';
 import { ManageRunner } from './manage/manage.runner';
 import { CacheRunner } from './cache/cache.runner';
 
@@ -41,6 +44,9 @@ export {
   UserModule,
   GroupModule,
   ShadowModule,
+  StatusModule,
+  DiskModule,
+  NetworkModule,
   GrainsModule,
   PillarModule,
   SaltutilModule,
@@ -70,6 +76,9 @@ export const BUILTIN_PLUGINS: readonly unknown[] = [
   UserModule,
   GroupModule,
   ShadowModule,
+  StatusModule,
+  DiskModule,
+  NetworkModule,
   CpModule,
   EventModule,
   MineModule,
