@@ -71,7 +71,7 @@ export const SALT_VERSION_INFO: readonly number[] = Object.freeze(SALT_VERSION.s
  * await zmqVersion() // '4.3.5'
  */
 export async function zmqVersion(): Promise<string> {
-  const { libzmqVersion } = await import('../../core/transport/zeromq');
+  const { libzmqVersion } = await import('../../core/transport/zeromq.js');
   return libzmqVersion();
 }
 
