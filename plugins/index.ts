@@ -21,6 +21,9 @@ import { EventModule } from './event/event.module';
 import { MineModule } from './mine/mine.module';
 import { ServiceModule } from './service/service.module';
 import { ConfigModule } from './config/config.module';
+import { UserModule } from './accounts/user.module';
+import { GroupModule } from './accounts/group.module';
+import { ShadowModule } from './accounts/shadow.module';
 import { ManageRunner } from './manage/manage.runner';
 import { CacheRunner } from './cache/cache.runner';
 import { LocalCacheReturner, PgjsonbReturner, SyslogReturner } from './returners';
@@ -36,6 +39,9 @@ export {
   PkgModule,
   ServiceModule,
   ConfigModule,
+  UserModule,
+  GroupModule,
+  ShadowModule,
   GrainsModule,
   PillarModule,
   SaltutilModule,
@@ -65,6 +71,9 @@ export const BUILTIN_PLUGINS: readonly unknown[] = [
   PkgModule,
   ServiceModule,
   ConfigModule,
+  UserModule,
+  GroupModule,
+  ShadowModule,
   CpModule,
   EventModule,
   MineModule,

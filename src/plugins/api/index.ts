@@ -103,5 +103,5 @@ export {
   type GroupEntry,
   type ShadowEntry,
 } from './accounts';
-export { BRINE_VERSION, SALT_VERSION, SALT_VERSION_INFO, versionsReport } from './version';
+export { BRINE_VERSION, SALT_VERSION, SALT_VERSION_INFO, versionsReport, zmqVersion } from './version';
 export { IStates, type StateRunOptions, type StateRunReturn } from './states';
