@@ -29,6 +29,7 @@ import { DiskModule } from './disk/disk.module';
 import { NetworkModule } from './network/network.module';
 import { ManageRunner } from './manage/manage.runner';
 import { CacheRunner } from './cache/cache.runner';
+import { LocalCacheReturner, PgjsonbReturner, SyslogReturner } from './returners';
 
 export {
   CmdModule,
@@ -56,6 +57,9 @@ export {
   TestStates,
   CmdStates,
   FileStates,
+  LocalCacheReturner,
+  SyslogReturner,
+  PgjsonbReturner,
 };
 
 /** Every built-in plugin class (execution and state modules, grains providers), in load order. */
@@ -85,7 +89,13 @@ export const BUILTIN_PLUGINS: readonly unknown[] = [
   TestStates,
   CmdStates,
   FileStates,
+  LocalCacheReturner,
+  SyslogReturner,
+  PgjsonbReturner,
 ];
 
 /** The built-in runners and wheel modules the master functions load (salt-run, salt-api). */
 export const BUILTIN_MASTER_PLUGINS: readonly unknown[] = [ManageRunner, CacheRunner];
+
+/** The built-in returners, which the master also loads for `event_return`. */
+export const BUILTIN_RETURNERS: readonly unknown[] = [LocalCacheReturner, SyslogReturner, PgjsonbReturner];
