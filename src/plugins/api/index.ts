@@ -56,6 +56,7 @@ export { IHost, type HostAddress } from './host';
 export { IMaster, type MinionCall, type MinionAnswer } from './master';
 export { IMasterLink, type MasterFileHash } from './master-link';
 export { IMinionEvents, type MinionEvent } from './minion-events';
+export { IJobCache, IPostgres, type JobReturn, type JobLoad, type CachedReturn } from './returner-services';
 export {
   IModules,
   IMinionControl,
@@ -81,6 +82,7 @@ export {
   shlexSplit,
   ShlexError,
   compilePythonSearch,
+  pyJsonDumps,
 } from '../../core/pycompat';
 export {
   CommandExecutionError,
@@ -102,5 +104,5 @@ export {
   type GroupEntry,
   type ShadowEntry,
 } from './accounts';
-export { BRINE_VERSION, SALT_VERSION, SALT_VERSION_INFO, versionsReport } from './version';
+export { BRINE_VERSION, SALT_VERSION, SALT_VERSION_INFO, versionsReport, zmqVersion } from './version';
 export { IStates, type StateRunOptions, type StateRunReturn } from './states';
