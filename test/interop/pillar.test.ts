@@ -290,11 +290,11 @@ describeWithSalt('pillar and salt-api between brine and Salt 3007', () => {
       });
       sides.salt.jid = (JSON.parse(theirs.body) as { return: Array<{ jid: string }> }).return[0].jid;
       sides.brine.jid = (JSON.parse(ours.body) as { return: Array<{ jid: string }> }).return[0].jid;
-      // Both jobs' returns in their job caches (asked until they are: a retry on what is observed).
-      for (const side of Object.values(sides)) {
-        const call = { name: 'lookup', auth: true, body: '{"client": "runner", "fun": "jobs.lookup_jid", "jid": "{JID}"}' };
-        for (let i = 0; i < 50 && !(await send(side, call)).body.includes('later'); i++);
-      }
+      // Both jobs' returns are in once each master has logged them.
+      await Promise.all([
+        saltMaster.waitFor(`Got return from bm1 for job ${sides.salt.jid}`, 30_000),
+        cluster.master!.waitFor(`Got return from pyminion for job ${sides.brine.jid}`, 30_000),
+      ]);
       await both({ name: 'runner jobs.lookup_jid', auth: true, body: '{"client": "runner", "fun": "jobs.lookup_jid", "jid": "{JID}"}' });
       await both({ name: 'GET /jobs/<jid>', auth: true, path: '/jobs/{JID}' });
     });
