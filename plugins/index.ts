@@ -23,6 +23,7 @@ import { ServiceModule } from './service/service.module';
 import { ConfigModule } from './config/config.module';
 import { ManageRunner } from './manage/manage.runner';
 import { CacheRunner } from './cache/cache.runner';
+import { StateRunner } from './state/state.runner';
 
 export {
   CmdModule,
@@ -70,4 +71,4 @@ export const BUILTIN_PLUGINS: readonly unknown[] = [
 ];
 
 /** The built-in runners and wheel modules the master functions load (salt-run, salt-api). */
-export const BUILTIN_MASTER_PLUGINS: readonly unknown[] = [ManageRunner, CacheRunner];
+export const BUILTIN_MASTER_PLUGINS: readonly unknown[] = [ManageRunner, CacheRunner, StateRunner];
