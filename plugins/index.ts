@@ -19,6 +19,8 @@ import { PkgModule } from './pkg/pkg.module';
 import { CpModule } from './cp/cp.module';
 import { EventModule } from './event/event.module';
 import { MineModule } from './mine/mine.module';
+import { BeaconsModule } from './beacons/beacons.module';
+import { ScheduleModule } from './schedule/schedule.module';
 import { ServiceModule } from './service/service.module';
 import { ConfigModule } from './config/config.module';
 import { ManageRunner } from './manage/manage.runner';
@@ -31,6 +33,8 @@ export {
   CpModule,
   EventModule,
   MineModule,
+  BeaconsModule,
+  ScheduleModule,
   SystemGrains,
   FileModule,
   PkgModule,
@@ -65,6 +69,8 @@ export const BUILTIN_PLUGINS: readonly unknown[] = [
   CpModule,
   EventModule,
   MineModule,
+  BeaconsModule,
+  ScheduleModule,
   TestStates,
   CmdStates,
   FileStates,

@@ -80,6 +80,8 @@ export {
   shlexSplit,
   ShlexError,
   compilePythonSearch,
+  formatYaml,
+  loadYaml,
 } from '../../core/pycompat';
 export {
   CommandExecutionError,
