@@ -23,9 +23,16 @@ import { BeaconsModule } from './beacons/beacons.module';
 import { ScheduleModule } from './schedule/schedule.module';
 import { ServiceModule } from './service/service.module';
 import { ConfigModule } from './config/config.module';
+import { UserModule } from './accounts/user.module';
+import { GroupModule } from './accounts/group.module';
+import { ShadowModule } from './accounts/shadow.module';
+import { StatusModule } from './status/status.module';
+import { DiskModule } from './disk/disk.module';
+import { NetworkModule } from './network/network.module';
 import { ManageRunner } from './manage/manage.runner';
 import { CacheRunner } from './cache/cache.runner';
 import { StateRunner } from './state/state.runner';
+import { LocalCacheReturner, PgjsonbReturner, SyslogReturner } from './returners';
 
 export {
   CmdModule,
@@ -40,6 +47,12 @@ export {
   PkgModule,
   ServiceModule,
   ConfigModule,
+  UserModule,
+  GroupModule,
+  ShadowModule,
+  StatusModule,
+  DiskModule,
+  NetworkModule,
   GrainsModule,
   PillarModule,
   SaltutilModule,
@@ -49,6 +62,9 @@ export {
   TestStates,
   CmdStates,
   FileStates,
+  LocalCacheReturner,
+  SyslogReturner,
+  PgjsonbReturner,
 };
 
 /** Every built-in plugin class (execution and state modules, grains providers), in load order. */
@@ -66,6 +82,12 @@ export const BUILTIN_PLUGINS: readonly unknown[] = [
   PkgModule,
   ServiceModule,
   ConfigModule,
+  UserModule,
+  GroupModule,
+  ShadowModule,
+  StatusModule,
+  DiskModule,
+  NetworkModule,
   CpModule,
   EventModule,
   MineModule,
@@ -74,7 +96,13 @@ export const BUILTIN_PLUGINS: readonly unknown[] = [
   TestStates,
   CmdStates,
   FileStates,
+  LocalCacheReturner,
+  SyslogReturner,
+  PgjsonbReturner,
 ];
 
 /** The built-in runners and wheel modules the master functions load (salt-run, salt-api). */
 export const BUILTIN_MASTER_PLUGINS: readonly unknown[] = [ManageRunner, CacheRunner, StateRunner];
+
+/** The built-in returners, which the master also loads for `event_return`. */
+export const BUILTIN_RETURNERS: readonly unknown[] = [LocalCacheReturner, SyslogReturner, PgjsonbReturner];
