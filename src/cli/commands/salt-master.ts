@@ -12,8 +12,9 @@ export default class SaltMaster extends Command {
     const { flags } = await this.parse(SaltMaster);
     const { startDaemon } = await import('../context.js');
     const { Master } = await import('../../core/master/master.js');
+    const { masterPillarPlugins } = await import('../master-pillar-plugins.js');
     await startDaemon('master', flags, (config, logging) => {
-      const master = new Master(config, logging.getLogger('salt.master'));
+      const master = new Master(config, logging.getLogger('salt.master'), { pillarPlugins: masterPillarPlugins(config, logging) });
       return { start: () => master.start(), stop: () => master.stop() };
     });
   }
