@@ -16,6 +16,7 @@ import { NodeHost } from '../services/host';
 import { NoPillar } from '../services/pillar';
 import { NodeShell } from '../services/shell';
 import { StreamLogger } from '../services/logger';
+import { returnerStores } from '../services/job-stores';
 import { classify, discoverModuleDirs, discoverNpm, type DiscoveredPlugins, type NpmPluginOptions } from './discovery';
 import { exploreModule } from './explorer';
 import { setHostApi } from './host-require';
@@ -98,6 +99,8 @@ export class PluginLoader {
     if (this.options.control) container.register(IMinionControl, this.options.control);
     container.register(IPillar, this.options.pillar ?? new NoPillar());
     container.register(IMasterLink, this.options.masterLink ?? new NoMasterLink());
+    // The returners' stores (this daemon's job cache, the job cache's PostgreSQL), opened on first use.
+    for (const [id, service] of returnerStores(config.all()).services) container.register(id, service);
     for (const [id, service] of this.options.services ?? []) container.register(id, service);
 
     const registry = new ModuleRegistry();
