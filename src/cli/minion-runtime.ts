@@ -77,17 +77,7 @@ export function pillarSource(
   }
   const log = logging.getLogger('salt.pillar');
   return (o) => {
-    // Pillar templates read the pillar being compiled as empty (Salt's __pillar__ during compile):
-    // pillar.* calls must not wait for the compile they are part of.
-    const early = o.override ?? {};
-    const caller: SaltCaller = {
-      call: (fun, args, kwargs) => {
-        if (fun === 'pillar.get') return traverse(early, String(args[0]), args[1] ?? kwargs.default ?? '', String(kwargs.delimiter ?? ':'));
-        if (fun === 'pillar.items' || fun === 'pillar.raw') return structuredClone(early);
-        return runtime().callFunction(fun, args, kwargs);
-      },
-      has: (fun) => runtime().hasFunction(fun),
-    };
+    const caller = pillarTemplateCaller(runtime(), o.override ?? {});
     return compilePillar({
       minionId: minionId(config),
       grains: runtime().grains(),
@@ -100,6 +90,23 @@ export function pillarSource(
       extPillars: extPillarsOf(runtime()),
       log: { critical: (m) => log.critical(m), error: (m) => log.error(m), warning: (m) => log.warning(m), debug: (m) => log.debug(m) },
     });
+  };
+}
+
+/**
+ * `salt[...]` in pillar templates, on a minion (salt-call --local) or on the master: the
+ * runtime's execution functions, except that pillar.* read the pillar being compiled as the
+ * override alone (Salt's __pillar__ during a compile), so they never wait for the compile they
+ * are part of.
+ */
+export function pillarTemplateCaller(runtime: PluginRuntime, early: Record<string, unknown>): SaltCaller {
+  return {
+    call: (fun, args, kwargs) => {
+      if (fun === 'pillar.get') return traverse(early, String(args[0]), args[1] ?? kwargs.default ?? '', String(kwargs.delimiter ?? ':'));
+      if (fun === 'pillar.items' || fun === 'pillar.raw') return structuredClone(early);
+      return runtime.callFunction(fun, args, kwargs);
+    },
+    has: (fun) => runtime.hasFunction(fun),
   };
 }
 
