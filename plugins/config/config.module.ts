@@ -135,9 +135,14 @@ export class ConfigModule {
     return Object.keys(ret).length > 0 ? ret : fallback;
   }
 
+  @Fn({ summary: 'Return the complete minion config', examples: ["salt '*' config.items"] })
+  items(): Record<string, unknown> {
+    return this.config.all();
+  }
+
   @Fn({
-    summary: "Every match of a top-level option merged: minion config over the master config (in pillar) over pillar, then Salt's defaults",
-    examples: ["salt '*' config.merge schedule", "salt '*' config.merge mine_functions"],
+    summary: 'Return an option merged from the minion options, the master pillar and the pillar (dicts and lists merge)',
+    examples: ["salt '*' config.merge schedule"],
     args: {
       value: arg.string(),
       default: arg.any({ default: '' }),
@@ -148,31 +153,27 @@ export class ConfigModule {
   })
   async merge(a: { value: string; default: unknown; omit_opts: boolean; omit_master: boolean; omit_pillar: boolean }): Promise<unknown> {
     const pillar = await this.pillar.current();
-    const sources: [boolean, Record<string, unknown>][] = [
-      [a.omit_opts, this.config.all()],
+    const opts = this.config.all();
+    let ret: unknown = undefined;
+    if (!a.omit_opts && Object.hasOwn(opts, a.value)) {
+      ret = opts[a.value];
+      if (typeof ret === 'string') return ret;
+    }
+    // Salt's order: the master pillar, then the pillar; an earlier dict's keys win (tmp.update(ret)).
+    const later: Array<[boolean, Record<string, unknown>]> = [
       [a.omit_master, asMap(pillar.master)],
       [a.omit_pillar, pillar],
     ];
-    // Salt's config.merge: the first match wins a string; dicts merge (earlier keys win), lists concatenate.
-    let ret: unknown;
-    for (const [omit, data] of sources) {
+    for (const [omit, data] of later) {
       if (omit || !Object.hasOwn(data, a.value)) continue;
-      const found = structuredClone(data[a.value]);
+      const tmp = data[a.value];
       if (ret === undefined || ret === null) {
-        ret = found;
+        ret = tmp;
         if (typeof ret === 'string') return ret;
-      } else if (isDict(ret) && isDict(found)) {
-        ret = { ...found, ...ret };
-      } else if (Array.isArray(ret) && Array.isArray(found)) {
-        ret = [...ret, ...(found as unknown[])];
-      }
+      } else if (isDict(ret) && isDict(tmp)) ret = { ...tmp, ...ret };
+      else if (Array.isArray(ret) && Array.isArray(tmp)) ret = [...ret, ...tmp];
     }
-    if (ret === undefined || ret === null) return Object.hasOwn(DEFAULTS, a.value) ? DEFAULTS[a.value] : a.default;
-    return ret;
-  }
-
-  @Fn({ summary: 'Return the complete minion config', examples: ["salt '*' config.items"] })
-  items(): Record<string, unknown> {
-    return this.config.all();
+    if ((ret === undefined || ret === null) && Object.hasOwn(DEFAULTS, a.value)) return DEFAULTS[a.value];
+    return ret === undefined || ret === null ? a.default : ret;
   }
 }

@@ -1,4 +1,4 @@
-import { Fn, IConfig, ILogger, IMasterLink, ISalt, Module, arg, inject, isDict } from 'brine/plugin';
+import { Fn, IConfig, ILogger, IMasterLink, ISalt, Module, arg, inject } from 'brine/plugin';
 
 type Dict = Record<string, unknown>;
 
@@ -8,28 +8,7 @@ const MINE_ACL_VERSION = 1;
 const MINE_ACL_DATA = '__data__';
 
 /**
- * Salt's salt.utils.mine.parse_function_definition: a mine_functions entry as the function (when
- * not the alias), its arguments and keyword arguments, and its minion-side ACL.
- */
-function parseDefinition(definition: unknown): { fun?: string; args: unknown[]; kwargs: Dict; acl: Dict } {
-  const args: unknown[] = [];
-  let kwargs: Dict = {};
-  if (isDict(definition)) kwargs = { ...definition };
-  else if (Array.isArray(definition)) {
-    for (const item of definition) {
-      if (isDict(item)) Object.assign(kwargs, item);
-      else args.push(item);
-    }
-  }
-  const { mine_function: fun, allow_tgt: allowTgt, allow_tgt_type: allowTgtType, ...rest } = kwargs;
-  const acl: Dict = {};
-  if (allowTgt) acl.allow_tgt = allowTgt;
-  if (allowTgtType) acl.allow_tgt_type = allowTgtType;
-  return { fun: typeof fun === 'string' && fun !== '' ? fun : undefined, args, kwargs: rest, acl };
-}
-
-/**
- * Salt's `mine` module against the master's mine: `send` stores a function's result, `update` the mine_functions' results, `get` reads
+ * Salt's `mine` module against the master's mine: `send` stores a function's result, `get` reads
  * the results of the minions a target matches, `delete` and `flush` remove them. The requests are
  * Salt's own (`_mine`, `_mine_get`, `_mine_delete`, `_mine_flush`).
  */
@@ -68,56 +47,7 @@ export class MineModule {
       this.log.debug('Error: %s', (err as Error)?.message ?? String(err));
       return false;
     }
-    if (allowTgt) {
-      const wrapped: Dict = { [MINE_ACL_DATA]: result, [MINE_ACL_ID]: MINE_ACL_VERSION, allow_tgt: allowTgt };
-      if (allowTgtType) wrapped.allow_tgt_type = allowTgtType;
-      result = wrapped;
-    }
-    return this.master.mineSend({ [name]: result });
-  }
-
-  @Fn({
-    summary: "Run the mine_functions (minion config, master config and pillar merged) and store their results in the master's mine",
-    description:
-      'mine_functions maps an alias to its arguments: a list (dict items are keyword arguments, mine_function: the function ' +
-      'when the alias is not one) or a dict of keyword arguments. mine_functions= given here replaces the configured ones ' +
-      '(a list of function names, or the same map); clear=True replaces the whole mine.',
-    examples: ["salt '*' mine.update", "salt '*' mine.update mine_functions='[network.ip_addrs]'"],
-    args: { clear: arg.boolean({ default: false }), mine_functions: arg.any({ default: null }) },
-  })
-  async update({ clear, mine_functions: given }: { clear: boolean; mine_functions: unknown }): Promise<unknown> {
-    let functions: Dict;
-    if (given === null || given === undefined || given === '' || (Array.isArray(given) && given.length === 0)) {
-      const configured = await this.salt.call('config.merge', ['mine_functions', {}]);
-      // As Salt: nothing configured, nothing sent (None).
-      if (!isDict(configured) || Object.keys(configured).length === 0) return null;
-      functions = configured;
-    } else if (Array.isArray(given)) {
-      functions = Object.fromEntries(given.map((f) => [String(f), {}]));
-    } else if (isDict(given)) {
-      functions = given;
-    } else {
-      return null;
-    }
-    const data: Dict = {};
-    for (const [alias, definition] of Object.entries(functions)) {
-      const { fun, args, kwargs, acl } = parseDefinition(definition);
-      const name = fun ?? alias;
-      if (!this.salt.has(name)) {
-        this.log.error('Function %s in mine_functions not available', name);
-        continue;
-      }
-      let result: unknown;
-      try {
-        result = await this.salt.call(name, args, kwargs);
-      } catch (err) {
-        this.log.error('Function %s in mine.update failed to execute', name);
-        this.log.debug('Error: %s', (err as Error)?.message ?? String(err));
-        continue;
-      }
-      data[alias] = acl.allow_tgt ? { [MINE_ACL_DATA]: result, [MINE_ACL_ID]: MINE_ACL_VERSION, ...acl } : result;
-    }
-    return this.master.mineSend(data, clear);
+    return this.master.mineSend({ [name]: withAcl(result, allowTgt, allowTgtType) });
   }
 
   @Fn({
@@ -155,4 +85,85 @@ export class MineModule {
   flush(): Promise<unknown> {
     return this.master.mineFlush();
   }
+
+  @Fn({
+    summary: "Run the mine_functions (or the ones given) and store their results in the master's mine",
+    examples: ["salt '*' mine.update", "salt '*' mine.update clear=True"],
+    args: { clear: arg.boolean({ default: false }), mine_functions: arg.any({ optional: true }) },
+  })
+  async update({ clear, mine_functions: given }: { clear: boolean; mine_functions?: unknown }): Promise<unknown> {
+    let functions: unknown = given;
+    if (!functions) {
+      functions = await this.salt.call('config.merge', ['mine_functions', {}]);
+      if (!functions || (typeof functions === 'object' && Object.keys(functions).length === 0)) return null;
+    } else if (Array.isArray(functions)) functions = Object.fromEntries(functions.map((f) => [String(f), {}]));
+    if (functions === null || typeof functions !== 'object' || Array.isArray(functions)) return null;
+    const data: Dict = {};
+    for (const [alias, def] of Object.entries(functions as Dict)) {
+      const { name, args, kwargs, allowTgt, allowTgtType } = parseMineFunction(def);
+      const fun = name ?? alias;
+      if (!this.salt.has(fun)) {
+        this.log.error('Function %s in mine_functions not available', fun);
+        continue;
+      }
+      try {
+        data[alias] = withAcl(await this.salt.call(fun, args, kwargs), allowTgt, allowTgtType);
+      } catch (err) {
+        this.log.error('Function %s in mine.update failed to execute', fun);
+        this.log.debug('Error: %s', (err as Error)?.message ?? String(err));
+      }
+    }
+    return this.master.mineSend(data, clear);
+  }
+
+  @Fn({
+    summary: 'List the valid entries of the mine configuration (mine_functions): {alias: {function: args}} or {name: args}',
+    examples: ["salt '*' mine.valid"],
+    args: {},
+  })
+  async valid(): Promise<Dict | null> {
+    const functions = await this.salt.call('config.merge', ['mine_functions', {}]);
+    // Salt bails out with None when nothing is configured.
+    if (!functions || typeof functions !== 'object' || Array.isArray(functions) || Object.keys(functions).length === 0) return null;
+    const ret: Dict = {};
+    for (const [alias, data] of Object.entries(functions as Dict)) {
+      const { name, args, kwargs } = parseMineFunction(data);
+      if (!this.salt.has(name ?? alias)) {
+        this.log.error('Function %s in mine_functions not available', name ?? alias);
+        continue;
+      }
+      ret[alias] = name ? { [name]: [...args, ...Object.entries(kwargs).map(([k, v]) => ({ [k]: v }))] } : data;
+    }
+    return ret;
+  }
+}
+
+/**
+ * Salt's salt.utils.mine.parse_function_definition: a mine_functions entry as a list of
+ * arguments (dicts among them are keyword arguments) or a dict of keyword arguments, either
+ * naming the function under `mine_function`; allow_tgt/allow_tgt_type are the ACL, not arguments.
+ */
+function parseMineFunction(data: unknown): { name?: string; args: unknown[]; kwargs: Dict; allowTgt: unknown; allowTgtType: unknown } {
+  const args: unknown[] = [];
+  let kwargs: Dict = {};
+  if (Array.isArray(data)) {
+    for (const item of data) {
+      if (item !== null && typeof item === 'object' && !Array.isArray(item)) Object.assign(kwargs, item);
+      else args.push(item);
+    }
+  } else if (data !== null && typeof data === 'object') kwargs = { ...(data as Dict) };
+  const name = typeof kwargs.mine_function === 'string' ? kwargs.mine_function : undefined;
+  const { allow_tgt: allowTgt, allow_tgt_type: allowTgtType } = kwargs;
+  delete kwargs.mine_function;
+  delete kwargs.allow_tgt;
+  delete kwargs.allow_tgt_type;
+  return { name, args, kwargs, allowTgt, allowTgtType };
+}
+
+/** Salt's wrap_acl_structure: a mine entry with a minion-side ACL, when allow_tgt is set. */
+function withAcl(result: unknown, allowTgt: unknown, allowTgtType: unknown): unknown {
+  if (!allowTgt) return result;
+  const wrapped: Dict = { [MINE_ACL_DATA]: result, [MINE_ACL_ID]: MINE_ACL_VERSION, allow_tgt: allowTgt };
+  if (allowTgtType) wrapped.allow_tgt_type = allowTgtType;
+  return wrapped;
 }

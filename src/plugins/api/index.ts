@@ -82,6 +82,8 @@ export {
   shlexSplit,
   ShlexError,
   compilePythonSearch,
+  formatYaml,
+  loadYaml,
   pyJsonDumps,
 } from '../../core/pycompat';
 export {
