@@ -26,6 +26,8 @@ import { ConfigModule } from './config/config.module';
 import { UserModule } from './accounts/user.module';
 import { GroupModule } from './accounts/group.module';
 import { ShadowModule } from './accounts/shadow.module';
+import { UserStates } from './accounts/user.state';
+import { GroupStates } from './accounts/group.state';
 import { StatusModule } from './status/status.module';
 import { DiskModule } from './disk/disk.module';
 import { NetworkModule } from './network/network.module';
@@ -63,6 +65,8 @@ export {
   TestStates,
   CmdStates,
   FileStates,
+  UserStates,
+  GroupStates,
   LocalCacheReturner,
   SyslogReturner,
   PgjsonbReturner,
@@ -97,6 +101,8 @@ export const BUILTIN_PLUGINS: readonly unknown[] = [
   TestStates,
   CmdStates,
   FileStates,
+  UserStates,
+  GroupStates,
   LocalCacheReturner,
   SyslogReturner,
   PgjsonbReturner,
