@@ -1,7 +1,7 @@
 import { Command } from '@oclif/core/command';
 import * as Flags from '@oclif/core/flags';
 import { createInterface } from 'node:readline/promises';
-import { commonFlags, noColorFlag } from '../flags';
+import { commonFlags, forceColorFlag, noColorFlag } from '../flags';
 
 export default class SaltKey extends Command {
   static override summary = "Manage the master's minion keys: list, accept, reject, delete, fingerprints";
@@ -9,6 +9,7 @@ export default class SaltKey extends Command {
   static override flags = {
     ...commonFlags,
     'no-color': noColorFlag,
+    'force-color': forceColorFlag,
     list: Flags.string({
       char: 'l',
       description: 'List keys in one state: acc, pre|un, rej, den or all',
@@ -41,6 +42,7 @@ export default class SaltKey extends Command {
     const { flags } = await this.parse(SaltKey);
     const { loadMasterForCli } = await import('../context.js');
     const { runSaltKey } = await import('../salt-key.js');
+    const { useColor } = await import('../output/colors.js');
     const { config } = loadMasterForCli(flags['config-dir'], flags['log-level']);
     const code = await runSaltKey(
       {
@@ -67,6 +69,7 @@ export default class SaltKey extends Command {
         genKeysDir: flags['gen-keys-dir'],
         keysize: flags.keysize,
         hashType: flags['hash-type'],
+        color: useColor(flags, process.stdout.isTTY === true),
       },
       {
         out: (t: string) => process.stdout.write(t),
