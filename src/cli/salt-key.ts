@@ -54,6 +54,8 @@ export interface SaltKeyOptions {
   hashType?: string;
   /** Print the key outputter in Salt's colours (see output/colors.ts useColor). */
   color?: boolean;
+  /** Where the command logs its key changes (--log-file); default nowhere. */
+  log?: { info(msg: string): void };
 }
 
 export interface SaltKeyIo {
@@ -221,7 +223,10 @@ async function change(cmd: Change, glob: string, store: KeyStore, opts: SaltKeyO
     }
   }
   const verb = cmd === 'delete' ? 'deleted' : `${cmd}ed`;
-  for (const id of done) io.out(`Key for minion ${id} ${verb}.\n`);
+  for (const id of done) {
+    io.out(`Key for minion ${id} ${verb}.\n`);
+    opts.log?.info(`Key for minion ${id} ${verb}`);
+  }
   return 0;
 }
 

@@ -111,6 +111,10 @@ describe('salt-key confirmation', () => {
     const r = await run({ rejectAll: true, yes: true });
     expect(r.out.endsWith('Key for minion db1 rejected.\nKey for minion web1 rejected.\nKey for minion web2 rejected.\n')).toBe(true);
     expect(store.list('rejected')).toEqual(['db1', 'web1', 'web2']);
+    // --log-file: each change is logged too.
+    const logged: string[] = [];
+    await run({ deleteAll: true, yes: true, log: { info: (m) => logged.push(m) } });
+    expect(logged).toEqual(['Key for minion db1 deleted', 'Key for minion web1 deleted', 'Key for minion web2 deleted']);
   });
 });
 
