@@ -26,6 +26,8 @@ import { ConfigModule } from './config/config.module';
 import { UserModule } from './accounts/user.module';
 import { GroupModule } from './accounts/group.module';
 import { ShadowModule } from './accounts/shadow.module';
+import { UserStates } from './accounts/user.state';
+import { GroupStates } from './accounts/group.state';
 import { StatusModule } from './status/status.module';
 import { DiskModule } from './disk/disk.module';
 import { NetworkModule } from './network/network.module';
@@ -62,6 +64,8 @@ export {
   TestStates,
   CmdStates,
   FileStates,
+  UserStates,
+  GroupStates,
   LocalCacheReturner,
   SyslogReturner,
   PgjsonbReturner,
@@ -96,6 +100,8 @@ export const BUILTIN_PLUGINS: readonly unknown[] = [
   TestStates,
   CmdStates,
   FileStates,
+  UserStates,
+  GroupStates,
   LocalCacheReturner,
   SyslogReturner,
   PgjsonbReturner,
