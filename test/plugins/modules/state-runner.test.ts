@@ -1,11 +1,16 @@
 /**
- * The state runner's minion-level features, in process (a harness, no daemons): one state run at
- * a time (Salt's refusal message, `state.running`, `queue=True`, `concurrent=True`).
+ * The state runner's features, in process (a harness, no daemons): one state run at a time
+ * (Salt's refusal message, `state.running`, `queue=True`, `concurrent=True`), and the `listen` /
+ * `listen_in` / `use` / `use_in` requisites against a real Salt 3007.10's output.
  */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { State, StateModule, arg, type StateReturn } from 'brine/plugin';
 import { createHarness } from 'brine/testing';
 import { BUILTIN_PLUGINS } from '../../../src/plugins/builtins';
+import { formatHighstate } from '../../../src/cli/output/highstate';
+import { normalise } from '../../support/state-corpus';
 
 /** A gate a test opens by hand: `entered` settles when a state reached it. */
 function gate(): { entered: Promise<void>; enter(): void; open(): void; opened: Promise<void> } {
@@ -100,5 +105,18 @@ describe('one state run at a time', () => {
     current.open();
     expect((await a).retcode).toBe(0);
     expect((await b).retcode).toBe(0);
+  });
+});
+
+describe('listen, listen_in, use and use_in', () => {
+  const dir = join(__dirname, '../../core/state/fixtures/listen-use');
+
+  it('run the listeners’ mod_watch after every state, as listener_<ID>, with Listen_Error for unknown states, as Salt 3007', async () => {
+    const h = await createHarness({ pillar: {}, config: { file_client: 'local', file_roots: { base: [join(dir, 'states')] } } });
+    const res = await h.call('state.apply', ['lsn']);
+    expect(res.retcode).toBe(2);
+    const ret = res.return as Record<string, Record<string, unknown>>;
+    expect(normalise(JSON.stringify({ local: ret }, null, 4)) + '\n').toBe(normalise(readFileSync(join(dir, 'out.json'), 'utf8')));
+    expect(normalise(formatHighstate({ local: ret }) + '\n')).toBe(normalise(readFileSync(join(dir, 'out.highstate.txt'), 'utf8')));
   });
 });
