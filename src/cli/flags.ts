@@ -36,11 +36,10 @@ export const commonFlags = {
   ...versionFlags,
 };
 
-/**
- * Salt's --no-color: brine's outputters never colour, so it holds already; accepted so that
- * scripts written for Salt run unchanged.
- */
-export const noColorFlag = Flags.boolean({ description: 'Print without colors (brine prints none)', aliases: ['no-colour'] });
+/** Salt's --no-color: plain text even on a terminal (commands that do not colour accept it too). */
+export const noColorFlag = Flags.boolean({ description: 'Print without colors', aliases: ['no-colour'] });
+/** Salt's --force-color: Salt's colours even when stdout is not a terminal. */
+export const forceColorFlag = Flags.boolean({ description: 'Print with colors even when not on a terminal', aliases: ['force-colour'] });
 
 /** How a command that prints returns prints them. */
 export const outputFlags = {
@@ -48,6 +47,7 @@ export const outputFlags = {
   'out-file': outFileFlag,
   'out-indent': outIndentFlag,
   'no-color': noColorFlag,
+  'force-color': forceColorFlag,
 };
 
 /** How the highstate outputter prints state runs (salt and salt-call). */

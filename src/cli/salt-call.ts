@@ -23,6 +23,8 @@ export interface SaltCallOptions {
   stateVerbose?: boolean;
   outFile?: string;
   outIndent?: number;
+  /** Salt's colours (colors.ts useColor: --force-color, --no-color, a terminal). */
+  color?: boolean;
   retcodePassthrough: boolean;
   logLevel: string;
 }
@@ -78,8 +80,11 @@ export async function runSaltCall(opts: SaltCallOptions, io: Io): Promise<number
     const out = opts.out ?? result.out ?? 'nested';
     const text =
       out === 'highstate'
-        ? formatHighstate({ local: result.return }, highstateOptionsOf(opts.config as unknown as Record<string, unknown>, opts)) + '\n'
-        : formatOutput(out as Outputter, { local: result.return }, { indent: opts.outIndent });
+        ? formatHighstate(
+            { local: result.return },
+            { ...highstateOptionsOf(opts.config as unknown as Record<string, unknown>, opts), color: opts.color },
+          ) + '\n'
+        : formatOutput(out as Outputter, { local: result.return }, { indent: opts.outIndent, color: opts.color, retcode: result.retcode });
     const line = text === '' || text.endsWith('\n') ? text : `${text}\n`;
     if (opts.outFile) writeFileSync(opts.outFile, line);
     else io.out(line);

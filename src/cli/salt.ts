@@ -23,6 +23,8 @@ export interface SaltOptions {
   highstate?: HighstateOptions;
   outFile?: string;
   outIndent?: number;
+  /** Salt's colours (colors.ts useColor: --force-color, --no-color, a terminal). */
+  color?: boolean;
   static: boolean;
   async: boolean;
   showJid: boolean;
@@ -81,10 +83,11 @@ export async function runSalt(opts: SaltOptions, io: Io): Promise<number> {
   };
   if (opts.outFile) writeFileSync(opts.outFile, '');
   // As Salt's CLI: without --out, a return that names its outputter (state runs: highstate) is printed with it.
-  const format = (data: Record<string, unknown>, named?: string): string => {
+  // `retcode` is the return's: the nested outputter draws a failed one red, as Salt's _retcode.
+  const format = (data: Record<string, unknown>, named?: string, retcode = 0): string => {
     const out = opts.out ?? (named === 'highstate' || (named !== undefined && isOutputter(named)) ? named : 'nested');
-    if (out === 'highstate') return formatHighstate(data, opts.highstate) + '\n';
-    return formatOutput(out, data, { indent: opts.outIndent, static: true });
+    if (out === 'highstate') return formatHighstate(data, { ...opts.highstate, color: opts.color }) + '\n';
+    return formatOutput(out, data, { indent: opts.outIndent, static: true, color: opts.color, retcode });
   };
 
   if (opts.batch !== undefined) {
@@ -111,12 +114,14 @@ export async function runSalt(opts: SaltOptions, io: Io): Promise<number> {
     const collected: Record<string, unknown> = {};
     const results: Record<string, unknown> = {};
     let collectedOut: string | undefined;
-    const show = (id: string, value: unknown, named?: string) => {
+    let collectedRetcode = 0;
+    const show = (id: string, value: unknown, named?: string, retcode = 0) => {
       results[id] = value;
       if (opts.static) {
         collected[id] = value;
         collectedOut ??= named;
-      } else print(format({ [id]: value }, named));
+        collectedRetcode = Math.max(collectedRetcode, retcode);
+      } else print(format({ [id]: value }, named, retcode));
     };
     const waiter = new JobWaiter(client, { timeoutMs: opts.timeoutSec * 1000, gatherMs: opts.gatherJobTimeoutSec * 1000 });
     waiter.add(pub);
@@ -131,14 +136,14 @@ export async function runSalt(opts: SaltOptions, io: Io): Promise<number> {
         failed = true;
         failures.add(ev.ret.id);
       }
-      show(ev.ret.id, ev.ret.return, ev.ret.out);
+      show(ev.ret.id, ev.ret.return, ev.ret.out, ev.ret.retcode);
     }
     // --hide-timeout leaves them out entirely, and so out of the exit code (as Salt's show_timeout=False).
     if (!opts.hideTimeout) {
       for (const m of missing) show(m.id, noReturnMessage(pub.jid, m.reason));
       if (missing.length > 0) failed = true;
     }
-    if (opts.static) print(format(collected, collectedOut));
+    if (opts.static) print(format(collected, collectedOut, collectedRetcode));
     if (opts.summary) io.out(summaryText(results, failures, opts.hideTimeout ? [] : missing, opts.verbose));
     if (failed) {
       io.err('ERROR: Minions returned with non-zero exit code\n');

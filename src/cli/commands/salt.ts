@@ -48,6 +48,7 @@ export default class Salt extends Command {
     const { loadMasterForCli } = await import('../context.js');
     const { runSalt } = await import('../salt.js');
     const { highstateOptionsOf } = await import('../output/highstate.js');
+    const { useColor } = await import('../output/colors.js');
     const types = (['pcre', 'list', 'grain', 'grain-pcre', 'pillar', 'pillar-pcre', 'ipcidr', 'compound', 'nodegroup'] as const).filter(
       (t) => flags[t],
     );
@@ -69,6 +70,7 @@ export default class Salt extends Command {
         }),
         outFile: flags['out-file'],
         outIndent: flags['out-indent'],
+        color: useColor({ forceColor: flags['force-color'], noColor: flags['no-color'] }, process.stdout.isTTY === true),
         static: flags.static,
         async: flags.async,
         showJid: flags['show-jid'],

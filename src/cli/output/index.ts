@@ -32,8 +32,10 @@ export interface OutputOptions {
    * does without --static; true or unset = one document.
    */
   static?: boolean;
-  /** Colour is not produced; only false is accepted. */
-  color?: false;
+  /** Salt's colours, for the outputters that have them (nested); see colors.ts useColor. */
+  color?: boolean;
+  /** The return's retcode: the nested outputter draws a failed return's keys red, as Salt's `_retcode`. */
+  retcode?: number;
 }
 
 /** Whether a name is one of brine's outputters (for validating `--out`). */
@@ -58,7 +60,7 @@ export function formatOutput(outputter: Outputter, data: unknown, opts: OutputOp
 function render(outputter: Outputter, data: unknown, opts: OutputOptions): string {
   switch (outputter) {
     case 'nested':
-      return nestedLines(data, opts.nestedIndent ?? 0).join('\n');
+      return nestedLines(data, opts.nestedIndent ?? 0, { color: opts.color, retcode: opts.retcode }).join('\n');
     case 'json':
       return formatJson(data, opts.indent === undefined ? 4 : opts.indent);
     case 'yaml':
