@@ -21,8 +21,15 @@ import { EventModule } from './event/event.module';
 import { MineModule } from './mine/mine.module';
 import { ServiceModule } from './service/service.module';
 import { ConfigModule } from './config/config.module';
+import { UserModule } from './accounts/user.module';
+import { GroupModule } from './accounts/group.module';
+import { ShadowModule } from './accounts/shadow.module';
+import { StatusModule } from './status/status.module';
+import { DiskModule } from './disk/disk.module';
+import { NetworkModule } from './network/network.module';
 import { ManageRunner } from './manage/manage.runner';
 import { CacheRunner } from './cache/cache.runner';
+import { LocalCacheReturner, PgjsonbReturner, SyslogReturner } from './returners';
 
 export {
   CmdModule,
@@ -35,6 +42,12 @@ export {
   PkgModule,
   ServiceModule,
   ConfigModule,
+  UserModule,
+  GroupModule,
+  ShadowModule,
+  StatusModule,
+  DiskModule,
+  NetworkModule,
   GrainsModule,
   PillarModule,
   SaltutilModule,
@@ -44,6 +57,9 @@ export {
   TestStates,
   CmdStates,
   FileStates,
+  LocalCacheReturner,
+  SyslogReturner,
+  PgjsonbReturner,
 };
 
 /** Every built-in plugin class (execution and state modules, grains providers), in load order. */
@@ -61,13 +77,25 @@ export const BUILTIN_PLUGINS: readonly unknown[] = [
   PkgModule,
   ServiceModule,
   ConfigModule,
+  UserModule,
+  GroupModule,
+  ShadowModule,
+  StatusModule,
+  DiskModule,
+  NetworkModule,
   CpModule,
   EventModule,
   MineModule,
   TestStates,
   CmdStates,
   FileStates,
+  LocalCacheReturner,
+  SyslogReturner,
+  PgjsonbReturner,
 ];
 
 /** The built-in runners and wheel modules the master functions load (salt-run, salt-api). */
 export const BUILTIN_MASTER_PLUGINS: readonly unknown[] = [ManageRunner, CacheRunner];
+
+/** The built-in returners, which the master also loads for `event_return`. */
+export const BUILTIN_RETURNERS: readonly unknown[] = [LocalCacheReturner, SyslogReturner, PgjsonbReturner];

@@ -1,4 +1,4 @@
-import { BRINE_VERSION, GrainsProvider, IConfig, IHost, inject, SALT_VERSION, SALT_VERSION_INFO } from 'brine/plugin';
+import { BRINE_VERSION, GrainsProvider, IConfig, IHost, inject, SALT_VERSION, SALT_VERSION_INFO, zmqVersion } from 'brine/plugin';
 import { linuxDistributionGrains, osArch, osReleaseData } from './os-data';
 import { parseLsbRelease, parseOsRelease } from './os-release';
 
@@ -35,6 +35,7 @@ export class CoreGrains {
       saltversion: SALT_VERSION,
       saltversioninfo: [...SALT_VERSION_INFO],
       brineversion: BRINE_VERSION,
+      zmqversion: await zmqVersion(),
     };
     Object.assign(grains, await this.osGrains(String(grains.cpuarch)), await this.cpuGrains(), await this.memGrains());
     Object.assign(grains, this.ipGrains(), { machine_id: await this.machineId(), virtual: await this.virtual() });

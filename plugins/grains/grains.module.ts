@@ -1,4 +1,4 @@
-import { Fn, IGrains, InvocationError, Module, arg, inject, pyEqual, pyStr } from 'brine/plugin';
+import { Fn, IGrains, InvocationError, Module, arg, inject, isDict, pyEqual, pyStr } from 'brine/plugin';
 import { filterBy } from './filter-by';
 
 const MISSING = Symbol('missing');
@@ -98,21 +98,95 @@ export class GrainsModule {
   }
 
   @Fn({
-    summary: 'Set a grain to None, or remove it with destructive=True',
-    examples: ["salt '*' grains.delval key"],
-    args: { key: arg.string({ nonEmpty: true }), destructive: arg.boolean({ default: false }) },
+    summary: 'Set a grain, nested keys included, stored in the grains file of the config dir',
+    description:
+      "Conservative, as Salt's: an existing dict or list, or a dict or list over an existing value, is replaced only with force=True. " +
+      'Returns {comment, changes, result}.',
+    examples: ["salt '*' grains.set 'apps:myApp:port' 2209", "salt '*' grains.set 'apps:myApp' '{port: 2209}'"],
+    args: {
+      key: arg.string({ nonEmpty: true }),
+      val: arg.any({ default: '' }),
+      force: arg.boolean({ default: false }),
+      destructive: arg.boolean({ default: false }),
+      delimiter: arg.string({ default: ':', nonEmpty: true }),
+    },
   })
-  async delval({ key, destructive }: { key: string; destructive: boolean }): Promise<Record<string, unknown>> {
-    return this.setval({ key, val: null, destructive });
+  async set(a: { key: string; val: unknown; force: boolean; destructive: boolean; delimiter: string }): Promise<Record<string, unknown>> {
+    const { val, force, destructive, delimiter } = a;
+    const ret: Record<string, unknown> = { comment: '', changes: {}, result: true };
+    const complex = (v: unknown): boolean => Array.isArray(v) || isDict(v);
+    const existing = this.grains.get(a.key, MISSING, delimiter);
+    if (existing !== MISSING && pyEqual(existing, val) && (val !== null || !destructive)) {
+      ret.comment = 'Grain is already set';
+      return ret;
+    }
+    if (existing !== null && existing !== MISSING && !force) {
+      if (complex(existing))
+        return { ...ret, result: false, comment: `The key '${a.key}' exists but is a dict or a list. Use 'force=True' to overwrite.` };
+      if (complex(val))
+        return {
+          ...ret,
+          result: false,
+          comment: `The key '${a.key}' exists and the given value is a dict or a list. Use 'force=True' to overwrite.`,
+        };
+    }
+    // Salt writes a nested key back through its parents, up to the top-level grain it stores.
+    let key = a.key;
+    let value = val;
+    while (key.includes(delimiter)) {
+      const at = key.lastIndexOf(delimiter);
+      const rest = key.slice(at + delimiter.length);
+      key = key.slice(0, at);
+      const parent = this.grains.get(key, {}, delimiter);
+      if (isDict(parent)) {
+        if (value === null && destructive) delete parent[rest];
+        else parent[rest] = value;
+        value = parent;
+      } else if (Array.isArray(parent)) {
+        let updated = false;
+        const list = parent.map((item) => {
+          if (pyEqual(item, rest)) {
+            updated = true;
+            return { [rest]: value };
+          }
+          if (isDict(item) && Object.hasOwn(item, rest)) {
+            updated = true;
+            return { ...item, [rest]: value };
+          }
+          return item;
+        });
+        if (!updated) list.push({ [rest]: value });
+        value = list;
+      } else if (pyEqual(parent, rest) || force) {
+        value = { [rest]: value };
+      } else {
+        return {
+          ...ret,
+          result: false,
+          comment: `The key '${key}' value is '${pyStr(parent)}', which is different from the provided key '${rest}'. Use 'force=True' to overwrite.`,
+        };
+      }
+    }
+    ret.changes = await this.setval({ key, val: value, destructive });
+    return ret;
   }
 
   @Fn({
-    summary: 'Remove a static grain (grains.delval with destructive=True)',
+    summary: 'Set a grain to None (grains.set with val=None), or remove it with destructive=True',
+    examples: ["salt '*' grains.delval key"],
+    args: { key: arg.string({ nonEmpty: true }), destructive: arg.boolean({ default: false }), force: arg.boolean({ default: false }) },
+  })
+  async delval({ key, destructive, force }: { key: string; destructive: boolean; force: boolean }): Promise<Record<string, unknown>> {
+    return this.set({ key, val: null, destructive, force, delimiter: ':' });
+  }
+
+  @Fn({
+    summary: 'Remove a grain completely (grains.delval with destructive=True); force removes a dict or list grain',
     examples: ["salt '*' grains.delkey key"],
     args: { key: arg.string({ nonEmpty: true }), force: arg.boolean({ default: false }) },
   })
-  async delkey({ key }: { key: string }): Promise<Record<string, unknown>> {
-    return this.delval({ key, destructive: true });
+  async delkey({ key, force }: { key: string; force: boolean }): Promise<Record<string, unknown>> {
+    return this.delval({ key, destructive: true, force });
   }
 
   /** Salt writes a nested list back through its parents: `a:b` becomes `{a: {...a, b: list}}`. */

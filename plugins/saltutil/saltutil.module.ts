@@ -1,6 +1,10 @@
+import { readdir, unlink } from 'node:fs/promises';
+import { join } from 'node:path';
 import {
+  CommandExecutionError,
   Fn,
   IConfig,
+  ILogger,
   IJobContext,
   IMinionControl,
   IPillar,
@@ -55,6 +59,7 @@ export class SaltutilModule {
     @inject(IJobContext) private readonly job: IJobContext,
     @inject(IConfig) private readonly config: IConfig,
     @inject(IPillar) private readonly pillar: IPillar,
+    @inject(ILogger) private readonly log: ILogger,
   ) {}
 
   /** Salt: an explicit saltenv (string with commas, or list), else the minion's saltenv, else base. */
@@ -100,16 +105,65 @@ export class SaltutilModule {
   }
 
   @Fn({
-    summary: 'Sync everything brine can sync (modules, grains)',
-    description: 'Returns {modules: [...], grains: [...]}.',
+    summary: 'Sync state modules from salt://_states (.ts/.js) to the minion and reload them',
+    examples: ["salt '*' saltutil.sync_states", "salt '*' saltutil.sync_states saltenv=base,dev"],
+    args: SYNC_ARGS,
+  })
+  async sync_states(a: SyncArgs): Promise<string[]> {
+    const { changed, touched } = await this.sync('states', a);
+    if (touched && a.refresh) await this.control.reloadModules();
+    return changed;
+  }
+
+  @Fn({
+    summary: 'Sync everything brine can sync (modules, states, grains)',
+    description:
+      "Returns {modules: [...], states: [...], grains: [...]}; Salt's other forms (beacons, renderers, ...) are not synced by brine.",
     examples: ["salt '*' saltutil.sync_all"],
     args: SYNC_ARGS,
   })
   async sync_all(a: SyncArgs): Promise<Record<string, string[]>> {
-    const modules = await this.sync('modules', a);
-    const grains = await this.sync('grains', a);
-    if ((modules.touched || grains.touched) && a.refresh) await this.control.reloadModules();
-    return { modules: modules.changed, grains: grains.changed };
+    const ret: Record<string, string[]> = {};
+    let touched = false;
+    for (const form of ['modules', 'states', 'grains'] as const) {
+      const synced = await this.sync(form, a);
+      ret[form] = synced.changed;
+      touched ||= synced.touched;
+    }
+    if (touched && a.refresh) await this.control.reloadModules();
+    return ret;
+  }
+
+  @Fn({
+    args: {},
+    summary: "Remove every file under the minion's cachedir (synced modules, cached files, ...)",
+    description:
+      "Salt's warning holds: the safest way is to stop the minion first. Directories stay; a file that cannot be removed stops the walk and answers False (the reason is logged).",
+    examples: ["salt '*' saltutil.clear_cache"],
+  })
+  async clear_cache(): Promise<boolean> {
+    const cachedir = this.config.get<unknown>('cachedir');
+    if (typeof cachedir !== 'string' || cachedir === '')
+      throw new CommandExecutionError('The minion config gives no cachedir: there is no cache to clear');
+    let entries;
+    try {
+      // withFileTypes does not follow symbolic links: a link is removed, not what it points to.
+      entries = await readdir(cachedir, { withFileTypes: true, recursive: true });
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return true;
+      throw err;
+    }
+    for (const entry of entries) {
+      if (entry.isDirectory()) continue;
+      try {
+        await unlink(join(entry.parentPath, entry.name));
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code === 'ENOENT') continue; // gone meanwhile: cleared all the same
+        this.log.error('Attempt to clear cache with saltutil.clear_cache FAILED with: %s', (err as Error).message);
+        return false;
+      }
+    }
+    return true;
   }
 
   @Fn({ args: {}, summary: 'Reload every module, as after a sync', examples: ["salt '*' saltutil.refresh_modules"] })

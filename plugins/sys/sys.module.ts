@@ -9,6 +9,7 @@ import {
   fnmatch,
   inject,
   type ArgSpec,
+  type PluginKind,
 } from 'brine/plugin';
 
 /** Module and function names given as `*args`: strings, or numbers as Python's str() writes them. */
@@ -37,16 +38,7 @@ export class SysModule {
     varargs: 'names',
   })
   list_modules({ names: args }: Globs): string[] {
-    const funcs = this.modules.functionNames();
-    const found = new Set<string>();
-    if (args.length === 0) return this.modules.moduleNames();
-    for (const pattern of names(args)) {
-      for (const fun of funcs) {
-        const mod = fun.split('.')[0];
-        if (pattern.includes('*') ? fnmatch(pattern, fun) : mod === pattern) found.add(mod);
-      }
-    }
-    return [...found].sort();
+    return this.modulesMatching('execution', args);
   }
 
   @Fn({
@@ -76,10 +68,76 @@ export class SysModule {
     varargs: 'names',
   })
   doc({ names: args }: Globs): Record<string, string> {
-    const funcs = this.modules.functionNames();
-    const docs: Record<string, string> = {};
+    return this.docsMatching('execution', args, false) as Record<string, string>;
+  }
+
+  @Fn({
+    summary: 'List the state modules loaded on the minion; globs are matched against state function names',
+    examples: ["salt '*' sys.list_state_modules", "salt '*' sys.list_state_modules 'mysql_*' file"],
+    args: {},
+    varargs: 'names',
+  })
+  list_state_modules({ names: args }: Globs): string[] {
+    return this.modulesMatching('state', args);
+  }
+
+  @Fn({
+    summary: 'Return the docstrings of state functions (and of their state modules), of all or of states, functions or globs',
+    examples: ["salt '*' sys.state_doc", "salt '*' sys.state_doc file", "salt '*' sys.state_doc file.managed 'cmd.*'"],
+    args: {},
+    varargs: 'names',
+  })
+  state_doc({ names: args }: Globs): Record<string, string | null> {
+    return this.docsMatching('state', args, true);
+  }
+
+  @Fn({
+    summary: "List the runner modules brine knows on this minion (the master's built-in runner plugins and those of module_dirs)",
+    description: "The master's jobs.* and doc.* runners are part of the master itself and are not listed here.",
+    examples: ["salt '*' sys.list_runners", "salt '*' sys.list_runners 'm*'"],
+    args: {},
+    varargs: 'names',
+  })
+  list_runners({ names: args }: Globs): string[] {
+    return this.modulesMatching('runner', args);
+  }
+
+  @Fn({
+    summary: 'Return the docstrings of runner functions, of all or of runners, functions or globs',
+    examples: ["salt '*' sys.runner_doc", "salt '*' sys.runner_doc manage", "salt '*' sys.runner_doc 'cache.*'"],
+    args: {},
+    varargs: 'names',
+  })
+  runner_doc({ names: args }: Globs): Record<string, string> {
+    return this.docsMatching('runner', args, false) as Record<string, string>;
+  }
+
+  /** Salt's list_modules/list_state_modules/list_runners: modules by name, or by a glob over their functions. */
+  private modulesMatching(kind: PluginKind, args: unknown[]): string[] {
+    if (args.length === 0) return this.modules.moduleNames(kind);
+    const funcs = this.modules.functionNames(kind);
+    const found = new Set<string>();
+    for (const pattern of names(args)) {
+      for (const fun of funcs) {
+        const mod = fun.split('.')[0];
+        if (pattern.includes('*') ? fnmatch(pattern, fun) : mod === pattern) found.add(mod);
+      }
+    }
+    return [...found].sort();
+  }
+
+  /**
+   * Salt's sys.doc/state_doc/runner_doc: every function, or those of a module ("sys" and "sys."
+   * match sys.*, not sysctl.*), a function, or a glob. state_doc adds each module's own doc under
+   * the module's name (None when it has none).
+   */
+  private docsMatching(kind: PluginKind, args: unknown[], moduleDocs: boolean): Record<string, string | null> {
+    const funcs = this.modules.functionNames(kind);
+    const docs: Record<string, string | null> = {};
     const add = (f: string): void => {
-      docs[f] = this.modules.doc(f) ?? '';
+      const mod = f.split('.')[0];
+      if (moduleDocs && !(mod in docs)) docs[mod] = this.modules.moduleDoc(mod, kind) || null;
+      docs[f] = this.modules.doc(f, kind) ?? '';
     };
     if (args.length === 0) funcs.forEach(add);
     for (const mod of names(args)) {

@@ -13,7 +13,7 @@ import { FileClient } from '../core/minion/file-client';
 import { MasterLink } from '../plugins/services/master-link';
 import type { IMasterLink } from '../plugins/api/master-link';
 import { StaticConfig } from '../plugins/services/config';
-import { BUILTIN_PLUGINS } from '../../plugins';
+import { BUILTIN_MASTER_PLUGINS, BUILTIN_PLUGINS } from '../../plugins';
 import { CommandExecutionError, traverse } from '../plugins/api';
 import { MinionPillar, type PillarSource } from '../plugins/services/pillar';
 import { compilePillar } from '../core/pillar';
@@ -117,6 +117,8 @@ export async function startPlugins(
     config: new StaticConfig({ ...config, id: minionId(config) } as Record<string, unknown>),
     logger,
     builtins: BUILTIN_PLUGINS,
+    // Listed for sys.list_runners / sys.runner_doc; they run on the master only.
+    listedOnly: BUILTIN_MASTER_PLUGINS,
     npm: { nodeModules: packages.dirs },
     files,
     pillar,

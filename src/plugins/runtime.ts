@@ -7,7 +7,7 @@ import type { PluginKind } from './api/metadata';
 import { findPluginPackages } from './loader/discovery';
 import { forgetPluginFiles } from './loader/host-require';
 import { PluginLoader, type LoadedPlugins, type PluginLoaderOptions } from './loader/loader';
-import { extensionModulesDir, syncExtensions, type MasterFiles } from './services/extension-sync';
+import { EXTENSION_FORMS, extensionModulesDir, syncExtensions, type MasterFiles } from './services/extension-sync';
 import { GrainsStore } from './services/grains-store';
 import { cleanSaltPath, FileCache } from '../core/minion/file-cache';
 
@@ -263,7 +263,7 @@ export class PluginRuntime implements IMinionControl {
     const hasLocation = config.get<unknown>('extension_modules') || config.get<unknown>('cachedir');
     if (hasLocation) {
       const root = extensionModulesDir(config);
-      ext = [join(root, 'modules'), join(root, 'grains')].filter(isDir);
+      ext = EXTENSION_FORMS.map((form) => join(root, form)).filter(isDir);
     }
     return [...base, ...ext];
   }

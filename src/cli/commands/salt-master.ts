@@ -12,9 +12,29 @@ export default class SaltMaster extends Command {
     const { flags } = await this.parse(SaltMaster);
     const { startDaemon } = await import('../context.js');
     const { Master } = await import('../../core/master/master.js');
+    const { EventReturns } = await import('../../plugins/event-returns.js');
+    const { BUILTIN_RETURNERS } = await import('../../../plugins/index.js');
     await startDaemon('master', flags, (config, logging) => {
       const master = new Master(config, logging.getLogger('salt.master'));
-      return { start: () => master.start(), stop: () => master.stop() };
+      let returns: Awaited<ReturnType<typeof EventReturns.start>>;
+      return {
+        start: async () => {
+          await master.start();
+          // event_return: the master's events to the returners it names (Salt's EventReturn process).
+          returns = await EventReturns.start({
+            config: config as unknown as Record<string, unknown>,
+            logger: logging.getLogger('salt.utils.event'),
+            builtins: BUILTIN_RETURNERS,
+            jobCache: master.cache,
+          });
+          if (returns) master.onEvent((tag, data) => returns?.push(tag, data));
+        },
+        stop: async () => {
+          // Queued events first, while the job cache (and its connection) is still open.
+          await returns?.stop();
+          await master.stop();
+        },
+      };
     });
   }
 }

@@ -5,7 +5,8 @@
  *
  *   const { config, warnings } = loadMasterConfig('/etc/salt', { log_level: 'debug' });
  *
- * A missing file means all defaults. Unknown options are kept and reported in `warnings`; a bad
+ * A missing file means all defaults. Unknown options are kept and reported in `warnings` (but not
+ * dotted module options such as `syslog.tag`); a bad
  * value is a ConfigError (code BAD_CONFIG) naming the file and the option; a YAML syntax error is
  * a ConfigError (code BAD_YAML) naming the file and line.
  */
@@ -107,6 +108,9 @@ function loadConfig(
       const spec = specs[name];
       const line = layer.lines.get(name);
       const where = line === undefined ? layer.source : `${layer.source} (line ${line})`;
+      // `module.option` names (syslog.tag, returner.postgres.host, mysql.db, ...) are the
+      // options of modules and returners, which Salt reads from the same file: not unknown.
+      if (!spec && name.includes('.')) continue;
       if (!spec) {
         const guess = closestName(name, Object.keys(specs));
         warnings.push(`Unknown option '${name}' in ${where}${guess ? `; did you mean '${guess}'?` : ''}`);

@@ -144,6 +144,14 @@ export const MASTER_OPTIONS: Record<string, OptionSpec> = {
   cli_summary: o('bool', false),
   enable_gpu_grains: o('bool', false),
   event_return: o('str|strlist', ''),
+  /** Events queued before they go to the event returners (0: each at once). */
+  event_return_queue: o('int', 0),
+  event_return_whitelist: o('strlist', []),
+  event_return_blacklist: o('strlist', []),
+  /** Accept files that minions push with cp.push, under cachedir/minions/<id>/files. */
+  file_recv: o('bool', false),
+  /** The largest file cp.push may send, in MiB. */
+  file_recv_max_size: o('int', 100),
   fileserver_backend: o('strlist', ['roots']),
   /** salt-api (rest_cherrypy) settings; salt-api refuses to start without them. */
   rest_cherrypy: o('dict?', null),

@@ -17,6 +17,7 @@ export function eventIntakeAddress(sockDir: string): string {
 export class MasterEvents {
   private readonly bus: IEventPublisher;
   private readonly intake: IEventPuller;
+  private readonly listeners = new Set<(tag: string, data: Record<string, unknown>) => void>();
 
   constructor(transport: Transport) {
     this.bus = transport.eventPublisher();
@@ -42,8 +43,19 @@ export class MasterEvents {
   }
 
   fire(tag: string, data: Record<string, unknown>): void {
+    const body = { ...data, _stamp: new Date().toISOString().replace('Z', '') };
     // The bus has no high-water mark: a slow listener costs memory, never a lost return.
-    void this.bus.publish(tag, encode({ ...data, _stamp: new Date().toISOString().replace('Z', '') })).catch(() => undefined);
+    void this.bus.publish(tag, encode(body)).catch(() => undefined);
+    for (const listener of this.listeners) listener(tag, body);
+  }
+
+  /**
+   * Calls `listener` with every event fired on the bus, in this process (the master's
+   * event_return). A listener must not throw; returns the unsubscribe function.
+   */
+  subscribe(listener: (tag: string, data: Record<string, unknown>) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
   }
 
   async close(): Promise<void> {

@@ -309,6 +309,16 @@ export class Master {
     return pool;
   }
 
+  /** Every event the master fires on its bus, in this process (see MasterEvents.subscribe). */
+  onEvent(listener: (tag: string, data: Record<string, unknown>) => void): () => void {
+    return this.events.subscribe(listener);
+  }
+
+  /** The job cache, once started (the master's returners write to it and share its connection). */
+  get cache(): JobCache | undefined {
+    return this.jobCache;
+  }
+
   async stop(): Promise<void> {
     for (const w of this.watchers) w.close();
     this.stopWatchTimer?.();

@@ -24,6 +24,11 @@ import type {
 
 export type { Peer, ReconnectOptions } from './types';
 
+/** The version of the libzmq brine runs on ('4.3.5'): Salt's `zmqversion` grain. */
+export function libzmqVersion(): string {
+  return zmq.version;
+}
+
 /** Raise the process-wide socket limit before opening many sockets (zeromq's default is 1023). */
 export function raiseSocketLimit(max: number): void {
   if (zmq.context.maxSockets < max) zmq.context.maxSockets = Math.min(max, zmq.context.maxSocketsLimit);

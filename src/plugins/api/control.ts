@@ -74,8 +74,8 @@ export interface RunningJob {
   [other: string]: unknown;
 }
 
-/** Which kind of custom code `saltutil.sync_*` fetches: `_modules` or `_grains` of the file roots. */
-export type ExtensionForm = 'modules' | 'grains';
+/** Which kind of custom code `saltutil.sync_*` fetches: `_modules`, `_states` or `_grains` of the file roots. */
+export type ExtensionForm = 'modules' | 'states' | 'grains';
 
 /** Options of {@link IMinionControl.syncExtensions}, Salt's `extmod_whitelist`/`extmod_blacklist`. */
 export interface SyncOptions {

@@ -55,6 +55,7 @@ export {
 export { IHost, type HostAddress } from './host';
 export { IMaster, type MinionCall, type MinionAnswer } from './master';
 export { IMasterLink, type MasterFileHash } from './master-link';
+export { IJobCache, IPostgres, type JobReturn, type JobLoad, type CachedReturn } from './returner-services';
 export {
   IModules,
   IMinionControl,
@@ -80,6 +81,7 @@ export {
   shlexSplit,
   ShlexError,
   compilePythonSearch,
+  pyJsonDumps,
 } from '../../core/pycompat';
 export {
   CommandExecutionError,
@@ -101,6 +103,6 @@ export {
   type GroupEntry,
   type ShadowEntry,
 } from './accounts';
-export { BRINE_VERSION, SALT_VERSION, SALT_VERSION_INFO, versionsReport } from './version';
+export { BRINE_VERSION, SALT_VERSION, SALT_VERSION_INFO, versionsReport, zmqVersion } from './version';
 export { IStates, type StateRunOptions, type StateRunReturn } from './states';
 export { jidToTime } from '../../core/protocol/jid';

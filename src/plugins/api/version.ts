@@ -62,6 +62,19 @@ export const SALT_VERSION = '3007.10';
 /** Salt's `saltversioninfo` for {@link SALT_VERSION}: `[3007, 10]` (major, minor). */
 export const SALT_VERSION_INFO: readonly number[] = Object.freeze(SALT_VERSION.split('.').map(Number));
 
+/**
+ * The version of libzmq brine talks ZeroMQ through ('4.3.5'), Salt's `zmqversion` grain. Loaded on
+ * first use, so a process that never needs ZeroMQ does not load its native library.
+ *
+ * @example
+ * import { zmqVersion } from 'brine/plugin';
+ * await zmqVersion() // '4.3.5'
+ */
+export async function zmqVersion(): Promise<string> {
+  const { libzmqVersion } = await import('../../core/transport/zeromq.js');
+  return libzmqVersion();
+}
+
 /** `/etc/os-release`'s ID, VERSION_ID and VERSION_CODENAME, as Salt's `dist` line. */
 function distribution(): string {
   try {

@@ -16,6 +16,7 @@ import { NodeHost } from '../services/host';
 import { NoPillar } from '../services/pillar';
 import { NodeShell } from '../services/shell';
 import { StreamLogger } from '../services/logger';
+import { returnerStores } from '../services/job-stores';
 import { classify, discoverModuleDirs, discoverNpm, type DiscoveredPlugins, type NpmPluginOptions } from './discovery';
 import { exploreModule } from './explorer';
 import { setHostApi } from './host-require';
@@ -33,6 +34,12 @@ export interface PluginLoaderOptions {
   grains?: api.IGrains;
   /** Built-in plugin classes, loaded first. */
   builtins?: readonly unknown[];
+  /**
+   * Plugin classes registered for their names and docs only, their services unchecked: this
+   * process lists them but never calls them (a minion's `sys.list_runners` lists the master's
+   * built-in runners, which need the master's services).
+   */
+  listedOnly?: readonly unknown[];
   /** Directories of plugin files. Default: the config's `module_dirs`. */
   moduleDirs?: readonly string[];
   /** npm plugin packages. */
@@ -92,6 +99,8 @@ export class PluginLoader {
     if (this.options.control) container.register(IMinionControl, this.options.control);
     container.register(IPillar, this.options.pillar ?? new NoPillar());
     container.register(IMasterLink, this.options.masterLink ?? new NoMasterLink());
+    // The returners' stores (this daemon's job cache, the job cache's PostgreSQL), opened on first use.
+    for (const [id, service] of returnerStores(config.all()).services) container.register(id, service);
     for (const [id, service] of this.options.services ?? []) container.register(id, service);
 
     const registry = new ModuleRegistry();
@@ -122,6 +131,7 @@ export class PluginLoader {
     const states = this.states(container, registry, grains);
 
     const allGrains = grains.all();
+    for (const cls of this.options.listedOnly ?? []) this.addModule(cls, 'builtin', container, registry, allGrains, false);
     for (const source of sources) {
       for (const cls of source.modules) this.addModule(cls, source.origin, container, registry, allGrains);
     }
@@ -176,12 +186,13 @@ export class PluginLoader {
     container: ServiceContainer,
     registry: ModuleRegistry,
     grains: Record<string, unknown>,
+    checkServices = true,
   ): void {
     let name: string | undefined;
     try {
       const descriptor = exploreModule(cls);
       name = descriptor.name;
-      const missing = unknownServices(descriptor.injections, container, PER_JOB);
+      const missing = checkServices ? unknownServices(descriptor.injections, container, PER_JOB) : [];
       if (missing.length > 0) throw missingServiceError(`Module '${name}'`, descriptor.cls.name, missing);
       const verdict = descriptor.available ? descriptor.available(grains) : true;
       if (verdict === true) registry.add(descriptor, origin);

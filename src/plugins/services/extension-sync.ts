@@ -26,6 +26,9 @@ export function extensionModulesDir(config: { get<T>(key: string, d?: T): T }): 
 
 const SOURCE = /\.(ts|js|cjs)$/;
 
+/** The forms brine syncs; each lands in `<extension_modules>/<form>/`, a module dir of the loader. */
+export const EXTENSION_FORMS: readonly ExtensionForm[] = ['modules', 'states', 'grains'];
+
 function sha256(data: Buffer | string): string {
   return createHash('sha256').update(data).digest('hex');
 }
@@ -87,7 +90,7 @@ export async function syncExtensions(
   saltenvs: string[],
   options: SyncOptions = {},
 ): Promise<{ changed: string[]; touched: boolean }> {
-  if (form !== 'modules' && form !== 'grains') throw new CommandExecutionError(`Cannot sync '${String(form)}': only modules and grains`);
+  if (!EXTENSION_FORMS.includes(form)) throw new CommandExecutionError(`Cannot sync '${String(form)}': only ${EXTENSION_FORMS.join(', ')}`);
   const modDir = join(ctx.extensionModules, form);
   await mkdir(modDir, { recursive: true, mode: 0o700 });
   const prefix = `_${form}`;

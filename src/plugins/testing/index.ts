@@ -76,6 +76,8 @@ export function fakeShell(
 export interface HarnessOptions {
   /** Module classes (and grains providers) to load; default: the built-ins. */
   modules?: readonly unknown[];
+  /** Classes registered for their names and docs only, as a minion lists the master's runners (default none). */
+  listedOnly?: readonly unknown[];
   /** Grains the modules see (no grains providers run). */
   grains?: Record<string, unknown>;
   /** Minion config options. */
@@ -125,6 +127,7 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
     grains: new MemoryGrains(options.grains ?? {}),
     logger: new StreamLogger('debug', options.log ?? (() => undefined)),
     builtins: modules,
+    listedOnly: options.listedOnly,
     moduleDirs: options.moduleDirs ?? [],
     files: options.files,
     masterLink: options.masterLink,

@@ -46,7 +46,7 @@ describe('grains module: equals, fetch, delkey', () => {
     expect((await h.call('grains.equals', ['systemd:version', 252])).return).toBe(true);
     expect((await h.call('grains.equals', ['os', 'RedHat'])).return).toBe(false);
     expect((await h.call('grains.fetch', ['role:web'])).return).toBe(true);
-    expect((await h.call('grains.delkey', ['os'])).return).toEqual({ os: null });
+    expect((await h.call('grains.delkey', ['os'])).return).toEqual({ comment: '', changes: { os: null }, result: true });
     expect((await h.call('grains.get', ['os'], { default: 'gone' })).return).toBe('gone');
   });
 });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { BRINE_VERSION } from 'brine/plugin';
+import { version as zmqLibVersion } from 'zeromq';
 import { CoreGrains } from '../../../plugins/grains/core-grains';
 import { PluginLoader } from '../../../src/plugins/loader/loader';
 import { StaticConfig } from '../../../src/plugins/services/config';
@@ -77,6 +78,8 @@ describe('core grains', () => {
       saltversion: '3007.10',
       saltversioninfo: [3007, 10],
       brineversion: BRINE_VERSION,
+      // libzmq's own version, as pyzmq's zmq.zmq_version() gives it to Salt.
+      zmqversion: zmqLibVersion,
     });
   });
 

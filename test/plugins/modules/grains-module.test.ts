@@ -51,7 +51,7 @@ describe('grains module', () => {
     expect((await run('grains.setvals', [{ a: 1, b: [1, 2] }])).return).toEqual({ a: 1, b: [1, 2] });
     expect(YAML.parse(readFileSync(join(dir, 'grains'), 'utf8'))).toEqual({ color: 'blue', a: 1, b: [1, 2] });
     expect((await run('grains.get', ['color'])).return).toBe('blue');
-    expect((await run('grains.delval', ['a'])).return).toEqual({ a: null });
+    expect((await run('grains.delval', ['a'])).return).toEqual({ comment: '', changes: { a: null }, result: true });
     expect(YAML.parse(readFileSync(join(dir, 'grains'), 'utf8'))).toMatchObject({ a: null });
     await run('grains.delval', ['a', { __kwarg__: true, destructive: true }]);
     expect(YAML.parse(readFileSync(join(dir, 'grains'), 'utf8'))).toEqual({ color: 'blue', b: [1, 2] });
@@ -63,5 +63,53 @@ describe('grains module', () => {
     expect((await run('grains.setvals', ['notadict'])).return).toBe(
       "ERROR executing 'grains.setvals': setvals grains must be a dictionary.",
     );
+  });
+
+  it("set works on nested keys as Salt's does, persists into the grains file, and delval/delkey go through it", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'brine-grains-set-'));
+    const plugins = await new PluginLoader({
+      config: new StaticConfig({ id: 'web1', conf_file: join(dir, 'minion') }),
+      logger: new StreamLogger('error', () => undefined),
+      builtins: BUILTIN_PLUGINS.filter((p) => !['CoreGrains', 'SystemGrains'].includes((p as { name: string }).name)),
+      moduleDirs: [],
+    }).load();
+    const ex = new Executor(plugins);
+    const run = async (fun: string, arg: unknown[], kwargs: Record<string, unknown> = {}) =>
+      (await ex.run({ fun, arg: Object.keys(kwargs).length ? [...arg, { __kwarg__: true, ...kwargs }] : arg, jid: '1' })).return;
+    const file = (): unknown => YAML.parse(readFileSync(join(dir, 'grains'), 'utf8'));
+    const ok = (changes: unknown) => ({ comment: '', changes, result: true });
+    const refused = (comment: string) => ({ comment, changes: {}, result: false });
+
+    expect(await run('grains.set', ['apps:myApp:port', 2209])).toEqual(ok({ apps: { myApp: { port: 2209 } } }));
+    expect(file()).toEqual({ apps: { myApp: { port: 2209 } } });
+    expect(await run('grains.set', ['apps:myApp:port', 2209])).toEqual({ comment: 'Grain is already set', changes: {}, result: true });
+    expect(await run('grains.set', ['apps:myApp', { port: 1 }])).toEqual(
+      refused("The key 'apps:myApp' exists but is a dict or a list. Use 'force=True' to overwrite."),
+    );
+    expect(await run('grains.set', ['apps:myApp', { port: 1 }], { force: true })).toEqual(ok({ apps: { myApp: { port: 1 } } }));
+    expect(await run('grains.set', ['color', 'blue'])).toEqual(ok({ color: 'blue' }));
+    expect(await run('grains.set', ['color', ['a']])).toEqual(
+      refused("The key 'color' exists and the given value is a dict or a list. Use 'force=True' to overwrite."),
+    );
+    expect(await run('grains.set', ['color:shade', 'dark'])).toEqual(
+      refused("The key 'color' value is 'blue', which is different from the provided key 'shade'. Use 'force=True' to overwrite."),
+    );
+    // A list parent: an item equal to the key becomes {key: val}; a dict item holding the key is updated.
+    await run('grains.setval', ['roles', ['web', { db: 1 }]]);
+    expect(await run('grains.set', ['roles:web', 'yes'])).toEqual(ok({ roles: [{ web: 'yes' }, { db: 1 }] }));
+    expect(await run('grains.set', ['roles:db', 2])).toEqual(ok({ roles: [{ web: 'yes' }, { db: 2 }] }));
+    expect(await run('grains.set', ['roles:new', 3])).toEqual(ok({ roles: [{ web: 'yes' }, { db: 2 }, { new: 3 }] }));
+    // A nested key removed with val=None and destructive=True.
+    expect(await run('grains.set', ['apps:myApp:port', null], { destructive: true })).toEqual(ok({ apps: { myApp: {} } }));
+    // delval sets None, delkey removes; a dict grain needs force.
+    expect(await run('grains.delval', ['color'])).toEqual(ok({ color: null }));
+    expect(file()).toMatchObject({ color: null });
+    expect(await run('grains.delkey', ['color'])).toEqual(ok({ color: null }));
+    expect(await run('grains.delkey', ['apps'])).toEqual(
+      refused("The key 'apps' exists but is a dict or a list. Use 'force=True' to overwrite."),
+    );
+    expect(await run('grains.delkey', ['apps'], { force: true })).toEqual(ok({ apps: null }));
+    expect(file()).toEqual({ roles: [{ web: 'yes' }, { db: 2 }, { new: 3 }] });
+    expect(await run('grains.get', ['roles:db'])).toBe(2);
   });
 });

@@ -43,6 +43,13 @@ export class Greeter {
   hi(name: string): string { return 'hi ' + name; }
 }
 `;
+const MOTD_STATE_TS = `import { StateModule, State, arg } from 'brine/plugin';
+@StateModule('motd')
+export class Motd {
+  @State({ summary: 'Say it', args: { name: arg.string() } })
+  said({ name }: { name: string }) { return { name, result: true, changes: {}, comment: 'said ' + name }; }
+}
+`;
 const SITE_GRAINS_JS = `const { GrainsProvider } = require('brine/plugin');
 class Site { collect() { return { site: 'paris' }; } }
 GrainsProvider('site')(Site);
@@ -101,14 +108,36 @@ describe('saltutil: sync from the master', () => {
     const h = await createHarness({ config: { cachedir }, files: fakeMaster(envs) });
     expect((await h.call('saltutil.sync_all', [], { saltenv: 'base,dev', extmod_blacklist: { modules: ['other'] } })).return).toEqual({
       modules: ['modules.greeter'],
+      states: [],
       grains: ['grains.site'],
     });
     expect(existsSync(join(cachedir, 'extmods', 'modules', 'other.js'))).toBe(false);
-    expect(h.runtime.moduleDirs()).toEqual([join(cachedir, 'extmods', 'modules'), join(cachedir, 'extmods', 'grains')]);
+    expect(h.runtime.moduleDirs()).toEqual(['modules', 'states', 'grains'].map((form) => join(cachedir, 'extmods', form)));
     delete (envs.base as Record<string, string>)['_modules/greeter.ts'];
     expect((await h.call('saltutil.sync_modules')).return).toEqual([]);
     expect(existsSync(join(cachedir, 'extmods', 'modules', 'greeter.js'))).toBe(false);
     expect((await h.call('greeter.hi', ['x'])).return).toBe("'greeter.hi' is not available.");
+  });
+
+  it('sync_states fetches _states and the state modules load; clear_cache empties the cachedir', async () => {
+    const cachedir = tmp();
+    const h = await createHarness({ config: { cachedir }, files: fakeMaster({ base: { '_states/motd.ts': MOTD_STATE_TS } }) });
+    expect((await h.call('sys.list_state_modules', ['motd'])).return).toEqual([]);
+    expect((await h.call('saltutil.sync_states')).return).toEqual(['states.motd']);
+    expect(h.runtime.moduleDirs()).toEqual([join(cachedir, 'extmods', 'states')]);
+    expect((await h.call('sys.list_state_modules', ['motd'])).return).toEqual(['motd']);
+    expect((await h.call('sys.state_doc', ['motd.said'])).return).toEqual({ motd: null, 'motd.said': expect.stringContaining('Say it') });
+
+    mkdirSync(join(cachedir, 'proc'));
+    writeFileSync(join(cachedir, 'proc', '20240101000000000001'), 'x');
+    expect((await h.call('saltutil.clear_cache')).return).toBe(true);
+    // Files go, directories stay (Salt's walk removes files only).
+    expect(existsSync(join(cachedir, 'extmods', 'states', 'motd.js'))).toBe(false);
+    expect(existsSync(join(cachedir, 'files', 'base', '_states', 'motd.ts'))).toBe(false);
+    expect(existsSync(join(cachedir, 'proc', '20240101000000000001'))).toBe(false);
+    expect(existsSync(join(cachedir, 'proc'))).toBe(true);
+    const none = await createHarness();
+    expect((await none.call('saltutil.clear_cache')).return).toMatch(/^ERROR: The minion config gives no cachedir/);
   });
 
   it('says clearly when there is no master to sync from', async () => {

@@ -3,6 +3,7 @@ import { createHarness } from 'brine/testing';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { builtinModules, fixture } from '../fixtures';
+import { BUILTIN_MASTER_PLUGINS } from '../../../plugins';
 
 const SHARED = join(__dirname, '../../../../shared');
 
@@ -46,21 +47,27 @@ describe('sys module', () => {
     const h = await createHarness({ moduleDirs: [fixture('module_dirs')] });
     expect((await h.call('sys.list_modules')).return).toEqual([...builtinModules(), 'hello'].sort());
     // Globs are matched against function names; unavailable modules are left out.
-    expect((await h.call('sys.list_modules', ['s*'])).return).toEqual(['saltutil', 'state', 'sys']);
+    expect((await h.call('sys.list_modules', ['s*'])).return).toEqual(['saltutil', 'state', 'status', 'sys']);
     expect((await h.call('sys.list_modules', ['winonly'])).return).toEqual([]);
     expect((await h.call('sys.list_functions', ['sys'])).return).toEqual([
       'sys.argspec',
       'sys.doc',
       'sys.list_functions',
       'sys.list_modules',
+      'sys.list_runners',
+      'sys.list_state_modules',
       'sys.missing_modules',
       'sys.reload_modules',
+      'sys.runner_doc',
+      'sys.state_doc',
     ]);
     expect((await h.call('sys.list_functions', ['sys.list_*', 'hello'])).return).toEqual([
       'hello.greet',
       'hello.shout',
       'sys.list_functions',
       'sys.list_modules',
+      'sys.list_runners',
+      'sys.list_state_modules',
     ]);
     expect((await h.call('sys.list_functions')).return).toContain('test.ping');
   });
@@ -80,6 +87,37 @@ describe('sys module', () => {
     ]);
     const all = (await h.call('sys.doc', ['sys'])).return as Record<string, string>;
     expect(Object.keys(all)).toContain('sys.doc');
+  });
+
+  it('lists state modules and runners and gives their docs as Salt does', async () => {
+    const h = await createHarness({ listedOnly: BUILTIN_MASTER_PLUGINS });
+    const states = (await h.call('sys.list_state_modules')).return as string[];
+    expect(states).toEqual(expect.arrayContaining(['cmd', 'file', 'test']));
+    expect(states).toEqual([...states].sort());
+    expect((await h.call('sys.list_state_modules', ['test', 'cmd.r*', 'nope'])).return).toEqual(['cmd', 'test']);
+    // state_doc: each function's doc, and its module's own doc under the module name (None without one).
+    const stateDocs = (await h.call('sys.state_doc', ['test.nop', 'file.absent'])).return as Record<string, unknown>;
+    expect(Object.keys(stateDocs).sort()).toEqual(['file', 'file.absent', 'test', 'test.nop']);
+    expect(stateDocs['test.nop']).toMatch(/\S/);
+    expect(Object.keys((await h.call('sys.state_doc', ['test.succeed_*'])).return as object).sort()).toEqual([
+      'test',
+      'test.succeed_with_changes',
+      'test.succeed_with_comment',
+      'test.succeed_without_changes',
+    ]);
+    // The master's runner plugins are listed (not run) on the minion.
+    const runners = (await h.call('sys.list_runners')).return as string[];
+    expect(runners).toEqual(expect.arrayContaining(['cache', 'manage']));
+    expect((await h.call('sys.list_runners', ['m*', 'cache'])).return).toEqual(['cache', 'manage']);
+    const runnerDocs = (await h.call('sys.runner_doc', ['manage'])).return as Record<string, string>;
+    expect(Object.keys(runnerDocs)).toEqual(expect.arrayContaining(['manage.up', 'manage.down', 'manage.status']));
+    expect(Object.keys(runnerDocs).every((f) => f.startsWith('manage.'))).toBe(true);
+    expect(runnerDocs['manage.up']).toMatch(/salt-run manage.up/);
+    expect(Object.keys((await h.call('sys.runner_doc', ['manage.up'])).return as object)).toEqual(['manage.up']);
+    // Listing them put nothing among the problems, and a plain harness has no runners at all.
+    const plain = await createHarness();
+    expect((await h.call('sys.missing_modules')).return).toEqual((await plain.call('sys.missing_modules')).return);
+    expect((await plain.call('sys.list_runners')).return).toEqual([]);
   });
 
   it('returns argspecs in Salt shape with defaults, varargs and kwargs', async () => {
@@ -112,7 +150,7 @@ describe('sys module', () => {
         kwargs: true,
       },
     });
-    expect(Object.keys((await h.call('sys.argspec', ['sys'])).return as object)).toHaveLength(6);
+    expect(Object.keys((await h.call('sys.argspec', ['sys'])).return as object)).toHaveLength(10);
     expect((await h.call('sys.argspec')).return).toEqual({});
   });
 

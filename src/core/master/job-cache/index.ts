@@ -15,6 +15,7 @@ import type { JobCache } from './types';
 export type { JobCache, JobCacheBackend, JobFilter, JobInput, JobRecord, MaybePromise, ReturnInput, StoredReturn } from './types';
 export { SqliteJobCache, type SqliteJobCacheOptions, type SqliteSynchronous } from './sqlite-cache';
 export { PostgresJobCache, type PostgresOptions } from './postgres-cache';
+export { PostgresConnection } from './postgres-connection';
 export {
   jobCacheBackend,
   postgresOptions,

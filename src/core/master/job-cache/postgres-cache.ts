@@ -5,31 +5,17 @@
  * survives the master, and the database host, losing power.
  */
 import { JobCacheError } from './errors';
-import { Pool, type PoolClient, type QueryResultRow } from 'pg';
-import { BrineError } from '../../errors';
+import type { PoolClient, QueryResultRow } from 'pg';
+import { PostgresConnection, type PostgresOptions } from './postgres-connection';
 import { filterBounds, jobFromRow, jobRow, matchesPatterns, returnRow, returnsFromRows, type ReturnRow } from './rows';
 import { POSTGRES_SCHEMA, POSTGRES_SCHEMA_LOCK } from './schema';
 import type { JobCache, JobFilter, JobInput, JobRecord, ReturnInput, StoredReturn } from './types';
 
-export interface PostgresOptions {
-  host: string;
-  port: number;
-  user: string;
-  password: string;
-  database: string;
-  /** Connections in the pool (default 10). */
-  max?: number;
-  /** How long to wait for a connection, in ms (default 10000). */
-  connectTimeoutMs?: number;
-}
+export type { PostgresOptions } from './postgres-connection';
 
 const RETURN_COLUMNS = ['jid', 'id', 'fun', 'fun_args', 'ret', 'retcode', 'success', 'out', 'at_ms'] as const;
 /** PostgreSQL takes at most 65535 parameters in one statement. */
 const ROWS_PER_INSERT = 1000;
-
-function where(opts: PostgresOptions): string {
-  return `postgresql://${opts.user}@${opts.host}:${opts.port}/${opts.database}`;
-}
 
 function insertReturnsSql(count: number): string {
   const values: string[] = [];
@@ -49,76 +35,31 @@ const ORPHANS = 'FROM brine_returns AS r WHERE at_ms < $1 AND NOT EXISTS (SELECT
 
 export class PostgresJobCache implements JobCache {
   readonly backend = 'postgres' as const;
-  private closed = false;
 
-  private constructor(
-    private readonly pool: Pool,
-    private readonly opts: PostgresOptions,
-  ) {}
+  /** The pool, shared with the PostgreSQL returners (`IPostgres`). */
+  private constructor(readonly connection: PostgresConnection) {}
 
   /** Connects, creates the schema when missing, and gives the cache; `BrineError JOB_CACHE_IO` when the server cannot be used. */
   static async open(opts: PostgresOptions): Promise<PostgresJobCache> {
-    const pool = new Pool({
-      host: opts.host,
-      port: opts.port,
-      user: opts.user,
-      password: opts.password,
-      database: opts.database,
-      max: opts.max ?? 10,
-      connectionTimeoutMillis: opts.connectTimeoutMs ?? 10_000,
-    });
-    // An idle connection that drops emits 'error' on the pool; unhandled, that would end the
-    // master. The next query gets a fresh connection or a typed error instead.
-    pool.on('error', () => undefined);
-    const cache = new PostgresJobCache(pool, opts);
+    const cache = new PostgresJobCache(new PostgresConnection(opts));
     try {
-      await cache.transaction('creating the schema', async (client) => {
+      await cache.transaction('job cache: creating the schema', async (client) => {
         await client.query('SELECT pg_advisory_xact_lock($1)', [POSTGRES_SCHEMA_LOCK]);
         await client.query(POSTGRES_SCHEMA);
       });
     } catch (err) {
-      await pool.end().catch(() => undefined);
+      await cache.connection.close();
       throw err;
     }
     return cache;
   }
 
-  private ioError(action: string, err: unknown): BrineError {
-    if (err instanceof BrineError) return err;
-    return new JobCacheError('JOB_CACHE_IO', `job cache ${where(this.opts)}: ${action} failed: ${(err as Error).message}`, {
-      cause: err,
-      hint: 'check master_job_cache and the postgres options (host, port, user, pass, db) in the master config, and that the server is up',
-    });
+  private query<R extends QueryResultRow>(action: string, sql: string, params: unknown[]): Promise<R[]> {
+    return this.connection.query<R>(`job cache: ${action}`, sql, params);
   }
 
-  private async query<R extends QueryResultRow>(action: string, sql: string, params: unknown[]): Promise<R[]> {
-    if (this.closed) throw new JobCacheError('JOB_CACHE_CLOSED', `job cache ${where(this.opts)} is closed (${action})`);
-    try {
-      return (await this.pool.query<R>(sql, params)).rows;
-    } catch (err) {
-      throw this.ioError(action, err);
-    }
-  }
-
-  private async transaction<T>(action: string, body: (client: PoolClient) => Promise<T>): Promise<T> {
-    if (this.closed) throw new JobCacheError('JOB_CACHE_CLOSED', `job cache ${where(this.opts)} is closed (${action})`);
-    let client: PoolClient;
-    try {
-      client = await this.pool.connect();
-    } catch (err) {
-      throw this.ioError(action, err);
-    }
-    try {
-      await client.query('BEGIN');
-      const result = await body(client);
-      await client.query('COMMIT');
-      return result;
-    } catch (err) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw this.ioError(action, err);
-    } finally {
-      client.release();
-    }
+  private transaction<T>(action: string, body: (client: PoolClient) => Promise<T>): Promise<T> {
+    return this.connection.transaction(`job cache: ${action}`, body);
   }
 
   async saveJob(job: JobInput): Promise<void> {
@@ -189,9 +130,7 @@ export class PostgresJobCache implements JobCache {
     });
   }
 
-  async close(): Promise<void> {
-    if (this.closed) return;
-    this.closed = true;
-    await this.pool.end();
+  close(): Promise<void> {
+    return this.connection.close();
   }
 }

@@ -1,5 +1,12 @@
+import { Client } from 'pg';
 import { describe, expect, it } from 'vitest';
+import { MemoryGrains } from 'brine/testing';
+import { BUILTIN_PLUGINS, BUILTIN_RETURNERS } from '../../../../plugins';
 import { openJobCache, PostgresJobCache, ReturnBatcher } from '../../../../src/core/master/job-cache';
+import { EventReturns } from '../../../../src/plugins/event-returns';
+import { PluginRuntime } from '../../../../src/plugins/runtime';
+import { StaticConfig } from '../../../../src/plugins/services/config';
+import { StreamLogger } from '../../../../src/plugins/services/logger';
 import { freePort } from '../../../support/ports';
 import { codeOf, job, jobCacheContract, ret } from './support/contract';
 import { SKIP_PG, truncateTables, usePostgres } from './support/pg';
@@ -54,6 +61,85 @@ describe.skipIf(SKIP_PG)('PostgreSQL job cache against a real server', () => {
     expect(await batcher.save(ret('20261202131309576618', 'm7'))).toBe(false);
     expect(Object.keys(await cache.getReturns('20261202131309576618'))).toHaveLength(200);
     await cache.close();
+  });
+
+  describe('the pgjsonb returner, through the job cache connection', () => {
+    const select = async (sql: string, values: unknown[]) => {
+      const client = new Client(pg.options());
+      await client.connect();
+      try {
+        return (await client.query(sql, values)).rows;
+      } finally {
+        await client.end();
+      }
+    };
+    const errors: string[] = [];
+    const logger = new StreamLogger('error', (line) => errors.push(line));
+
+    it("on a minion (--return pgjsonb): Salt's salt_returns and jids rows, from Salt's returner.postgres.* options", async () => {
+      const o = pg.options();
+      const runtime = await PluginRuntime.start({
+        config: new StaticConfig({
+          id: 'web1',
+          'returner.postgres.host': o.host,
+          'returner.postgres.port': o.port,
+          'returner.postgres.user': o.user,
+          'returner.postgres.passwd': o.password,
+          'returner.postgres.db': o.database,
+        }),
+        grains: new MemoryGrains({ kernel: 'Linux' }),
+        logger,
+        builtins: BUILTIN_PLUGINS,
+      });
+      const jid = '20261203130000000001';
+      await runtime.sendToReturners(
+        { fun: 'test.echo', arg: ['hi'], jid, ret: 'pgjsonb' },
+        { return: { a: [1, 2] }, retcode: 0, success: true },
+      );
+      expect(errors).toEqual([]);
+      const rows = await select('SELECT fun, jid, return, id, success, full_ret FROM salt_returns WHERE jid = $1', [jid]);
+      expect(rows).toEqual([
+        {
+          fun: 'test.echo',
+          jid,
+          return: { a: [1, 2] },
+          id: 'web1',
+          success: 'true',
+          full_ret: { id: 'web1', jid, fun: 'test.echo', fun_args: ['hi'], return: { a: [1, 2] }, retcode: 0, success: true },
+        },
+      ]);
+      const call = (fun: string, arg: unknown[]) => runtime.invoke('returner', fun, { arg }, { fun, jid: 'req' });
+      await call('pgjsonb.save_load', [jid, { fun: 'test.echo', tgt: 'web*' }]);
+      expect(await call('pgjsonb.get_load', [jid])).toEqual({ fun: 'test.echo', tgt: 'web*' });
+      expect(await call('pgjsonb.get_jid', [jid])).toEqual({ web1: rows[0].full_ret });
+      expect(await call('pgjsonb.get_minions', [])).toContain('web1');
+    });
+
+    it("on the master (event_return: pgjsonb): salt_events rows through the job cache's own pool", async () => {
+      const cache = await PostgresJobCache.open(pg.options());
+      // No postgres options here: only the job cache's connection can reach the server.
+      const returns = await EventReturns.start({
+        config: { event_return: 'pgjsonb', id: 'master-a' },
+        logger,
+        builtins: BUILTIN_RETURNERS,
+        jobCache: cache,
+      });
+      returns!.push('salt/job/20261203130000000002/new', { jid: '20261203130000000002', minions: ['web1'] });
+      returns!.push('brine/test/event', { n: 2 });
+      await returns!.stop();
+      expect(errors).toEqual([]);
+      const rows = await select(
+        "SELECT tag, data, master_id FROM salt_events WHERE tag LIKE '%20261203130000000002%' OR tag = $1 ORDER BY id",
+        ['brine/test/event'],
+      );
+      expect(rows).toEqual([
+        { tag: 'salt/job/20261203130000000002/new', data: { jid: '20261203130000000002', minions: ['web1'] }, master_id: 'master-a' },
+        { tag: 'brine/test/event', data: { n: 2 }, master_id: 'master-a' },
+      ]);
+      // The returners' stop left the master's job cache open.
+      expect(await cache.getJob('nosuch')).toBeUndefined();
+      await cache.close();
+    });
   });
 
   it('a wrong password is a JOB_CACHE_IO error', async () => {

@@ -1,0 +1,3 @@
+export { LocalCacheReturner } from './local-cache.returner';
+export { SyslogReturner } from './syslog.returner';
+export { PgjsonbReturner } from './pgjsonb.returner';
