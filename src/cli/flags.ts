@@ -36,10 +36,9 @@ export const commonFlags = {
   ...versionFlags,
 };
 
-/** Salt's --no-color: plain text even on a terminal (commands that do not colour accept it too). */
-export const noColorFlag = Flags.boolean({ description: 'Print without colors', aliases: ['no-colour'] });
-/** Salt's --force-color: Salt's colours even when stdout is not a terminal. */
-export const forceColorFlag = Flags.boolean({ description: 'Print with colors even when not on a terminal', aliases: ['force-colour'] });
+/** Salt's --no-color / --force-color: without either, the nested and highstate outputters colour only on a terminal. */
+export const noColorFlag = Flags.boolean({ description: 'Disable all colored output', aliases: ['no-colour'] });
+export const forceColorFlag = Flags.boolean({ description: 'Force colored output', aliases: ['force-colour'] });
 
 /** How a command that prints returns prints them. */
 export const outputFlags = {

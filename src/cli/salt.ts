@@ -3,7 +3,8 @@ import { BrineError } from '../core/errors';
 import { LocalClient, type MasterAddress, type MinionReturn } from '../core/client/local-client';
 import { JobWaiter } from '../core/client/local-client-wait';
 import { checkTarget, type TargetType } from '../core/targeting';
-import { formatOutput, isOutputter, noReturnMessage, type Outputter } from './output';
+import { formatNoReturn, formatOutput, isOutputter, noReturnMessage, type Outputter } from './output';
+import { getColors } from './output/colors';
 import { formatHighstate, type HighstateOptions } from './output/highstate';
 import { CliError } from './errors';
 import { runBatch } from './batch';
@@ -23,8 +24,6 @@ export interface SaltOptions {
   highstate?: HighstateOptions;
   outFile?: string;
   outIndent?: number;
-  /** Salt's colours (colors.ts useColor: --force-color, --no-color, a terminal). */
-  color?: boolean;
   static: boolean;
   async: boolean;
   showJid: boolean;
@@ -43,6 +42,8 @@ export interface SaltOptions {
   failhard?: boolean;
   /** --batch-wait: seconds to wait after a minion returns before starting the next one. */
   batchWaitSec?: number;
+  /** Print in Salt's colours (see output/colors.ts useColor). */
+  color?: boolean;
 }
 
 export interface Io {
@@ -83,10 +84,10 @@ export async function runSalt(opts: SaltOptions, io: Io): Promise<number> {
   };
   if (opts.outFile) writeFileSync(opts.outFile, '');
   // As Salt's CLI: without --out, a return that names its outputter (state runs: highstate) is printed with it.
-  // `retcode` is the return's: the nested outputter draws a failed one red, as Salt's _retcode.
-  const format = (data: Record<string, unknown>, named?: string, retcode = 0): string => {
+  const format = (data: Record<string, unknown>, named?: string, retcode?: number): string => {
+    if (!opts.out && named === 'no_return') return formatNoReturn(data, opts.color === true);
     const out = opts.out ?? (named === 'highstate' || (named !== undefined && isOutputter(named)) ? named : 'nested');
-    if (out === 'highstate') return formatHighstate(data, { ...opts.highstate, color: opts.color }) + '\n';
+    if (out === 'highstate') return formatHighstate(data, { ...opts.highstate, colors: getColors(opts.color === true) }) + '\n';
     return formatOutput(out, data, { indent: opts.outIndent, static: true, color: opts.color, retcode });
   };
 
@@ -114,13 +115,11 @@ export async function runSalt(opts: SaltOptions, io: Io): Promise<number> {
     const collected: Record<string, unknown> = {};
     const results: Record<string, unknown> = {};
     let collectedOut: string | undefined;
-    let collectedRetcode = 0;
-    const show = (id: string, value: unknown, named?: string, retcode = 0) => {
+    const show = (id: string, value: unknown, named?: string, retcode?: number) => {
       results[id] = value;
       if (opts.static) {
         collected[id] = value;
         collectedOut ??= named;
-        collectedRetcode = Math.max(collectedRetcode, retcode);
       } else print(format({ [id]: value }, named, retcode));
     };
     const waiter = new JobWaiter(client, { timeoutMs: opts.timeoutSec * 1000, gatherMs: opts.gatherJobTimeoutSec * 1000 });
@@ -140,10 +139,10 @@ export async function runSalt(opts: SaltOptions, io: Io): Promise<number> {
     }
     // --hide-timeout leaves them out entirely, and so out of the exit code (as Salt's show_timeout=False).
     if (!opts.hideTimeout) {
-      for (const m of missing) show(m.id, noReturnMessage(pub.jid, m.reason));
+      for (const m of missing) show(m.id, noReturnMessage(pub.jid, m.reason), 'no_return');
       if (missing.length > 0) failed = true;
     }
-    if (opts.static) print(format(collected, collectedOut, collectedRetcode));
+    if (opts.static) print(format(collected, collectedOut));
     if (opts.summary) io.out(summaryText(results, failures, opts.hideTimeout ? [] : missing, opts.verbose));
     if (failed) {
       io.err('ERROR: Minions returned with non-zero exit code\n');

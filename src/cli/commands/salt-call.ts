@@ -19,6 +19,7 @@ export default class SaltCall extends Command {
     id: Flags.string({ description: 'Run as this minion id' }),
     'retcode-passthrough': Flags.boolean({ description: "Exit with the function's retcode" }),
     ...stateOutputFlags,
+    metadata: Flags.boolean({ description: 'Print the execution metadata (jid, fun, retcode, ...) as well as the return' }),
   };
 
   async run(): Promise<void> {
@@ -44,7 +45,8 @@ export default class SaltCall extends Command {
         outFile: flags['out-file'],
         outIndent: flags['out-indent'],
         retcodePassthrough: flags['retcode-passthrough'],
-        color: useColor({ forceColor: flags['force-color'], noColor: flags['no-color'] }, process.stdout.isTTY === true),
+        color: useColor(flags, process.stdout.isTTY === true),
+        metadata: flags.metadata,
         // Salt's salt-call logs to the console at the config's log_level (default warning) unless -l says.
         logLevel: String(flags['log-level'] ?? config.log_level ?? 'warning'),
       },

@@ -70,7 +70,6 @@ export default class Salt extends Command {
         }),
         outFile: flags['out-file'],
         outIndent: flags['out-indent'],
-        color: useColor({ forceColor: flags['force-color'], noColor: flags['no-color'] }, process.stdout.isTTY === true),
         static: flags.static,
         async: flags.async,
         showJid: flags['show-jid'],
@@ -84,6 +83,7 @@ export default class Salt extends Command {
         failhard: flags.failhard,
         subset: flags.subset,
         batchWaitSec: flags['batch-wait'] === undefined ? 0 : Number(flags['batch-wait']),
+        color: useColor(flags, process.stdout.isTTY === true),
       },
       { out: (t) => process.stdout.write(t), err: (t) => process.stderr.write(t), errIsTty: process.stderr.isTTY === true },
     );

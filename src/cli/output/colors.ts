@@ -1,11 +1,9 @@
 /**
- * Salt's terminal colours (salt/utils/color.py get_colors, salt/utils/textformat.py): each is an
- * SGR sequence that first resets (`\x1b[0;...m`), ENDC is `\x1b[0;0m`; without colour every one is
- * the empty string, so the same formatting code prints plain text.
- *
- *   const c = saltColors(true);  c.GREEN + 'ok' + c.ENDC   // '\x1b[0;32mok\x1b[0;0m'
+ * Salt's terminal colours (salt/utils/color.py get_colors over salt/utils/textformat.py): every
+ * sequence starts with a reset (`\x1b[0;...m`), ENDC is `\x1b[0;0m`. With colour off every entry
+ * is '' and the outputters print exactly their plain text.
  */
-const CODES = {
+const SEQUENCES = {
   BLACK: '30',
   DARK_GRAY: '1;30',
   RED: '31',
@@ -26,23 +24,22 @@ const CODES = {
   ENDC: '0',
 } as const;
 
-export type ColorName = keyof typeof CODES;
-export type Colors = Readonly<Record<ColorName, string>>;
+export type Colors = Record<keyof typeof SEQUENCES, string>;
 
-const ON = Object.fromEntries(Object.entries(CODES).map(([k, v]) => [k, `\x1b[0;${v}m`])) as Colors;
-const OFF = Object.fromEntries(Object.keys(CODES).map((k) => [k, ''])) as Colors;
-
-/** Salt's get_colors(use): the sequences, or empty strings when `use` is false. */
-export function saltColors(use: boolean | undefined): Colors {
-  return use ? ON : OFF;
+/** Salt's colours when `use`, else every name mapped to ''. */
+export function getColors(use: boolean): Colors {
+  return Object.fromEntries(Object.entries(SEQUENCES).map(([name, code]) => [name, use ? `\x1b[0;${code}m` : ''])) as Colors;
 }
 
+/** Every colour off: what the outputters use unless told otherwise. */
+export const NO_COLORS: Colors = getColors(false);
+
 /**
- * Whether Salt's CLI colours its output (salt/output/__init__.py get_printout): --force-color
- * always, --no-color never, else only when stdout is a terminal.
+ * Whether a CLI prints in colour, as Salt's get_printout decides: --force-color wins, then
+ * --no-color, then colour only when stdout is a terminal (a pipe or a file gets none).
  */
-export function useColor(flags: { forceColor?: boolean; noColor?: boolean }, stdoutIsTty: boolean): boolean {
-  if (flags.forceColor) return true;
-  if (flags.noColor) return false;
+export function useColor(flags: { 'force-color'?: boolean; 'no-color'?: boolean }, stdoutIsTty: boolean): boolean {
+  if (flags['force-color']) return true;
+  if (flags['no-color']) return false;
   return stdoutIsTty;
 }

@@ -6,8 +6,8 @@
  *   formatHighstate({ local: ret }, { stateOutput: 'terse' })
  */
 import { nestedLines } from './nested';
+import { NO_COLORS, type Colors } from './colors';
 import { pyFloat, pySplitlines, pyStr } from '../../core/pycompat';
-import { saltColors, type Colors } from './colors';
 
 export const STATE_OUTPUT_MODES = ['full', 'terse', 'mixed', 'changes', 'full_id', 'terse_id', 'mixed_id', 'changes_id', 'filter'] as const;
 export type StateOutputMode = (typeof STATE_OUTPUT_MODES)[number];
@@ -21,8 +21,8 @@ export interface HighstateOptions {
   stateOutputDiff?: boolean;
   /** Salt's state_output_profile (default true): Started/Duration lines. */
   stateOutputProfile?: boolean;
-  /** Salt's colours (default none): see colors.ts useColor. */
-  color?: boolean;
+  /** Salt's colours (default none): green clean, cyan changed, red failed, light yellow not run (test). */
+  colors?: Colors;
 }
 
 type Ret = Record<string, unknown>;
@@ -63,11 +63,11 @@ function pyValue(v: unknown): string {
   return pyStr(v);
 }
 
-function formatChanges(changes: unknown, color: boolean): { changed: boolean; text: string } {
+function formatChanges(changes: unknown, colors: Colors): { changed: boolean; text: string } {
   if (!changes || (isObj(changes) && Object.keys(changes).length === 0) || (Array.isArray(changes) && changes.length === 0))
     return { changed: false, text: '' };
   if (!isObj(changes)) return { changed: true, text: `Invalid Changes data: ${pyStr(changes)}` };
-  return { changed: true, text: '\n' + nestedLines(changes, 14, { color }).join('\n') };
+  return { changed: true, text: '\n' + nestedLines(changes, 14, { colors }).join('\n') };
 }
 
 function resultWord(ret: Ret): string {
@@ -76,54 +76,34 @@ function resultWord(ret: Ret): string {
   return isObj(ret.changes) && Object.keys(ret.changes).length ? 'Changed' : 'Clean';
 }
 
-/** _format_terse: one line (warnings glued in front, as Salt does). */
-function formatTerse(c: Colors, tcolor: string, comps: string[], ret: Ret, profile: boolean): string {
+function formatTerse(comps: string[], ret: Ret, nameIndex: number, profile: boolean, tcolor: string, c: Colors): string {
   let s = '';
   if (Array.isArray(ret.warnings)) s += `${c.LIGHT_RED}Warnings:\n${ret.warnings.map(String).join('\n')}${c.ENDC}`;
-  s += ` ${tcolor} Name: ${comps[2]} - Function: ${comps[0]}.${comps[comps.length - 1]} - Result: ${resultWord(ret)}`;
+  s += ` ${tcolor} Name: ${comps[nameIndex]} - Function: ${comps[0]}.${comps[comps.length - 1]} - Result: ${resultWord(ret)}`;
   if (profile && 'start_time' in ret) s += ` - Started: ${pyStr(ret.start_time)} - Duration: ${pyValue(ret.duration)} ms`;
   return s + c.ENDC;
 }
 
-function formatComment(comment: unknown): string {
-  if (typeof comment === 'string') return comment.trim().replace(/\n/g, '\n' + ' '.repeat(14));
-  if (Array.isArray(comment))
-    return comment
-      .map(String)
-      .join(' ')
-      .replace(/\n/g, '\n' + ' '.repeat(13));
-  return pyStr(comment ?? '')
-    .trim()
-    .replace(/\n/g, '\n' + ' '.repeat(14));
-}
-
-/** _format_host: one minion's block. The host line's colour says how its states went. */
 function formatHost(host: string, data: unknown, opts: HighstateOptions): string {
-  const c = saltColors(opts.color);
   const hstrs: string[] = [];
-  let hcolor = c.GREEN;
   const mode = (opts.stateOutput ?? 'full').toLowerCase();
   const verbose = opts.stateVerbose ?? true;
   const profile = opts.stateOutputProfile ?? true;
-  const hostLine = (): string => `${hcolor}${host.replace(/\x1b/g, '?')}:${c.ENDC}`;
+  const nameIndex = mode.endsWith('_id') ? 1 : 2;
+  const base = mode.replace(/_id$/, '');
+  const c = opts.colors ?? NO_COLORS;
+  const header = (color: string): string => `${color}${host}:${c.ENDC}`;
   if (Array.isArray(data)) {
-    hcolor = c.LIGHT_RED;
-    hstrs.push(`    ${hcolor}Data failed to compile:${c.ENDC}`);
-    for (const err of data) hstrs.push(`${hcolor}----------\n    ${pyStr(err).replace(/\x1b/g, '?')}${c.ENDC}`);
-    return [hostLine(), ...hstrs].join('\n');
+    hstrs.push(`    ${c.LIGHT_RED}Data failed to compile:${c.ENDC}`);
+    for (const err of data) hstrs.push(`${c.LIGHT_RED}----------\n    ${pyStr(err).replace(/\x1b/g, '?')}${c.ENDC}`);
+    return [header(c.LIGHT_RED), ...hstrs].join('\n');
   }
   if (!isObj(data)) {
-    // Salt prints an int (a batch's `retcode`) or each line of a str (its `jid`) indented, then the
-    // host in cyan; other values print nothing under the host line.
-    if (typeof data === 'boolean' || typeof data === 'bigint' || (typeof data === 'number' && Number.isInteger(data))) {
-      hstrs.push(`${hcolor}    ${pyStr(data)}${c.ENDC}`);
-      hcolor = c.CYAN;
-    } else if (typeof data === 'string') {
-      for (const l of pySplitlines(data)) hstrs.push(`${hcolor}    ${l}${c.ENDC}`);
-      hcolor = c.CYAN;
-    }
-    return [hostLine(), ...hstrs].join('\n');
+    // A number or text (from saltmod.function): green lines under a cyan host.
+    const lines = typeof data === 'string' ? pySplitlines(data) : [pyStr(data)];
+    return [header(c.CYAN), ...lines.map((l) => `${c.GREEN}    ${l}${c.ENDC}`)].join('\n');
   }
+  let hcolor = c.GREEN;
   const counts = new Map<string, number>();
   const bump = (k: string): void => void counts.set(k, (counts.get(k) ?? 0) + 1);
   let nchanges = 0;
@@ -134,7 +114,7 @@ function formatHost(host: string, data: unknown, opts: HighstateOptions): string
     bump(String(ret.result));
     const d = Number(ret.duration ?? 0);
     if (!Number.isNaN(d)) durations += d;
-    const { changed, text } = formatChanges(ret.changes, opts.color ?? false);
+    const { changed, text } = formatChanges(ret.changes, c);
     if (changed) nchanges++;
     if (opts.stateOutputDiff && ret.result && !changed) continue;
     if (!verbose && ret.result && !changed) continue;
@@ -142,34 +122,51 @@ function formatHost(host: string, data: unknown, opts: HighstateOptions): string
     if (ret.result === false) hcolor = tcolor = c.RED;
     if (ret.result === null) hcolor = tcolor = c.LIGHT_YELLOW;
     const comps = tname.split('_|-');
-    // The _id modes show the ID where the name would be (Refs #35137 in Salt).
+    // The _id modes show the ID where the name would be, in full blocks too (no Name line; Salt's Refs #35137).
     if (mode.endsWith('_id')) comps[2] = comps[1];
-    if (
-      mode.startsWith('terse') ||
-      (mode.startsWith('mixed') && ret.result !== false) ||
-      (mode.startsWith('changes') && ret.result && !changed)
-    ) {
-      hstrs.push(formatTerse(c, tcolor, comps, ret, profile));
+    if (base === 'terse' || (base === 'mixed' && ret.result !== false) || (base === 'changes' && ret.result && !changed)) {
+      hstrs.push(formatTerse(comps, ret, nameIndex, profile, tcolor, c));
       continue;
     }
-    const line = (text: string): string => `    ${tcolor}${text}${c.ENDC}`;
-    hstrs.push(`${tcolor}----------${c.ENDC}`, line(`      ID: ${comps[1]}`), line(`Function: ${comps[0]}.${comps[comps.length - 1]}`));
-    if (comps[1] !== comps[2]) hstrs.push(line(`    Name: ${comps[2]}`));
-    hstrs.push(line(`  Result: ${pyStr(ret.result)}`), line(` Comment: ${formatComment(ret.comment)}`));
-    if (profile && 'start_time' in ret)
-      hstrs.push(line(` Started: ${pyStr(ret.start_time)}`), line(`Duration: ${pyValue(ret.duration)} ms`));
+    const lines = [
+      '----------',
+      `          ID: ${comps[1]}`,
+      `    Function: ${comps[0]}.${comps[comps.length - 1]}`,
+      `      Result: ${pyStr(ret.result)}`,
+    ];
+    if (comps[1] !== comps[2]) lines.push(`        Name: ${comps[2]}`);
+    // Name goes before Result, as Salt inserts it at index 3.
+    if (comps[1] !== comps[2]) lines.splice(3, 0, lines.pop()!);
+    let comment: string;
+    if (typeof ret.comment === 'string') comment = ret.comment.trim().replace(/\n/g, '\n' + ' '.repeat(14));
+    else if (Array.isArray(ret.comment))
+      comment = ret.comment
+        .map(String)
+        .join(' ')
+        .replace(/\n/g, '\n' + ' '.repeat(13));
+    else
+      comment = pyStr(ret.comment ?? '')
+        .trim()
+        .replace(/\n/g, '\n' + ' '.repeat(14));
+    lines.push(`     Comment: ${comment}`);
+    if (profile && 'start_time' in ret) {
+      lines.push(`     Started: ${pyStr(ret.start_time)}`);
+      lines.push(`    Duration: ${pyValue(ret.duration)} ms`);
+    }
+    // Salt colours each line after its first four spaces (the separator from its start).
+    hstrs.push(...lines.map((l) => (l === '----------' ? `${tcolor}${l}${c.ENDC}` : `    ${tcolor}${l.slice(4)}${c.ENDC}`)));
     hstrs.push(`${tcolor}     Changes:   ${text}${c.ENDC}`);
     if (Array.isArray(ret.warnings)) {
       bump('warnings');
       hstrs.push(`   ${c.LIGHT_RED} Warnings: ${wrap(ret.warnings.map(String).join('\n'), 80, 14).trimStart()}${c.ENDC}`);
     }
   }
-  const paint = (color: string, text: string): string => `${color}${text}${c.ENDC}`;
   const labels = { True: 'Succeeded', False: 'Failed', warnings: 'Warnings' };
-  const countMax = Math.max(0, ...[...counts.values()].map((n) => String(n).length));
+  const countMax = Math.max(0, ...[...counts.values()].map((c) => String(c).length));
   const labelMax = Math.max(...['Succeeded', 'Failed', 'Not Run', 'Warnings'].map((l) => l.length));
   const lineMax = labelMax + countMax + 2;
   const row = (label: string, count: number): string => `${label}: ${String(count).padStart(lineMax - (label.length + 2))}`;
+  const paint = (color: string, text: string): string => `${color}${text}${c.ENDC}`;
   hstrs.push(paint(c.CYAN, `\nSummary for ${host}\n${'-'.repeat(lineMax)}`));
   const stats: string[] = [];
   const none = counts.get('null') ?? 0;
@@ -191,7 +188,7 @@ function formatHost(host: string, data: unknown, opts: HighstateOptions): string
     }
     hstrs.push(paint(c.CYAN, `Total run time: ${sum.toFixed(3).padStart(lineMax - 5)} ${unit}`));
   }
-  return [hostLine(), ...hstrs].join('\n');
+  return [header(hcolor), ...hstrs].join('\n');
 }
 
 /** textwrap.fill with the same indent for every line. */

@@ -6,6 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { formatOutput } from '../../../src/cli/output';
 import { formatHighstate } from '../../../src/cli/output/highstate';
+import { getColors } from '../../../src/cli/output/colors';
 import rows from './highstate-reference.json';
 
 interface Row {
@@ -24,7 +25,8 @@ describe('highstate and nested outputters match Salt 3007.10', () => {
     const text =
       row.out === 'nested'
         ? formatOutput('nested', row.data, { color: row.color, retcode: row.retcode })
-        : formatHighstate(row.data, { color: row.color, stateOutput: row.state_output, stateVerbose: row.state_verbose }) + '\n';
+        : formatHighstate(row.data, { colors: getColors(row.color), stateOutput: row.state_output, stateVerbose: row.state_verbose }) +
+          '\n';
     // Salt's display_output strips trailing whitespace and adds one newline.
     expect(text).toBe(row.expected.replace(/\s+$/u, '') + '\n');
   });
