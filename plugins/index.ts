@@ -19,13 +19,21 @@ import { PkgModule } from './pkg/pkg.module';
 import { CpModule } from './cp/cp.module';
 import { EventModule } from './event/event.module';
 import { MineModule } from './mine/mine.module';
+import { BeaconsModule } from './beacons/beacons.module';
+import { ScheduleModule } from './schedule/schedule.module';
 import { ServiceModule } from './service/service.module';
 import { ConfigModule } from './config/config.module';
 import { UserModule } from './accounts/user.module';
 import { GroupModule } from './accounts/group.module';
 import { ShadowModule } from './accounts/shadow.module';
+import { UserStates } from './accounts/user.state';
+import { GroupStates } from './accounts/group.state';
+import { StatusModule } from './status/status.module';
+import { DiskModule } from './disk/disk.module';
+import { NetworkModule } from './network/network.module';
 import { ManageRunner } from './manage/manage.runner';
 import { CacheRunner } from './cache/cache.runner';
+import { StateRunner } from './state/state.runner';
 import { LocalCacheReturner, PgjsonbReturner, SyslogReturner } from './returners';
 
 export {
@@ -34,6 +42,8 @@ export {
   CpModule,
   EventModule,
   MineModule,
+  BeaconsModule,
+  ScheduleModule,
   SystemGrains,
   FileModule,
   PkgModule,
@@ -42,6 +52,9 @@ export {
   UserModule,
   GroupModule,
   ShadowModule,
+  StatusModule,
+  DiskModule,
+  NetworkModule,
   GrainsModule,
   PillarModule,
   SaltutilModule,
@@ -51,6 +64,8 @@ export {
   TestStates,
   CmdStates,
   FileStates,
+  UserStates,
+  GroupStates,
   LocalCacheReturner,
   SyslogReturner,
   PgjsonbReturner,
@@ -74,19 +89,26 @@ export const BUILTIN_PLUGINS: readonly unknown[] = [
   UserModule,
   GroupModule,
   ShadowModule,
+  StatusModule,
+  DiskModule,
+  NetworkModule,
   CpModule,
   EventModule,
   MineModule,
+  BeaconsModule,
+  ScheduleModule,
   TestStates,
   CmdStates,
   FileStates,
+  UserStates,
+  GroupStates,
   LocalCacheReturner,
   SyslogReturner,
   PgjsonbReturner,
 ];
 
 /** The built-in runners and wheel modules the master functions load (salt-run, salt-api). */
-export const BUILTIN_MASTER_PLUGINS: readonly unknown[] = [ManageRunner, CacheRunner];
+export const BUILTIN_MASTER_PLUGINS: readonly unknown[] = [ManageRunner, CacheRunner, StateRunner];
 
 /** The built-in returners, which the master also loads for `event_return`. */
 export const BUILTIN_RETURNERS: readonly unknown[] = [LocalCacheReturner, SyslogReturner, PgjsonbReturner];

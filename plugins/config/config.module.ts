@@ -1,4 +1,4 @@
-import { Fn, IConfig, IGrains, IPillar, Module, arg, dictUpdate, fnmatch, inject, traverse } from 'brine/plugin';
+import { Fn, IConfig, IGrains, IPillar, Module, arg, dictUpdate, fnmatch, inject, isDict, traverse } from 'brine/plugin';
 
 /** Salt's config.DEFAULTS: values modules read when nothing else sets them. */
 const DEFAULTS: Record<string, unknown> = {
@@ -138,5 +138,42 @@ export class ConfigModule {
   @Fn({ summary: 'Return the complete minion config', examples: ["salt '*' config.items"] })
   items(): Record<string, unknown> {
     return this.config.all();
+  }
+
+  @Fn({
+    summary: 'Return an option merged from the minion options, the master pillar and the pillar (dicts and lists merge)',
+    examples: ["salt '*' config.merge schedule"],
+    args: {
+      value: arg.string(),
+      default: arg.any({ default: '' }),
+      omit_opts: arg.boolean({ default: false }),
+      omit_master: arg.boolean({ default: false }),
+      omit_pillar: arg.boolean({ default: false }),
+    },
+  })
+  async merge(a: { value: string; default: unknown; omit_opts: boolean; omit_master: boolean; omit_pillar: boolean }): Promise<unknown> {
+    const pillar = await this.pillar.current();
+    const opts = this.config.all();
+    let ret: unknown = undefined;
+    if (!a.omit_opts && Object.hasOwn(opts, a.value)) {
+      ret = opts[a.value];
+      if (typeof ret === 'string') return ret;
+    }
+    // Salt's order: the master pillar, then the pillar; an earlier dict's keys win (tmp.update(ret)).
+    const later: Array<[boolean, Record<string, unknown>]> = [
+      [a.omit_master, asMap(pillar.master)],
+      [a.omit_pillar, pillar],
+    ];
+    for (const [omit, data] of later) {
+      if (omit || !Object.hasOwn(data, a.value)) continue;
+      const tmp = data[a.value];
+      if (ret === undefined || ret === null) {
+        ret = tmp;
+        if (typeof ret === 'string') return ret;
+      } else if (isDict(ret) && isDict(tmp)) ret = { ...tmp, ...ret };
+      else if (Array.isArray(ret) && Array.isArray(tmp)) ret = [...ret, ...tmp];
+    }
+    if ((ret === undefined || ret === null) && Object.hasOwn(DEFAULTS, a.value)) return DEFAULTS[a.value];
+    return ret === undefined || ret === null ? a.default : ret;
   }
 }

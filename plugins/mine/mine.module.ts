@@ -47,12 +47,7 @@ export class MineModule {
       this.log.debug('Error: %s', (err as Error)?.message ?? String(err));
       return false;
     }
-    if (allowTgt) {
-      const wrapped: Dict = { [MINE_ACL_DATA]: result, [MINE_ACL_ID]: MINE_ACL_VERSION, allow_tgt: allowTgt };
-      if (allowTgtType) wrapped.allow_tgt_type = allowTgtType;
-      result = wrapped;
-    }
-    return this.master.mineSend({ [name]: result });
+    return this.master.mineSend({ [name]: withAcl(result, allowTgt, allowTgtType) });
   }
 
   @Fn({
@@ -90,4 +85,85 @@ export class MineModule {
   flush(): Promise<unknown> {
     return this.master.mineFlush();
   }
+
+  @Fn({
+    summary: "Run the mine_functions (or the ones given) and store their results in the master's mine",
+    examples: ["salt '*' mine.update", "salt '*' mine.update clear=True"],
+    args: { clear: arg.boolean({ default: false }), mine_functions: arg.any({ optional: true }) },
+  })
+  async update({ clear, mine_functions: given }: { clear: boolean; mine_functions?: unknown }): Promise<unknown> {
+    let functions: unknown = given;
+    if (!functions) {
+      functions = await this.salt.call('config.merge', ['mine_functions', {}]);
+      if (!functions || (typeof functions === 'object' && Object.keys(functions).length === 0)) return null;
+    } else if (Array.isArray(functions)) functions = Object.fromEntries(functions.map((f) => [String(f), {}]));
+    if (functions === null || typeof functions !== 'object' || Array.isArray(functions)) return null;
+    const data: Dict = {};
+    for (const [alias, def] of Object.entries(functions as Dict)) {
+      const { name, args, kwargs, allowTgt, allowTgtType } = parseMineFunction(def);
+      const fun = name ?? alias;
+      if (!this.salt.has(fun)) {
+        this.log.error('Function %s in mine_functions not available', fun);
+        continue;
+      }
+      try {
+        data[alias] = withAcl(await this.salt.call(fun, args, kwargs), allowTgt, allowTgtType);
+      } catch (err) {
+        this.log.error('Function %s in mine.update failed to execute', fun);
+        this.log.debug('Error: %s', (err as Error)?.message ?? String(err));
+      }
+    }
+    return this.master.mineSend(data, clear);
+  }
+
+  @Fn({
+    summary: 'List the valid entries of the mine configuration (mine_functions): {alias: {function: args}} or {name: args}',
+    examples: ["salt '*' mine.valid"],
+    args: {},
+  })
+  async valid(): Promise<Dict | null> {
+    const functions = await this.salt.call('config.merge', ['mine_functions', {}]);
+    // Salt bails out with None when nothing is configured.
+    if (!functions || typeof functions !== 'object' || Array.isArray(functions) || Object.keys(functions).length === 0) return null;
+    const ret: Dict = {};
+    for (const [alias, data] of Object.entries(functions as Dict)) {
+      const { name, args, kwargs } = parseMineFunction(data);
+      if (!this.salt.has(name ?? alias)) {
+        this.log.error('Function %s in mine_functions not available', name ?? alias);
+        continue;
+      }
+      ret[alias] = name ? { [name]: [...args, ...Object.entries(kwargs).map(([k, v]) => ({ [k]: v }))] } : data;
+    }
+    return ret;
+  }
+}
+
+/**
+ * Salt's salt.utils.mine.parse_function_definition: a mine_functions entry as a list of
+ * arguments (dicts among them are keyword arguments) or a dict of keyword arguments, either
+ * naming the function under `mine_function`; allow_tgt/allow_tgt_type are the ACL, not arguments.
+ */
+function parseMineFunction(data: unknown): { name?: string; args: unknown[]; kwargs: Dict; allowTgt: unknown; allowTgtType: unknown } {
+  const args: unknown[] = [];
+  let kwargs: Dict = {};
+  if (Array.isArray(data)) {
+    for (const item of data) {
+      if (item !== null && typeof item === 'object' && !Array.isArray(item)) Object.assign(kwargs, item);
+      else args.push(item);
+    }
+  } else if (data !== null && typeof data === 'object') kwargs = { ...(data as Dict) };
+  const name = typeof kwargs.mine_function === 'string' ? kwargs.mine_function : undefined;
+  const { allow_tgt: allowTgt, allow_tgt_type: allowTgtType } = kwargs;
+  delete kwargs.mine_function;
+  delete kwargs.allow_tgt;
+  delete kwargs.allow_tgt_type;
+  return { name, args, kwargs, allowTgt, allowTgtType };
+}
+
+/** Salt's wrap_acl_structure: a mine entry with a minion-side ACL, when allow_tgt is set. */
+function withAcl(result: unknown, allowTgt: unknown, allowTgtType: unknown): unknown {
+  if (!allowTgt) return result;
+  const wrapped: Dict = { [MINE_ACL_DATA]: result, [MINE_ACL_ID]: MINE_ACL_VERSION, allow_tgt: allowTgt };
+  if (allowTgtType) wrapped.allow_tgt_type = allowTgtType;
+  return wrapped;
 }

@@ -1,4 +1,4 @@
-import { CommandExecutionError, Fn, IConfig, IPillar, Module, arg, dictUpdate, inject, isDict, traverse } from 'brine/plugin';
+import { CommandExecutionError, Fn, IConfig, IPillar, Module, arg, dictUpdate, inject, isDict, pyTypeName, traverse } from 'brine/plugin';
 
 type Dict = Record<string, unknown>;
 
@@ -64,6 +64,17 @@ export class PillarModule {
       pillarenv = optionalString(kwargs.saltenv) ?? optionalString(this.config.get<unknown>('saltenv', null));
     } else if (pillarenv === null) pillarenv = optionalString(this.config.get<unknown>('pillarenv', null));
     return this.pillar.compile({ pillarenv, saltenv: optionalString(kwargs.saltenv), override: isDict(override) ? override : undefined });
+  }
+
+  @Fn({
+    summary: 'Same as pillar.items, with every value replaced by its type name (keys are kept)',
+    examples: ["salt '*' pillar.obfuscate"],
+    args: {},
+    varargs: 'keys',
+    kwargs: true,
+  })
+  async obfuscate(a: { keys: unknown[]; kwargs: Dict }): Promise<unknown> {
+    return obfuscated(await this.items(a));
   }
 
   @Fn({ summary: 'Alias of pillar.items', examples: ["salt '*' pillar.data"], args: {}, varargs: 'keys', kwargs: true })
@@ -159,4 +170,11 @@ export class PillarModule {
   async has_key({ key, delimiter }: { key: string; delimiter: string }): Promise<boolean> {
     return traverse(await this.pillar.current(), key, KEY_ERROR, delimiter) !== KEY_ERROR;
   }
+}
+
+/** Salt's _obfuscate_inner: leaves become `<type>`, mappings keep their keys, lists their length. */
+function obfuscated(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(obfuscated);
+  if (isDict(value)) return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, obfuscated(v)]));
+  return `<${pyTypeName(value)}>`;
 }

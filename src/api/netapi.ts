@@ -56,7 +56,11 @@ export interface NetapiDeps {
   log: { warning(msg: string): void; error(msg: string): void };
 }
 
-/** Keys of a chunk that are about the call, not arguments of the function. */
+/**
+ * Keys of a runner or wheel chunk that are not arguments of the function: Salt's _reformat_low
+ * takes out the credentials, `client`, `fun`, `arg` and `kwarg`, and NetapiClient.runner's own
+ * parameters `timeout` and `full_return`; every other key (`tgt`, `match`, ...) is a keyword argument.
+ */
 const CONTROL_KEYS = new Set([
   'client',
   'fun',
@@ -64,18 +68,12 @@ const CONTROL_KEYS = new Set([
   'eauth',
   'username',
   'password',
+  'user',
+  'key',
   'arg',
   'kwarg',
-  'tgt',
-  'tgt_type',
   'timeout',
   'full_return',
-  'ret',
-  'batch',
-  'match',
-  'print_event',
-  'jid_include',
-  'raw_shell',
 ]);
 
 function dict(v: unknown): Record<string, unknown> {
@@ -94,7 +92,6 @@ function publishArgs(chunk: Chunk): unknown[] {
 function functionKwargs(chunk: Chunk): Record<string, unknown> {
   const kw: Record<string, unknown> = { ...dict(chunk.kwarg) };
   for (const [k, v] of Object.entries(chunk)) if (!CONTROL_KEYS.has(k)) kw[k] = v;
-  if (chunk.match !== undefined) kw.match = chunk.match;
   return kw;
 }
 

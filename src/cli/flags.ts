@@ -36,11 +36,9 @@ export const commonFlags = {
   ...versionFlags,
 };
 
-/**
- * Salt's --no-color: brine's outputters never colour, so it holds already; accepted so that
- * scripts written for Salt run unchanged.
- */
-export const noColorFlag = Flags.boolean({ description: 'Print without colors (brine prints none)', aliases: ['no-colour'] });
+/** Salt's --no-color / --force-color: without either, the nested and highstate outputters colour only on a terminal. */
+export const noColorFlag = Flags.boolean({ description: 'Disable all colored output', aliases: ['no-colour'] });
+export const forceColorFlag = Flags.boolean({ description: 'Force colored output', aliases: ['force-colour'] });
 
 /** How a command that prints returns prints them. */
 export const outputFlags = {
@@ -48,6 +46,7 @@ export const outputFlags = {
   'out-file': outFileFlag,
   'out-indent': outIndentFlag,
   'no-color': noColorFlag,
+  'force-color': forceColorFlag,
 };
 
 /** How the highstate outputter prints state runs (salt and salt-call). */

@@ -10,6 +10,8 @@ import { SignInError } from '../core/minion/minion-errors';
 import { formatOutput, type Outputter } from './output';
 import type { Io } from './salt';
 import { formatHighstate, highstateOptionsOf } from './output/highstate';
+import { getColors } from './output/colors';
+import { JidFactory } from '../core/protocol/jid';
 
 export interface SaltCallOptions {
   config: MinionConfig;
@@ -25,6 +27,10 @@ export interface SaltCallOptions {
   outIndent?: number;
   retcodePassthrough: boolean;
   logLevel: string;
+  /** Print in Salt's colours (see output/colors.ts useColor). */
+  color?: boolean;
+  /** --metadata: print the job's data (jid, fun, fun_args, id, retcode) around the return, with nested. */
+  metadata?: boolean;
 }
 
 /**
@@ -75,11 +81,26 @@ export async function runSaltCall(opts: SaltCallOptions, io: Io): Promise<number
     }
     const job = { fun: opts.fun, arg: opts.arg, tgt: minionSettings(opts.config).id, tgt_type: 'glob', jid: 'req', ret: '', user: 'root' };
     const result = await executor.run(job);
-    const out = opts.out ?? result.out ?? 'nested';
+    // Salt's caller prints its whole ret with nested under --metadata (a jid of its own, as gen_jid).
+    const printed = opts.metadata
+      ? {
+          jid: new JidFactory().next(),
+          return: result.return,
+          retcode: result.retcode,
+          ...(result.out ? { out: result.out } : {}),
+          id: job.tgt,
+          fun: opts.fun,
+          fun_args: opts.arg,
+        }
+      : result.return;
+    const out = opts.out ?? (opts.metadata ? 'nested' : (result.out ?? 'nested'));
     const text =
       out === 'highstate'
-        ? formatHighstate({ local: result.return }, highstateOptionsOf(opts.config as unknown as Record<string, unknown>, opts)) + '\n'
-        : formatOutput(out as Outputter, { local: result.return }, { indent: opts.outIndent });
+        ? formatHighstate(
+            { local: printed },
+            { ...highstateOptionsOf(opts.config as unknown as Record<string, unknown>, opts), colors: getColors(opts.color === true) },
+          ) + '\n'
+        : formatOutput(out as Outputter, { local: printed }, { indent: opts.outIndent, color: opts.color, retcode: result.retcode });
     const line = text === '' || text.endsWith('\n') ? text : `${text}\n`;
     if (opts.outFile) writeFileSync(opts.outFile, line);
     else io.out(line);

@@ -4,6 +4,7 @@ import { KeyStore } from '../core/master/key-store';
 import type { MasterConfig } from '../core/config';
 import { formatOutput, type Outputter } from './output';
 import { formatHighstate, highstateOptionsOf } from './output/highstate';
+import { getColors } from './output/colors';
 import { CliError } from './errors';
 import type { Io } from './salt';
 import type { JobCacheConfig } from '../core/master/job-cache';
@@ -23,6 +24,8 @@ export interface RunnerOptions {
   /** Salt's gather_job_timeout, for the runners that wait for minions. */
   gatherJobTimeoutSec?: number;
   out: Outputter;
+  /** Print in Salt's colours (see output/colors.ts useColor). */
+  color?: boolean;
 }
 
 /**
@@ -69,14 +72,16 @@ export async function runRunner(opts: RunnerOptions, io: Io): Promise<number> {
     result = result.data;
     if (opts.out === 'nested' && named === 'highstate' && typeof result === 'object' && result !== null) {
       io.out(
-        formatHighstate(result as Record<string, unknown>, highstateOptionsOf(opts.master as unknown as Record<string, unknown>, {})) +
-          '\n',
+        formatHighstate(result as Record<string, unknown>, {
+          ...highstateOptionsOf(opts.master as unknown as Record<string, unknown>, {}),
+          colors: getColors(opts.color === true),
+        }) + '\n',
       );
       return 0;
     }
     if (opts.out === 'nested' && isOutputter(named)) out = named;
   }
-  const text = formatOutput(out, result, {});
+  const text = formatOutput(out, result, { color: opts.color });
   if (text !== '') io.out(text.endsWith('\n') ? text : `${text}\n`);
   return 0;
 }

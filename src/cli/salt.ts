@@ -3,7 +3,8 @@ import { BrineError } from '../core/errors';
 import { LocalClient, type MasterAddress, type MinionReturn } from '../core/client/local-client';
 import { JobWaiter } from '../core/client/local-client-wait';
 import { checkTarget, type TargetType } from '../core/targeting';
-import { formatOutput, isOutputter, noReturnMessage, type Outputter } from './output';
+import { formatNoReturn, formatOutput, isOutputter, noReturnMessage, type Outputter } from './output';
+import { getColors } from './output/colors';
 import { formatHighstate, type HighstateOptions } from './output/highstate';
 import { CliError } from './errors';
 import { runBatch } from './batch';
@@ -41,6 +42,8 @@ export interface SaltOptions {
   failhard?: boolean;
   /** --batch-wait: seconds to wait after a minion returns before starting the next one. */
   batchWaitSec?: number;
+  /** Print in Salt's colours (see output/colors.ts useColor). */
+  color?: boolean;
 }
 
 export interface Io {
@@ -81,10 +84,11 @@ export async function runSalt(opts: SaltOptions, io: Io): Promise<number> {
   };
   if (opts.outFile) writeFileSync(opts.outFile, '');
   // As Salt's CLI: without --out, a return that names its outputter (state runs: highstate) is printed with it.
-  const format = (data: Record<string, unknown>, named?: string): string => {
+  const format = (data: Record<string, unknown>, named?: string, retcode?: number): string => {
+    if (!opts.out && named === 'no_return') return formatNoReturn(data, opts.color === true);
     const out = opts.out ?? (named === 'highstate' || (named !== undefined && isOutputter(named)) ? named : 'nested');
-    if (out === 'highstate') return formatHighstate(data, opts.highstate) + '\n';
-    return formatOutput(out, data, { indent: opts.outIndent, static: true });
+    if (out === 'highstate') return formatHighstate(data, { ...opts.highstate, colors: getColors(opts.color === true) }) + '\n';
+    return formatOutput(out, data, { indent: opts.outIndent, static: true, color: opts.color, retcode });
   };
 
   if (opts.batch !== undefined) {
@@ -111,12 +115,12 @@ export async function runSalt(opts: SaltOptions, io: Io): Promise<number> {
     const collected: Record<string, unknown> = {};
     const results: Record<string, unknown> = {};
     let collectedOut: string | undefined;
-    const show = (id: string, value: unknown, named?: string) => {
+    const show = (id: string, value: unknown, named?: string, retcode?: number) => {
       results[id] = value;
       if (opts.static) {
         collected[id] = value;
         collectedOut ??= named;
-      } else print(format({ [id]: value }, named));
+      } else print(format({ [id]: value }, named, retcode));
     };
     const waiter = new JobWaiter(client, { timeoutMs: opts.timeoutSec * 1000, gatherMs: opts.gatherJobTimeoutSec * 1000 });
     waiter.add(pub);
@@ -131,11 +135,11 @@ export async function runSalt(opts: SaltOptions, io: Io): Promise<number> {
         failed = true;
         failures.add(ev.ret.id);
       }
-      show(ev.ret.id, ev.ret.return, ev.ret.out);
+      show(ev.ret.id, ev.ret.return, ev.ret.out, ev.ret.retcode);
     }
     // --hide-timeout leaves them out entirely, and so out of the exit code (as Salt's show_timeout=False).
     if (!opts.hideTimeout) {
-      for (const m of missing) show(m.id, noReturnMessage(pub.jid, m.reason));
+      for (const m of missing) show(m.id, noReturnMessage(pub.jid, m.reason), 'no_return');
       if (missing.length > 0) failed = true;
     }
     if (opts.static) print(format(collected, collectedOut));

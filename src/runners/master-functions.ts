@@ -28,6 +28,9 @@ import { PluginLoader } from '../plugins/loader/loader';
 import { pluginPackageDirs } from '../plugins/loader/package-dirs';
 import type { LoadProblem } from '../plugins/loader/registry';
 import { StaticConfig } from '../plugins/services/config';
+import { MinionPillar } from '../plugins/services/pillar';
+import { compilePillar } from '../core/pillar';
+import { hostname } from 'node:os';
 import { BUILTIN_MASTER_PLUGINS } from '../../plugins';
 import { builtinRunners } from './builtin-runners';
 import { wheelFunctions } from './wheel';
@@ -117,14 +120,36 @@ export class MasterFunctions {
     const { master } = o;
     const resolveTarget = targetResolver(master, o.keys);
     const packages = pluginPackageDirs(master.plugin_dirs);
+    // The master as Salt's MasterMinion sees itself: the id `<host>_master` unless configured,
+    // its own pillar from pillar_roots (orchestrations render with it).
+    const opts = { ...master, id: master.id ?? `${hostname()}_master` } as unknown as Record<string, unknown>;
+    let grains = (): Record<string, unknown> => ({});
+    const pillar = new MinionPillar((p) =>
+      compilePillar({
+        minionId: String(opts.id),
+        grains: grains(),
+        opts,
+        saltenv: p.saltenv,
+        pillarenv: p.pillarenv,
+        pillarOverride: p.override,
+        log: o.logger && {
+          critical: (m) => o.logger?.error(m),
+          error: (m) => o.logger?.error(m),
+          warning: (m) => o.logger?.warning(m),
+          debug: (m) => o.logger?.debug(m),
+        },
+      }),
+    );
     const plugins = await new PluginLoader({
-      config: new StaticConfig(master as unknown as Record<string, unknown>),
+      config: new StaticConfig(opts),
+      pillar,
       logger: o.logger,
       builtins: BUILTIN_MASTER_PLUGINS,
       moduleDirs: master.module_dirs ?? [],
       npm: { nodeModules: packages.dirs },
       services: [[IMaster, new MasterView(o, resolveTarget)]],
     }).load();
+    grains = () => plugins.grains.all();
     const problems = [...packages.problems, ...plugins.registry.problems];
     for (const p of problems) o.logger?.warning(`${p.origin}: ${p.error.message}`);
     const executor = new Executor(plugins, o.logger);

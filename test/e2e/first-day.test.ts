@@ -157,10 +157,18 @@ describe('version identity', () => {
 });
 
 describe('flags scripts use', () => {
-  it('--no-color is accepted where Salt has it (output is never coloured)', async () => {
+  it("--force-color prints Salt's colours even into a pipe, --no-color none; salt-call --metadata prints the job's data", async () => {
+    // Salt's nested outputter: the minion id cyan, True light yellow, each closed by \x1b[0;0m.
+    const colored = '\x1b[0;36mday1\x1b[0;0m:\n    \x1b[0;1;33mTrue\x1b[0;0m\n';
+    expect((await cluster.salt('day1', 'test.ping', '--force-color')).stdout).toBe(colored);
     expect((await cluster.salt('day1', 'test.ping', '--no-color')).stdout).toBe('day1:\n    True\n');
-    expect((await cluster.run('salt-run', ['manage.up', '--no-color'])).code).toBe(0);
+    const run = await cluster.run('salt-run', ['manage.up', '--force-color']);
+    expect(run.stdout).toContain('\x1b[0;32m- day1\x1b[0;0m');
     expect((await cluster.run('salt-key', ['-L', '--no-color'])).code).toBe(0);
+    const call = await cluster.run('salt-call', ['--local', 'test.ping', '--metadata', '--out', 'json'], cluster.minionDir('day1'));
+    const { local } = JSON.parse(call.stdout);
+    expect(local).toMatchObject({ return: true, retcode: 0, id: 'day1', fun: 'test.ping', fun_args: [] });
+    expect(local.jid).toMatch(/^\d{20}$/);
   }, 30_000);
 
   it('--no-parse keeps the named keyword arguments as text', async () => {

@@ -130,6 +130,23 @@ const ORDER: Array<[string, Mode]> = [
   ['saltgui/S42-cmdbox-wheel-key-finger', 'exact'],
   ['saltgui/S43-cmdbox-wheel-key-accept-include', 'exact'],
   ['saltgui/S45-cmdbox-local-compound', 'exact'],
+  // The master's id is its host's (vm_master in the capture): test/runners/master-functions compares the rest.
+  ['saltgui/S06-runner-state-orchestrate-show-sls', 'status'],
+  ['saltgui/S15-local-pillar-obfuscate-all', 'exact'],
+  ['saltgui/S16-local-pillar-items-minion', 'exact'],
+  ['saltgui/S17-runner-cache-pillar-all', 'exact'],
+  ['saltgui/S18-runner-cache-pillar-minion', 'exact'],
+  ['saltgui/S19-local-beacons-list-all', 'exact'],
+  ['saltgui/S20-local-beacons-list-minion', 'exact'],
+  ['saltgui/S21-local-beacons-list-available', 'status'],
+  ['saltgui/S22-local-schedule-list-all', 'exact'],
+  ['saltgui/S23-local-schedule-list-minion', 'exact'],
+  ['saltgui/S24-local-mine-valid-all', 'exact'],
+  ['saltgui/S25-local-mine-valid-minion', 'exact'],
+  ['saltgui/S26-local-mine-get', 'exact'],
+  // Which modules a minion has is the host's and the release's: the answer's shape is Salt's.
+  ['saltgui/S27-local-test-providers', 'shape'],
+  ['saltgui/S44-cmdbox-local-state-apply', 'exact'],
   ['saltgui/S46-doc-sys-doc', 'status'],
   ['saltgui/S47-doc-runners-doc-runner', 'status'],
   ['saltgui/S48-doc-runners-doc-wheel', 'status'],
@@ -185,6 +202,10 @@ describe('salt-api: the corpus exchanges replayed', () => {
     },
     // SaltGUI read the job of its last test.ping (S35), whose jid it learned from the event bus.
     'saltgui/S36-runner-jobs-list-job': () => mapLastJob('20261203073257554701'),
+    // Salt's minion ran mine.update at start (its __mine_interval job); brine's is asked here.
+    'saltgui/S26-local-mine-get': async () => {
+      await cluster.run('salt', ['web1', 'mine.update']);
+    },
     '83b-get-stats-collect-stats-off': async () => {
       const login = () =>
         fetch(`http://127.0.0.1:${port}/login`, {

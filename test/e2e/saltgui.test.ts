@@ -18,11 +18,6 @@ const SHOTS = join(REPO, 'test-results', 'saltgui');
 const haveBrowser = existsSync(CHROMIUM);
 /** Files SaltGUI asks for and treats a 404 of as "not configured" (saltgui-calls.md). */
 const OPTIONAL_FILES = ['/static/salt-motd.txt', '/static/salt-motd.html', '/static/minions.txt'];
-/**
- * Calls brine cannot answer yet, each with why: SaltGUI asks for the orchestrations at login and
- * hides that menu when the call fails. The runner needs the state compiler on the master.
- */
-const KNOWN_MISSING = ['"fun":"state.orchestrate_show_sls"'];
 if (!haveBrowser && process.env.CI === 'true') throw new Error(`${CHROMIUM} is missing: .ci/run installs Debian's chromium package`);
 
 describe.skipIf(!haveBrowser)('SaltGUI in Chromium against brine', () => {
@@ -54,8 +49,7 @@ describe.skipIf(!haveBrowser)('SaltGUI in Chromium against brine', () => {
     page.on('pageerror', (err) => errors.push(`page error: ${err.message}`));
     page.on('response', (res) => {
       const path = new URL(res.url()).pathname;
-      const body = res.request().postData() ?? '';
-      if (res.status() >= 400 && !OPTIONAL_FILES.includes(path) && !KNOWN_MISSING.some((k) => body.includes(k)))
+      if (res.status() >= 400 && !OPTIONAL_FILES.includes(path))
         errors.push(`${res.status()} from ${res.request().method()} ${path}: ${res.request().postData() ?? ''}`);
     });
   }, 180_000);

@@ -4,7 +4,7 @@
  * key store and minion data cache and in-memory jobs.
  */
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { hostname, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MasterConfig } from '../../src/core/config';
@@ -12,8 +12,10 @@ import type { JobRunner, LocalJob } from '../../src/core/client/local-jobs';
 import { KeyStore } from '../../src/core/master/key-store';
 import { MasterFunctions } from '../../src/runners/master-functions';
 import { compareVersions } from '../../plugins/manage';
+import { readExchange } from '../support/api-exchanges';
 
 const KEYS = resolve(__dirname, '../../..', 'shared/salt-wire/keys');
+const SRV = resolve(__dirname, '../../..', 'shared/salt-api/srv-files');
 const pub = (name: string) => readFileSync(join(KEYS, `${name}.pub`), 'utf8').trim();
 
 const dir = mkdtempSync(join(tmpdir(), 'brine-master-fns-'));
@@ -46,6 +48,8 @@ function masterConfig(moduleDirs: string[]): MasterConfig {
     publish_port: 4505,
     master_job_cache: 'local_cache',
     flavour: 'brine-test',
+    file_roots: { base: [join(SRV, 'states')] },
+    pillar_roots: { base: [join(SRV, 'pillar')] },
   } as unknown as MasterConfig;
 }
 
@@ -131,6 +135,18 @@ describe('master functions', () => {
     // A plugin module of a built-in name replaces it.
     expect(await run(extended, 'manage.up')).toEqual(['from-plugin']);
     expect(plain.runners.has('inventory.count')).toBe(false);
+  });
+
+  it("state.orchestrate_show_sls answers the master minion's high data as Salt's (corpus S06)", async () => {
+    const captured = JSON.parse(readExchange('saltgui/S06-runner-state-orchestrate-show-sls').responseBody) as {
+      return: Array<Record<string, unknown>>;
+    };
+    const expected = { [`${hostname()}_master`]: captured.return[0].vm_master };
+    expect(await run(plain, 'state.orchestrate_show_sls', ['*'])).toEqual(expected);
+    expect(JSON.stringify(await run(plain, 'state.orchestrate_show_sls', ['*']))).toBe(JSON.stringify(expected));
+    expect(await run(plain, 'state.orchestrate_show_sls', ['nope'])).toEqual({
+      [`${hostname()}_master`]: ["No matching sls found for 'nope' in env 'base'"],
+    });
   });
 
   it("answers a bad call with Salt's wording", async () => {

@@ -1,7 +1,8 @@
 /**
  * A brine master with web1 (role: web) and db1 (role: db) and salt-api in front of it, set up as
  * the salt-api corpus was captured (../shared/salt-api/README.md): file eauth with apiuser
- * (everything) and limited (test.ping), the same nodegroups, and a copy of SaltGUI as the app.
+ * (everything) and limited (test.ping), the same nodegroups, states, pillar and mine_functions, and
+ * a copy of SaltGUI as the app.
  */
 import { cpSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -10,6 +11,8 @@ import { loadMasterConfig } from '../../src/core/config';
 import { Cluster, REPO, freePort } from './cluster';
 
 export const SALTGUI = join(REPO, '..', 'shared', 'saltgui');
+/** The capture's states (hello, orch.ping) and pillar (site_name, db_password). */
+const SRV_FILES = join(REPO, '..', 'shared', 'salt-api', 'srv-files');
 
 export class ApiCluster {
   api!: ApiDaemon;
@@ -26,6 +29,8 @@ export class ApiCluster {
         file: { '^filename': 'ROOT/htpasswd', '^filetype': 'text', limited: ['test.ping'], apiuser: ['.*', '@runner', '@wheel', '@jobs'] },
       },
       nodegroups: { webgroup: 'G@role:web', allgroup: 'L@web1,db1' },
+      file_roots: { base: [join(SRV_FILES, 'states')] },
+      pillar_roots: { base: [join(SRV_FILES, 'pillar')] },
       rest_cherrypy: {
         port,
         host: '127.0.0.1',
@@ -45,8 +50,8 @@ export class ApiCluster {
     writeFileSync(masterFile, readFileSync(masterFile, 'utf8').replace(/ROOT/g, cluster.root));
     await cluster.startMaster();
     await cluster.startAccepted([
-      { id: 'web1', grains: { role: 'web' } },
-      { id: 'db1', grains: { role: 'db' } },
+      { id: 'web1', grains: { role: 'web' }, config: { mine_functions: { 'test.ping': [] } } },
+      { id: 'db1', grains: { role: 'db' }, config: { mine_functions: { 'test.ping': [] } } },
     ]);
     await self.startApi();
     return self;

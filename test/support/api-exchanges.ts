@@ -61,6 +61,8 @@ export function normalise(text: string): string {
     .replace(/"(start|expire)": [0-9.]+/g, '"$1": "<TIME>"')
     .replace(/Cheroot HTTPServer \d+/g, 'Cheroot HTTPServer <ID>')
     .replace(/"_stamp": "[^"]+"/g, '"_stamp": "<STAMP>"')
+    .replace(/"start_time": "\d\d:\d\d:\d\d\.\d{6}"/g, '"start_time": "<TIME>"')
+    .replace(/"duration": [0-9.]+/g, '"duration": "<DURATION>"')
     .replace(/"StartTime": "\d{4}, \w{3} \d\d \d\d:\d\d:\d\d\.\d{6}"/g, '"StartTime": "<STARTTIME>"')
     .replace(/([0-9a-f]{2}:){31}[0-9a-f]{2}/g, '<FINGERPRINT>')
     .replace(/127\.0\.0\.1:\d+/g, '127.0.0.1:<PORT>');

@@ -19,8 +19,7 @@ export default class SaltCall extends Command {
     id: Flags.string({ description: 'Run as this minion id' }),
     'retcode-passthrough': Flags.boolean({ description: "Exit with the function's retcode" }),
     ...stateOutputFlags,
-    'no-color': Flags.boolean({ description: 'Print without colours' }),
-    'force-color': Flags.boolean({ description: 'Print with colours even when not on a terminal' }),
+    metadata: Flags.boolean({ description: 'Print the execution metadata (jid, fun, retcode, ...) as well as the return' }),
   };
 
   async run(): Promise<void> {
@@ -28,6 +27,7 @@ export default class SaltCall extends Command {
     const { loadMinionForCli } = await import('../context.js');
     const { noParseNames, parseCliArgs, positionalWords } = await import('../args.js');
     const { runSaltCall } = await import('../salt-call.js');
+    const { useColor } = await import('../output/colors.js');
     const overrides: Record<string, unknown> = {};
     if (flags['log-file']) overrides.log_file = flags['log-file'];
     if (flags['log-file-level']) overrides.log_level_logfile = flags['log-file-level'];
@@ -45,6 +45,8 @@ export default class SaltCall extends Command {
         outFile: flags['out-file'],
         outIndent: flags['out-indent'],
         retcodePassthrough: flags['retcode-passthrough'],
+        color: useColor(flags, process.stdout.isTTY === true),
+        metadata: flags.metadata,
         // Salt's salt-call logs to the console at the config's log_level (default warning) unless -l says.
         logLevel: String(flags['log-level'] ?? config.log_level ?? 'warning'),
       },

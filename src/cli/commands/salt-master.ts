@@ -12,10 +12,11 @@ export default class SaltMaster extends Command {
     const { flags } = await this.parse(SaltMaster);
     const { startDaemon } = await import('../context.js');
     const { Master } = await import('../../core/master/master.js');
+    const { masterPillarPlugins } = await import('../master-pillar-plugins.js');
     const { EventReturns } = await import('../../plugins/event-returns.js');
     const { BUILTIN_RETURNERS } = await import('../../../plugins/index.js');
     await startDaemon('master', flags, (config, logging) => {
-      const master = new Master(config, logging.getLogger('salt.master'));
+      const master = new Master(config, logging.getLogger('salt.master'), { pillarPlugins: masterPillarPlugins(config, logging) });
       let returns: Awaited<ReturnType<typeof EventReturns.start>>;
       return {
         start: async () => {

@@ -1,7 +1,7 @@
 import * as Args from '@oclif/core/args';
 import { Command } from '@oclif/core/command';
 import * as Flags from '@oclif/core/flags';
-import { commonFlags, noColorFlag, noParseFlag, outFlag } from '../flags';
+import { commonFlags, forceColorFlag, noColorFlag, noParseFlag, outFlag } from '../flags';
 
 export default class SaltRun extends Command {
   static override summary = 'Run a runner function on the master (manage.*, jobs.*, state.event)';
@@ -19,6 +19,7 @@ export default class SaltRun extends Command {
     ...commonFlags,
     out: outFlag,
     'no-color': noColorFlag,
+    'force-color': forceColorFlag,
     'no-parse': noParseFlag,
     timeout: Flags.integer({ char: 't', description: 'Seconds to wait for the minions' }),
   };
@@ -28,6 +29,7 @@ export default class SaltRun extends Command {
     const { loadMasterForCli } = await import('../context.js');
     const { noParseNames, parseCliArgs, positionalWords } = await import('../args.js');
     const { runRunner } = await import('../salt-run.js');
+    const { useColor } = await import('../output/colors.js');
     const { config } = loadMasterForCli(flags['config-dir'], flags['log-level']);
     process.exitCode = await runRunner(
       {
@@ -37,6 +39,7 @@ export default class SaltRun extends Command {
         timeoutSec: flags.timeout ?? config.timeout,
         gatherJobTimeoutSec: config.gather_job_timeout,
         out: (flags.out ?? 'nested') as 'nested',
+        color: useColor(flags, process.stdout.isTTY === true),
       },
       { out: (t) => process.stdout.write(t), err: (t) => process.stderr.write(t) },
     );

@@ -48,6 +48,7 @@ export default class Salt extends Command {
     const { loadMasterForCli } = await import('../context.js');
     const { runSalt } = await import('../salt.js');
     const { highstateOptionsOf } = await import('../output/highstate.js');
+    const { useColor } = await import('../output/colors.js');
     const types = (['pcre', 'list', 'grain', 'grain-pcre', 'pillar', 'pillar-pcre', 'ipcidr', 'compound', 'nodegroup'] as const).filter(
       (t) => flags[t],
     );
@@ -82,6 +83,7 @@ export default class Salt extends Command {
         failhard: flags.failhard,
         subset: flags.subset,
         batchWaitSec: flags['batch-wait'] === undefined ? 0 : Number(flags['batch-wait']),
+        color: useColor(flags, process.stdout.isTTY === true),
       },
       { out: (t) => process.stdout.write(t), err: (t) => process.stderr.write(t), errIsTty: process.stderr.isTTY === true },
     );

@@ -1,12 +1,13 @@
 /**
- * Salt's `highstate` outputter (salt/output/highstate.py) without colour: each state in
+ * Salt's `highstate` outputter (salt/output/highstate.py), in Salt's colours when asked: each state in
  * `__run_num__` order in the chosen `state_output` mode, then the summary block with Salt's
  * counting rules and column widths.
  *
  *   formatHighstate({ local: ret }, { stateOutput: 'terse' })
  */
 import { nestedLines } from './nested';
-import { pyFloat, pyStr } from '../../core/pycompat';
+import { NO_COLORS, type Colors } from './colors';
+import { pyFloat, pySplitlines, pyStr } from '../../core/pycompat';
 
 export const STATE_OUTPUT_MODES = ['full', 'terse', 'mixed', 'changes', 'full_id', 'terse_id', 'mixed_id', 'changes_id', 'filter'] as const;
 export type StateOutputMode = (typeof STATE_OUTPUT_MODES)[number];
@@ -20,6 +21,8 @@ export interface HighstateOptions {
   stateOutputDiff?: boolean;
   /** Salt's state_output_profile (default true): Started/Duration lines. */
   stateOutputProfile?: boolean;
+  /** Salt's colours (default none): green clean, cyan changed, red failed, light yellow not run (test). */
+  colors?: Colors;
 }
 
 type Ret = Record<string, unknown>;
@@ -60,11 +63,11 @@ function pyValue(v: unknown): string {
   return pyStr(v);
 }
 
-function formatChanges(changes: unknown): { changed: boolean; text: string } {
+function formatChanges(changes: unknown, colors: Colors): { changed: boolean; text: string } {
   if (!changes || (isObj(changes) && Object.keys(changes).length === 0) || (Array.isArray(changes) && changes.length === 0))
     return { changed: false, text: '' };
   if (!isObj(changes)) return { changed: true, text: `Invalid Changes data: ${pyStr(changes)}` };
-  return { changed: true, text: '\n' + nestedLines(changes, 14).join('\n') };
+  return { changed: true, text: '\n' + nestedLines(changes, 14, { colors }).join('\n') };
 }
 
 function resultWord(ret: Ret): string {
@@ -73,12 +76,12 @@ function resultWord(ret: Ret): string {
   return isObj(ret.changes) && Object.keys(ret.changes).length ? 'Changed' : 'Clean';
 }
 
-function formatTerse(comps: string[], ret: Ret, nameIndex: number, profile: boolean): string {
+function formatTerse(comps: string[], ret: Ret, nameIndex: number, profile: boolean, tcolor: string, c: Colors): string {
   let s = '';
-  if (Array.isArray(ret.warnings)) s += `Warnings:\n${ret.warnings.map(String).join('\n')}`;
-  s += `  Name: ${comps[nameIndex]} - Function: ${comps[0]}.${comps[comps.length - 1]} - Result: ${resultWord(ret)}`;
+  if (Array.isArray(ret.warnings)) s += `${c.LIGHT_RED}Warnings:\n${ret.warnings.map(String).join('\n')}${c.ENDC}`;
+  s += ` ${tcolor} Name: ${comps[nameIndex]} - Function: ${comps[0]}.${comps[comps.length - 1]} - Result: ${resultWord(ret)}`;
   if (profile && 'start_time' in ret) s += ` - Started: ${pyStr(ret.start_time)} - Duration: ${pyValue(ret.duration)} ms`;
-  return s;
+  return s + c.ENDC;
 }
 
 function formatHost(host: string, data: unknown, opts: HighstateOptions): string {
@@ -88,14 +91,19 @@ function formatHost(host: string, data: unknown, opts: HighstateOptions): string
   const profile = opts.stateOutputProfile ?? true;
   const nameIndex = mode.endsWith('_id') ? 1 : 2;
   const base = mode.replace(/_id$/, '');
+  const c = opts.colors ?? NO_COLORS;
+  const header = (color: string): string => `${color}${host}:${c.ENDC}`;
   if (Array.isArray(data)) {
-    hstrs.push('    Data failed to compile:');
-    for (const err of data) hstrs.push(`----------\n    ${pyStr(err)}`);
-    return [`${host}:`, ...hstrs].join('\n');
+    hstrs.push(`    ${c.LIGHT_RED}Data failed to compile:${c.ENDC}`);
+    for (const err of data) hstrs.push(`${c.LIGHT_RED}----------\n    ${pyStr(err).replace(/\x1b/g, '?')}${c.ENDC}`);
+    return [header(c.LIGHT_RED), ...hstrs].join('\n');
   }
   if (!isObj(data)) {
-    return [`${host}:`, `    ${pyStr(data)}`].join('\n');
+    // A number or text (from saltmod.function): green lines under a cyan host.
+    const lines = typeof data === 'string' ? pySplitlines(data) : [pyStr(data)];
+    return [header(c.CYAN), ...lines.map((l) => `${c.GREEN}    ${l}${c.ENDC}`)].join('\n');
   }
+  let hcolor = c.GREEN;
   const counts = new Map<string, number>();
   const bump = (k: string): void => void counts.set(k, (counts.get(k) ?? 0) + 1);
   let nchanges = 0;
@@ -106,13 +114,16 @@ function formatHost(host: string, data: unknown, opts: HighstateOptions): string
     bump(String(ret.result));
     const d = Number(ret.duration ?? 0);
     if (!Number.isNaN(d)) durations += d;
-    const { changed, text } = formatChanges(ret.changes);
+    const { changed, text } = formatChanges(ret.changes, c);
     if (changed) nchanges++;
     if (opts.stateOutputDiff && ret.result && !changed) continue;
     if (!verbose && ret.result && !changed) continue;
+    let tcolor = changed ? c.CYAN : c.GREEN;
+    if (ret.result === false) hcolor = tcolor = c.RED;
+    if (ret.result === null) hcolor = tcolor = c.LIGHT_YELLOW;
     const comps = tname.split('_|-');
     if (base === 'terse' || (base === 'mixed' && ret.result !== false) || (base === 'changes' && ret.result && !changed)) {
-      hstrs.push(formatTerse(comps, ret, nameIndex, profile));
+      hstrs.push(formatTerse(comps, ret, nameIndex, profile, tcolor, c));
       continue;
     }
     const lines = [
@@ -140,11 +151,12 @@ function formatHost(host: string, data: unknown, opts: HighstateOptions): string
       lines.push(`     Started: ${pyStr(ret.start_time)}`);
       lines.push(`    Duration: ${pyValue(ret.duration)} ms`);
     }
-    hstrs.push(...lines);
-    hstrs.push(`     Changes:   ${text}`);
+    // Salt colours each line after its first four spaces (the separator from its start).
+    hstrs.push(...lines.map((l) => (l === '----------' ? `${tcolor}${l}${c.ENDC}` : `    ${tcolor}${l.slice(4)}${c.ENDC}`)));
+    hstrs.push(`${tcolor}     Changes:   ${text}${c.ENDC}`);
     if (Array.isArray(ret.warnings)) {
       bump('warnings');
-      hstrs.push(`    Warnings: ${wrap(ret.warnings.map(String).join('\n'), 80, 14).trimStart()}`);
+      hstrs.push(`   ${c.LIGHT_RED} Warnings: ${wrap(ret.warnings.map(String).join('\n'), 80, 14).trimStart()}${c.ENDC}`);
     }
   }
   const labels = { True: 'Succeeded', False: 'Failed', warnings: 'Warnings' };
@@ -152,17 +164,19 @@ function formatHost(host: string, data: unknown, opts: HighstateOptions): string
   const labelMax = Math.max(...['Succeeded', 'Failed', 'Not Run', 'Warnings'].map((l) => l.length));
   const lineMax = labelMax + countMax + 2;
   const row = (label: string, count: number): string => `${label}: ${String(count).padStart(lineMax - (label.length + 2))}`;
-  hstrs.push(`\nSummary for ${host}\n${'-'.repeat(lineMax)}`);
+  const paint = (color: string, text: string): string => `${color}${text}${c.ENDC}`;
+  hstrs.push(paint(c.CYAN, `\nSummary for ${host}\n${'-'.repeat(lineMax)}`));
   const stats: string[] = [];
   const none = counts.get('null') ?? 0;
-  if (none > 0) stats.push(`unchanged=${none}`);
-  if (nchanges > 0) stats.push(`changed=${nchanges}`);
-  hstrs.push(row(labels.True, (counts.get('true') ?? 0) + none) + (stats.length ? ` (${stats.join(', ')})` : ''));
-  hstrs.push(row(labels.False, counts.get('false') ?? 0));
+  if (none > 0) stats.push(paint(c.LIGHT_YELLOW, `unchanged=${none}`));
+  if (nchanges > 0) stats.push(paint(c.GREEN, `changed=${nchanges}`));
+  hstrs.push(paint(c.GREEN, row(labels.True, (counts.get('true') ?? 0) + none)) + (stats.length ? ` (${stats.join(', ')})` : ''));
+  const failed = counts.get('false') ?? 0;
+  hstrs.push(paint(failed ? c.RED : c.CYAN, row(labels.False, failed)));
   const warnings = counts.get('warnings') ?? 0;
-  if (warnings) hstrs.push(row(labels.warnings, warnings));
+  if (warnings) hstrs.push(paint(c.LIGHT_RED, row(labels.warnings, warnings)));
   const total = [...counts.entries()].filter(([k]) => k !== 'warnings').reduce((a, [, v]) => a + v, 0);
-  hstrs.push(`${'-'.repeat(lineMax)}\nTotal states run: ${String(total).padStart(lineMax - 7)}`);
+  hstrs.push(paint(c.CYAN, `${'-'.repeat(lineMax)}\nTotal states run: ${String(total).padStart(lineMax - 7)}`));
   if (profile) {
     let sum = durations;
     let unit = 'ms';
@@ -170,9 +184,9 @@ function formatHost(host: string, data: unknown, opts: HighstateOptions): string
       sum /= 1000;
       unit = 's';
     }
-    hstrs.push(`Total run time: ${sum.toFixed(3).padStart(lineMax - 5)} ${unit}`);
+    hstrs.push(paint(c.CYAN, `Total run time: ${sum.toFixed(3).padStart(lineMax - 5)} ${unit}`));
   }
-  return [`${host}:`, ...hstrs].join('\n');
+  return [header(hcolor), ...hstrs].join('\n');
 }
 
 /** textwrap.fill with the same indent for every line. */

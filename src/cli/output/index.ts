@@ -12,8 +12,9 @@ import { OutputError } from './errors';
 import { BrineError } from '../../core/errors';
 import { formatJson, type JsonIndent } from '../../core/pycompat';
 import { nestedLines } from './nested';
+import { getColors } from './colors';
 import { formatPprint, formatYaml } from '../../core/pycompat';
-import { entriesOf, isBytes, isMapping, pyRepr, pySplitlines, pyStr } from '../../core/pycompat';
+import { compareCodePoints, entriesOf, isBytes, isMapping, pyRepr, pySplitlines, pyStr } from '../../core/pycompat';
 
 export const OUTPUTTERS = ['nested', 'json', 'yaml', 'txt', 'raw', 'quiet', 'pprint', 'newline_values_only'] as const;
 export type Outputter = (typeof OUTPUTTERS)[number];
@@ -32,8 +33,10 @@ export interface OutputOptions {
    * does without --static; true or unset = one document.
    */
   static?: boolean;
-  /** Colour is not produced; only false is accepted. */
-  color?: false;
+  /** Salt's colours (nested outputter; default off): see colors.ts useColor for when a CLI asks. */
+  color?: boolean;
+  /** The return's retcode: the nested outputter prints a failed return's keys in red, as Salt's `_retcode`. */
+  retcode?: number;
 }
 
 /** Whether a name is one of brine's outputters (for validating `--out`). */
@@ -58,7 +61,7 @@ export function formatOutput(outputter: Outputter, data: unknown, opts: OutputOp
 function render(outputter: Outputter, data: unknown, opts: OutputOptions): string {
   switch (outputter) {
     case 'nested':
-      return nestedLines(data, opts.nestedIndent ?? 0).join('\n');
+      return nestedLines(data, opts.nestedIndent ?? 0, { colors: getColors(opts.color === true), retcode: opts.retcode }).join('\n');
     case 'json':
       return formatJson(data, opts.indent === undefined ? 4 : opts.indent);
     case 'yaml':
@@ -122,6 +125,29 @@ function splitBytesLines(b: Uint8Array): Uint8Array[] {
   }
   if (start < b.length) lines.push(b.subarray(start));
   return lines;
+}
+
+/**
+ * salt/output/no_return.py, what Salt's CLI prints a minion that did not return with: keys in
+ * cyan, each line of the message in red (the colour before the indent). Without colour it is the
+ * nested outputter's text.
+ */
+export function formatNoReturn(data: Record<string, unknown>, color: boolean): string {
+  const c = getColors(color);
+  let out = '';
+  const display = (value: unknown, indent: number): void => {
+    if (typeof value === 'string') {
+      for (const line of value.split('\n')) out += `${c.RED}${' '.repeat(indent)}${line}${c.ENDC}\n`;
+    } else if (isMapping(value)) {
+      for (const [key, val] of entriesOf(value).sort((a, b) => compareCodePoints(a[0], b[0]))) {
+        out += `${c.CYAN}${' '.repeat(indent)}${key}${c.ENDC}:\n`;
+        display(val, indent + 4);
+      }
+    }
+  };
+  display(data, 0);
+  const trimmed = out.replace(/\s+$/u, '');
+  return trimmed === '' ? '' : trimmed + '\n';
 }
 
 /**

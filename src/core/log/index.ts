@@ -1,4 +1,5 @@
 export { createLogging, type Logger, type Logging, type LoggingOptions } from './logging';
+export { RepeatedWarning } from './repeated-warning';
 export { LEVELS, levelNumber, isLevelName, type LevelName } from './levels';
 export {
   formatConsoleLine,

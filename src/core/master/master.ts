@@ -24,7 +24,7 @@ import {
 } from './job-cache';
 import { KeyStore, STATE_DIRS, type KeyListing } from './key-store';
 import { MinionDataCache } from './minion-data-cache';
-import { MasterPillar } from './pillar-service';
+import { MasterPillar, type PillarPlugins } from './pillar-service';
 import { MineStore } from './mine-store';
 import { MinionRequests } from './minion-requests';
 import { PublishKey } from './publish-key';
@@ -156,6 +156,8 @@ export class Master {
   private cleaner?: JobCacheCleaner;
   private rsa?: RsaPool;
   private readonly rsaInProcess: boolean;
+  /** What the daemon's plugins add to pillar compiles (ext_pillar packages, salt[...] in pillar templates). */
+  private readonly pillarPlugins?: PillarPlugins;
 
   /**
    * `transport`: ZeroMQ unless given (unit tests run the master over the in-memory one).
@@ -165,8 +167,9 @@ export class Master {
   constructor(
     private readonly settings: MasterSettings,
     private readonly log: Logger,
-    options: { transport?: Transport; rsa?: 'threads' | 'in-process' } = {},
+    options: { transport?: Transport; rsa?: 'threads' | 'in-process'; pillarPlugins?: PillarPlugins } = {},
   ) {
+    this.pillarPlugins = options.pillarPlugins;
     this.transport = options.transport ?? zeromqTransport;
     this.rsaInProcess = options.rsa === 'in-process';
     this.keys = new KeyStore({ pkiDir: settings.pki_dir });
@@ -252,7 +255,7 @@ export class Master {
       rsa,
       log,
       hooks: { rootKey: () => this.rootKey, beforePublish: () => this.reconcileKeys() },
-      pillar: new MasterPillar(s as unknown as Record<string, unknown>, dataCache, this.log),
+      pillar: new MasterPillar(s as unknown as Record<string, unknown>, dataCache, this.log, this.pillarPlugins),
       minionRequests: new MinionRequests({
         files: { file_roots: s.file_roots, file_buffer_size: s.file_buffer_size, hash_type: s.hash_type },
         mine: new MineStore(s.cachedir),

@@ -3,7 +3,7 @@
  * (`max_pending_keys`), a bounded rate of new connections per address (`connection_rate_limit`)
  * and of `_auth` requests per connection (`auth_rate_limit`).
  */
-import type { Logger } from '../log';
+import { RepeatedWarning, type Logger } from '../log';
 
 /** Salt has no cap; brine's default leaves room for a large roll-out between two `salt-key -A`. */
 export const DEFAULT_MAX_PENDING_KEYS = 1000;
@@ -22,28 +22,24 @@ export const DEFAULT_CONNECTION_RATE_LIMIT = 100;
  * logged once a minute with their count rather than once each.
  */
 export class PendingKeyCap {
-  private refused = 0;
-  private lastLog = -Infinity;
+  private readonly refused: RepeatedWarning;
 
   constructor(
     readonly max: number,
-    private readonly log: Logger,
-    private readonly now: () => number = Date.now,
-  ) {}
+    log: Logger,
+    now: () => number = Date.now,
+  ) {
+    this.refused = new RepeatedWarning(log, 60_000, now);
+  }
 
   /** Whether one more pending key may be written, given how many wait now. */
   allows(pendingNow: number): boolean {
     if (pendingNow < this.max) return true;
-    this.refused++;
-    const t = this.now();
-    if (t - this.lastLog >= 60_000) {
-      this.log.warning(
-        `max_pending_keys (${this.max}) keys are waiting in minions_pre: the keys of ${this.refused} new minion(s) were not stored ` +
-          `since the last report; accept or delete pending keys with salt-key, or raise max_pending_keys`,
-      );
-      this.lastLog = t;
-      this.refused = 0;
-    }
+    this.refused.note(
+      (n) =>
+        `max_pending_keys (${this.max}) keys are waiting in minions_pre: the keys of ${n} new minion(s) were not stored ` +
+        `since the last report; accept or delete pending keys with salt-key, or raise max_pending_keys`,
+    );
     return false;
   }
 }
@@ -97,30 +93,25 @@ export class SignInRateLimit {
  */
 export class ConnectionRateLimit {
   private readonly counter: PerSecondCounter;
-  private refused = 0;
-  private lastLog = -Infinity;
+  private readonly refused: RepeatedWarning;
 
   constructor(
     readonly perSecond: number,
-    private readonly log: Logger,
-    private readonly now: () => number = Date.now,
+    log: Logger,
+    now: () => number = Date.now,
   ) {
     this.counter = new PerSecondCounter(now);
+    this.refused = new RepeatedWarning(log, 60_000, now);
   }
 
   allow(address: string): boolean {
     if (this.counter.add(address) <= this.perSecond) return true;
-    this.refused++;
-    const t = this.now();
-    if (t - this.lastLog >= 60_000) {
-      this.log.warning(
-        `Refused ${this.refused} connection(s) to the request port since the last report: more than connection_rate_limit ` +
-          `(${this.perSecond}) new connections per second from one address (last: ${address}); raise connection_rate_limit ` +
-          'if many minions share that address',
-      );
-      this.lastLog = t;
-      this.refused = 0;
-    }
+    this.refused.note(
+      (n) =>
+        `Refused ${n} connection(s) to the request port since the last report: more than connection_rate_limit ` +
+        `(${this.perSecond}) new connections per second from one address (last: ${address}); raise connection_rate_limit ` +
+        'if many minions share that address',
+    );
     return false;
   }
 }

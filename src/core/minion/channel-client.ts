@@ -17,7 +17,7 @@ import { join } from 'node:path';
 import { BrineError, CryptoError, ProtocolError, TransportError } from '../errors';
 import type { JobLoad } from '../protocol/loads';
 import { assertMinionId } from '../protocol/minion-id';
-import { logField, type Logger } from '../log';
+import { logField, RepeatedWarning, type Logger } from '../log';
 import type { IRequestClient, ISubscribeClient, Transport } from '../transport/types';
 import { zeromqTransport } from '../transport/zeromq';
 import { cpuTurn } from './cpu-turn';
@@ -106,7 +106,12 @@ export class MinionChannel {
   /** Date.now() before which an unreadable publication does not start another sign-in. */
   private nextUnreadableSignIn = 0;
   private unreadableWaiting = 0;
-  private unreadableDropped = 0;
+  /**
+   * Publications dropped (unreadable, or not for us after signing in again): anyone who reaches
+   * the publish port's subscribers can send them at will, so they are counted and told once a
+   * minute, not a line each.
+   */
+  private readonly dropped: RepeatedWarning;
   private fatalBy?: (err: MinionRejectedError | MasterKeyMismatchError) => void;
   /**
    * Settles when the minion cannot go on after start: its key was rejected (the daemon exits with
@@ -123,6 +128,7 @@ export class MinionChannel {
     // The master refuses such an id at sign-in; say so here, before the first request.
     assertMinionId(settings.id);
     this.random = options.random ?? Math.random;
+    this.dropped = new RepeatedWarning(log);
     this.policy = {
       auth_timeout: settings.auth_timeout,
       auth_tries: settings.auth_tries ?? 7,
@@ -394,14 +400,14 @@ export class MinionChannel {
     try {
       payload = publicationPayload(frames);
     } catch (err) {
-      this.log.warning(`Dropped a publication that could not be read: ${logField((err as Error).message, 300)}`);
+      this.drop('could not be read', err);
       return;
     }
     try {
       job = this.open(payload, this.session ?? (await this.signIn()));
     } catch (err) {
       if (!(err instanceof CryptoError) || (err.code !== 'BAD_HMAC' && err.code !== 'BAD_SIGNATURE')) {
-        this.log.warning(`Dropped a publication that could not be read: ${logField((err as Error).message, 300)}`);
+        this.drop('could not be read', err);
         return;
       }
       // BAD_HMAC: the master rotated its publish key (a key was deleted or the master restarted).
@@ -416,7 +422,7 @@ export class MinionChannel {
       try {
         job = this.open(payload, session);
       } catch (again) {
-        this.log.warning(`Dropped a publication not meant for this minion: ${(again as Error).message}`);
+        this.drop('not meant for this minion', again);
         return;
       }
     }
@@ -431,9 +437,7 @@ export class MinionChannel {
    */
   private async signInForUnreadable(): Promise<Session | undefined> {
     if (this.unreadableWaiting >= MAX_UNREADABLE_WAITING) {
-      if (this.unreadableDropped++ % 1000 === 0) {
-        this.log.warning(`Dropped ${this.unreadableDropped} unreadable publication(s) while a sign-in for them was pending`);
-      }
+      this.drop('unreadable while a sign-in for such was pending');
       return undefined;
     }
     this.unreadableWaiting++;
@@ -449,6 +453,15 @@ export class MinionChannel {
     } finally {
       this.unreadableWaiting--;
     }
+  }
+
+  /** Counts a dropped publication; the first, and one a minute after it, are logged with the count. */
+  private drop(why: string, err?: unknown): void {
+    this.dropped.note(
+      (n) =>
+        `Dropped ${n} publication(s) since the last report; the last was ${why}` +
+        (err === undefined ? '' : `: ${logField((err as Error)?.message ?? err, 300)}`),
+    );
   }
 
   private open(payload: Buffer, session: Session): JobLoad {

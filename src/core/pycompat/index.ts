@@ -16,6 +16,8 @@ export {
   pyStr,
   pyStrRepr,
   pyTupleRepr,
+  pyTuple,
+  isTuple,
   pyTypeName,
   unprintable,
 } from './repr';

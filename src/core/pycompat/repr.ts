@@ -161,7 +161,11 @@ export function pyRepr(value: unknown, sortKeys = false, depth = 0): string {
   if (typeof value === 'number' || typeof value === 'bigint') return pyNumber(value);
   if (typeof value === 'string') return pyStrRepr(value);
   if (isBytes(value)) return pyBytesRepr(value);
-  if (Array.isArray(value)) return '[' + value.map((v) => pyRepr(v, sortKeys, depth + 1)).join(', ') + ']';
+  if (Array.isArray(value)) {
+    const items = value.map((v) => pyRepr(v, sortKeys, depth + 1));
+    if (!isTuple(value)) return '[' + items.join(', ') + ']';
+    return items.length === 1 ? `(${items[0]},)` : `(${items.join(', ')})`;
+  }
   if (isMapping(value)) {
     // A Map may hold non-string keys (msgpack allows them); Python shows those unquoted.
     const items: [unknown, string, unknown][] =
@@ -179,8 +183,26 @@ export function pyStr(value: unknown): string {
 
 /** Python's repr of a tuple: `()`, `(1,)`, `(1, 'two')`. */
 export function pyTupleRepr(items: readonly unknown[]): string {
-  if (items.length === 1) return `(${pyRepr(items[0])},)`;
-  return `(${items.map((v) => pyRepr(v)).join(', ')})`;
+  return pyRepr(pyTuple(items));
+}
+
+const TUPLE = Symbol('brine.tuple');
+
+/**
+ * A Python tuple: an array (it indexes, iterates and encodes as a list) that prints as a tuple.
+ *
+ * @example
+ * pyRepr(pyTuple(['a', 1])) // "('a', 1)"
+ */
+export function pyTuple<T>(items: Iterable<T>): T[] {
+  const out = [...items];
+  Object.defineProperty(out, TUPLE, { value: true });
+  return out;
+}
+
+/** Whether an array is a tuple made by {@link pyTuple}. */
+export function isTuple(value: unknown): boolean {
+  return Array.isArray(value) && (value as unknown as Record<symbol, unknown>)[TUPLE] === true;
 }
 
 /** Python's type name of decoded data (`type(x).__name__`): NoneType, bool, int, float, str, bytes, list, dict. */
@@ -191,7 +213,7 @@ export function pyTypeName(value: unknown): string {
   if (typeof value === 'number') return pyNumber(value).match(/^-?\d+$/) ? 'int' : 'float';
   if (typeof value === 'string') return 'str';
   if (isBytes(value)) return 'bytes';
-  if (Array.isArray(value)) return 'list';
+  if (Array.isArray(value)) return isTuple(value) ? 'tuple' : 'list';
   if (isMapping(value)) return 'dict';
   throw unprintable(value);
 }

@@ -31,7 +31,34 @@ export function libzmqVersion(): string {
 
 /** Raise the process-wide socket limit before opening many sockets (zeromq's default is 1023). */
 export function raiseSocketLimit(max: number): void {
-  if (zmq.context.maxSockets < max) zmq.context.maxSockets = Math.min(max, zmq.context.maxSocketsLimit);
+  for (const context of [zmq.context, subscriberContext()]) {
+    if (context.maxSockets < max) context.maxSockets = Math.min(max, context.maxSocketsLimit);
+  }
+}
+
+/** libzmq's context option ZMQ_ZERO_COPY_RECV (zeromq.js does not name it). */
+const ZMQ_ZERO_COPY_RECV = 10;
+
+/**
+ * A context whose sockets copy each received message into a block of its own size. libzmq's
+ * default (zero copy) reads into 8 kB buffers and hands out messages that point into them: a
+ * buffer lives until the last of its messages is freed, and zeromq.js frees a message only when
+ * V8 collects the Buffer around it, having told V8 of the message's length alone. Publications
+ * that arrive one per read (a trickle of garbage from a bad master) each held a whole buffer:
+ * 20,000 of them cost a minion some 35 MB of RSS that it never gave back.
+ */
+class CopyingContext extends zmq.Context {
+  constructor() {
+    super();
+    this.setBoolOption(ZMQ_ZERO_COPY_RECV, false);
+  }
+}
+
+let subscribers: zmq.Context | undefined;
+/** The one context of every subscribe socket in the process (its I/O thread starts on first use). */
+function subscriberContext(): zmq.Context {
+  subscribers ??= new CopyingContext();
+  return subscribers;
 }
 
 function wrap(what: string, err: unknown): TransportError {
@@ -124,10 +151,14 @@ export class SubscribeClient implements ISubscribeClient {
 
   constructor(options: ReconnectOptions = {}) {
     this.socket = new zmq.Subscriber({
+      context: subscriberContext(),
       linger: 0,
       reconnectInterval: options.reconnectInterval ?? 1000,
       reconnectMaxInterval: options.reconnectMax ?? 0,
-      receiveHighWaterMark: 0,
+      // zeromq's default, which Salt's minion keeps: a master (or anyone on its publish port)
+      // sending faster than the minion reads fills at most this many messages here; the rest
+      // wait in TCP and the publisher's own queue, which drops beyond its high-water mark.
+      receiveHighWaterMark: 1000,
     });
     this.socket.subscribe();
     void this.watch();

@@ -81,6 +81,8 @@ export {
   shlexSplit,
   ShlexError,
   compilePythonSearch,
+  formatYaml,
+  loadYaml,
   pyJsonDumps,
 } from '../../core/pycompat';
 export {

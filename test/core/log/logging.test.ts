@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createLogging, formatFileLine, formatMessage, levelNumber, logField } from '../../../src/core/log';
+import { createLogging, formatFileLine, formatMessage, levelNumber, logField, RepeatedWarning } from '../../../src/core/log';
 
 const SAMPLES = path.resolve(__dirname, '../../../..', 'shared/salt-wire/cli-output-samples.md');
 
@@ -133,5 +133,18 @@ describe('untrusted text in logs', () => {
     await logging.close();
     expect(err.lines[0].length).toBeLessThan(70_000);
     expect(err.lines[0]).toMatch(/\.\.\. \(message cut, 1000003 characters\)\n$/);
+  });
+});
+
+describe('RepeatedWarning', () => {
+  it('tells the first event at once, then one line per interval with the count since the last', () => {
+    const { lines, stream } = captureStderr();
+    const log = createLogging({ level: 'warning', console: true, stderr: stream }).getLogger('salt.minion');
+    let now = 1_000_000;
+    const dropped = new RepeatedWarning(log, 60_000, () => now);
+    for (let i = 0; i < 500; i++) dropped.note((n) => `Dropped ${n}`);
+    now += 60_000;
+    dropped.note((n) => `Dropped ${n}`);
+    expect(lines.map((l) => l.trim())).toEqual(['[WARNING ] Dropped 1', '[WARNING ] Dropped 500']);
   });
 });

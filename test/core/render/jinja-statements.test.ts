@@ -1,5 +1,5 @@
 /**
- * Jinja statements nunjucks lacks (jinja-statements.ts): `with`, `break`/`continue`, loop
+ * Jinja statements nunjucks lacks (jinja-statements.ts, jinja-tuples.ts): `with`, `break`/`continue`, loop
  * filters, slices, loop.cycle/previtem/nextitem and the constants True/False/None. The expected
  * outputs were printed by Jinja2 configured as Salt configures it (StrictUndefined, jinja2.ext.do,
  * jinja2.ext.loopcontrols).
@@ -34,6 +34,42 @@ const JINJA2: [string, string][] = [
   ],
 ];
 
+/** Tuples, unpacking, recursive loops, loop.changed, nested dicts in tags (jinja-tuples.ts). */
+const TUPLES_AND_LOOPS: [string, string][] = [
+  [
+    "{% set t = (1, 2, 3) %}{{ t }} {{ t[0] }} {{ t | length }} {{ (1,) }} {{ () }} {{ ('a', ('b', 'c')) }}",
+    "(1, 2, 3) 1 3 (1,) () ('a', ('b', 'c'))",
+  ],
+  [
+    "{% set a, b = 1, 2 %}{{ a }}-{{ b }} {% set c, d = [3, 4] %}{{ c }}-{{ d }} {% set x = 1, 2 %}{{ x }} {% set e, f, g = 'xyz' %}{{ g }}{{ f }}{{ e }}",
+    '1-2 3-4 (1, 2) zyx',
+  ],
+  [
+    "{% for a, b in [(1, 2), (3, 4)] %}{{ a }}{{ b }};{% endfor %} {{ (1, 2) + (3,) }} {{ '%s=%s' % ('a', 1) }} {{ '%s' % [1, 2] }}",
+    '12;34; (1, 2, 3) a=1 [1, 2]',
+  ],
+  [
+    "{{ {'alice': {'uid': 1}, 'bob': 2}.items() | list }} {{ {'b': 1, 'a': 2} | dictsort }} {{ 'x=1'.partition('=') }}",
+    "[('alice', {'uid': 1}), ('bob', 2)] [('a', 2), ('b', 1)] ('x', '=', '1')",
+  ],
+  [
+    "{% for item in [{'n': 1, 'c': [{'n': 2, 'c': [{'n': 3, 'c': []}]}, {'n': 4, 'c': []}]}, {'n': 5, 'c': []}] recursive %}{{ loop.index }}.{{ item.n }}/{{ loop.depth0 }}{% if item.c %}<{{ loop(item.c) }}>{% endif %}{{ loop.length }} {% endfor %}",
+    '1.1/0<1.2/1<1.3/21 >2 2.4/12 >2 2.5/02 ',
+  ],
+  [
+    '{% for x in [3, 1, 2] if x > 1 recursive %}{{ x }}@{{ loop.depth }}{% if x == 3 %}[{{ loop([5, 0]) }}]{% endif %}{% endfor %}',
+    '3@1[5@2]2@1',
+  ],
+  ["{% for k, v in {'a': {'b': {}}}.items() recursive %}{{ k }}({{ loop(v.items()) }}){% endfor %}", 'a(b())'],
+  ['{% for x in [1, 2] %}{% for y in [1, 1, 2, 1] %}{% if loop.changed(y) %}{{ y }}{% endif %}{% endfor %};{% endfor %}', '121;121;'],
+  [
+    "{% set d = {'a': {'b': {'c': 1}}} %}{{ d.a.b.c }} {{ {'a': {'b': 1}} }} {% set k = 'key' %}{{ {k: 1} }}",
+    "1 {'a': {'b': 1}} {'key': 1}",
+  ],
+  ["{{ 'a' * 3 }} {{ [0] * 3 }} {{ 2 * 3 }} {{ 3 > 2 > 1 }} {{ 1 < 2 < 1 }}", 'aaa [0, 0, 0] 6 True False'],
+  ['{% set ns = namespace(l=()) %}{% set ns.l = ns.l + (1,) %}{{ ns.l }}', '(1,)'],
+];
+
 async function render(text: string): Promise<string> {
   return (await renderFile({ text, sls: '', defaultPipe: 'jinja', roots: [], context: { grains: {}, pillar: {}, opts: {} } })) as string;
 }
@@ -51,6 +87,15 @@ async function failure(text: string): Promise<RenderError> {
 describe('Jinja statements as Jinja2 renders them', () => {
   it.each(JINJA2)('%s', async (text, expected) => {
     expect(await render(text)).toBe(expected);
+  });
+
+  it.each(TUPLES_AND_LOOPS)('%s', async (text, expected) => {
+    expect(await render(text)).toBe(expected);
+  });
+
+  it('unpacks only as many values as names, as Python does', async () => {
+    expect((await failure('{% set a, b = (1, 2, 3) %}')).message).toContain('too many values to unpack (expected 2)');
+    expect((await failure('{% set a, b = [1] %}')).message).toContain('not enough values to unpack (expected 2, got 1)');
   });
 
   it('refuses break and continue outside a loop, and inside a macro of a loop', async () => {

@@ -110,6 +110,23 @@ describe('event, cp and mine over the master link', async () => {
     expect((await h.call('mine.send', ['no.such'])).return).toBe(false);
   });
 
+  it('mine.update runs the mine_functions (config.merge) and stores them in one _mine load', async () => {
+    const m = fakeMaster();
+    const config = {
+      id: 'web1',
+      mine_functions: { 'test.ping': [], ip: [{ mine_function: 'test.echo' }, 'x', { allow_tgt: 'db*' }], gone: [] },
+    };
+    const withFns = await createHarness({ masterLink: m.link, config, pillar: {} });
+    expect((await withFns.call('mine.update', [], { clear: true })).return).toBe(true);
+    expect(m.loads.at(-1)).toEqual({
+      cmd: '_mine',
+      data: { 'test.ping': true, ip: { __data__: 'x', __saltmine_acl__: 1, allow_tgt: 'db*' } },
+      clear: true,
+    });
+    expect((await withFns.call('mine.update', [], { mine_functions: ['test.ping'] })).return).toBe(true);
+    expect(m.loads.at(-1)).toEqual({ cmd: '_mine', data: { 'test.ping': true }, clear: false });
+  });
+
   it('mine.get, exclude_minion, mine.delete and mine.flush', async () => {
     expect((await h.call('mine.get', ['*', 'test.echo'])).return).toEqual({ minion: 'mined', other: 'x' });
     expect(lastLoad()).toEqual({ cmd: '_mine_get', tgt: '*', fun: 'test.echo', tgt_type: 'glob' });

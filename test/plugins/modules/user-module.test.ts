@@ -247,3 +247,97 @@ describe.skipIf(!ROOT_ONLY)('user, group, shadow on real accounts', () => {
     expect((await h.call('group.info', [group])).return).toEqual({});
   });
 });
+
+/** The user and group states (Salt's salt/states/user.py, group.py) on real accounts. */
+describe.skipIf(!ROOT_ONLY)('user and group states on real accounts', () => {
+  let h: Harness;
+  const tag = `${process.pid.toString(36)}${Date.now().toString(36).slice(-4)}`;
+  const user = `bsu${tag}`;
+  const group = `bsg${tag}`;
+  type Ran = { result: boolean | null; comment: string; changes: Record<string, unknown> };
+  const run = async (fun: string, name: string, kwargs: Record<string, unknown> = {}): Promise<Ran> => {
+    const res = await h.call('state.single', [fun, name], kwargs);
+    return Object.values(res.return as Record<string, Ran>)[0];
+  };
+
+  beforeAll(async () => {
+    h = await createHarness({ shell: new NodeShell(), grains: { kernel: 'Linux', os_family: 'Debian', os: 'Debian' }, pillar: {} });
+  });
+  afterAll(() => {
+    for (const [cmd, name] of [
+      ['userdel', user],
+      ['groupdel', user],
+      ['groupdel', group],
+    ]) {
+      try {
+        execFileSync(cmd, [name], { stdio: 'ignore' });
+      } catch {
+        // Already gone: the test removed it.
+      }
+    }
+  });
+
+  it('group.present creates, then is up to date; test=True only says what it would do', async () => {
+    expect(await run('group.present', group, { test: true })).toMatchObject({
+      result: null,
+      comment: `Group ${group} set to be added`,
+      changes: {},
+    });
+    const made = await run('group.present', group);
+    expect(made).toMatchObject({ result: true, comment: `New group ${group} created`, changes: { name: group, members: [] } });
+    expect(await run('group.present', group)).toMatchObject({
+      result: true,
+      comment: `Group ${group} is present and up to date`,
+      changes: {},
+    });
+  });
+
+  it('user.present creates with groups, then changes shell and fullname; refuses missing groups and a uid change', async () => {
+    expect(await run('user.present', user, { groups: ['nope-no-group'] })).toMatchObject({
+      result: false,
+      comment: 'The following group(s) are not present: nope-no-group',
+    });
+    const made = await run('user.present', user, { groups: [group], shell: '/bin/sh', fullname: 'State Test', createhome: false });
+    expect(made).toMatchObject({
+      result: true,
+      comment: `New user ${user} created`,
+      changes: { name: user, shell: '/bin/sh', fullname: 'State Test', home: '', groups: [group, user].sort() },
+    });
+    const same = { groups: [group], shell: '/bin/sh', fullname: 'State Test', createhome: false };
+    expect(await run('user.present', user, same)).toMatchObject({
+      result: true,
+      comment: `User ${user} is present and up to date`,
+      changes: {},
+    });
+    expect(await run('user.present', user, { ...same, shell: '/bin/bash', test: true })).toMatchObject({
+      result: null,
+      comment: 'The following user attributes are set to be changed:\nshell: /bin/bash\n',
+    });
+    expect(await run('user.present', user, { ...same, shell: '/bin/bash', fullname: 'Other' })).toMatchObject({
+      result: true,
+      comment: `Updated user ${user}`,
+      changes: { shell: '/bin/bash', fullname: 'Other' },
+    });
+    const uid = ((await h.call('user.info', [user])).return as { uid: number }).uid;
+    const refused = await run('user.present', user, { ...same, uid: uid + 1 });
+    expect(refused.result).toBe(false);
+    expect(refused.comment).toContain(`Changing uid (${uid} -> ${uid + 1}) not permitted, set allow_uid_change to True`);
+  });
+
+  it('group.present with members; user.absent removes the user and its own group; group.absent', async () => {
+    expect(await run('group.present', group, { members: [user, 'root'] })).toMatchObject({
+      result: true,
+      changes: { Final: 'All changes applied successfully' },
+    });
+    expect((await h.call('group.info', [group])).return).toMatchObject({ members: [user, 'root'] });
+    expect(await run('user.absent', user, { test: true })).toMatchObject({ result: null, comment: `User ${user} set for removal` });
+    expect(await run('user.absent', user)).toMatchObject({
+      result: true,
+      comment: `Removed user ${user}`,
+      changes: { [user]: 'removed', [`${user} group`]: 'removed' },
+    });
+    expect(await run('user.absent', user)).toMatchObject({ result: true, comment: `User ${user} is not present`, changes: {} });
+    expect(await run('group.absent', group)).toMatchObject({ result: true, comment: `Removed group ${group}`, changes: { [group]: '' } });
+    expect(await run('group.absent', group)).toMatchObject({ result: true, comment: 'Group not present' });
+  });
+});

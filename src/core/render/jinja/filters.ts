@@ -4,7 +4,7 @@
  * length, map, select/reject, unique, tojson). Values print as Python prints them.
  */
 import { createHash } from 'node:crypto';
-import { formatYaml, isMapping, pyRepr } from '../../pycompat';
+import { formatYaml, isMapping, pyRepr, pyTuple } from '../../pycompat';
 import { pyJsonDumps } from '../../pycompat';
 import {
   TemplateRuntimeError,
@@ -147,7 +147,9 @@ export function saltFilters(
       return reverse ? out.reverse() : out;
     },
     dictsort: (v: unknown) =>
-      Object.entries(v as Record<string, unknown>).sort((a, b) => pySortCompare(a[0].toLowerCase(), b[0].toLowerCase())),
+      Object.entries(v as Record<string, unknown>)
+        .sort((a, b) => pySortCompare(a[0].toLowerCase(), b[0].toLowerCase()))
+        .map((pair) => pyTuple(pair)),
     int: (v: unknown, dflt: unknown = 0) => {
       const n = typeof v === 'string' ? Number.parseInt(v.trim(), 10) : Math.trunc(Number(v));
       return Number.isNaN(n) ? dflt : n;
@@ -258,13 +260,10 @@ export function saltFilters(
   filters.format = (fmt: unknown, ...raw: unknown[]) => {
     const { args, kwargs } = splitKeywords(raw);
     const text = pyText(fmt);
-    return Object.keys(kwargs).length > 0 ? percentLike(text, kwargs) : percentLike(text, args);
+    // Jinja: `fmt % kwargs` with keywords, else `fmt % args` (a tuple).
+    return percentFormat(text, Object.keys(kwargs).length > 0 ? kwargs : pyTuple(args));
   };
   return filters;
-}
-
-function percentLike(fmt: string, values: unknown): string {
-  return percentFormat(fmt, values);
 }
 
 /** Jinja's tests that nunjucks lacks or treats differently, plus Salt's (`match`, `equalto`, `list`). */

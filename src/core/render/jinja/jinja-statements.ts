@@ -2,14 +2,16 @@
  * Jinja syntax nunjucks lacks and Salt's templates use: `{% with %}` scopes, `{% break %}` and
  * `{% continue %}` (Salt enables jinja2.ext.loopcontrols), loop filters
  * (`{% for x in xs if x.enabled %}`, applied before `loop.index`/`loop.length` are counted),
- * slices (`name[1:]`, `items[::-1]`), `loop.cycle(...)`, `loop.previtem`/`loop.nextitem`, and the
- * constants `True`, `False`, `None`. Like the rest of nunjucks-compat.ts, every addition accepts
+ * slices (`name[1:]`, `items[::-1]`), `loop.cycle(...)`, `loop.previtem`/`loop.nextitem`,
+ * `loop.changed(...)`, recursive loops (`{% for x in tree recursive %}...{{ loop(x.children) }}`,
+ * with `loop.depth`), and the constants `True`, `False`, `None`. Like the rest of nunjucks-compat.ts, every addition accepts
  * only what nunjucks refused before; the runtime parts are used by brine's environments only.
  */
 import nunjucks from 'nunjucks';
-import { SliceError, pySlice } from '../../pycompat';
+import { SliceError, pyEqual, pySlice, pyTuple } from '../../pycompat';
 import { TemplateRuntimeError } from './python-values';
 import { strict } from './undefined';
+import { BrineRaw } from './jinja-tuples';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 type AnyNode = any;
@@ -125,16 +127,33 @@ export function installJinjaStatements(isBrine: (compiler: AnyNode) => boolean):
     return parseStatement.call(this);
   };
 
+  // `recursive` after a for's iterable: nunjucks expects the block end there.
+  const advanceAfterBlockEnd = Parser.prototype.advanceAfterBlockEnd;
+  Parser.prototype.advanceAfterBlockEnd = function (this: AnyNode, name?: string) {
+    const tok = this.peekToken();
+    const fors: { recursive: boolean }[] | undefined = this.brineFors;
+    if (name === 'for' && fors?.length && tok?.type === lexer.TOKEN_SYMBOL && tok.value === 'recursive') {
+      this.nextToken();
+      fors[fors.length - 1].recursive = true;
+    }
+    return advanceAfterBlockEnd.call(this, name);
+  };
+
   const parseFor = Parser.prototype.parseFor;
   Parser.prototype.parseFor = function (this: AnyNode) {
     const saved = this.brineLoops ?? 0;
     this.brineLoops = saved + 1;
+    const fors: { recursive: boolean }[] = (this.brineFors ??= []);
+    fors.push({ recursive: false });
     let node: AnyNode;
     try {
       node = parseFor.call(this);
     } finally {
       this.brineLoops = saved;
     }
+    if (fors.pop()!.recursive) node.brineRecursive = true;
+    if (node.name instanceof nodes.Array && node.name.children.some((c: AnyNode) => !(c instanceof nodes.Symbol)))
+      this.fail('brine does not unpack nested names in a for loop: use for a, b in ... and index b', node.lineno, node.colno);
     // `for x in xs if cond`: nunjucks read `xs if cond` as a conditional expression with no else,
     // which Jinja does not allow there; it is the loop filter.
     if (node.arr instanceof nodes.InlineIf && !node.arr.else_) {
@@ -197,13 +216,35 @@ export function installJinjaStatements(isBrine: (compiler: AnyNode) => boolean):
   };
 
   const compileFor = Compiler.prototype.compileFor;
-  Compiler.prototype.compileFor = function (this: AnyNode, node: AnyNode, frame: AnyNode) {
+  const compileLoop = function (this: AnyNode, node: AnyNode, frame: AnyNode) {
     this.brineLoopScopes = [...(this.brineLoopScopes ?? []), this._scopeClosers];
     try {
       return compileFor.call(this, node, frame);
     } finally {
       this.brineLoopScopes = this.brineLoopScopes.slice(0, -1);
     }
+  };
+  Compiler.prototype.compileFor = function (this: AnyNode, node: AnyNode, frame: AnyNode) {
+    if (!node.brineRecursive) return compileLoop.call(this, node, frame);
+    if (!isBrine(this)) this.fail("recursive loops need brine's Jinja environment", node.lineno, node.colno);
+    // A recursive loop is a function of the iterable and the depth; `loop(x)` calls it again.
+    const fn = this._tmpid();
+    const items = this._tmpid();
+    node.brineFn = fn;
+    node.brineDepth = this._tmpid();
+    // The iterable (brineIter's argument, inside the loop filter if any) becomes the parameter.
+    const iter = node.arr.typename === 'BrineLoopFilter' ? node.arr.arr : node.arr;
+    const iterable = iter.args[0];
+    iter.args[0] = new BrineRaw(node.lineno, node.colno, items);
+    this._emitLine(`var ${fn} = function(${items}, ${node.brineDepth}, frame) {`);
+    const buffer = this._pushBuffer();
+    compileLoop.call(this, node, frame);
+    this._emitLine(`return new runtime.SafeString(${buffer});`);
+    this._popBuffer();
+    this._emitLine('};');
+    this._emit(`${this.buffer} += ${fn}(`);
+    this._compileExpression(iterable, frame);
+    this._emitLine(', 1, frame);');
   };
 
   Compiler.prototype.compileBrineLoopControl = function (this: AnyNode, node: AnyNode) {
@@ -238,10 +279,13 @@ export function installJinjaStatements(isBrine: (compiler: AnyNode) => boolean):
   // loop.cycle, loop.previtem, loop.nextitem, loop.depth (brine's loops always walk an array).
   const emitLoopBindings = Compiler.prototype._emitLoopBindings;
   Compiler.prototype._emitLoopBindings = function (this: AnyNode, node: AnyNode, arr: string, i: string, len: string) {
+    if (node.brineRecursive) this._emitLine(`frame.set("loop", runtime.brineLoopCall(${node.brineFn}, ${node.brineDepth}, frame));`);
     emitLoopBindings.call(this, node, arr, i, len);
     if (!isBrine(this)) return;
     this._emitLine(`frame.set("loop.cycle", runtime.brineCycle(${i}));`);
-    this._emitLine(`frame.set("loop.depth", 1); frame.set("loop.depth0", 0);`);
+    this._emitLine(`frame.set("loop.changed", runtime.brineChanged(frame));`);
+    const depth = node.brineRecursive ? node.brineDepth : '1';
+    this._emitLine(`frame.set("loop.depth", ${depth}); frame.set("loop.depth0", ${depth} - 1);`);
     this._emitLine(`if (runtime.isArray(${arr})) {`);
     this._emitLine(`if (${i} > 0) frame.set("loop.previtem", ${arr}[${i} - 1]); else delete frame.lookup("loop").previtem;`);
     this._emitLine(`if (${i} < ${len} - 1) frame.set("loop.nextitem", ${arr}[${i} + 1]); else delete frame.lookup("loop").nextitem;`);
@@ -250,6 +294,22 @@ export function installJinjaStatements(isBrine: (compiler: AnyNode) => boolean):
 
   Object.assign(runtime, {
     brineLoopFilter: (items: unknown[], keep: (item: unknown) => boolean) => items.filter((item) => keep(item)),
+    brineLoopCall(fn: (items: unknown, depth: number, frame: unknown) => unknown, depth: number, frame: unknown) {
+      const loop = (items: unknown) => fn(items, depth + 1, frame);
+      // loop.length and the other loop.* are set on it: a function's own are read-only.
+      for (const own of ['length', 'name']) Object.defineProperty(loop, own, { writable: true, value: undefined });
+      return loop;
+    },
+    // loop.changed(*values): true on the first call and whenever the values differ from the
+    // previous call's; the state lives on the loop's frame (one per loop run).
+    brineChanged:
+      (frame: { brineLastChanged?: unknown[] }) =>
+      (...values: unknown[]) => {
+        const now = pyTuple(values);
+        if (frame.brineLastChanged !== undefined && pyEqual(frame.brineLastChanged, now)) return false;
+        frame.brineLastChanged = now;
+        return true;
+      },
     brineCycle:
       (index: number) =>
       (...values: unknown[]) => {

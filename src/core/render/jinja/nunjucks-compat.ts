@@ -8,9 +8,10 @@
  * `{% set ns.attr = value %}` and the marking of `a.b` (attribute) versus `a['b']` (item).
  */
 import nunjucks from 'nunjucks';
-import { Namespace, TemplateRuntimeError, iterate, lookup, pyAdd, pyCompare, pyMod, pyText, truthy } from './python-values';
+import { Namespace, TemplateRuntimeError, iterate, lookup, pyAdd, pyCompare, pyMod, pyMul, pyText, truthy } from './python-values';
 import { Undefined, UndefinedError, missingName, strict } from './undefined';
 import { JINJA_CONSTANTS, installJinjaStatements, loopFilterNode } from './jinja-statements';
+import { installJinjaTuples, markUnpack, parseTupleExpression } from './jinja-tuples';
 
 /** The marker stored in `env.opts.throwOnUndefined` of brine's environments. */
 export const BRINE_MODE = 'brine-salt-jinja';
@@ -71,9 +72,16 @@ function rewrite(node: AnyNode): AnyNode {
       return call(node, 'brineConcat', [node.left, node.right]);
     case 'Mod':
       return call(node, 'brineMod', [node.left, node.right]);
+    case 'Mul':
+      return call(node, 'brineMul', [node.left, node.right]);
     case 'Compare':
       if (node.ops.length === 1) return call(node, 'brineCompare', [node.expr, literal(node, node.ops[0].type), node.ops[0].expr]);
-      return node;
+      // `a < b < c` is `a < b and b < c`, as in Python.
+      return call(node, 'brineCompareChain', [
+        literal(node, node.ops.map((op: AnyNode) => op.type).join(' ')),
+        node.expr,
+        ...node.ops.map((op: AnyNode) => op.expr),
+      ]);
     case 'LookupVal':
       return call(node, 'brineGet', [node.target, node.val, literal(node, node.brineAttr === true)]);
     case 'For': {
@@ -100,6 +108,7 @@ export function installNunjucksCompat(): void {
 
   const isBrine = (c: AnyNode) => c.throwOnUndefined === BRINE_MODE;
   installJinjaStatements(isBrine);
+  installJinjaTuples(isBrine);
 
   const compileRoot = Compiler.prototype.compileRoot;
   Compiler.prototype.compileRoot = function (this: AnyNode, node: AnyNode, frame: AnyNode) {
@@ -172,10 +181,10 @@ export function installNunjucksCompat(): void {
       node.value = null;
       this.advanceAfterBlockEnd();
     } else {
-      node.value = this.parseExpression();
+      node.value = parseTupleExpression(this);
       this.advanceAfterBlockEnd(tag.value);
     }
-    return node;
+    return markUnpack(node);
   };
 
   // Calling an Undefined is Jinja's UndefinedError, not nunjucks' "Unable to call".
@@ -203,6 +212,11 @@ export function installNunjucksCompat(): void {
     brineConcat: (a: unknown, b: unknown, line: number) => pyText(a, line) + pyText(b, line),
     brineMod: (a: unknown, b: unknown, line: number) => pyMod(a, b, line),
     brineCompare: (a: unknown, op: string, b: unknown, line: number) => pyCompare(a, op, b, line),
+    brineCompareChain(ops: string, ...rest: unknown[]): boolean {
+      const line = rest.pop() as number;
+      return ops.split(' ').every((op, i) => pyCompare(rest[i], op, rest[i + 1], line));
+    },
+    brineMul: (a: unknown, b: unknown, line: number) => pyMul(a, b, line),
     brineIter: (value: unknown, pairs: boolean, line: number) => iterate(value, line, pairs),
     brineSetAttr(ns: unknown, attr: string, value: unknown, line: number): string {
       if (!(ns instanceof Namespace)) throw new TemplateRuntimeError('cannot assign attribute on non-namespace object', line);

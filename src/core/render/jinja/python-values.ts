@@ -3,7 +3,7 @@
  * before keys for `d.items`, keys before methods for `d['items']`), the methods templates call
  * on dicts, lists and strings, truthiness, equality, `+`, `~`, `%` and how a value prints.
  */
-import { isMapping, pyEqual, pyRepr, pyStr, pyTruthy } from '../../pycompat';
+import { isMapping, isTuple, pyEqual, pyRepr, pyStr, pyTruthy, pyTuple } from '../../pycompat';
 import { missingMember, strict, Undefined, UndefinedError } from './undefined';
 
 type Dict = Record<string, unknown>;
@@ -81,7 +81,7 @@ export function pyAdd(a: unknown, b: unknown, line?: number): unknown {
   strict(b, line);
   if (typeof a === 'number' && typeof b === 'number') return a + b;
   if (typeof a === 'string' && typeof b === 'string') return a + b;
-  if (Array.isArray(a) && Array.isArray(b)) return [...a, ...b];
+  if (Array.isArray(a) && Array.isArray(b)) return isTuple(a) && isTuple(b) ? pyTuple([...a, ...b]) : [...a, ...b];
   if (typeof a === 'boolean' || typeof b === 'boolean') {
     if ((typeof a === 'number' || typeof a === 'boolean') && (typeof b === 'number' || typeof b === 'boolean'))
       return Number(a) + Number(b);
@@ -90,6 +90,21 @@ export function pyAdd(a: unknown, b: unknown, line?: number): unknown {
     throw new TemplateRuntimeError(`can only concatenate ${typeName(a)} (not "${typeName(b)}") to ${typeName(a)}`, line);
   }
   throw new TemplateRuntimeError(`unsupported operand type(s) for +: '${typeName(a)}' and '${typeName(b)}'`, line);
+}
+
+/** Python's `*`: numbers multiply, a str or list times an int repeats. */
+export function pyMul(a: unknown, b: unknown, line?: number): unknown {
+  strict(a, line);
+  strict(b, line);
+  const isInt = (v: unknown) => (typeof v === 'number' && Number.isInteger(v)) || typeof v === 'boolean';
+  if ((typeof a === 'number' || typeof a === 'boolean') && (typeof b === 'number' || typeof b === 'boolean')) return Number(a) * Number(b);
+  const [seq, n] = isInt(b) ? [a, Number(b)] : isInt(a) ? [b, Number(a)] : [undefined, 0];
+  if (typeof seq === 'string') return seq.repeat(Math.max(0, n));
+  if (Array.isArray(seq)) {
+    const out = Array.from({ length: Math.max(0, n) }, () => seq).flat();
+    return isTuple(seq) ? pyTuple(out) : out;
+  }
+  throw new TemplateRuntimeError(`unsupported operand type(s) for *: '${typeName(a)}' and '${typeName(b)}'`, line);
 }
 
 /** How `{{ value }}` and `~` print a value: Python's str(). */
@@ -120,7 +135,8 @@ export function pyMod(a: unknown, b: unknown, line?: number): unknown {
 }
 
 export function percentFormat(fmt: string, b: unknown, line?: number): string {
-  const values = Array.isArray(b) ? [...b] : [b];
+  // Only a tuple spreads over the conversions; a list is one value, as in Python.
+  const values = isTuple(b) ? [...(b as unknown[])] : [b];
   const named = isMapping(b) && !Array.isArray(b) ? (b as Dict) : undefined;
   let i = 0;
   const out = fmt.replace(
@@ -324,11 +340,11 @@ const STR_METHODS: Record<string, Method> = {
   },
   partition: (s: string, [sep]) => {
     const at = s.indexOf(String(sep));
-    return at < 0 ? [s, '', ''] : [s.slice(0, at), String(sep), s.slice(at + String(sep).length)];
+    return pyTuple(at < 0 ? [s, '', ''] : [s.slice(0, at), String(sep), s.slice(at + String(sep).length)]);
   },
   rpartition: (s: string, [sep]) => {
     const at = s.lastIndexOf(String(sep));
-    return at < 0 ? ['', '', s] : [s.slice(0, at), String(sep), s.slice(at + String(sep).length)];
+    return pyTuple(at < 0 ? ['', '', s] : [s.slice(0, at), String(sep), s.slice(at + String(sep).length)]);
   },
   encode: (s: string) => s,
   decode: (s: string) => s,
@@ -405,7 +421,7 @@ const has = (d: Dict, k: unknown) => Object.prototype.hasOwnProperty.call(d, Str
 
 const DICT_METHODS: Record<string, Method> = {
   get: (d: Dict, [k, dflt]) => (has(d, k) ? d[String(k)] : dflt === undefined ? null : dflt),
-  items: (d: Dict) => Object.entries(d),
+  items: (d: Dict) => Object.entries(d).map((pair) => pyTuple(pair)),
   keys: (d: Dict) => Object.keys(d),
   values: (d: Dict) => Object.values(d),
   update: (d: Dict, [other], kw) => {
@@ -472,6 +488,9 @@ export function lookup(obj: unknown, key: unknown, attr: boolean, line?: number)
     }
   } else if (obj instanceof Map) {
     if (obj.has(key)) return obj.get(key);
+  } else if (typeof obj === 'function') {
+    // A recursive loop's `loop` is a function carrying index, depth, ...
+    if (Object.prototype.hasOwnProperty.call(obj, k)) return (obj as unknown as Dict)[k];
   } else if (typeof obj === 'object') {
     if (Object.prototype.hasOwnProperty.call(obj, k)) return (obj as Dict)[k];
     if (obj instanceof Namespace) return missingMember(obj, key);

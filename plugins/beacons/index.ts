@@ -1,0 +1,1 @@
+export { BeaconsModule } from './beacons.module';

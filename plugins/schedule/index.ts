@@ -1,0 +1,1 @@
+export { ScheduleModule } from './schedule.module';

@@ -1,0 +1,118 @@
+import { describe, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
+import { createHarness, fakeShell, type Harness } from 'brine/testing';
+import { NodeHost } from '../../../src/plugins/services/host';
+import { NodeShell } from '../../../src/plugins/services/shell';
+import { fixture } from '../fixtures';
+
+/** A Linux root whose /proc files were copied from a real host; salt-status.json is what Salt 3007.10's own functions answer for them. */
+const ROOT = fixture('roots', 'status-linux');
+const SALT = JSON.parse(readFileSync(fixture('roots', 'status-linux', 'salt-status.json'), 'utf8')) as Record<string, unknown>;
+const OUT = (name: string): string => readFileSync(fixture('command-output', name), 'utf8');
+const SALT_CMD = JSON.parse(OUT('salt-expected.json')) as Record<string, unknown>;
+
+const PS = `UID          PID    PPID  C STIME TTY          TIME CMD
+root           1       0  0 10:00 ?        00:00:01 /sbin/init splash
+www-data     812       1  0 10:01 ?        00:00:00   nginx: worker process
+root         900       1  0 10:02 pts/0    00:00:00 -bash
+`;
+const W = `root     pts/0     10:02    1:05   0.02s  0.01s -bash
+alice    pts/1     10:30    0.00s  0.10s  0.00s vim notes.txt
+`;
+
+const COMMANDS: Record<string, string> = {
+  'who -s': 'root     pts/0        2026-12-03 10:02\nalice    pts/1        2026-12-03 10:30\n',
+  'ps -efHww': PS,
+  'w -fh': W,
+  nproc: '2\n',
+  'df -P': OUT('df-P.txt'),
+  'df -iP': OUT('df-iP.txt'),
+};
+const shell = fakeShell(
+  (cmd) => {
+    const key = Array.isArray(cmd) ? cmd.join(' ') : cmd;
+    return key in COMMANDS ? { stdout: COMMANDS[key] } : { retcode: 127, stderr: `${key}: not found` };
+  },
+  Object.fromEntries(['who', 'w', 'df', 'nproc'].map((c) => [c, `/usr/bin/${c}`])),
+);
+
+describe('status and disk modules', () => {
+  let h: Harness;
+  const harness = async (): Promise<Harness> =>
+    (h ??= await createHarness({ host: new NodeHost(ROOT), shell, grains: { kernel: 'Linux', ps: 'ps -efHww' } }));
+
+  it("cpustats, meminfo, cpuinfo, diskstats, vmstats, netstats, netdev, version, loadavg equal Salt's answers for the same /proc", async () => {
+    const s = await harness();
+    for (const fn of ['cpustats', 'meminfo', 'cpuinfo', 'diskstats', 'vmstats', 'netstats', 'netdev', 'version', 'loadavg'])
+      expect([fn, (await s.call(`status.${fn}`)).return]).toEqual([fn, SALT[fn]]);
+  });
+
+  it('uptime from /proc/uptime, with the users `who -s` lists', async () => {
+    const s = await harness();
+    const seconds = Math.trunc(Number(readFileSync(`${ROOT}/proc/uptime`, 'utf8').split(' ')[0]));
+    const up = (await s.call('status.uptime')).return as Record<string, unknown>;
+    expect(up).toMatchObject({
+      seconds,
+      days: Math.floor(seconds / 86400),
+      time: `${Math.floor((seconds % 86400) / 3600)}:${Math.floor((seconds % 3600) / 60)}`,
+      users: 2,
+    });
+    expect(Math.abs((up.since_t as number) - (Date.now() / 1000 - seconds))).toBeLessThan(5);
+    expect(up.since_iso).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{6})?$/);
+  });
+
+  it('procs, pid, w, nproc from the programs Salt runs', async () => {
+    const s = await harness();
+    expect((await s.call('status.procs')).return).toEqual({
+      '1': { user: 'root', cmd: '/sbin/init splash' },
+      '812': { user: 'www-data', cmd: 'nginx: worker process' },
+      '900': { user: 'root', cmd: '-bash' },
+    });
+    expect((await s.call('status.pid', ['nginx|init'])).return).toBe('1\n812');
+    expect((await s.call('status.pid', ['nothing-like-this'])).return).toBe('');
+    expect((await s.call('status.w')).return).toEqual([
+      { idle: '1:05', jcpu: '0.02s', login: '10:02', pcpu: '0.01s', tty: 'pts/0', user: 'root', what: '-bash' },
+      { idle: '0.00s', jcpu: '0.10s', login: '10:30', pcpu: '0.00s', tty: 'pts/1', user: 'alice', what: 'vim notes.txt' },
+    ]);
+    expect((await s.call('status.nproc')).return).toBe(2);
+  });
+
+  it('diskusage by file system type (from /proc/mounts) and by path, with statvfs of the real mounts', async () => {
+    const s = await harness();
+    expect((await s.call('status.diskusage', ['sysfs'])).return).toEqual({ '/sys': { available: 0, total: 0 } });
+    const byPath = (await s.call('status.diskusage', ['/'])).return as Record<string, { available: number; total: number }>;
+    expect(byPath['/'].total).toBeGreaterThan(0);
+    expect(Object.keys((await s.call('status.diskusage')).return as object).sort()).toEqual(['/dev', '/dev/shm', '/proc', '/sys']);
+  });
+
+  it("disk.usage, inodeusage, percent equal Salt's parse of the same df output", async () => {
+    const s = await harness();
+    expect((await s.call('disk.usage')).return).toEqual(SALT_CMD.disk_usage);
+    expect((await s.call('disk.inodeusage')).return).toEqual(SALT_CMD.disk_inodeusage);
+    expect((await s.call('disk.percent')).return).toEqual(SALT_CMD.disk_percent);
+    expect((await s.call('disk.percent', ['/'])).return).toBe(SALT_CMD.disk_percent_root);
+    expect((await s.call('disk.percent', ['/nope'])).return).toEqual({});
+    expect(await s.call('disk.usage', [], { args: 'Tq' })).toMatchObject({
+      return: 'ERROR: Invalid flag passed to disk.usage',
+      retcode: 1,
+    });
+  });
+
+  it('every function is documented for sys.doc; off Linux the answer is Salt\'s "unsupported"', async () => {
+    const s = await harness();
+    const docs = (await s.call('sys.doc', ['status.', 'disk.'])).return as Record<string, string>;
+    for (const fn of ['uptime', 'loadavg', 'meminfo', 'cpuinfo', 'cpustats', 'diskusage', 'procs', 'w', 'pid'])
+      expect(docs[`status.${fn}`]).toMatch(/CLI Example/);
+    for (const fn of ['usage', 'inodeusage', 'percent']) expect(docs[`disk.${fn}`]).toMatch(/CLI Example/);
+    const bsd = await createHarness({ host: new NodeHost(ROOT), shell, grains: { kernel: 'Plan9' } });
+    expect((await bsd.call('status.meminfo')).return).toBe('This method is unsupported on the current operating system!');
+  });
+
+  it('answers on this machine with its real /proc and programs', async () => {
+    const real = await createHarness({ shell: new NodeShell(), grains: { kernel: 'Linux', ps: 'ps -efHww' } });
+    expect(((await real.call('status.uptime')).return as { seconds: number }).seconds).toBeGreaterThan(0);
+    expect(Object.keys((await real.call('status.meminfo')).return as object)).toContain('MemTotal');
+    expect(Object.keys((await real.call('status.procs')).return as object)).toContain('1');
+    expect(Object.keys((await real.call('disk.usage')).return as object)).toContain('/');
+  });
+});
