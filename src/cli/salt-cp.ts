@@ -6,7 +6,7 @@
  * directories are copied and their empty folders created. The returns are printed as Salt's
  * `{minion: {remote path: True or the error}}` with the chosen outputter (nested by default).
  */
-import { existsSync, readFileSync, readdirSync, statSync, openSync, readSync, closeSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readFileSync, readSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { basename, relative, sep } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import type { MasterConfig } from '../core/config';
@@ -31,6 +31,10 @@ export interface SaltCpOptions {
   timeoutSec: number;
   out: Outputter;
   outIndent?: number;
+  /** Print in Salt's colours (see output/colors.ts useColor). */
+  color?: boolean;
+  /** --out-file: write the output there instead of stdout. */
+  outFile?: string;
 }
 
 /** Salt's exit codes of salt-cp: a missing source is 42 (its sys.exit(42)). */
@@ -117,7 +121,9 @@ export async function runSaltCp(o: SaltCpOptions, io: Io): Promise<number> {
     return EX_MISSING;
   }
   if (ret === null) return 1;
-  io.out(formatOutput(o.out, ret, { indent: o.outIndent, static: true }));
+  const text = formatOutput(o.out, ret, { indent: o.outIndent, static: true, color: o.color });
+  if (o.outFile) writeFileSync(o.outFile, text);
+  else io.out(text);
   return 0;
 }
 

@@ -39,6 +39,7 @@ export default class SaltCp extends Command {
     const { positionalWords } = await import('../args.js');
     const { loadMasterForCli } = await import('../context.js');
     const { runSaltCp } = await import('../salt-cp.js');
+    const { useColor } = await import('../output/colors.js');
     const { realpathSync } = await import('node:fs');
     const { resolve } = await import('node:path');
     const words = positionalWords(raw);
@@ -68,6 +69,8 @@ export default class SaltCp extends Command {
         timeoutSec: flags.timeout ?? 5,
         out: (flags.out ?? 'nested') as 'nested',
         outIndent: flags['out-indent'],
+        color: useColor(flags, process.stdout.isTTY === true),
+        outFile: flags['out-file'],
       },
       { out: (t) => process.stdout.write(t), err: (t) => process.stderr.write(t) },
     );
