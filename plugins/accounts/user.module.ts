@@ -90,7 +90,7 @@ export class UserModule {
   private readonly tools: AccountTools;
 
   constructor(
-    @inject(IShell) shell: IShell,
+    @inject(IShell) private readonly shell: IShell,
     @inject(IGrains) private readonly grains: IGrains,
     @inject(IHost) private readonly host: IHost,
   ) {
@@ -285,7 +285,8 @@ export class UserModule {
   })
   async primary_group({ name }: { name: string }): Promise<string> {
     // Salt's cmd.run: stderr in the output, stripped (an unknown user gives id's complaint).
-    const res = await this.tools.run([await this.tools.which('id'), '-g', '-n', name]);
+    if (!(await this.shell.which('id'))) throw new CommandExecutionError("The 'id' binary was not found in $PATH.");
+    const res = await this.tools.run(['id', '-g', '-n', name]);
     return `${res.stdout}${res.stderr}`.trim();
   }
 

@@ -361,6 +361,23 @@ export class NetworkModule {
     return isLoopback(ipOf(ip_addr));
   }
 
+  @Fn({ summary: 'Return the arp table from the minion: {mac: ip} (arp -an)', examples: ["salt '*' network.arp"] })
+  async arp(): Promise<Record<string, string>> {
+    if (!(await this.shell.which('arp'))) throw new CommandExecutionError("The 'arp' binary was not found in $PATH.");
+    const ret: Record<string, string> = {};
+    const kernel = this.grains.get('kernel');
+    for (const line of (await this.cmdRun(['arp', '-an'])).split('\n')) {
+      const c = line.trim().split(/\s+/);
+      if (c.length < 4) continue;
+      if (kernel === 'OpenBSD') {
+        if (c[0] !== 'Host' && c[1] !== '(incomplete)') ret[c[1]] = c[0];
+      } else if (kernel === 'AIX') {
+        if (c[0] !== 'bucket' && c[0] !== 'There') ret[c[3]] = c[1].replace(/^\(+|\)+$/g, '');
+      } else ret[c[3]] = c[1].replace(/^\(+|\)+$/g, '');
+    }
+    return ret;
+  }
+
   @Fn({ summary: 'Get hostname', examples: ["salt '*' network.get_hostname"] })
   get_hostname(): string {
     return this.host.hostname();

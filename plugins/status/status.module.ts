@@ -1,4 +1,5 @@
 import { statfs } from 'node:fs/promises';
+import { strftime } from './strftime';
 import { CommandExecutionError, Fn, IGrains, IHost, IShell, Module, arg, compilePythonSearch, fnmatch, inject } from 'brine/plugin';
 
 type Stats = Record<string, unknown>;
@@ -324,6 +325,15 @@ export class StatusModule {
   async version(): Promise<string | Stats> {
     if (!this.linux) return NOT_LINUX;
     return (await this.host.readFile('/proc/version'))?.trim() ?? {};
+  }
+
+  @Fn({
+    summary: "Return the current time on the minion, formatted with Python's strftime directives",
+    examples: ["salt '*' status.time", "salt '*' status.time '%s'"],
+    args: { format: arg.string({ default: '%A, %d. %B %Y %I:%M%p' }) },
+  })
+  time({ format }: { format: string }): string {
+    return strftime(format, new Date());
   }
 
   @Fn({

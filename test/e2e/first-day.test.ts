@@ -188,6 +188,16 @@ describe('flags scripts use', () => {
     expect(res.stdout).toBe('local:\n    True\n');
     expect(await waitForFileText(file, '[DEBUG   ]')).toContain('[DEBUG   ]');
   }, 30_000);
+
+  it('--log-file and --log-file-level on salt and salt-run write their log where asked', async () => {
+    const saltLog = join(cluster.root, 'salt-cli.log');
+    const res = await cluster.salt('day1', 'test.ping', '--log-file', saltLog, '--log-file-level', 'debug');
+    expect(res.stdout).toBe('day1:\n    True\n');
+    expect(await waitForFileText(saltLog, 'Got return from day1')).toMatch(/\[DEBUG   \]\[\d+\] Published test\.ping to "day1"/);
+    const runLog = join(cluster.root, 'salt-run.log');
+    expect((await cluster.run('salt-run', ['manage.up', '--log-file', runLog, '--log-file-level', 'debug'])).code).toBe(0);
+    expect(await waitForFileText(runLog, 'Running runner manage.up')).toContain('[DEBUG   ]');
+  }, 30_000);
 });
 
 describe('--subset and --failhard', () => {

@@ -5,39 +5,81 @@
  *   npm test       a short seeded campaign (BRINE_FUZZ_FRAMES defaults to 1,500)
  *   npm run fuzz   the long one: BRINE_FUZZ_FRAMES=100000 (BRINE_FUZZ_SEED to vary it)
  *
- * At the end: every single-frame request got an answer, every test.ping returned, the master's
- * pki dirs hold only valid ids, nothing outside the temporary root was touched, and the RSS
- * (master, minion and the fuzzer share this process) grew by less than the bound.
+ * The master and both minions are the real daemons, each in its own process, so that each one's
+ * RSS is read from /proc and bounded on its own. At the end: every single-frame request got an
+ * answer, every test.ping returned, the master's pki dirs hold only valid ids, nothing outside
+ * the temporary roots was touched, and each process grew by less than its bound.
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { stringify } from 'yaml';
 import * as zmq from 'zeromq';
+import { Cluster, Daemon, REPO } from '../../scripts/cluster';
 import { LocalClient } from '../../src/core/client/local-client';
-import { createLogging } from '../../src/core/log';
+import { loadMasterConfig } from '../../src/core/config';
 import { STATE_DIRS, KEY_STATES } from '../../src/core/master/key-store';
-import { Minion } from '../../src/core/minion/job-loop';
 import { isValidMinionId } from '../../src/core/protocol/minion-id';
-import { MasterHarness } from '../support/master-harness';
 import { freePort } from '../support/ports';
 import { FakeMaster } from '../core/minion/fake-master';
-import { keyPem } from '../core/protocol/wire-vectors';
 import { frameSource, wireSeeds } from './frames';
 
 const FRAMES = Number(process.env.BRINE_FUZZ_FRAMES ?? 1500);
 const SEED = Number(process.env.BRINE_FUZZ_SEED ?? 20261203);
-/** Master and minion together, in this process: what the campaign may add to its RSS. */
-const RSS_BOUND = Number(process.env.BRINE_FUZZ_RSS_MB ?? 200) * 1024 * 1024;
+/** What the campaign may add to the master's RSS, and to each minion's (the issue's 20 MB). */
+const MASTER_RSS_MB = Number(process.env.BRINE_FUZZ_MASTER_RSS_MB ?? 100);
+const MINION_RSS_MB = Number(process.env.BRINE_FUZZ_MINION_RSS_MB ?? 20);
 const SYSTEM_DIRS = ['/etc/salt', '/var/cache/salt', '/var/run/salt', '/var/log/salt'];
-const quiet = createLogging({ level: 'quiet', console: false });
-const cleanups: Array<() => Promise<void> | void> = [];
+const cleanups: Array<() => Promise<unknown> | unknown> = [];
 afterAll(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
 });
 
 function systemDirsState(): string {
   return SYSTEM_DIRS.map((d) => (existsSync(d) ? `${d}:${statSync(d).mtimeMs}` : `${d}:absent`)).join(',');
+}
+
+/** Resident set size of a process in MB, from /proc. */
+function rssMb(pid: number): number {
+  const kb = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+  return Number(kb) / 1024;
+}
+
+/** The RSS once it has stopped moving: two readings 200 ms apart within 0.5 MB (at most 10 s). */
+async function settledRssMb(pid: number): Promise<number> {
+  let last = rssMb(pid);
+  for (let i = 0; i < 50; i++) {
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const now = rssMb(pid);
+    if (Math.abs(now - last) < 0.5) return now;
+    last = now;
+  }
+  return last;
+}
+
+/** A real salt-minion whose master is a fake one (its publish port is the fuzzer's). */
+function startVictim(root: string, retPort: number): Daemon {
+  const configDir = join(root, 'etc');
+  mkdirSync(configDir, { recursive: true });
+  writeFileSync(
+    join(configDir, 'minion'),
+    stringify({
+      root_dir: join(root, 'minion'),
+      id: 'web1',
+      master: '127.0.0.1',
+      master_port: retPort,
+      keysize: 1024,
+      acceptance_wait_time: 1,
+      random_reauth_delay: 0,
+      log_level_logfile: 'warning',
+    }),
+  );
+  return new Daemon(
+    'victim',
+    spawn(process.execPath, [join(REPO, 'bin', 'salt-minion'), '-c', configDir, '-l', 'warning'], { stdio: ['ignore', 'pipe', 'pipe'] }),
+  );
 }
 
 /** Sends single-frame messages on one REQ socket, each waiting for its answer. */
@@ -71,43 +113,32 @@ describe(`fuzz campaign (${FRAMES} frames, seed ${SEED})`, () => {
       expect(seeds.requests.length).toBeGreaterThan(5);
       expect(seeds.publications.length).toBeGreaterThan(0);
 
-      const h = await MasterHarness.start({ max_pending_keys: 100, auth_rate_limit: 1000 });
-      cleanups.push(() => h.stop());
-      const minionRoot = mkdtempSync(join(tmpdir(), 'brine-fuzz-minion-'));
-      cleanups.push(() => rmSync(minionRoot, { recursive: true, force: true }));
-      const minion = new Minion(
-        {
-          id: 'web1',
-          master: '127.0.0.1',
-          master_port: h.settings.ret_port,
-          pki_dir: join(minionRoot, 'pki'),
-          keysize: 1024,
-          acceptance_wait_time: 1,
-          auth_timeout: 5,
-          recon_default: 100,
-          recon_max: 500,
-          random_reauth_delay: 0,
-          return_retry_timer: 2,
-          return_retry_tries: 5,
-        },
-        { run: async (job) => ({ return: job.fun === 'test.ping', retcode: 0, success: true }) },
-        { all: () => ({}) },
-        quiet.getLogger('salt.minion'),
-      );
-      cleanups.push(() => minion.stop());
-      const started = minion.start();
-      // Accept web1 once its key is pending (the watch on minions_pre tells the master).
-      const pending = join(h.settings.pki_dir, 'minions_pre', 'web1');
-      await new Promise<void>((resolve) => {
-        const check = () => (existsSync(pending) ? resolve() : setTimeout(check, 50));
-        check();
-      });
-      h.master.keys.accept(['web1']);
-      await started;
-      const client = await LocalClient.connect({ ...h.settings, interface: '127.0.0.1' });
+      // The master with web1, and (meanwhile) the victim minion behind a fake master.
+      const cluster = await Cluster.create({ max_pending_keys: 100, auth_rate_limit: 1000 });
+      cleanups.push(() => cluster.stop());
+      const fake = new FakeMaster({ retPort: await freePort(), pubPort: await freePort() });
+      await fake.start();
+      cleanups.push(() => fake.stop());
+      const victimRoot = mkdtempSync(join(tmpdir(), 'brine-fuzz-victim-'));
+      cleanups.push(() => rmSync(victimRoot, { recursive: true, force: true }));
+      const victim = startVictim(victimRoot, fake['options'].retPort);
+      cleanups.push(() => victim.stop());
+      const ping = (jid: string) => ({ fun: 'test.ping', arg: [], tgt: 'web1', tgt_type: 'glob', jid, ret: '', user: 'root' });
+      const victimReady = fake.publishUntilReturned(ping('20261203000000000000'));
+      await cluster.startMaster();
+      await cluster.startAccepted([{ id: 'web1' }]);
+      await victimReady;
+      const { config } = loadMasterConfig(cluster.masterDir);
+      const client = await LocalClient.connect({ ...config, interface: '127.0.0.1' });
       cleanups.push(() => client.close());
+      const address = `tcp://127.0.0.1:${cluster.retPort}`;
+      const pids = { master: cluster.master!.child.pid!, minion: cluster.minions.get('web1')!.child.pid!, victim: victim.child.pid! };
+      const idle = {
+        master: await settledRssMb(pids.master),
+        minion: await settledRssMb(pids.minion),
+        victim: await settledRssMb(pids.victim),
+      };
 
-      const rssBefore = process.memoryUsage().rss;
       const source = frameSource(SEED, seeds.requests);
       const masterFrames = Math.ceil(FRAMES * 0.8);
       const single: Buffer[] = [];
@@ -127,7 +158,7 @@ describe(`fuzz campaign (${FRAMES} frames, seed ${SEED})`, () => {
 
       // In batches, so a long campaign never holds all its frames at once.
       const dealer = new zmq.Dealer({ linger: 0 });
-      dealer.connect(h.address);
+      dealer.connect(address);
       for (let done = 0; done < masterFrames;) {
         single.length = 0;
         multi.length = 0;
@@ -147,7 +178,7 @@ describe(`fuzz campaign (${FRAMES} frames, seed ${SEED})`, () => {
         await Promise.all(
           Array.from({ length: workers }, (_, w) =>
             requestWorker(
-              h.address,
+              address,
               single.filter((_, i) => i % workers === w),
               counts,
             ),
@@ -156,65 +187,39 @@ describe(`fuzz campaign (${FRAMES} frames, seed ${SEED})`, () => {
       }
       dealer.close();
 
-      // The minion, through a fake master: mutated publications on its subscription.
-      const fake = new FakeMaster({ retPort: await freePort(), pubPort: await freePort() });
-      await fake.start();
-      cleanups.push(() => fake.stop());
-      const fakeRoot = mkdtempSync(join(tmpdir(), 'brine-fuzz-fake-'));
-      cleanups.push(() => rmSync(fakeRoot, { recursive: true, force: true }));
-      mkdirSync(join(fakeRoot, 'pki'), { mode: 0o700 });
-      const { writeFileSync } = await import('node:fs');
-      writeFileSync(join(fakeRoot, 'pki', 'minion.pem'), keyPem('web1.pem'), { mode: 0o600 });
-      writeFileSync(join(fakeRoot, 'pki', 'minion.pub'), keyPem('web1.pub'));
-      const victim = new Minion(
-        {
-          id: 'web1',
-          master: '127.0.0.1',
-          master_port: fake['options'].retPort,
-          pki_dir: join(fakeRoot, 'pki'),
-          keysize: 2048,
-          acceptance_wait_time: 1,
-          auth_timeout: 5,
-          recon_default: 100,
-          recon_max: 500,
-          return_retry_timer: 1,
-          return_retry_tries: 3,
-        },
-        { run: async () => ({ return: true, retcode: 0, success: true }) },
-        { all: () => ({}) },
-        quiet.getLogger('salt.minion'),
-      );
-      cleanups.push(() => victim.stop());
-      await victim.start();
+      // The victim, through the fake master: mutated publications on its subscription.
       const pubSource = frameSource(SEED + 1, seeds.publications);
       for (let i = 0; i < FRAMES - masterFrames; i++) await fake.publishRaw(pubSource.next());
-      const after = await fake.publishUntilReturned({
-        fun: 'test.ping',
-        arg: [],
-        tgt: 'web1',
-        tgt_type: 'glob',
-        jid: '20261203000000000001',
-        ret: '',
-        user: 'root',
-      });
+      const after = await fake.publishUntilReturned(ping('20261203000000000001'));
       expect(after.return).toBe(true);
 
       stop = true;
       await pinger;
-      const grew = process.memoryUsage().rss - rssBefore;
+      const grew = {
+        master: (await settledRssMb(pids.master)) - idle.master,
+        minion: (await settledRssMb(pids.minion)) - idle.minion,
+        victim: (await settledRssMb(pids.victim)) - idle.victim,
+      };
+      process.stderr.write(
+        `fuzz RSS growth (MB): master +${grew.master.toFixed(1)} of ${idle.master.toFixed(1)}, minion +${grew.minion.toFixed(1)} of ${idle.minion.toFixed(1)}, ` +
+          `victim +${grew.victim.toFixed(1)} of ${idle.victim.toFixed(1)}\n`,
+      );
 
       expect(counts.answered).toBe(counts.sent);
       expect(counts.sent + counts.multi).toBe(masterFrames);
       expect(pings.published).toBeGreaterThan(0);
       expect(pings.returned).toBe(pings.published);
       for (const state of KEY_STATES) {
-        for (const name of readdirSync(join(h.settings.pki_dir, STATE_DIRS[state]))) {
+        for (const name of readdirSync(join(config.pki_dir, STATE_DIRS[state]))) {
           if (!name.startsWith('.tmp.')) expect(isValidMinionId(name)).toBe(true);
         }
       }
-      expect(readdirSync(join(h.settings.pki_dir, 'minions_pre')).length).toBeLessThanOrEqual(100);
+      expect(readdirSync(join(config.pki_dir, 'minions_pre')).length).toBeLessThanOrEqual(100);
       expect(systemDirsState()).toBe(systemBefore);
-      expect(grew).toBeLessThan(RSS_BOUND);
+      expect(cluster.master!.log).not.toMatch(/\[(ERROR|CRITICAL)/);
+      expect(grew.master).toBeLessThan(MASTER_RSS_MB);
+      expect(grew.minion).toBeLessThan(MINION_RSS_MB);
+      expect(grew.victim).toBeLessThan(MINION_RSS_MB);
     },
     Math.max(120_000, FRAMES * 20),
   );

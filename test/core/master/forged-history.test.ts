@@ -64,6 +64,14 @@ describe('returns', () => {
     expect(h.log).toContain('its nonce was already used');
   });
 
+  it('a second return for the same (jid, id) is dropped: the first stays', async () => {
+    const jid = await publish('web1');
+    await web1.send(ret(jid));
+    await web1.send({ ...ret(jid), return: 'forged' });
+    expect((await cache.getReturns(jid)).web1).toMatchObject({ return: true });
+    expect(h.log).toContain(`Dropped a repeated return from web1 for job ${jid}`);
+  });
+
   it('a request whose ts is outside request_server_ttl is refused', async () => {
     const jid = await publish('web1');
     const req = web1.build(ret(jid), { ts: Math.floor(Date.now() / 1000) - 3600 });
@@ -81,6 +89,14 @@ describe('_minion_event', () => {
     expect(h.log).toContain(`Dropped event salt/job/${jid}/ret/evil from web1`);
     expect(h.log).toContain(`Dropped event salt/job/${jid}/ret/web2 from web1`);
     expect(h.log).not.toContain(`Dropped event salt/job/${jid}/prog/web1/0`);
+  });
+});
+
+describe('a replayed _minion_event', () => {
+  it('is refused with "bad load"', async () => {
+    const req = web1.build({ cmd: '_minion_event', tag: 'custom/replayed', data: {}, pretag: null });
+    expect(await web1.exchange(req)).toBeDefined();
+    await expect(web1.exchange(req)).rejects.toMatchObject({ code: 'MASTER_BAD_LOAD' });
   });
 });
 

@@ -23,6 +23,7 @@ const COMMANDS: Record<string, string> = {
   'ip -4 route show table main': OUT('ip-route4.txt'),
   'ip -6 route show table all': OUT('ip-route6.txt'),
   'ping -W 2 -c 4 example.org': 'PING example.org 4 packets\n',
+  'arp -an': '? (192.0.2.1) at 02:fc:00:00:00:05 [ether] on eth0\n? (192.0.2.9) at <incomplete> on eth0\n',
 };
 
 function shellWith(programs: string[]) {
@@ -40,7 +41,7 @@ describe('network module', () => {
   let viaSs: Harness;
   beforeAll(async () => {
     const host = new NodeHost(fixture('roots', 'status-linux'));
-    h = await createHarness({ host, shell: shellWith(['ip', 'netstat', 'ping']), grains: { kernel: 'Linux' } });
+    h = await createHarness({ host, shell: shellWith(['ip', 'netstat', 'ping', 'arp']), grains: { kernel: 'Linux' } });
     viaSs = await createHarness({ host, shell: shellWith(['ip']), grains: { kernel: 'Linux' } });
   });
 
@@ -91,6 +92,8 @@ describe('network module', () => {
   it("active_tcp from /proc/net/tcp and tcp6 equals Salt's; ping runs Salt's command; is_private/is_loopback", async () => {
     expect((await h.call('network.active_tcp')).return).toEqual(SALT.active_tcp);
     expect((await h.call('network.ping', ['example.org;&|* '], { timeout: 2 })).return).toBe('PING example.org 4 packets');
+    expect((await h.call('network.arp')).return).toEqual({ '02:fc:00:00:00:05': '192.0.2.1', '<incomplete>': '192.0.2.9' });
+    expect(await viaSs.call('network.arp')).toMatchObject({ return: "ERROR: The 'arp' binary was not found in $PATH.", retcode: 1 });
     expect((await h.call('network.is_private', ['172.20.1.1'])).return).toBe(true);
     expect((await h.call('network.is_private', ['8.8.8.8'])).return).toBe(false);
     expect((await h.call('network.is_loopback', ['::1'])).return).toBe(true);
