@@ -1,7 +1,9 @@
 import {
   arg,
   Fn,
+  IConfig,
   IJobContext,
+  IMinionControl,
   inject,
   InvocationError,
   IPillar,
@@ -11,19 +13,25 @@ import {
   type StateRunOptions,
   type StateRunReturn,
 } from 'brine/plugin';
+import { checkQueue, runningStates, type QueueContext } from './state-queue';
 
-/** The options every state run takes (Salt's names); others (`queue`, ...) go to `kwargs`. */
+/** The options every state run takes (Salt's names); others (`concurrent`, ...) go to `kwargs`. */
 const RUN = {
   test: arg.boolean({ optional: true, description: 'Report what would change, change nothing' }),
   saltenv: arg.string({ optional: true, description: 'The environment of the SLS files' }),
   pillar: arg.any({ optional: true, description: 'Pillar data merged over the compiled pillar' }),
   exclude: arg.any({ optional: true, description: 'SLS files or IDs to leave out' }),
+  queue: arg.any({
+    optional: true,
+    description: 'True: wait for the state runs going on (a number: unless that many wait already); else they refuse this one',
+  }),
 };
 interface Run {
   test?: boolean;
   saltenv?: string;
   pillar?: unknown;
   exclude?: unknown;
+  queue?: unknown;
   kwargs: Record<string, unknown>;
 }
 /** SLS names: a list, or `a,b` (Salt's split_input). */
@@ -45,7 +53,24 @@ export class StateExecModule {
     @inject(IJobContext) private readonly job: IJobContext,
     @inject(ISalt) private readonly salt: ISalt,
     @inject(IPillar) private readonly pillar: IPillar,
+    @inject(IConfig) private readonly config: IConfig,
+    @inject(IMinionControl, { optional: true }) private readonly control: IMinionControl | undefined,
   ) {}
+
+  private get queueContext(): QueueContext {
+    return { control: this.control, jid: this.job.jid, signal: this.job.signal };
+  }
+
+  /**
+   * Salt's _check_queue before a state function: the lines naming the state jobs that refuse
+   * this one (retcode 1), or undefined once it may run (after waiting with `queue`).
+   */
+  private async conflict(o: Run): Promise<string[] | undefined> {
+    const queue = o.queue ?? this.config.get<unknown>('state_queue', false);
+    const conflict = await checkQueue(this.queueContext, queue, o.kwargs.concurrent === true);
+    if (conflict) this.job.retcode = 1;
+    return conflict;
+  }
 
   /** The run's options; the pillar is compiled afresh with `pillar=` over it, as Salt's State does. */
   private async options(o: Run): Promise<StateRunOptions> {
@@ -72,6 +97,8 @@ export class StateExecModule {
     kwargs: true,
   })
   async apply(a: Run & { mods?: string[] }): Promise<StateRunReturn> {
+    const conflict = await this.conflict(a);
+    if (conflict) return conflict;
     const list = mods(a.mods);
     return this.finish(
       list.length ? await this.states.sls(list, await this.options(a)) : await this.states.highstate(await this.options(a)),
@@ -97,6 +124,8 @@ export class StateExecModule {
     kwargs: true,
   })
   async highstate(a: Run): Promise<StateRunReturn> {
+    const conflict = await this.conflict(a);
+    if (conflict) return conflict;
     return this.finish(await this.states.highstate(await this.options(a)));
   }
 
@@ -120,8 +149,10 @@ export class StateExecModule {
     kwargs: true,
   })
   async single(a: Run & { fun: string; name: string }): Promise<StateRunReturn> {
+    const conflict = await this.conflict(a);
+    if (conflict) return conflict;
     const args: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(a.kwargs)) if (!k.startsWith('__') && k !== 'queue') args[k] = v;
+    for (const [k, v] of Object.entries(a.kwargs)) if (!k.startsWith('__') && k !== 'concurrent') args[k] = v;
     return this.finish(await this.states.single(a.fun, a.name, args, await this.options(a)));
   }
 
@@ -133,6 +164,8 @@ export class StateExecModule {
     kwargs: true,
   })
   async sls_id(a: Run & { id_: string; mods: string[] }): Promise<StateRunReturn> {
+    const conflict = await this.conflict(a);
+    if (conflict) return conflict;
     return this.finish(await this.states.slsId(a.id_, mods(a.mods), await this.options(a)));
   }
 
@@ -143,7 +176,7 @@ export class StateExecModule {
     kwargs: true,
   })
   async show_sls(a: Run & { mods: string[] }): Promise<unknown> {
-    return this.shown(await this.states.showSls(mods(a.mods), await this.options(a)));
+    return (await this.conflict(a)) ?? this.shown(await this.states.showSls(mods(a.mods), await this.options(a)));
   }
 
   @Fn({
@@ -153,22 +186,32 @@ export class StateExecModule {
     kwargs: true,
   })
   async show_low_sls(a: Run & { mods: string[] }): Promise<unknown> {
-    return this.shown(await this.states.showLowSls(mods(a.mods), await this.options(a)));
+    return (await this.conflict(a)) ?? this.shown(await this.states.showLowSls(mods(a.mods), await this.options(a)));
   }
 
   @Fn({ summary: "The top file's matches for this minion", examples: ["salt '*' state.show_top"], args: RUN, kwargs: true })
   async show_top(a: Run): Promise<unknown> {
-    return this.shown(await this.states.showTop(await this.options(a)));
+    return (await this.conflict(a)) ?? this.shown(await this.states.showTop(await this.options(a)));
   }
 
   @Fn({ summary: "The highstate's high data", examples: ["salt '*' state.show_highstate"], args: RUN, kwargs: true })
   async show_highstate(a: Run): Promise<unknown> {
-    return this.shown(await this.states.showHighstate(await this.options(a)));
+    return (await this.conflict(a)) ?? this.shown(await this.states.showHighstate(await this.options(a)));
   }
 
   @Fn({ summary: "The highstate's low chunks", examples: ["salt '*' state.show_lowstate"], args: RUN, kwargs: true })
   async show_lowstate(a: Run): Promise<unknown> {
-    return this.shown(await this.states.showLowstate(await this.options(a)));
+    return (await this.conflict(a)) ?? this.shown(await this.states.showLowstate(await this.options(a)));
+  }
+
+  @Fn({
+    summary: 'The state runs going on on this minion, one line each',
+    description: 'A state function called while one runs is refused with these lines, unless queue=True.',
+    examples: ["salt '*' state.running"],
+    args: { concurrent: arg.boolean({ default: false, description: 'Concurrent runs are allowed: report none' }) },
+  })
+  running(a: { concurrent: boolean }): string[] {
+    return runningStates(this.queueContext, a.concurrent);
   }
 
   private shown(ret: unknown): unknown {

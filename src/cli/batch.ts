@@ -37,7 +37,7 @@ export async function runBatch(
   opts: BatchOptions,
   io: Io,
   print: (text: string) => void,
-  format: (data: Record<string, unknown>) => string,
+  format: (data: Record<string, unknown>, outputter?: string) => string,
 ): Promise<number> {
   if (!Number.isFinite(opts.batchWaitSec) || opts.batchWaitSec < 0)
     throw new CliError(`--batch-wait must be a number of seconds >= 0, not ${opts.batchWaitSec}`, 64);
@@ -108,7 +108,8 @@ export async function runBatch(
         if (opts.batchWaitSec > 0) waits.push(Date.now() + opts.batchWaitSec * 1000);
       }
       if (ev.kind === 'return') {
-        print(format(batchDisplay(ev.ret)));
+        // The outputter the return names (highstate for state functions), as Salt's batch passes `out`.
+        print(format(batchDisplay(ev.ret), ev.ret.out));
         retcode = Math.max(retcode, batchRetcode(ev.ret));
         // --failhard: the first minion that fails ends the batch run, as Salt's Batch.run.
         if (opts.failhard && ev.ret.retcode > 0) {

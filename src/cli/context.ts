@@ -31,6 +31,16 @@ export function loadMinionForCli(configDir: string, logLevel?: string, overrides
   return { config };
 }
 
+/**
+ * The log of a client command (salt, salt-run, salt-key): with --log-file, records at
+ * --log-file-level (default warning) go to that file, as Salt's LogLevelMixIn writes them. The
+ * console is left as these commands print it (their warnings on stderr).
+ */
+export function clientLogging(flags: { 'log-file'?: string; 'log-file-level'?: string }): Logging {
+  const level = flags['log-file-level'] ?? 'warning';
+  return createLogging({ level, console: false, logFile: flags['log-file'] ? resolve(flags['log-file']) : null, logFileLevel: level });
+}
+
 export interface DaemonFlags {
   'config-dir': string;
   'log-level'?: string;

@@ -63,7 +63,7 @@ export function stateVerboseFlag(value: string | undefined): boolean | undefined
   return value === undefined ? undefined : ['true', 'yes', '1', 'on'].includes(value.toLowerCase());
 }
 
-/** A daemon's or salt-call's log file, over the config's log_file / log_level_logfile. */
+/** A command's log file: a daemon's or salt-call's over the config's log_file / log_level_logfile; salt, salt-run, salt-key only when given. */
 export const logFileFlags = {
   'log-file': Flags.string({ description: 'Log file path (overrides log_file in the config)' }),
   'log-file-level': Flags.string({

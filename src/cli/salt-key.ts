@@ -6,6 +6,7 @@ import * as path from 'node:path';
 import { KEY_STATES, KEY_STATUS_NAMES, KeyState, KeyStore, STATE_DIRS } from '../core/master/key-store';
 import { EXIT_USAGE } from './errors';
 import { formatOutput, isOutputter, OUTPUTTERS } from './output';
+import { getColors, type Colors } from './output/colors';
 
 export type SaltKeyListName = 'acc' | 'accepted' | 'pre' | 'un' | 'unaccepted' | 'rej' | 'rejected' | 'den' | 'denied' | 'all';
 
@@ -51,6 +52,10 @@ export interface SaltKeyOptions {
   keysize?: number;
   /** hash_type for fingerprints (default sha256) */
   hashType?: string;
+  /** Print the key outputter in Salt's colours (see output/colors.ts useColor). */
+  color?: boolean;
+  /** Where the command logs its key changes (--log-file); default nowhere. */
+  log?: { info(msg: string): void };
 }
 
 export interface SaltKeyIo {
@@ -66,12 +71,13 @@ export interface SaltKeyIo {
 /** What the `key` outputter and `--out json` print: Salt dir name -> ids, or ids -> text. */
 type KeyData = Record<string, string[] | Record<string, string>>;
 
-const HEADINGS: Record<string, string> = {
-  local: 'Local Keys:',
-  minions: 'Accepted Keys:',
-  minions_denied: 'Denied Keys:',
-  minions_pre: 'Unaccepted Keys:',
-  minions_rejected: 'Rejected Keys:',
+/** Salt's key outputter: each state's heading, its colour, and the colour of its ids. */
+const HEADINGS: Record<string, { text: string; heading: keyof Colors; ids: keyof Colors }> = {
+  local: { text: 'Local Keys:', heading: 'LIGHT_MAGENTA', ids: 'MAGENTA' },
+  minions: { text: 'Accepted Keys:', heading: 'LIGHT_GREEN', ids: 'GREEN' },
+  minions_denied: { text: 'Denied Keys:', heading: 'LIGHT_MAGENTA', ids: 'MAGENTA' },
+  minions_pre: { text: 'Unaccepted Keys:', heading: 'LIGHT_RED', ids: 'RED' },
+  minions_rejected: { text: 'Rejected Keys:', heading: 'LIGHT_BLUE', ids: 'BLUE' },
 };
 
 const LIST_NAMES: Record<SaltKeyListName, KeyState | 'all'> = {
@@ -93,7 +99,7 @@ export async function runSaltKey(opts: SaltKeyOptions, io: SaltKeyIo): Promise<n
 
   const store = new KeyStore({ pkiDir: opts.pkiDir });
   store.ensureLayout();
-  const show = (data: KeyData) => display(data, opts.out, io);
+  const show = (data: KeyData) => display(data, opts.out, io, getColors(opts.color === true));
   const hash = opts.hashType ?? 'sha256';
 
   if (opts.list !== undefined) {
@@ -199,7 +205,7 @@ async function change(cmd: Change, glob: string, store: KeyStore, opts: SaltKeyO
   }
   const chosen: KeyData = Object.fromEntries(states.map((s) => [STATE_DIRS[s], matches[s] ?? []]));
   io.out(`The following keys are going to be ${cmd === 'delete' ? 'delet' : cmd}ed:\n`);
-  display(chosen, opts.out, io);
+  display(chosen, opts.out, io, getColors(opts.color === true));
   if (!opts.yes && !(await io.confirm(cmd === 'delete' ? 'Proceed? [N/y] ' : 'Proceed? [n/Y] '))) return 0;
 
   const done: string[] = [];
@@ -217,7 +223,10 @@ async function change(cmd: Change, glob: string, store: KeyStore, opts: SaltKeyO
     }
   }
   const verb = cmd === 'delete' ? 'deleted' : `${cmd}ed`;
-  for (const id of done) io.out(`Key for minion ${id} ${verb}.\n`);
+  for (const id of done) {
+    io.out(`Key for minion ${id} ${verb}.\n`);
+    opts.log?.info(`Key for minion ${id} ${verb}`);
+  }
   return 0;
 }
 
@@ -237,19 +246,22 @@ function genKeys(opts: SaltKeyOptions, io: SaltKeyIo): number {
  * Salt's `key` outputter (states in sorted order, ids sorted, whole text right-stripped, nothing
  * printed when empty), or the outputter named by --out.
  */
-function display(data: KeyData, out: string | undefined, io: SaltKeyIo): void {
+function display(data: KeyData, out: string | undefined, io: SaltKeyIo, c: Colors): void {
   if (out !== undefined && out !== 'key' && isOutputter(out)) {
-    io.out(formatOutput(out, data));
+    io.out(formatOutput(out, data, { color: c.ENDC !== '' }));
     return;
   }
   let text = '';
   for (const status of Object.keys(data).sort(byCodePoint)) {
-    text += `${HEADINGS[status]}\n`;
+    const { text: heading, heading: headingColor, ids } = HEADINGS[status];
+    text += `${c[headingColor]}${heading}${c.ENDC}\n`;
     const entries = data[status];
+    // ESC in an id is replaced, so a key name cannot drive the terminal (Salt's strip_colors).
+    const safe = (id: string): string => id.replace(/\x1b/g, '?');
     if (Array.isArray(entries)) {
-      for (const id of [...entries].sort(byCodePoint)) text += `${id}\n`;
+      for (const id of [...entries].sort(byCodePoint)) text += `${c[ids]}${safe(id)}${c.ENDC}\n`;
     } else {
-      for (const id of Object.keys(entries).sort(byCodePoint)) text += `${id}:  ${entries[id]}\n`;
+      for (const id of Object.keys(entries).sort(byCodePoint)) text += `${c[ids]}${safe(id)}:  ${entries[id]}${c.ENDC}\n`;
     }
   }
   text = text.replace(/\s+$/, '');

@@ -2,6 +2,7 @@ import type { MasterAddress } from '../core/client/local-client';
 import { LocalJobs } from '../core/client/local-jobs';
 import { KeyStore } from '../core/master/key-store';
 import type { MasterConfig } from '../core/config';
+import type { Logger } from '../core/log';
 import { formatOutput, type Outputter } from './output';
 import { formatHighstate, highstateOptionsOf } from './output/highstate';
 import { getColors } from './output/colors';
@@ -26,6 +27,8 @@ export interface RunnerOptions {
   out: Outputter;
   /** Print in Salt's colours (see output/colors.ts useColor). */
   color?: boolean;
+  /** Where the command logs (--log-file) besides its warnings on stderr; default nowhere. */
+  log?: Pick<Logger, 'debug' | 'info' | 'warning' | 'error'>;
 }
 
 /**
@@ -36,10 +39,16 @@ async function runners(o: RunnerOptions): Promise<Map<string, (o: RunnerOptions,
   const master = { ...o.master, timeout: o.timeoutSec, gather_job_timeout: o.gatherJobTimeoutSec ?? o.master.gather_job_timeout ?? 10 };
   const jobs = new LocalJobs({ master, timeoutSec: master.timeout, gatherJobTimeoutSec: master.gather_job_timeout });
   const logger = {
-    debug: () => undefined,
-    info: () => undefined,
-    warning: (m: string) => process.stderr.write(`[WARNING ] ${m}\n`),
-    error: (m: string) => process.stderr.write(`[ERROR   ] ${m}\n`),
+    debug: (m: string) => o.log?.debug(m),
+    info: (m: string) => o.log?.info(m),
+    warning: (m: string) => {
+      o.log?.warning(m);
+      process.stderr.write(`[WARNING ] ${m}\n`);
+    },
+    error: (m: string) => {
+      o.log?.error(m);
+      process.stderr.write(`[ERROR   ] ${m}\n`);
+    },
   };
   const functions = await MasterFunctions.load({ master, keys: new KeyStore({ pkiDir: master.pki_dir }), jobs, logger });
   const table = new Map<string, (o: RunnerOptions, io: Io) => Promise<unknown>>();
@@ -63,6 +72,7 @@ export async function runRunner(opts: RunnerOptions, io: Io): Promise<number> {
   if (!runner) {
     throw new CliError(`'${opts.fun}' is not available.`, 1, { hint: `Runner functions here: ${[...table.keys()].sort().join(', ')}` });
   }
+  opts.log?.debug(`Running runner ${opts.fun}`);
   let result = await runner(opts, io);
   if (result === STREAMED) return 0;
   let out = opts.out;

@@ -1,5 +1,6 @@
 import { appendFileSync, writeFileSync } from 'node:fs';
 import { BrineError } from '../core/errors';
+import type { Logger } from '../core/log';
 import { LocalClient, type MasterAddress, type MinionReturn } from '../core/client/local-client';
 import { JobWaiter } from '../core/client/local-client-wait';
 import { checkTarget, type TargetType } from '../core/targeting';
@@ -44,6 +45,8 @@ export interface SaltOptions {
   batchWaitSec?: number;
   /** Print in Salt's colours (see output/colors.ts useColor). */
   color?: boolean;
+  /** Where the command logs (--log-file); default nowhere. */
+  log?: Pick<Logger, 'debug' | 'warning'>;
 }
 
 export interface Io {
@@ -104,6 +107,9 @@ export async function runSalt(opts: SaltOptions, io: Io): Promise<number> {
       if (err instanceof BrineError && err.code === 'NO_MINIONS') return noMinions(io);
       throw err;
     }
+    opts.log?.debug(
+      `Published ${opts.fun} to ${JSON.stringify(opts.tgt)} (${opts.tgtType}) with jid ${pub.jid}, expecting ${pub.minions.length} minion(s)`,
+    );
     if (opts.async) {
       io.out(`Executed command with job ID: ${pub.jid}\n`);
       return EX_OK;
@@ -135,11 +141,15 @@ export async function runSalt(opts: SaltOptions, io: Io): Promise<number> {
         failed = true;
         failures.add(ev.ret.id);
       }
+      opts.log?.debug(`Got return from ${ev.ret.id} for job ${pub.jid} (retcode ${ev.ret.retcode})`);
       show(ev.ret.id, ev.ret.return, ev.ret.out, ev.ret.retcode);
     }
     // --hide-timeout leaves them out entirely, and so out of the exit code (as Salt's show_timeout=False).
     if (!opts.hideTimeout) {
-      for (const m of missing) show(m.id, noReturnMessage(pub.jid, m.reason), 'no_return');
+      for (const m of missing) {
+        opts.log?.warning(`Minion ${m.id} did not return for job ${pub.jid} [${m.reason}]`);
+        show(m.id, noReturnMessage(pub.jid, m.reason), 'no_return');
+      }
       if (missing.length > 0) failed = true;
     }
     if (opts.static) print(format(collected, collectedOut));

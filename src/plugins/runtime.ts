@@ -20,6 +20,8 @@ export interface PluginRuntimeOptions extends Omit<PluginLoaderOptions, 'control
 interface Tracked {
   data: RunningJob;
   abort: AbortController;
+  /** Settles when the job ends. */
+  done: Promise<void>;
 }
 
 function asStringList(v: unknown): string[] {
@@ -123,13 +125,15 @@ export class PluginRuntime implements IMinionControl {
     signal?.addEventListener('abort', onOuterAbort, { once: true });
     if (signal?.aborted) abort.abort(signal.reason);
     // Two publications of one jid (a retry) share the record; the later one wins until it ends.
-    const tracked = { data, abort };
+    let finished!: () => void;
+    const tracked: Tracked = { data, abort, done: new Promise<void>((resolve) => (finished = resolve)) };
     this.jobs.set(job.jid, tracked);
     try {
       return await this.executor.run(job, { signal: abort.signal });
     } finally {
       signal?.removeEventListener('abort', onOuterAbort);
       if (this.jobs.get(job.jid) === tracked) this.jobs.delete(job.jid);
+      finished();
     }
   }
 
@@ -183,6 +187,11 @@ export class PluginRuntime implements IMinionControl {
 
   runningJobs(): RunningJob[] {
     return [...this.jobs.values()].map((t) => structuredClone(t.data));
+  }
+
+  async jobFinished(jid: string): Promise<void> {
+    // A retry of the jid replaces the record: wait until no record of it is left.
+    for (let tracked = this.jobs.get(jid); tracked; tracked = this.jobs.get(jid)) await tracked.done;
   }
 
   killJob(jid: string): RunningJob | undefined {

@@ -1,27 +1,13 @@
 /**
  * Salt's job shapes for the jobs runner (salt/utils/jid.py, salt/runners/jobs.py) and the
  * runner's time arguments.
- *
- *   jidToTime('20261202131309576618')   // '2026, Dec 02 13:13:09.576618'
  */
 import { RunnerArgError } from './errors';
 import { isDeepStrictEqual } from 'node:util';
 import { BrineError } from '../core/errors';
-import { isJid, jidToDate } from '../core/protocol/jid';
+import { isJid, jidToDate, jidToTime, MONTHS } from '../core/protocol/jid';
 import type { JobRecord, StoredReturn } from '../core/master/job-cache';
 import { unpackArgs } from '../core/protocol/salt-args';
-
-const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
-
-/** Salt's jid_to_time: '' for text that is not shaped like a jid (20 digits, optionally `_suffix`). */
-export function jidToTime(jid: string): string {
-  if (jid.length !== 20 && (jid.length <= 21 || jid[20] !== '_')) return '';
-  const m = /^(\d{4})(\d{2})(\d{2})(\d{2})(\d{2})(\d{2})(\d{6})/.exec(jid);
-  if (!m) return '';
-  const month = MONTHS[Number(m[2]) - 1];
-  if (month === undefined) return '';
-  return `${m[1]}, ${month} ${m[3]} ${m[4]}:${m[5]}:${m[6]}.${m[7]}`;
-}
 
 /** Sets a key that may be any text (a minion id, a jid), `__proto__` included. */
 export function setKey(obj: Record<string, unknown>, key: string, value: unknown): void {

@@ -10,7 +10,8 @@ import { BrineError } from '../core/errors';
 import type { JobCache } from '../core/master/job-cache';
 import type { LocalClient } from '../core/client/local-client';
 import { JobWaiter } from '../core/client/local-client-wait';
-import { jidToTime, setKey } from './job-format';
+import { setKey } from './job-format';
+import { jidToTime } from '../core/protocol/jid';
 
 export interface ActiveOptions {
   client: LocalClient;

@@ -111,6 +111,10 @@ describe('salt-key confirmation', () => {
     const r = await run({ rejectAll: true, yes: true });
     expect(r.out.endsWith('Key for minion db1 rejected.\nKey for minion web1 rejected.\nKey for minion web2 rejected.\n')).toBe(true);
     expect(store.list('rejected')).toEqual(['db1', 'web1', 'web2']);
+    // --log-file: each change is logged too.
+    const logged: string[] = [];
+    await run({ deleteAll: true, yes: true, log: { info: (m) => logged.push(m) } });
+    expect(logged).toEqual(['Key for minion db1 deleted', 'Key for minion web1 deleted', 'Key for minion web2 deleted']);
   });
 });
 
@@ -148,6 +152,17 @@ describe('salt-key listing, printing and fingerprints', () => {
       '{\n    "minions_pre": [\n        "db1",\n        "web1",\n        "web2"\n    ]\n}\n',
     );
     expect((await run({ list: 'all' })).out).toBe(sample('salt-key -L (keys pending)'));
+  });
+
+  it("lists in Salt's colours when asked (what Salt 3007.10's key outputter printed with color on)", async () => {
+    const salt =
+      '\x1b[0;1;32mAccepted Keys:\x1b[0;0m\n\x1b[0;1;35mDenied Keys:\x1b[0;0m\n\x1b[0;1;31mUnaccepted Keys:\x1b[0;0m\n' +
+      '\x1b[0;31mdb1\x1b[0;0m\n\x1b[0;31mweb1\x1b[0;0m\n\x1b[0;31mweb2\x1b[0;0m\n\x1b[0;1;34mRejected Keys:\x1b[0;0m\n';
+    expect((await run({ list: 'all', color: true })).out).toBe(salt);
+    expect(salt.replace(/\x1b\[[0-9;]*m/g, '')).toBe(sample('salt-key -L (keys pending)'));
+    expect((await run({ print: 'web1', color: true })).out).toBe(
+      `\x1b[0;1;31mUnaccepted Keys:\x1b[0;0m\n\x1b[0;31mweb1:  ${wirePub('web1')}\x1b[0;0m\n`,
+    );
   });
 
   it('prints a key under its heading with -p, all with -P', async () => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { jidToTime, parseRunnerTime } from '../../src/runners/job-format';
+import { parseRunnerTime } from '../../src/runners/job-format';
+import { jidToTime } from '../../src/core/protocol/jid';
 
 describe('jid_to_time', () => {
   it('formats as Salt does, including suffixed jids, and gives "" for other text', () => {

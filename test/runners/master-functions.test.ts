@@ -3,7 +3,7 @@
  * runner plugins, and a third party's @Runner/@Wheel from the master's module_dirs, over a real
  * key store and minion data cache and in-memory jobs.
  */
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -49,7 +49,7 @@ function masterConfig(moduleDirs: string[]): MasterConfig {
     master_job_cache: 'local_cache',
     flavour: 'brine-test',
     file_roots: { base: [join(SRV, 'states')] },
-    pillar_roots: { base: [join(SRV, 'pillar')] },
+    pillar_roots: { base: [join(SRV, 'pillar')], scratch: [join(dir, 'scratch')] },
   } as unknown as MasterConfig;
 }
 
@@ -147,6 +147,28 @@ describe('master functions', () => {
     expect(await run(plain, 'state.orchestrate_show_sls', ['nope'])).toEqual({
       [`${hostname()}_master`]: ["No matching sls found for 'nope' in env 'base'"],
     });
+  });
+
+  it("wheel pillar_roots.* finds, lists, reads and writes the pillar_roots files as Salt's", async () => {
+    const wheel = (fun: string, kwargs: Record<string, unknown>) => plain.wheels.get(fun)!.call([], kwargs, { user: 'root' });
+    const base = join(SRV, 'pillar');
+    expect(await wheel('pillar_roots.find', { path: 'top.sls' })).toEqual([{ [join(base, 'top.sls')]: 'txt' }]);
+    expect(await wheel('pillar_roots.find', { path: 'top.sls', saltenv: 'nope' })).toEqual([]);
+    expect(await wheel('pillar_roots.list_env', {})).toEqual({ [base]: { 'common.sls': 'f', 'top.sls': 'f' } });
+    expect(await wheel('pillar_roots.read', { path: 'common.sls' })).toEqual([
+      { [join(base, 'common.sls')]: readFileSync(join(base, 'common.sls'), 'utf8') },
+    ]);
+    expect(await wheel('pillar_roots.write', { data: 'k: v\n', path: 'sub/new.sls', saltenv: 'scratch' })).toBe(
+      `Wrote data to file ${join(dir, 'scratch', 'sub', 'new.sls')}`,
+    );
+    expect(await wheel('pillar_roots.list_roots', {})).toEqual({
+      base: [{ [base]: { 'common.sls': 'f', 'top.sls': 'f' } }],
+      scratch: [{ [join(dir, 'scratch')]: { sub: { 'new.sls': 'f' } } }],
+    });
+    expect(await wheel('pillar_roots.write', { data: 'x', path: '../escape.sls', saltenv: 'scratch' })).toBe('Invalid path');
+    expect(await wheel('pillar_roots.write', { data: 'x', path: '/etc/x', saltenv: 'scratch' })).toMatch(/is not relative/);
+    expect(await wheel('pillar_roots.write', { data: 'x', path: 'a.sls', saltenv: 'nope' })).toBe('Named environment nope is not present');
+    expect(existsSync(join(dir, 'escape.sls'))).toBe(false);
   });
 
   it("answers a bad call with Salt's wording", async () => {

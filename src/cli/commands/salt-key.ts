@@ -1,7 +1,7 @@
 import { Command } from '@oclif/core/command';
 import * as Flags from '@oclif/core/flags';
 import { createInterface } from 'node:readline/promises';
-import { commonFlags, noColorFlag } from '../flags';
+import { commonFlags, forceColorFlag, logFileFlags, noColorFlag } from '../flags';
 
 export default class SaltKey extends Command {
   static override summary = "Manage the master's minion keys: list, accept, reject, delete, fingerprints";
@@ -9,6 +9,8 @@ export default class SaltKey extends Command {
   static override flags = {
     ...commonFlags,
     'no-color': noColorFlag,
+    'force-color': forceColorFlag,
+    ...logFileFlags,
     list: Flags.string({
       char: 'l',
       description: 'List keys in one state: acc, pre|un, rej, den or all',
@@ -39,9 +41,11 @@ export default class SaltKey extends Command {
 
   async run(): Promise<void> {
     const { flags } = await this.parse(SaltKey);
-    const { loadMasterForCli } = await import('../context.js');
+    const { clientLogging, loadMasterForCli } = await import('../context.js');
     const { runSaltKey } = await import('../salt-key.js');
+    const { useColor } = await import('../output/colors.js');
     const { config } = loadMasterForCli(flags['config-dir'], flags['log-level']);
+    const logging = clientLogging(flags);
     const code = await runSaltKey(
       {
         pkiDir: config.pki_dir,
@@ -67,6 +71,8 @@ export default class SaltKey extends Command {
         genKeysDir: flags['gen-keys-dir'],
         keysize: flags.keysize,
         hashType: flags['hash-type'],
+        color: useColor(flags, process.stdout.isTTY === true),
+        log: logging.getLogger('salt.cli.key'),
       },
       {
         out: (t: string) => process.stdout.write(t),
@@ -84,6 +90,7 @@ export default class SaltKey extends Command {
         },
       },
     );
+    await logging.close();
     process.exitCode = code;
   }
 }

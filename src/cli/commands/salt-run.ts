@@ -1,7 +1,7 @@
 import * as Args from '@oclif/core/args';
 import { Command } from '@oclif/core/command';
 import * as Flags from '@oclif/core/flags';
-import { commonFlags, forceColorFlag, noColorFlag, noParseFlag, outFlag } from '../flags';
+import { commonFlags, forceColorFlag, logFileFlags, noColorFlag, noParseFlag, outFlag } from '../flags';
 
 export default class SaltRun extends Command {
   static override summary = 'Run a runner function on the master (manage.*, jobs.*, state.event)';
@@ -20,28 +20,35 @@ export default class SaltRun extends Command {
     out: outFlag,
     'no-color': noColorFlag,
     'force-color': forceColorFlag,
+    ...logFileFlags,
     'no-parse': noParseFlag,
     timeout: Flags.integer({ char: 't', description: 'Seconds to wait for the minions' }),
   };
 
   async run(): Promise<void> {
     const { args, flags, raw } = await this.parse(SaltRun);
-    const { loadMasterForCli } = await import('../context.js');
+    const { clientLogging, loadMasterForCli } = await import('../context.js');
     const { noParseNames, parseCliArgs, positionalWords } = await import('../args.js');
     const { runRunner } = await import('../salt-run.js');
     const { useColor } = await import('../output/colors.js');
     const { config } = loadMasterForCli(flags['config-dir'], flags['log-level']);
-    process.exitCode = await runRunner(
-      {
-        master: config,
-        fun: args.function,
-        arg: parseCliArgs(positionalWords(raw).slice(1), noParseNames(flags['no-parse'])),
-        timeoutSec: flags.timeout ?? config.timeout,
-        gatherJobTimeoutSec: config.gather_job_timeout,
-        out: (flags.out ?? 'nested') as 'nested',
-        color: useColor(flags, process.stdout.isTTY === true),
-      },
-      { out: (t) => process.stdout.write(t), err: (t) => process.stderr.write(t) },
-    );
+    const logging = clientLogging(flags);
+    try {
+      process.exitCode = await runRunner(
+        {
+          master: config,
+          fun: args.function,
+          arg: parseCliArgs(positionalWords(raw).slice(1), noParseNames(flags['no-parse'])),
+          timeoutSec: flags.timeout ?? config.timeout,
+          gatherJobTimeoutSec: config.gather_job_timeout,
+          out: (flags.out ?? 'nested') as 'nested',
+          color: useColor(flags, process.stdout.isTTY === true),
+          log: logging.getLogger('salt.cli.run'),
+        },
+        { out: (t) => process.stdout.write(t), err: (t) => process.stderr.write(t) },
+      );
+    } finally {
+      await logging.close();
+    }
   }
 }

@@ -1,7 +1,7 @@
 import * as Args from '@oclif/core/args';
 import { Command } from '@oclif/core/command';
 import * as Flags from '@oclif/core/flags';
-import { commonFlags, noParseFlag, outputFlags, stateOutputFlags, stateVerboseFlag } from '../flags';
+import { commonFlags, logFileFlags, noParseFlag, outputFlags, stateOutputFlags, stateVerboseFlag } from '../flags';
 import { CliError, EXIT_USAGE } from '../errors';
 
 export default class Salt extends Command {
@@ -17,6 +17,7 @@ export default class Salt extends Command {
     ...commonFlags,
     ...outputFlags,
     ...stateOutputFlags,
+    ...logFileFlags,
     'no-parse': noParseFlag,
     pcre: Flags.boolean({ char: 'E', description: 'Target is a regular expression on minion ids' }),
     list: Flags.boolean({ char: 'L', description: 'Target is a comma-separated list of minion ids' }),
@@ -45,7 +46,7 @@ export default class Salt extends Command {
   async run(): Promise<void> {
     const { args, flags, raw } = await this.parse(Salt);
     const { noParseNames, parseCliArgs, positionalWords } = await import('../args.js');
-    const { loadMasterForCli } = await import('../context.js');
+    const { clientLogging, loadMasterForCli } = await import('../context.js');
     const { runSalt } = await import('../salt.js');
     const { highstateOptionsOf } = await import('../output/highstate.js');
     const { useColor } = await import('../output/colors.js');
@@ -55,38 +56,45 @@ export default class Salt extends Command {
     if (types.length > 1) throw new CliError(`choose one target type, not ${types.map((t) => `--${t}`).join(' and ')}`, EXIT_USAGE);
     const tgtType = (types[0] ?? 'glob').replace('-', '_') as 'glob';
     const { config } = loadMasterForCli(flags['config-dir'], flags['log-level']);
-    const code = await runSalt(
-      {
-        master: config,
-        tgt: args.target,
-        tgtType,
-        fun: args.function,
-        arg: parseCliArgs(positionalWords(raw).slice(2), noParseNames(flags['no-parse'])),
-        timeoutSec: flags.timeout ?? config.timeout,
-        out: flags.out as 'nested' | undefined,
-        highstate: highstateOptionsOf(config as unknown as Record<string, unknown>, {
-          stateOutput: flags['state-output'],
-          stateVerbose: stateVerboseFlag(flags['state-verbose']),
-        }),
-        outFile: flags['out-file'],
-        outIndent: flags['out-indent'],
-        static: flags.static,
-        async: flags.async,
-        showJid: flags['show-jid'],
-        verbose: flags.verbose,
-        delimiter: flags.delimiter,
-        ret: flags.return,
-        gatherJobTimeoutSec: config.gather_job_timeout,
-        hideTimeout: flags['hide-timeout'],
-        summary: flags.summary,
-        batch: flags['batch-size'],
-        failhard: flags.failhard,
-        subset: flags.subset,
-        batchWaitSec: flags['batch-wait'] === undefined ? 0 : Number(flags['batch-wait']),
-        color: useColor(flags, process.stdout.isTTY === true),
-      },
-      { out: (t) => process.stdout.write(t), err: (t) => process.stderr.write(t), errIsTty: process.stderr.isTTY === true },
-    );
+    const logging = clientLogging(flags);
+    let code: number;
+    try {
+      code = await runSalt(
+        {
+          master: config,
+          tgt: args.target,
+          tgtType,
+          fun: args.function,
+          arg: parseCliArgs(positionalWords(raw).slice(2), noParseNames(flags['no-parse'])),
+          timeoutSec: flags.timeout ?? config.timeout,
+          out: flags.out as 'nested' | undefined,
+          highstate: highstateOptionsOf(config as unknown as Record<string, unknown>, {
+            stateOutput: flags['state-output'],
+            stateVerbose: stateVerboseFlag(flags['state-verbose']),
+          }),
+          outFile: flags['out-file'],
+          outIndent: flags['out-indent'],
+          static: flags.static,
+          async: flags.async,
+          showJid: flags['show-jid'],
+          verbose: flags.verbose,
+          delimiter: flags.delimiter,
+          ret: flags.return,
+          gatherJobTimeoutSec: config.gather_job_timeout,
+          hideTimeout: flags['hide-timeout'],
+          summary: flags.summary,
+          batch: flags['batch-size'],
+          failhard: flags.failhard,
+          subset: flags.subset,
+          batchWaitSec: flags['batch-wait'] === undefined ? 0 : Number(flags['batch-wait']),
+          color: useColor(flags, process.stdout.isTTY === true),
+          log: logging.getLogger('salt.cli.salt'),
+        },
+        { out: (t) => process.stdout.write(t), err: (t) => process.stderr.write(t), errIsTty: process.stderr.isTTY === true },
+      );
+    } finally {
+      await logging.close();
+    }
     process.exitCode = code;
   }
 }

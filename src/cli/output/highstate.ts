@@ -122,6 +122,8 @@ function formatHost(host: string, data: unknown, opts: HighstateOptions): string
     if (ret.result === false) hcolor = tcolor = c.RED;
     if (ret.result === null) hcolor = tcolor = c.LIGHT_YELLOW;
     const comps = tname.split('_|-');
+    // The _id modes show the ID where the name would be, in full blocks too (no Name line; Salt's Refs #35137).
+    if (mode.endsWith('_id')) comps[2] = comps[1];
     if (base === 'terse' || (base === 'mixed' && ret.result !== false) || (base === 'changes' && ret.result && !changed)) {
       hstrs.push(formatTerse(comps, ret, nameIndex, profile, tcolor, c));
       continue;

@@ -65,6 +65,24 @@ export function jidToDate(jid: string): Date {
   return new Date(Date.UTC(y, mo - 1, d, h, mi, sec, Math.floor(frac / 1000)));
 }
 
+/** Month abbreviations, as Python's calendar.month_abbr[1:]. */
+export const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+
+/**
+ * Salt's jid_to_time, the start time it prints for a job: '' for text that is not shaped like a
+ * jid (20 digits, optionally `_suffix`).
+ *
+ * @example jidToTime('20261202131309576618') // '2026, Dec 02 13:13:09.576618'
+ */
+export function jidToTime(jid: string): string {
+  if (jid.length !== 20 && (jid.length <= 21 || jid[20] !== '_')) return '';
+  const m = /^(\d{4})(\d{2})(\d{2})(\d{2})(\d{2})(\d{2})(\d{6})/.exec(jid);
+  if (!m) return '';
+  const month = MONTHS[Number(m[2]) - 1];
+  if (month === undefined) return '';
+  return `${m[1]}, ${month} ${m[3]} ${m[4]}:${m[5]}:${m[6]}.${m[7]}`;
+}
+
 /** Hands out strictly increasing jids: unique within one master even inside one microsecond. */
 export class JidFactory {
   private lastMicros = -Infinity;

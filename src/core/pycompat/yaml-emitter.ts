@@ -1,13 +1,14 @@
 /**
  * Salt's `yaml` outputter: PyYAML's yaml.dump(data, Dumper=SafeOrderedDumper, allow_unicode=True,
  * default_flow_style=False) byte for byte for the data brine prints (salt/output/yaml_out.py).
- * Keys sorted, sequences under a key not indented, strings quoted only when YAML would read them
+ * Keys sorted (an OrderedDict's kept in order, as SafeOrderedDumper does), sequences under a key not indented, strings quoted only when YAML would read them
  * as something else, long lines folded at 80 columns, a lone plain scalar followed by `...`.
  * The emitter keeps PyYAML's column/indent bookkeeping so the folding matches.
  */
 import { classifyPlainScalar } from './yaml11-resolver';
 import { compareCodePoints, entriesOf, isBytes, isMapping, pyFloat, unprintable } from './repr';
 import { analyzeScalar, isBreak, isPrintableUnicode } from './yaml-scalar';
+import { isOrdered } from './ordered';
 
 const BEST_WIDTH = 80;
 const ESCAPES: Record<string, string> = {
@@ -110,7 +111,7 @@ export class YamlEmitter {
       if (this.flowLevel || this.options.flow || value.length === 0) this.flowSequence(value, depth);
       else this.blockSequence(value, depth);
     } else if (isMapping(value)) {
-      const items = entriesOf(value).sort((a, b) => compareCodePoints(a[0], b[0]));
+      const items = isOrdered(value) ? entriesOf(value) : entriesOf(value).sort((a, b) => compareCodePoints(a[0], b[0]));
       if (this.flowLevel || this.options.flow || items.length === 0) this.flowMapping(items, depth);
       else this.blockMapping(items, depth);
     } else {

@@ -3,7 +3,7 @@
  * auto order), high data checks (verify_high), and low chunks (compile_high_data, order_chunks),
  * following salt/state.py so errors, orders and key orders come out as Salt's.
  */
-import { fnmatch } from '../pycompat';
+import { fnmatch, markOrdered } from '../pycompat';
 import type { SlsRenderer, SlsRenderContext } from './render-sls';
 import { SlsRenderError } from './render-sls';
 import type { SlsSource } from './sls-source';
@@ -28,7 +28,8 @@ export class HighstateCompiler {
 
   /** render_highstate: `matches` maps saltenv to SLS names (globs allowed). */
   async renderHighstate(matches: Record<string, string[]>): Promise<{ high: HighData; errors: string[] }> {
-    const high: HighData = {};
+    // Salt's building_highstate is an OrderedDict: outputters keep the IDs in render order.
+    const high: HighData = markOrdered({});
     const allErrors: string[] = [];
     for (const [saltenv, states] of Object.entries(matches)) {
       const avail = await this.available(saltenv);

@@ -23,8 +23,33 @@ export interface RunnerOptions {
 type Status = 'met' | 'unmet' | 'fail' | 'change' | 'pre' | 'onfail' | 'onchanges';
 type Reqs = Record<string, LowChunk[]>;
 
-/** The requisites the runner checks before a chunk runs: all but `listen` (not run yet) and `use` (Salt copies arguments with it; not run yet). */
+/**
+ * The requisites the runner checks before a chunk runs: all but `listen` (its mod_watch runs after
+ * every chunk, callListen) and `use` (arguments copied before the run, requisite-in.ts).
+ */
 const REQ_TYPES: readonly string[] = REQUISITES.filter((r) => r !== 'listen' && r !== 'use');
+
+/** Salt's STATE_REQUISITE_KEYWORDS: dropped from a listener's mod_watch chunk. */
+const LISTENER_DROPS = [
+  'onchanges',
+  'onchanges_any',
+  'onfail',
+  'onfail_any',
+  'onfail_all',
+  'onfail_stop',
+  'prereq',
+  'prerequired',
+  'watch',
+  'watch_any',
+  'require',
+  'require_any',
+  'listen',
+];
+
+/** Salt's _l_tag: the pseudo-state of a listen naming a state that does not exist. */
+function listenErrorTag(state: string, id: string): string {
+  return `Listen_Error_|-listen_${id}_|-listen_${state}_|-Listen_Error`;
+}
 
 /** HH:MM:SS.ffffff of local time, as Python's time().isoformat(). */
 function isoTime(ms: number, micros: number): string {
@@ -72,6 +97,76 @@ export class StateRunner {
     }
     delete running.__FAILHARD__;
     return running;
+  }
+
+  /**
+   * call_listen: after every chunk ran, each state that `listen`s to (or is named by a
+   * `listen_in` of) a state with changes gets its `mod_watch` run, as ID `listener_<ID>`; a
+   * listen naming no state is a failed `Listen_Error` pseudo-state.
+   */
+  async callListen(chunks: LowChunk[], running: Record<string, StateResult>): Promise<Record<string, StateResult>> {
+    type Ref = [string, string, string];
+    const crefs = new Map<string, { ref: Ref; chunk: LowChunk }>();
+    const listeners: { key: Ref; to: unknown[] }[] = [];
+    for (const chunk of chunks) {
+      const ref: Ref = [chunk.state, chunk.__id__, chunk.name];
+      crefs.set(JSON.stringify(ref), { ref, chunk });
+      if (Array.isArray(chunk.listen)) listeners.push({ key: ref, to: chunk.listen });
+      if (Array.isArray(chunk.listen_in)) {
+        for (const lin of chunk.listen_in) {
+          if (!isPlainObject(lin)) continue;
+          for (const [k, v] of Object.entries(lin))
+            listeners.push({ key: [k, String(v), 'lookup'], to: [{ [chunk.state]: chunk.__id__ }] });
+        }
+      }
+    }
+    // Salt matches a reference against every field of (state, ID, name): `lval in cref`.
+    const matches = (state: string, val: string): LowChunk[] =>
+      [...crefs.values()].filter(({ ref }) => ref[0] === state && ref.includes(val)).map(({ chunk }) => chunk);
+    const errors: Record<string, StateResult> = {};
+    const error = (state: string, val: string): void => {
+      errors[listenErrorTag(state, val)] = {
+        comment: `Referenced state ${state}: ${val} does not exist`,
+        name: `listen_${state}:${val}`,
+        result: false,
+        changes: {},
+      };
+    };
+    const watchers: LowChunk[] = [];
+    for (const { key, to } of listeners) {
+      for (let listenTo of to) {
+        if (!isPlainObject(listenTo)) {
+          const found = chunks.find((c) => c.__id__ === listenTo || c.name === listenTo);
+          if (!found) continue;
+          listenTo = { [found.state]: found.__id__ };
+        }
+        for (const [lkey, rawVal] of Object.entries(listenTo as Record<string, unknown>)) {
+          const lval = String(rawVal);
+          const targets = matches(lkey, lval);
+          if (targets.length === 0) {
+            error(lkey, lval);
+            continue;
+          }
+          for (const target of targets) {
+            const ret = running[stateTag(target)];
+            if (!ret || Object.keys(ret.changes ?? {}).length === 0) continue;
+            const listening = matches(key[0], key[1]);
+            if (listening.length === 0) {
+              error(key[0], key[1]);
+              continue;
+            }
+            for (const chunk of listening) {
+              const low = { ...chunk, sfun: chunk.fun, fun: 'mod_watch', __id__: `listener_${chunk.__id__}` } as LowChunk;
+              for (const req of LISTENER_DROPS) delete low[req];
+              watchers.push(low);
+            }
+          }
+        }
+      }
+    }
+    Object.assign(running, await this.callChunks(watchers));
+    for (const ret of Object.values(errors)) ret.__run_num__ = this.runNum++;
+    return Object.assign(running, errors);
   }
 
   private checkFailhard(low: LowChunk, running: Record<string, StateResult>): boolean {

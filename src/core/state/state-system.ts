@@ -149,10 +149,11 @@ export class StateSystem {
 
   private async callHigh(high: HighData, run: RunOptions): Promise<StateReturn> {
     const chunks = compileHighData(high);
-    return this.runChunks(chunks, run);
+    return this.runChunks(chunks, run, true);
   }
 
-  private async runChunks(chunks: LowChunk[], run: RunOptions): Promise<StateReturn> {
+  /** Runs chunks; `listen` (call_high: sls, highstate) runs the listeners' mod_watch at the end. */
+  private async runChunks(chunks: LowChunk[], run: RunOptions, listen = false): Promise<StateReturn> {
     applyRequisiteIn(chunks);
     const { renderer, source, grains, pillar } = this.opts;
     const template = (path: string, name: string, saltenv: string, context: Record<string, unknown>): Promise<string> =>
@@ -171,7 +172,8 @@ export class StateSystem {
       template,
       cacheFile,
     });
-    return runner.callChunks(chunks);
+    const running = await runner.callChunks(chunks);
+    return listen ? runner.callListen(chunks, running) : running;
   }
 }
 

@@ -96,6 +96,11 @@ export interface SyncOptions {
 export interface IMinionControl {
   /** The jobs running now, oldest first. */
   runningJobs(): RunningJob[];
+  /**
+   * Resolves once the job `jid` is no longer running (at once when it is not running now): how
+   * `state.apply queue=True` waits for the state runs before it.
+   */
+  jobFinished(jid: string): Promise<void>;
   /** Abort a running job (its commands' process groups are killed). The job's data, or undefined when no such job runs. */
   killJob(jid: string): RunningJob | undefined;
   /** Reload every plugin: new and changed module files take effect for the next jobs. */

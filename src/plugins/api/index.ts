@@ -107,3 +107,4 @@ export {
 } from './accounts';
 export { BRINE_VERSION, SALT_VERSION, SALT_VERSION_INFO, versionsReport, zmqVersion } from './version';
 export { IStates, type StateRunOptions, type StateRunReturn } from './states';
+export { jidToTime } from '../../core/protocol/jid';

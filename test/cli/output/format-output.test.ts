@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { formatOutput, noReturnMessage, isOutputter } from '../../../src/cli/output';
-import { pyFloat, pyRepr, pySplitlines } from '../../../src/core/pycompat';
+import { markOrdered, pyFloat, pyRepr, pySplitlines } from '../../../src/core/pycompat';
 
 // Expected strings come from running salt/output/nested.py's display logic and Python's own
 // repr/json on the same values.
@@ -73,6 +73,18 @@ describe('txt, raw, quiet', () => {
   it('prints nothing for output that is only whitespace', () => {
     expect(formatOutput('nested', { m: '' }).length).toBeGreaterThan(0);
     expect(formatOutput('raw', '   ')).toBe('');
+  });
+});
+
+describe('OrderedDict', () => {
+  // Salt's high data is an OrderedDict (state.show_sls): nested and yaml (SafeOrderedDumper) keep
+  // its order, and sort a plain dict's keys.
+  it('keeps an OrderedDict in order in nested and yaml, and sorts a dict', () => {
+    const data = { m: markOrdered({ b: { z: 1, a: 2 }, a: 1 }) };
+    expect(formatOutput('nested', data)).toBe(
+      'm:\n    ----------\n    b:\n        ----------\n        a:\n            2\n        z:\n            1\n    a:\n        1\n',
+    );
+    expect(formatOutput('yaml', data)).toBe('m:\n  b:\n    a: 2\n    z: 1\n  a: 1\n');
   });
 });
 

@@ -8,10 +8,6 @@ const PKG = 'needs the pkg execution and state modules';
 
 export const KNOWN_FAILING: Record<string, string> = {
   '44-shebang-renderers': '#!py renderer (brine refuses Python renderers)',
-  '45-show-sls:txt': 'show_sls nested output of high data',
-  '45-show-sls:yaml': 'show_sls yaml output of high data',
-  '47-show-sls-error:txt': 'show_sls nested output of high data',
-  '53-show-highstate:txt': 'show_highstate nested output of high data',
   '88-pkg-installed': PKG,
   '89-pkg-testtrue': PKG,
   '92-pkg-list-pkgs': PKG,

@@ -1,0 +1,1 @@
+export { PillarRootsWheel } from './pillar-roots.wheel';
