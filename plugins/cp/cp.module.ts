@@ -1,11 +1,27 @@
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import {
+  appendFileSync,
+  chmodSync,
+  closeSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  readSync,
+  realpathSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { rename, writeFile } from 'node:fs/promises';
-import { basename, dirname, isAbsolute, join } from 'node:path';
+import { tmpdir } from 'node:os';
+import { gunzipSync } from 'node:zlib';
+import { basename, dirname, isAbsolute, join, normalize } from 'node:path';
 import {
   CommandExecutionError,
   Fn,
   IConfig,
+  IJobContext,
   ILogger,
   IMasterLink,
   IMinionControl,
@@ -51,6 +67,7 @@ export class CpModule {
     @inject(ILogger) private readonly log: ILogger,
     // Only cache_file needs the minion's cache; without it (a bare loader) the rest still loads.
     @inject(IMinionControl, { optional: true }) private readonly control: IMinionControl | undefined,
+    @inject(IJobContext) private readonly job: IJobContext,
   ) {}
 
   /** Salt's default saltenv: the minion's `saltenv` option, else base. */
@@ -273,5 +290,127 @@ export class CpModule {
   async hash_file({ path, saltenv }: { path: string; saltenv?: string }): Promise<MasterFileHash | ''> {
     const url = splitSaltUrl(path, this.saltenv(saltenv));
     return (await this.master.hashFile(url.saltenv, url.path)) ?? '';
+  }
+
+  @Fn({
+    summary:
+      "Push a file from the minion to the master's cache (<cachedir>/minions/<id>/files/<path>); the master must have file_recv: True",
+    examples: [
+      "salt '*' cp.push /etc/fstab",
+      "salt '*' cp.push /etc/fstab upload_path='/new/path/fstab'",
+      "salt '*' cp.push /tmp/f remove_source=True",
+    ],
+    args: {
+      path: arg.string(),
+      keep_symlinks: arg.boolean({ default: false }),
+      upload_path: arg.string({ optional: true }),
+      remove_source: arg.boolean({ default: false }),
+    },
+  })
+  async push(a: { path: string; keep_symlinks: boolean; upload_path?: string; remove_source: boolean }): Promise<unknown> {
+    // Salt's checks, each answered False as Salt's cp.push answers them.
+    if (a.path.includes('../') || !isAbsolute(a.path)) return false;
+    let path = a.path;
+    if (!a.keep_symlinks) {
+      try {
+        path = realpathSync(path);
+      } catch {
+        return false;
+      }
+    }
+    if (!existsSync(path) || !statSync(path).isFile()) return false;
+    if (a.upload_path?.includes('../')) return false;
+    const parts = normalize((a.upload_path || path).replace(/^\/+/, ''))
+      .split('/')
+      .filter((p) => p !== '');
+    const size = statSync(path).size;
+    const bufferSize = Number(this.config.get('file_buffer_size', 262144)) || 262144;
+    const fd = openSync(path, 'r');
+    try {
+      const buffer = Buffer.alloc(bufferSize);
+      let loc = 0;
+      // At least one chunk, so an empty file is created on the master too.
+      for (let first = true; ; first = false) {
+        const n = readSync(fd, buffer, 0, bufferSize, loc);
+        if (n === 0 && !first) break;
+        const answer = await this.master.pushFileChunk({ path: parts, size, loc, data: Buffer.from(buffer.subarray(0, n)) });
+        if (!answer) return answer;
+        loc += n;
+        if (n === 0) break;
+      }
+    } finally {
+      closeSync(fd);
+    }
+    if (a.remove_source) rmSync(path, { force: true });
+    return true;
+  }
+
+  @Fn({
+    summary: 'Receive files from salt-cp (not chunked): {path: text} written to dest; used by salt-cp, not on the CLI',
+    examples: ["salt '*' cp.recv"],
+    args: { files: arg.dict(), dest: arg.string() },
+  })
+  recv({ files, dest }: { files: Record<string, unknown>; dest: string }): Record<string, boolean> | string {
+    const isDir = (p: string) => existsSync(p) && statSync(p).isDirectory();
+    const ret: Record<string, boolean> = {};
+    for (const [path, data] of Object.entries(files)) {
+      let final: string;
+      if (basename(path) === basename(dest) && !isDir(dest)) final = dest;
+      else if (isDir(dest)) final = join(dest, basename(path));
+      else if (isDir(dirname(dest))) final = dest;
+      else return 'Destination unavailable';
+      try {
+        writeFileSync(final, Buffer.isBuffer(data) ? data : String(data));
+        ret[final] = true;
+      } catch {
+        ret[final] = false;
+      }
+    }
+    return ret;
+  }
+
+  @Fn({
+    summary: 'Receive one chunk of a file from salt-cp --chunked (base64, gzip unless compressed=False); used by salt-cp, not on the CLI',
+    examples: ["salt '*' cp.recv_chunked"],
+    args: {
+      dest: arg.string(),
+      chunk: arg.any(),
+      append: arg.boolean({ default: false }),
+      compressed: arg.boolean({ default: true }),
+      mode: arg.integer({ optional: true }),
+    },
+  })
+  recv_chunked(a: { dest: string; chunk: unknown; append: boolean; compressed: boolean; mode?: number }): string | boolean {
+    // Salt's answers: an error text (retcode 1), or True.
+    const error = (err: unknown): string => {
+      this.job.retcode = 1;
+      return (err as Error)?.message ?? String(err);
+    };
+    if (a.chunk === null || a.chunk === undefined) {
+      // An empty directory of the source.
+      if (existsSync(a.dest)) return statSync(a.dest).isFile() ? 'Path exists and is a file' : true;
+      try {
+        mkdirSync(a.dest, { recursive: true });
+      } catch (err) {
+        return error(err);
+      }
+      return true;
+    }
+    const encoded = Buffer.isBuffer(a.chunk) ? a.chunk.toString('latin1') : String(a.chunk);
+    let data = Buffer.from(encoded, 'base64');
+    try {
+      if (a.compressed) data = gunzipSync(data);
+    } catch (err) {
+      return error(err);
+    }
+    try {
+      if (!existsSync(dirname(a.dest))) mkdirSync(dirname(a.dest), { recursive: true });
+      if (a.append) appendFileSync(a.dest, data);
+      else writeFileSync(a.dest, data);
+      if (!a.append && a.mode !== undefined && a.mode !== null) chmodSync(a.dest, a.mode);
+    } catch (err) {
+      return error(err);
+    }
+    return true;
   }
 }

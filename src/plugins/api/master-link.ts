@@ -44,6 +44,12 @@ export interface IMasterLink {
   mineDelete(fun: string): Promise<unknown>;
   /** Empties this minion's mine. */
   mineFlush(): Promise<unknown>;
+  /**
+   * Sends one chunk of a file to the master's cache (Salt's `_file_recv`, what `cp.push` sends):
+   * `path` is the file's path split into its parts, `loc` the chunk's offset. The master's answer:
+   * true, or false when it refuses (its `file_recv` is off, or the file is too large).
+   */
+  pushFileChunk(chunk: { path: string[]; size: number; loc: number; data: Buffer }): Promise<unknown>;
 }
 /** Service id of {@link IMasterLink}. @example constructor(@inject(IMasterLink) private readonly master: IMasterLink) {} */
 export const IMasterLink: unique symbol = Symbol.for('brine.IMasterLink');

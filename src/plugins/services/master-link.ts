@@ -65,6 +65,10 @@ export class MasterLink implements IMasterLink {
   mineFlush(): Promise<unknown> {
     return this.request({ cmd: '_mine_flush' });
   }
+
+  pushFileChunk(chunk: { path: string[]; size: number; loc: number; data: Buffer }): Promise<unknown> {
+    return this.request({ cmd: '_file_recv', path: chunk.path, size: chunk.size, loc: chunk.loc, data: chunk.data });
+  }
 }
 
 /** {@link IMasterLink} of a minion without a master (salt-call --local): every request is a clear error. */
@@ -111,5 +115,9 @@ export class NoMasterLink implements IMasterLink {
 
   mineFlush(): Promise<unknown> {
     return this.refuse("flush the master's mine");
+  }
+
+  pushFileChunk(): Promise<unknown> {
+    return this.refuse('push a file to the master');
   }
 }
