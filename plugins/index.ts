@@ -34,6 +34,7 @@ import { NetworkModule } from './network/network.module';
 import { ManageRunner } from './manage/manage.runner';
 import { CacheRunner } from './cache/cache.runner';
 import { StateRunner } from './state/state.runner';
+import { PillarRunner } from './pillar/pillar.runner';
 import { PillarRootsWheel } from './pillar_roots/pillar-roots.wheel';
 import { LocalCacheReturner, PgjsonbReturner, SyslogReturner } from './returners';
 
@@ -109,7 +110,7 @@ export const BUILTIN_PLUGINS: readonly unknown[] = [
 ];
 
 /** The built-in runners and wheel modules the master functions load (salt-run, salt-api). */
-export const BUILTIN_MASTER_PLUGINS: readonly unknown[] = [ManageRunner, CacheRunner, StateRunner, PillarRootsWheel];
+export const BUILTIN_MASTER_PLUGINS: readonly unknown[] = [ManageRunner, CacheRunner, StateRunner, PillarRunner, PillarRootsWheel];
 
 /** The built-in returners, which the master also loads for `event_return`. */
 export const BUILTIN_RETURNERS: readonly unknown[] = [LocalCacheReturner, SyslogReturner, PgjsonbReturner];

@@ -1,1 +1,2 @@
 export { PillarModule } from './pillar.module';
+export { PillarRunner } from './pillar.runner';

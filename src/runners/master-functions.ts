@@ -20,7 +20,7 @@ import { connectedMinions } from '../core/master/presence';
 import { expectedMinions, type TargetType } from '../core/targeting';
 import { packArgs } from '../core/protocol/salt-args';
 import { JidFactory } from '../core/protocol/jid';
-import { IMaster, type MinionAnswer, type MinionCall } from '../plugins/api/master';
+import { IMaster, type MinionAnswer, type MinionCall, type PillarFor } from '../plugins/api/master';
 import type { ILogger } from '../plugins/api/services';
 import type { PluginKind } from '../plugins/api/metadata';
 import { Executor } from '../plugins/executor';
@@ -29,7 +29,8 @@ import { pluginPackageDirs } from '../plugins/loader/package-dirs';
 import type { LoadProblem } from '../plugins/loader/registry';
 import { StaticConfig } from '../plugins/services/config';
 import { MinionPillar } from '../plugins/services/pillar';
-import { compilePillar } from '../core/pillar';
+import { compilePillar, pillarTop, type CompilePillarOptions, type PillarLog } from '../core/pillar';
+import type { PillarPlugins } from '../core/master/pillar-service';
 import { hostname } from 'node:os';
 import { BUILTIN_MASTER_PLUGINS } from '../../plugins';
 import { builtinRunners } from './builtin-runners';
@@ -53,6 +54,20 @@ export interface MasterFunctionsOptions {
   /** How runners publish jobs and wait for them. */
   jobs: JobRunner;
   logger?: ILogger;
+  /** The master's plugins for pillar compiles (ext_pillar, renderers, `salt[...]`), as the master daemon has them. */
+  pillarPlugins?: PillarPlugins;
+}
+
+/** The compiler's log on the functions' logger (critical is an error there). */
+function pillarLog(logger: ILogger | undefined): PillarLog | undefined {
+  return (
+    logger && {
+      critical: (m) => logger.error(m),
+      error: (m) => logger.error(m),
+      warning: (m) => logger.warning(m),
+      debug: (m) => logger.debug(m),
+    }
+  );
 }
 
 /** Salt's CkMinions over the key store and the master's minion data cache, read fresh each time. */
@@ -99,6 +114,34 @@ class MasterView implements IMaster {
   cachedPillar(id: string): Record<string, unknown> {
     return readMinionData(this.o.master.cachedir, id).pillar ?? {};
   }
+
+  async compilePillar(request: PillarFor): Promise<Record<string, unknown>> {
+    return compilePillar(await this.pillarOptions(request));
+  }
+
+  async pillarTop(request: PillarFor): Promise<{ top: Record<string, Record<string, unknown[]>>; errors: string[] }> {
+    return pillarTop(await this.pillarOptions(request));
+  }
+
+  /** A compile as the master daemon's for a minion (MasterPillar), from the master's options. */
+  private async pillarOptions(r: PillarFor): Promise<CompilePillarOptions> {
+    let extras: Awaited<ReturnType<PillarPlugins>> = {};
+    try {
+      extras = (await this.o.pillarPlugins?.({})) ?? {};
+    } catch (err) {
+      // As the master's: without its plugins the compile goes on with brine's own sources.
+      this.o.logger?.error(`The master's plugins could not be loaded for pillar: ${(err as Error)?.message ?? err}`);
+    }
+    return {
+      minionId: r.minionId,
+      grains: r.grains,
+      opts: this.o.master as unknown as Record<string, unknown>,
+      saltenv: r.saltenv ?? null,
+      pillarenv: r.pillarenv ?? null,
+      ...extras,
+      log: pillarLog(this.o.logger),
+    };
+  }
 }
 
 function stripDunder(kwargs: Record<string, unknown>): Record<string, unknown> {
@@ -132,12 +175,7 @@ export class MasterFunctions {
         saltenv: p.saltenv,
         pillarenv: p.pillarenv,
         pillarOverride: p.override,
-        log: o.logger && {
-          critical: (m) => o.logger?.error(m),
-          error: (m) => o.logger?.error(m),
-          warning: (m) => o.logger?.warning(m),
-          debug: (m) => o.logger?.debug(m),
-        },
+        log: pillarLog(o.logger),
       }),
     );
     const plugins = await new PluginLoader({

@@ -172,6 +172,85 @@ describe('master functions', () => {
   });
 
   it("answers a bad call with Salt's wording", async () => {
+    await expect(run(plain, 'pillar.show_pillar', ['web1', 'extra'])).rejects.toThrow(/takes/);
     await expect(run(extended, 'inventory.count', ['a', 'b'])).rejects.toThrow(/takes/);
+  });
+});
+
+/** pillar.show_pillar / show_top over pillar_roots whose top files use targets, grains and two environments. */
+describe('pillar runner', () => {
+  let fns: MasterFunctions;
+  const roots = join(dir, 'pillar-runner');
+  const file = (rel: string, text: string) => {
+    mkdirSync(join(roots, rel, '..'), { recursive: true });
+    writeFileSync(join(roots, rel), text);
+  };
+
+  beforeAll(async () => {
+    file(
+      'base/top.sls',
+      [
+        'base:',
+        "  '*':",
+        '    - common',
+        "  'web*':",
+        '    - web',
+        "  'G@os:Debian':",
+        '    - debian',
+        "{% if grains.get('os') == 'Debian' %}",
+        "  'debian-host':",
+        '    - debian',
+        '{% endif %}',
+        "{% if grains.get('broken') %}{{ no_such_function() }}{% endif %}",
+        '',
+      ].join('\n'),
+    );
+    file('base/common.sls', 'site: brine\nfqdn_seen: \'{{ grains.get("fqdn", "none") }}\'\n');
+    file('base/web.sls', 'role: web\n');
+    file('base/debian.sls', 'family: {{ grains["os"] }}\n');
+    file('dev/top.sls', "dev:\n  '*':\n    - devonly\n");
+    file('dev/devonly.sls', 'site: dev\n');
+    mkdirSync(join(dir, 'cache', 'minions', 'bad1'), { recursive: true });
+    writeFileSync(join(dir, 'cache', 'minions', 'bad1', 'data.json'), JSON.stringify({ grains: { id: 'bad1', broken: true } }));
+    const keys = new KeyStore({ pkiDir: join(dir, 'pki') });
+    const master = { ...masterConfig([]), pillar_roots: { base: [join(roots, 'base')], dev: [join(roots, 'dev')] } } as MasterConfig;
+    fns = await MasterFunctions.load({ master, keys, jobs, logger });
+  });
+
+  it("show_pillar compiles a minion's pillar with its cached grains, without touching the cache", async () => {
+    // web1's cached grains say Debian; base's targets match it, then dev's.
+    expect(await run(fns, 'pillar.show_pillar', ['web1'])).toEqual({ site: 'dev', fqdn_seen: 'none', role: 'web', family: 'Debian' });
+    expect(await run(fns, 'pillar.show_pillar', ['web1'], { pillarenv: 'base' })).toEqual({
+      site: 'brine',
+      fqdn_seen: 'none',
+      role: 'web',
+      family: 'Debian',
+    });
+    expect(await run(fns, 'cache.pillar', ['web1'])).toEqual({ web1: { role: 'web' } });
+  });
+
+  it('show_pillar with no minion (`*`) or an unknown one compiles with the id as fqdn; other keywords are grains', async () => {
+    expect(await run(fns, 'pillar.show_pillar', [], { pillarenv: 'base' })).toEqual({ site: 'brine', fqdn_seen: '*' });
+    expect(await run(fns, 'pillar.show_pillar', ['db1'], { pillarenv: 'base', os: 'Debian' })).toEqual({
+      site: 'brine',
+      fqdn_seen: 'db1',
+      family: 'Debian',
+    });
+    expect(await run(fns, 'pillar.show_pillar', ['web9'], { pillarenv: 'dev' })).toEqual({ site: 'dev' });
+  });
+
+  it("show_top answers every environment's top unmatched, or the render errors", async () => {
+    const top = {
+      base: { '*': ['common'], 'web*': ['web'], 'G@os:Debian': ['debian'] },
+      dev: { '*': ['devonly'] },
+    };
+    expect(await run(fns, 'pillar.show_top', ['db1'])).toEqual(top);
+    // No minion: the grains of the first accepted minion the master cached (web1, a Debian).
+    const withDebian = { ...top, base: { ...top.base, 'debian-host': ['debian'] } };
+    expect(await run(fns, 'pillar.show_top')).toEqual(withDebian);
+    expect(JSON.stringify(await run(fns, 'pillar.show_top', ['web1']))).toBe(JSON.stringify(withDebian));
+    const errors = (await run(fns, 'pillar.show_top', ['bad1'])) as string[];
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toMatch(/^Rendering Primary Top file failed, render error:/);
   });
 });

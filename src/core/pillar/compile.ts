@@ -40,6 +40,12 @@ export interface CompilePillarOptions {
   log?: PillarLog;
 }
 
+/** Every environment's top targets with their `match:` lines and SLS names, and the render errors. */
+export interface PillarTop {
+  top: Record<string, Record<string, unknown[]>>;
+  errors: string[];
+}
+
 const quiet: PillarLog = { critical() {}, error() {}, warning() {}, debug() {} };
 
 /** The pillar environments in order: base first, then pillar_roots' others (Salt's `_get_envs`). */
@@ -363,6 +369,13 @@ class PillarCompiler {
     return pillar;
   }
 
+  /** The merged top data and the top files' render errors (Salt's `get_top`), unmatched. */
+  async topData(): Promise<PillarTop> {
+    const top: PillarTop['top'] = {};
+    for (const [env, targets] of await this.tops()) top[env] = Object.fromEntries(targets);
+    return { top, errors: [...this.errors] };
+  }
+
   async compile(): Promise<Dict> {
     const top = await this.tops();
     const override = this.o.pillarOverride ?? {};
@@ -393,4 +406,17 @@ class PillarCompiler {
  */
 export function compilePillar(options: CompilePillarOptions): Promise<Dict> {
   return new PillarCompiler(options).compile();
+}
+
+/**
+ * The pillar top data of every environment, merged as a compile would see it but not matched
+ * against the minion (Salt's `Pillar.get_top`, what `pillar.show_top` shows); the grains are
+ * those the top files render with.
+ *
+ * @example
+ * const { top, errors } = await pillarTop({ minionId: 'web1', grains, opts: masterOpts });
+ * // top: { base: { '*': ['common'], 'web*': ['web'] } }
+ */
+export function pillarTop(options: CompilePillarOptions): Promise<PillarTop> {
+  return new PillarCompiler(options).topData();
 }

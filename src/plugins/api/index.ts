@@ -53,7 +53,7 @@ export {
   type ShellResult,
 } from './services';
 export { IHost, type HostAddress } from './host';
-export { IMaster, type MinionCall, type MinionAnswer } from './master';
+export { IMaster, type MinionCall, type MinionAnswer, type PillarFor } from './master';
 export { IMasterLink, type MasterFileHash } from './master-link';
 export { IMinionEvents, type MinionEvent } from './minion-events';
 export { IJobCache, IPostgres, type JobReturn, type JobLoad, type CachedReturn } from './returner-services';

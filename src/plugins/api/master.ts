@@ -25,6 +25,18 @@ export interface MinionAnswer {
   retcode: number;
 }
 
+/** Whose pillar {@link IMaster.compilePillar} and {@link IMaster.pillarTop} compile, and how. */
+export interface PillarFor {
+  /** The minion id the top files match (Salt compiles for `*` too: the "global" pillar). */
+  minionId: string;
+  /** The grains the pillar files render and match with (usually {@link IMaster.cachedGrains}). */
+  grains: Record<string, unknown>;
+  /** Salt's `saltenv` (which environment counts with `pillar_source_merging_strategy: none`). */
+  saltenv?: string;
+  /** Compile only this pillar environment (default: the master's `pillarenv`). */
+  pillarenv?: string | null;
+}
+
 /**
  * The master as a runner sees it: publish jobs to minions and wait for them (Salt's
  * `LocalClient.cmd` in a runner), and the master's own knowledge of its minions.
@@ -34,6 +46,7 @@ export interface MinionAnswer {
  * // [{ id: 'web1', return: '3007.10', retcode: 0 }, ...]
  * this.master.acceptedMinions();            // ['db1', 'web1']
  * this.master.cachedGrains('web1').os;       // 'Debian'
+ * await this.master.compilePillar({ minionId: 'web1', grains: this.master.cachedGrains('web1') });
  */
 export interface IMaster {
   /**
@@ -50,6 +63,16 @@ export interface IMaster {
   cachedGrains(id: string): Record<string, unknown>;
   /** A minion's pillar as the master cached it ({} when none). */
   cachedPillar(id: string): Record<string, unknown>;
+  /**
+   * Compiles a pillar from the master's pillar_roots and ext_pillar as the master would for that
+   * minion, without caching it; render problems end up in `_errors`.
+   */
+  compilePillar(request: PillarFor): Promise<Record<string, unknown>>;
+  /**
+   * The master's pillar top data, every environment's targets merged but not matched, and the
+   * top files' render errors.
+   */
+  pillarTop(request: PillarFor): Promise<{ top: Record<string, Record<string, unknown[]>>; errors: string[] }>;
 }
 /** Service id of {@link IMaster}. @example constructor(@inject(IMaster) private readonly master: IMaster) {} */
 export const IMaster: unique symbol = Symbol.for('brine.IMaster');
