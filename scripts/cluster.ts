@@ -108,6 +108,8 @@ export interface MinionSpec {
   name?: string;
   grains?: Record<string, unknown>;
   config?: Record<string, unknown>;
+  /** The minion's working directory (default: this process's); relative paths in jobs resolve there. */
+  cwd?: string;
 }
 
 export class Cluster {
@@ -188,7 +190,7 @@ export class Cluster {
     const dir = this.writeMinionConfig(spec);
     const daemon = new Daemon(
       spec.name ?? spec.id,
-      spawn(process.execPath, [join(BIN, 'salt-minion'), '-c', dir, '-l', 'info'], { stdio: ['ignore', 'pipe', 'pipe'] }),
+      spawn(process.execPath, [join(BIN, 'salt-minion'), '-c', dir, '-l', 'info'], { stdio: ['ignore', 'pipe', 'pipe'], cwd: spec.cwd }),
     );
     this.minions.set(spec.name ?? spec.id, daemon);
     await daemon.waitFor(until);

@@ -1,9 +1,28 @@
-import { existsSync, mkdirSync, statSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
+import {
+  appendFileSync,
+  chmodSync,
+  closeSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  readSync,
+  realpathSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
+import { rename, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { gunzipSync } from 'node:zlib';
+import { basename, dirname, isAbsolute, join, normalize } from 'node:path';
 import {
   CommandExecutionError,
   Fn,
   IConfig,
+  IJobContext,
+  ILogger,
   IMasterLink,
   IMinionControl,
   InvocationError,
@@ -30,9 +49,14 @@ function splitSaltUrl(url: string, fallback: string): { path: string; saltenv: s
   return { path, saltenv };
 }
 
+/** Salt's fileclient rule for a URL fetched into a directory: its last segment, else index.html. */
+function urlFileName(url: URL, raw: string): string {
+  return url.search || (url.pathname.length > 1 && !url.pathname.endsWith('/')) ? raw.split('/').pop()! : 'index.html';
+}
+
 /**
- * Salt's `cp` module, the part that reads the master's file server: `get_file`, `cache_file`,
- * `list_master`, `list_master_dirs`, `hash_file`. The requests are Salt's own, so they work under
+ * Salt's `cp` module, the part that reads the master's file server: `get_file`, `get_dir`,
+ * `get_url`, `cache_file`, `list_master`, `list_master_dirs`, `hash_file`. The requests are Salt's own, so they work under
  * a brine master and a Salt master alike.
  */
 @Module('cp')
@@ -40,8 +64,10 @@ export class CpModule {
   constructor(
     @inject(IMasterLink) private readonly master: IMasterLink,
     @inject(IConfig) private readonly config: IConfig,
+    @inject(ILogger) private readonly log: ILogger,
     // Only cache_file needs the minion's cache; without it (a bare loader) the rest still loads.
     @inject(IMinionControl, { optional: true }) private readonly control: IMinionControl | undefined,
+    @inject(IJobContext) private readonly job: IJobContext,
   ) {}
 
   /** Salt's default saltenv: the minion's `saltenv` option, else base. */
@@ -87,6 +113,146 @@ export class CpModule {
   }
 
   @Fn({
+    summary: "Copy a directory of the master's file server, recursively, into a directory of the minion; the paths written",
+    examples: ["salt '*' cp.get_dir salt://files /srv/copy", "salt '*' cp.get_dir salt://files/conf.d /etc/app saltenv=dev"],
+    args: {
+      path: arg.string(),
+      dest: arg.string(),
+      saltenv: arg.string({ optional: true }),
+      template: arg.any({ default: null }),
+      gzip: arg.integer({ optional: true }),
+    },
+    kwargs: true,
+  })
+  async get_dir(a: { path: string; dest: string; saltenv?: string; template: unknown }): Promise<string[]> {
+    if (a.template)
+      throw new CommandExecutionError(
+        `cp.get_dir template=${String(a.template)} is not supported by brine: render the files with file.recurse instead`,
+      );
+    const url = splitSaltUrl(a.path.replace(/\/+$/, ''), this.saltenv(a.saltenv));
+    const dir = url.path;
+    // As Salt's fileclient: the directory itself lands in dest (salt://a/b -> dest/b/...).
+    const parent = dir.includes('/') ? dir.slice(0, dir.lastIndexOf('/')) : '';
+    const inside = (p: string) => p.length > dir.length && p[dir.length] === '/' && p.startsWith(dir);
+    const local = (p: string) => join(a.dest, p.slice(parent.length).replace(/^\/+/, ''));
+    const written: string[] = [];
+    for (const file of (await this.master.listFiles(url.saltenv, dir)).filter(inside)) {
+      const target = local(file);
+      mkdirSync(dirname(target), { recursive: true });
+      if (await this.master.fetchFile(url.saltenv, file, target)) written.push(target);
+    }
+    for (const empty of (await this.master.listEmptyDirs(url.saltenv, dir)).filter(inside)) {
+      mkdirSync(local(empty), { recursive: true });
+      written.push(local(empty));
+    }
+    return written.sort();
+  }
+
+  @Fn({
+    summary:
+      "Fetch a URL (salt://, http://, https://, file:// or a local path) to dest; the path, or the contents when dest is None (False/'' when it cannot)",
+    examples: [
+      "salt '*' cp.get_url salt://files/motd /tmp/motd",
+      "salt '*' cp.get_url https://example.com/app.tar.gz /srv/app/",
+      "salt '*' cp.get_url http://example.com/version.txt dest=None",
+    ],
+    args: {
+      path: arg.string(),
+      dest: arg.any({ default: '' }),
+      saltenv: arg.string({ optional: true }),
+      makedirs: arg.boolean({ default: false }),
+      source_hash: arg.any({ default: null }),
+    },
+  })
+  async get_url(a: { path: string; dest: unknown; saltenv?: string; makedirs: boolean }): Promise<string | false> {
+    const saltenv = this.saltenv(a.saltenv);
+    const result = await this.fetchUrl(a.path, typeof a.dest === 'string' ? a.dest : null, a.makedirs, saltenv);
+    if (!result) this.log.error(`Unable to fetch file ${a.path.replace(/\/\/[^/@]*@/, '//')} from saltenv ${saltenv}.`);
+    return result;
+  }
+
+  /** Salt's fileclient.get_url: dest null returns the contents; '' the minion's cache. */
+  private async fetchUrl(raw: string, given: string | null, makedirs: boolean, saltenv: string): Promise<string | false> {
+    let url: URL | undefined;
+    try {
+      url = new URL(raw);
+    } catch {
+      // No scheme: a local path, as file://.
+    }
+    let dest = given;
+    if (url && dest !== null && ((existsSync(dest) && statSync(dest).isDirectory()) || dest.endsWith('/'))) {
+      dest = join(dest, urlFileName(url, raw));
+    }
+    const scheme = url?.protocol.slice(0, -1) ?? '';
+    if (!url || scheme === 'file') {
+      const local = url ? decodeURIComponent(url.pathname) : raw;
+      if (!isAbsolute(local)) throw new CommandExecutionError(`Path '${local}' is not absolute`);
+      return dest === null ? readFileSync(local, 'utf8') : local;
+    }
+    if (scheme === 'salt') {
+      const { path, saltenv: env } = splitSaltUrl(raw, saltenv);
+      if (dest === '') return (await this.cache_file({ path: raw, saltenv: env })) || false;
+      if ((await this.master.hashFile(env, path)) === null) return false;
+      if (dest === null) {
+        // The contents only: fetched into a scratch folder, read, removed.
+        const scratch = mkdtempSync(join(tmpdir(), 'brine-get-url-'));
+        try {
+          return (await this.master.fetchFile(env, path, join(scratch, 'file'))) ? readFileSync(join(scratch, 'file'), 'utf8') : false;
+        } finally {
+          rmSync(scratch, { recursive: true, force: true });
+        }
+      }
+      if (!existsSync(dirname(dest))) {
+        if (!makedirs) return false;
+        mkdirSync(dirname(dest), { recursive: true });
+      }
+      return (await this.master.fetchFile(env, path, dest)) ? dest : false;
+    }
+    if (scheme !== 'http' && scheme !== 'https') {
+      throw new CommandExecutionError(`cp.get_url: ${scheme}:// URLs are not supported by brine (salt://, http://, https://, file:// are)`);
+    }
+    if (dest) {
+      if (!existsSync(dirname(dest))) {
+        if (!makedirs) return '';
+        mkdirSync(dirname(dest), { recursive: true });
+      }
+    } else if (dest === '') {
+      // Salt's _extrn_path: <cachedir>/extrn_files/<saltenv>/<host without ':'>/<path>[-<query>]
+      const name = url.search ? `${url.pathname}-${url.search.slice(1)}` : url.pathname;
+      dest = join(this.cachedir(), 'extrn_files', saltenv, url.host.replace(/:/g, ''), name);
+      mkdirSync(dirname(dest), { recursive: true });
+    }
+    const headers: Record<string, string> = {};
+    if (url.username)
+      headers.Authorization = `Basic ${Buffer.from(`${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`).toString('base64')}`;
+    const plain = new URL(url.href);
+    plain.username = '';
+    plain.password = '';
+    let res: Response;
+    try {
+      res = await fetch(plain, { headers });
+    } catch (err) {
+      throw new CommandExecutionError(
+        `Error reading ${plain.href}: ${(err as Error).cause instanceof Error ? ((err as Error).cause as Error).message : (err as Error).message}`,
+      );
+    }
+    if (!res.ok) throw new CommandExecutionError(`HTTP error ${res.status} reading ${plain.href}: ${res.statusText}`);
+    const body = Buffer.from(await res.arrayBuffer());
+    if (dest === null) return body.toString('utf8');
+    const part = `${dest}.part-${process.pid}`;
+    await writeFile(part, body);
+    await rename(part, dest);
+    return dest;
+  }
+
+  /** The minion's cache directory (`cachedir`). */
+  private cachedir(): string {
+    const dir = this.config.get<string | null>('cachedir', null);
+    if (!dir) throw new CommandExecutionError("cp.get_url needs the minion's cachedir to cache a download: give dest");
+    return dir;
+  }
+
+  @Fn({
     summary: "Fetch a salt:// file into the minion's cache; its local path, False when the master has no such file",
     examples: ["salt '*' cp.cache_file salt://files/motd"],
     args: { path: arg.string(), saltenv: arg.string({ optional: true }) },
@@ -124,5 +290,127 @@ export class CpModule {
   async hash_file({ path, saltenv }: { path: string; saltenv?: string }): Promise<MasterFileHash | ''> {
     const url = splitSaltUrl(path, this.saltenv(saltenv));
     return (await this.master.hashFile(url.saltenv, url.path)) ?? '';
+  }
+
+  @Fn({
+    summary:
+      "Push a file from the minion to the master's cache (<cachedir>/minions/<id>/files/<path>); the master must have file_recv: True",
+    examples: [
+      "salt '*' cp.push /etc/fstab",
+      "salt '*' cp.push /etc/fstab upload_path='/new/path/fstab'",
+      "salt '*' cp.push /tmp/f remove_source=True",
+    ],
+    args: {
+      path: arg.string(),
+      keep_symlinks: arg.boolean({ default: false }),
+      upload_path: arg.string({ optional: true }),
+      remove_source: arg.boolean({ default: false }),
+    },
+  })
+  async push(a: { path: string; keep_symlinks: boolean; upload_path?: string; remove_source: boolean }): Promise<unknown> {
+    // Salt's checks, each answered False as Salt's cp.push answers them.
+    if (a.path.includes('../') || !isAbsolute(a.path)) return false;
+    let path = a.path;
+    if (!a.keep_symlinks) {
+      try {
+        path = realpathSync(path);
+      } catch {
+        return false;
+      }
+    }
+    if (!existsSync(path) || !statSync(path).isFile()) return false;
+    if (a.upload_path?.includes('../')) return false;
+    const parts = normalize((a.upload_path || path).replace(/^\/+/, ''))
+      .split('/')
+      .filter((p) => p !== '');
+    const size = statSync(path).size;
+    const bufferSize = Number(this.config.get('file_buffer_size', 262144)) || 262144;
+    const fd = openSync(path, 'r');
+    try {
+      const buffer = Buffer.alloc(bufferSize);
+      let loc = 0;
+      // At least one chunk, so an empty file is created on the master too.
+      for (let first = true; ; first = false) {
+        const n = readSync(fd, buffer, 0, bufferSize, loc);
+        if (n === 0 && !first) break;
+        const answer = await this.master.pushFileChunk({ path: parts, size, loc, data: Buffer.from(buffer.subarray(0, n)) });
+        if (!answer) return answer;
+        loc += n;
+        if (n === 0) break;
+      }
+    } finally {
+      closeSync(fd);
+    }
+    if (a.remove_source) rmSync(path, { force: true });
+    return true;
+  }
+
+  @Fn({
+    summary: 'Receive files from salt-cp (not chunked): {path: text} written to dest; used by salt-cp, not on the CLI',
+    examples: ["salt '*' cp.recv"],
+    args: { files: arg.dict(), dest: arg.string() },
+  })
+  recv({ files, dest }: { files: Record<string, unknown>; dest: string }): Record<string, boolean> | string {
+    const isDir = (p: string) => existsSync(p) && statSync(p).isDirectory();
+    const ret: Record<string, boolean> = {};
+    for (const [path, data] of Object.entries(files)) {
+      let final: string;
+      if (basename(path) === basename(dest) && !isDir(dest)) final = dest;
+      else if (isDir(dest)) final = join(dest, basename(path));
+      else if (isDir(dirname(dest))) final = dest;
+      else return 'Destination unavailable';
+      try {
+        writeFileSync(final, Buffer.isBuffer(data) ? data : String(data));
+        ret[final] = true;
+      } catch {
+        ret[final] = false;
+      }
+    }
+    return ret;
+  }
+
+  @Fn({
+    summary: 'Receive one chunk of a file from salt-cp --chunked (base64, gzip unless compressed=False); used by salt-cp, not on the CLI',
+    examples: ["salt '*' cp.recv_chunked"],
+    args: {
+      dest: arg.string(),
+      chunk: arg.any(),
+      append: arg.boolean({ default: false }),
+      compressed: arg.boolean({ default: true }),
+      mode: arg.integer({ optional: true }),
+    },
+  })
+  recv_chunked(a: { dest: string; chunk: unknown; append: boolean; compressed: boolean; mode?: number }): string | boolean {
+    // Salt's answers: an error text (retcode 1), or True.
+    const error = (err: unknown): string => {
+      this.job.retcode = 1;
+      return (err as Error)?.message ?? String(err);
+    };
+    if (a.chunk === null || a.chunk === undefined) {
+      // An empty directory of the source.
+      if (existsSync(a.dest)) return statSync(a.dest).isFile() ? 'Path exists and is a file' : true;
+      try {
+        mkdirSync(a.dest, { recursive: true });
+      } catch (err) {
+        return error(err);
+      }
+      return true;
+    }
+    const encoded = Buffer.isBuffer(a.chunk) ? a.chunk.toString('latin1') : String(a.chunk);
+    let data = Buffer.from(encoded, 'base64');
+    try {
+      if (a.compressed) data = gunzipSync(data);
+    } catch (err) {
+      return error(err);
+    }
+    try {
+      if (!existsSync(dirname(a.dest))) mkdirSync(dirname(a.dest), { recursive: true });
+      if (a.append) appendFileSync(a.dest, data);
+      else writeFileSync(a.dest, data);
+      if (!a.append && a.mode !== undefined && a.mode !== null) chmodSync(a.dest, a.mode);
+    } catch (err) {
+      return error(err);
+    }
+    return true;
   }
 }

@@ -1,4 +1,4 @@
-import { Fn, IConfig, IGrains, IMasterLink, IPillar, Module, arg, inject, isDict } from 'brine/plugin';
+import { Fn, IConfig, IGrains, IMasterLink, IMinionEvents, IPillar, Module, arg, inject, isDict } from 'brine/plugin';
 
 type Dict = Record<string, unknown>;
 
@@ -13,8 +13,8 @@ function subset(keys: unknown, all: Dict): Dict {
 }
 
 /**
- * Salt's `event` module, the part that reaches the master: `event.send` and `event.fire_master`
- * put an event on the master's event bus (a brine master's or a Salt master's).
+ * Salt's `event` module: `event.send` and `event.fire_master` put an event on the master's event
+ * bus (a brine master's or a Salt master's); `event.fire` on the minion's own bus.
  */
 @Module('event')
 export class EventModule {
@@ -23,7 +23,20 @@ export class EventModule {
     @inject(IGrains) private readonly grains: IGrains,
     @inject(IPillar) private readonly pillar: IPillar,
     @inject(IConfig) private readonly config: IConfig,
+    @inject(IMinionEvents) private readonly events: IMinionEvents,
   ) {}
+
+  @Fn({
+    summary: "Fire an event on the minion's own event bus (tag fire_master: forwarded to the master as Salt's minion does)",
+    examples: [
+      "salt '*' event.fire '{\"data\": \"my event data\"}' 'tag'",
+      'salt \'*\' event.fire \'{"tag": "myco/deployed", "data": {"v": 3}}\' fire_master',
+    ],
+    args: { data: arg.any(), tag: arg.string(), timeout: arg.any({ default: null }) },
+  })
+  fire({ data, tag }: { data: unknown; tag: string }): Promise<boolean> {
+    return this.events.fire(tag, data);
+  }
 
   @Fn({
     summary: "Fire an event on the master's event bus",

@@ -225,6 +225,7 @@ export async function createMinion(config: MinionConfig, logging: Logging) {
     process.exit(err instanceof MinionRejectedError ? EXIT_REJECTED : 1);
   };
   void minion.fatal.then(fatal);
+  const mine = mineInterval(config, runtime, log);
   return {
     start: async () => {
       try {
@@ -234,10 +235,40 @@ export async function createMinion(config: MinionConfig, logging: Logging) {
         throw err;
       }
       holdYoungGeneration();
-      // As Salt's minion: the pillar is asked for once signed in (the master caches it then).
-      pillar.refresh().catch((err: Error) => log.error(`Could not get the pillar from the master: ${err.message}`));
+      // As Salt's minion: the pillar is asked for once signed in (the master caches it then), and
+      // then the mine is filled (mine_functions may come from the pillar).
+      void pillar
+        .refresh()
+        .catch((err: Error) => log.error(`Could not get the pillar from the master: ${err.message}`))
+        .then(() => mine.start());
     },
-    stop: () => minion.stop(),
+    stop: () => {
+      mine.stop();
+      return minion.stop();
+    },
+  };
+}
+
+/**
+ * Salt's `__mine_interval` schedule: mine.update on start and every `mine_interval` minutes while
+ * `mine_enabled` (mine.update itself sends nothing when no mine_functions are configured).
+ */
+export function mineInterval(config: MinionConfig, runtime: PluginRuntime, log: { info(m: string): void; error(m: string): void }) {
+  const opts = config as unknown as Record<string, unknown>;
+  let timer: NodeJS.Timeout | undefined;
+  const update = () =>
+    runtime.callFunction('mine.update').then(
+      (sent) => sent !== null && log.info('Mine updated from mine_functions'),
+      (err: Error) => log.error(`mine.update failed: ${err.message}`),
+    );
+  return {
+    start: async () => {
+      if (opts.mine_enabled === false || !runtime.hasFunction('mine.update')) return;
+      await update();
+      const minutes = Number(opts.mine_interval);
+      if (minutes > 0) timer = setInterval(() => void update(), minutes * 60_000).unref();
+    },
+    stop: () => clearInterval(timer),
   };
 }
 

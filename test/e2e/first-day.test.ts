@@ -2,7 +2,8 @@
  * A Salt admin's first day (issue 13): the commands and flags scripts use, on real binaries.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { Cluster, freePort, waitForFileText } from '../support/cluster';
 
@@ -21,8 +22,12 @@ class Filer {
     appendFileSync(${JSON.stringify(out)}, JSON.stringify(ret) + '\\n');
     return true;
   }
+  event_return({ events }) {
+    appendFileSync(${JSON.stringify(`${out}.events`)}, events.map((e) => JSON.stringify(e) + '\\n').join(''));
+  }
 }
 Fn({ args: { ret: arg.dict() } })(Filer.prototype, 'returner');
+Fn({ args: { events: arg.list() } })(Filer.prototype, 'event_return');
 Returner('filer')(Filer);
 module.exports = { Filer };
 `,
@@ -30,12 +35,22 @@ module.exports = { Filer };
 }
 
 beforeAll(async () => {
-  cluster = await Cluster.create();
+  // The master keeps what minions push (cp.push) and sends its events to the filer returner.
+  cluster = await Cluster.create({ file_recv: true, event_return: 'filer' });
   const modules = join(cluster.root, 'returners');
   returned = join(cluster.root, 'returned.jsonl');
   writeReturner(modules, returned);
+  appendFileSync(join(cluster.masterDir, 'master'), `module_dirs:\n  - ${modules}\n`);
   await cluster.startMaster();
-  await cluster.startAccepted([{ id: 'day1', config: { module_dirs: [modules] } }, { id: 'day2' }]);
+  // Each minion in its own folder: salt-cp to a relative path lands in each minion's own.
+  const work = (id: string) => {
+    mkdirSync(join(cluster.root, 'work', id), { recursive: true });
+    return join(cluster.root, 'work', id);
+  };
+  await cluster.startAccepted([
+    { id: 'day1', config: { module_dirs: [modules] }, cwd: work('day1') },
+    { id: 'day2', cwd: work('day2') },
+  ]);
 }, 60_000);
 
 afterAll(async () => {
@@ -202,5 +217,74 @@ describe('--subset and --failhard', () => {
     expect(res.stdout.match(/Executing run on/g)).toHaveLength(1);
     expect(res.stderr).toMatch(/\[ERROR   \] Minion day\d returned with non-zero exit code\. Batch run stopped due to failhard\n/);
     expect(res.code).toBe(3);
+  }, 30_000);
+});
+
+describe('event_return on the master', () => {
+  it("hands the master's events to the named returner's event_return", async () => {
+    await cluster.salt('day2', 'test.echo', 'event-return-marker');
+    const text = await waitForFileText(`${returned}.events`, /"tag":"salt\/job\/\d{20}\/ret\/day2".*event-return-marker/);
+    const events = text
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { tag: string; data: Record<string, unknown> });
+    const ret = events.find((e) => /\/ret\/day2$/.test(e.tag) && e.data.return === 'event-return-marker')!;
+    expect(ret.data).toMatchObject({ id: 'day2', fun: 'test.echo', return: 'event-return-marker', success: true });
+    expect(events.some((e) => e.tag === `salt/job/${String(ret.data.jid)}/new`)).toBe(true);
+  }, 30_000);
+});
+
+describe('salt-cp', () => {
+  it("--chunked copies a file of several chunks and a directory to two minions; Salt's nested output", async () => {
+    const src = join(cluster.root, 'cp-src');
+    mkdirSync(join(src, 'site', 'css'), { recursive: true });
+    mkdirSync(join(src, 'site', 'empty'), { recursive: true });
+    // 250,000 bytes: three chunks of salt_cp_chunk_size (98304).
+    const big = randomBytes(125_000).toString('hex');
+    writeFileSync(join(src, 'big.txt'), big);
+    writeFileSync(join(src, 'site', 'index.html'), '<h1>hi</h1>\n');
+    writeFileSync(join(src, 'site', 'css', 'a.css'), 'body {}\n', { mode: 0o640 });
+    const res = await cluster.run('salt-cp', ['day*', '-C', join(src, 'big.txt'), join(src, 'site'), 'copied/']);
+    const block = (id: string) =>
+      `${id}:\n    ----------\n    copied/big.txt:\n        True\n    copied/site/css/a.css:\n        True\n` +
+      `    copied/site/empty:\n        True\n    copied/site/index.html:\n        True\n`;
+    expect(res.stdout).toBe(block('day1') + block('day2'));
+    expect(res.code).toBe(0);
+    for (const id of ['day1', 'day2']) {
+      const dest = join(cluster.root, 'work', id, 'copied');
+      expect(readFileSync(join(dest, 'big.txt'), 'utf8')).toBe(big);
+      expect(readFileSync(join(dest, 'site', 'index.html'), 'utf8')).toBe('<h1>hi</h1>\n');
+      expect(statSync(join(dest, 'site', 'css', 'a.css')).mode & 0o777).toBe(0o640);
+      expect(statSync(join(dest, 'site', 'empty')).isDirectory()).toBe(true);
+    }
+    // -n: no compression; without -C: one cp.recv job with the file's text.
+    const plain = await cluster.run('salt-cp', ['-L', 'day1', '-C', '-n', join(src, 'big.txt'), 'plain.txt']);
+    expect(plain.stdout).toBe('day1:\n    ----------\n    plain.txt:\n        True\n');
+    expect(readFileSync(join(cluster.root, 'work', 'day1', 'plain.txt'), 'utf8')).toBe(big);
+    const old = await cluster.run('salt-cp', ['day2', join(src, 'site', 'index.html'), join(cluster.root, 'work', 'day2')]);
+    expect(old.stdout).toBe(`day2:\n    ----------\n    ${join(cluster.root, 'work', 'day2', 'index.html')}:\n        True\n`);
+    const dir = await cluster.run('salt-cp', ['day2', src, 'x']);
+    expect(dir.stdout).toBe(
+      `${src} is a directory, only files are supported in non-chunked mode. Use "--chunked" command line argument.\n`,
+    );
+    expect(dir.code).toBe(1);
+  }, 60_000);
+});
+
+describe('cp.push with file_recv on the master', () => {
+  it("writes the minion's file under the master's cachedir/minions/<id>/files", async () => {
+    const file = join(cluster.root, 'work', 'day1', 'report.txt');
+    const text = 'x'.repeat(300_000); // more than one file_buffer_size chunk (262144)
+    writeFileSync(file, text);
+    const res = await cluster.salt('day1', 'cp.push', file);
+    expect(res.stdout).toBe('day1:\n    True\n');
+    const landed = join(cluster.root, 'master', 'var', 'cache', 'salt', 'master', 'minions', 'day1', 'files', file);
+    expect(readFileSync(landed, 'utf8')).toBe(text);
+    const renamed = await cluster.salt('day1', 'cp.push', file, 'upload_path=/reports/r1.txt');
+    expect(renamed.stdout).toBe('day1:\n    True\n');
+    expect(
+      readFileSync(join(cluster.root, 'master', 'var', 'cache', 'salt', 'master', 'minions', 'day1', 'files', 'reports', 'r1.txt'), 'utf8'),
+    ).toBe(text);
+    expect((await cluster.salt('day1', 'cp.push', 'relative.txt')).stdout).toBe('day1:\n    False\n');
   }, 30_000);
 });

@@ -71,7 +71,10 @@ describeWithSalt('brine minion -> Salt 3007 master', () => {
     // The brine minions retry their sign-in until Salt's master answers (4-7 s to start).
     const started = await Promise.all([
       cluster.startMinion({ id: 'bm1', grains: { role: 'web' } }, 'Setting up the Salt Minion'),
-      cluster.startMinion({ id: 'bm2', grains: { role: 'db' } }, 'Setting up the Salt Minion'),
+      cluster.startMinion(
+        { id: 'bm2', grains: { role: 'db' }, config: { mine_functions: { echoed: [{ mine_function: 'test.echo' }, 'from-config'] } } },
+        'Setting up the Salt Minion',
+      ),
     ]);
     await Promise.all(started.map((m) => m.waitFor('cached the public key', 80_000)));
   }, 90_000);
@@ -121,15 +124,19 @@ describeWithSalt('brine minion -> Salt 3007 master', () => {
   });
 
   it('saltutil.find_job sees a running job', async () => {
-    // Long enough to outlast Salt's CLI starting on busy cores; killed once seen.
-    const jid = jidOf((await salt('bm1', 'test.sleep', '600', '--async')).stdout);
-    await cluster.minions.get('bm1')!.waitFor(`Executing command test.sleep with jid ${jid}`, 20_000);
+    // A job that runs until the test releases it (a file appears): no kill, no clock.
+    const gate = join(cluster.root, 'find-job-gate');
+    const wait = `until [ -e ${gate} ]; do sleep 0.1; done; echo released`;
+    const jid = jidOf((await salt('bm1', 'cmd.run', wait, '--async')).stdout);
+    await cluster.minions.get('bm1')!.waitFor(`Executing command cmd.run with jid ${jid}`, 20_000);
     const found = json((await salt('bm1', 'saltutil.find_job', jid, '--out', 'json')).stdout).bm1 as Record<string, unknown>;
-    expect(found).toMatchObject({ jid, fun: 'test.sleep' });
-    await salt('bm1', 'saltutil.kill_job', jid);
+    expect(found).toMatchObject({ jid, fun: 'cmd.run', arg: [wait] });
+    writeFileSync(gate, '');
+    await master.waitFor(`Got return from bm1 for job ${jid}`, 30_000);
+    expect((await saltRun('jobs.lookup_jid', jid)).stdout).toBe('bm1:\n    released\n');
   });
 
-  it("event.send reaches Salt's event bus (salt-run state.event) as Salt's master fires a minion's event", async () => {
+  it("event.send, event.fire_master and event.fire (tag fire_master) reach Salt's event bus (salt-run state.event)", async () => {
     events = saltEventStream(masterDir);
     // Listening once a ping's return shows up on it (a retry on what is observed, not a clock).
     for (let i = 0; i < 20 && !/salt\/job\/\d+\/ret\/bm2/.test(events.log); i++) await salt('bm2', 'test.ping', '-t', '20');
@@ -146,9 +153,20 @@ describeWithSalt('brine minion -> Salt 3007 master', () => {
       tag: 'interop/brine',
       data: { from: 'brine', extra: 1, __pub_fun: 'event.send' },
     });
+    // event.fire_master, and event.fire on the brine minion's own bus with the tag it forwards.
+    const direct = await Promise.all([
+      salt('bm2', 'event.fire_master', '{"how": "fire_master"}', 'interop/direct', '--out', 'json'),
+      salt('bm2', 'event.fire', '{"tag": "interop/forwarded", "data": {"how": "local bus"}}', 'fire_master', '--out', 'json'),
+      salt('bm2', 'event.fire', '{"stays": "on the minion"}', 'interop/local', '--out', 'json'),
+    ]);
+    expect(direct.map((r) => json(r.stdout))).toEqual([{ bm2: true }, { bm2: true }, { bm2: true }]);
+    await events.waitFor(/interop\/direct\t[^\n]*"how": "fire_master"/, 30_000);
+    await events.waitFor(/interop\/forwarded\t[^\n]*"how": "local bus"/, 30_000);
+    // Its publication mentions the tag; no event carries it.
+    expect(events.log).not.toMatch(/^interop\/local\t/m);
   });
 
-  it("cp.get_file, cp.list_master, cp.list_master_dirs and cp.hash_file through Salt's file server", async () => {
+  it("cp.get_file, cp.get_dir, cp.get_url, cp.list_master, cp.list_master_dirs and cp.hash_file through Salt's file server", async () => {
     const dest = join(cluster.root, 'got-motd');
     const sha = createHash('sha256').update('served by salt\n').digest('hex');
     // Independent calls at once: Salt's CLI costs a Python start each.
@@ -165,6 +183,18 @@ describeWithSalt('brine minion -> Salt 3007 master', () => {
     expect(json(dirs.stdout).bm2).toEqual(['files', 'files/empty']);
     expect(json(hash.stdout).bm2).toEqual({ hsum: sha, hash_type: 'sha256' });
     expect(missing.stdout).toBe('bm2:\n');
+    // cp.get_dir (_file_list and _file_list_emptydirs) and cp.get_url of a salt:// URL, to a file and as text.
+    const copy = join(cluster.root, 'got-dir');
+    const viaUrl = join(cluster.root, 'url-motd');
+    const [dir, url, text] = await Promise.all([
+      salt('bm2', 'cp.get_dir', 'salt://files', copy, '--out', 'json'),
+      salt('bm2', 'cp.get_url', 'salt://files/motd', viaUrl),
+      salt('bm2', 'cp.get_url', 'salt://files/motd', 'dest=None', '--out', 'json'),
+    ]);
+    expect(json(dir.stdout).bm2).toEqual([join(copy, 'files', 'empty'), join(copy, 'files', 'motd')]);
+    expect(readFileSync(join(copy, 'files', 'motd'), 'utf8')).toBe('served by salt\n');
+    expect(url.stdout).toBe(`bm2:\n    ${viaUrl}\n`);
+    expect(json(text.stdout).bm2).toBe('served by salt\n');
   });
 
   it("state.apply runs the highstate of Salt's file server (top file, SLS, salt:// source, Jinja)", async () => {
@@ -194,6 +224,18 @@ describeWithSalt('brine minion -> Salt 3007 master', () => {
     expect(json(onMaster.stdout)).toEqual({ bm2: 'mined' });
     expect(json((await salt('bm2', 'mine.delete', 'test.echo', '--out', 'json')).stdout)).toEqual({ bm2: true });
     expect(json((await saltRun('mine.get', '*', 'test.echo', '--out', 'json')).stdout)).toEqual({});
+  });
+
+  it("mine_functions of the minion's config reach Salt's mine on start; mine.update sends them and given ones again", async () => {
+    await cluster.minions.get('bm2')!.waitFor('Mine updated from mine_functions', 30_000);
+    expect(json((await saltRun('mine.get', 'bm2', 'echoed', '--out', 'json')).stdout)).toEqual({ bm2: 'from-config' });
+    expect(json((await salt('bm2', 'mine.update', 'mine_functions=["test.true"]', '--out', 'json')).stdout)).toEqual({ bm2: true });
+    const [echoed, given] = await Promise.all([
+      saltRun('mine.get', 'bm2', 'echoed', '--out', 'json'),
+      saltRun('mine.get', 'bm2', 'test.true', '--out', 'json'),
+    ]);
+    expect(json(echoed.stdout)).toEqual({ bm2: 'from-config' });
+    expect(json(given.stdout)).toEqual({ bm2: true });
   });
 
   it("signs in again after Salt's master rotates its AES key (another key deleted) and runs the next job", async () => {

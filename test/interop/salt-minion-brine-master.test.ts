@@ -57,7 +57,10 @@ describeWithSalt('Salt 3007 minion -> brine master', () => {
     cluster = await Cluster.create({ file_roots: { base: [srv] }, gather_job_timeout: 5, timeout: 10 });
     await cluster.startMaster();
     await cluster.startAccepted([{ id: 'bm1', grains: { role: 'brine' } }]);
-    pyDir = writeSaltMinionConfig(cluster.root, 'pyminion', cluster.retPort, { grains: { role: 'py' } });
+    pyDir = writeSaltMinionConfig(cluster.root, 'pyminion', cluster.retPort, {
+      grains: { role: 'py' },
+      mine_functions: { echoed: [{ mine_function: 'test.echo' }, 'from-config'] },
+    });
     py = startSalt('pyminion', 'salt-minion', pyDir);
   }, 60_000);
 
@@ -131,18 +134,22 @@ describeWithSalt('Salt 3007 minion -> brine master', () => {
   });
 
   it('saltutil.find_job sees a running job', async () => {
-    // Long enough to outlast a CLI on busy cores; killed once seen.
-    const jid = jidOf((await cluster.salt('pyminion', 'test.sleep', '600', '--async')).stdout);
-    await py.waitFor(new RegExp(`Executing command '?test\\.sleep'? with jid ${jid}`), 20_000);
+    // A job that runs until the test releases it (a file appears): no kill, no clock.
+    const gate = join(cluster.root, 'find-job-gate');
+    const wait = `until [ -e ${gate} ]; do sleep 0.1; done; echo released`;
+    const jid = jidOf((await cluster.salt('pyminion', 'cmd.run', wait, '--async')).stdout);
+    await py.waitFor(new RegExp(`Executing command '?cmd\\.run'? with jid ${jid}`), 20_000);
     const found = json((await cluster.salt('pyminion', 'saltutil.find_job', jid, '--out', 'json')).stdout).pyminion as Record<
       string,
       unknown
     >;
-    expect(found).toMatchObject({ jid, fun: 'test.sleep', arg: [600] });
-    await cluster.salt('pyminion', 'saltutil.kill_job', jid);
+    expect(found).toMatchObject({ jid, fun: 'cmd.run', arg: [wait] });
+    writeFileSync(gate, '');
+    await cluster.master!.waitFor(`Got return from pyminion for job ${jid}`, 30_000);
+    expect((await cluster.run('salt-run', ['jobs.lookup_jid', jid])).stdout).toBe('pyminion:\n    released\n');
   });
 
-  it("fires its events on brine's event bus", async () => {
+  it("fires its events on brine's event bus: event.send, event.fire_master, event.fire forwarded by its minion", async () => {
     const stream = new Daemon(
       'state.event',
       spawn(process.execPath, [join(REPO, 'bin', 'salt-run'), '-c', cluster.masterDir, 'state.event'], {
@@ -155,6 +162,21 @@ describeWithSalt('Salt 3007 minion -> brine master', () => {
       const sent = await cluster.salt('pyminion', 'event.send', 'interop/custom', '{"from": "python"}');
       expect(sent.stdout).toContain('True');
       await stream.waitFor(/interop\/custom\t[^\n]*"from": "python"/);
+      // event.fire_master, and event.fire on the Salt minion's own bus with the tag its minion forwards.
+      const fired = await Promise.all([
+        cluster.salt('pyminion', 'event.fire_master', '{"how": "fire_master"}', 'interop/direct', '--out', 'json'),
+        cluster.salt(
+          'pyminion',
+          'event.fire',
+          '{"tag": "interop/forwarded", "data": {"how": "local bus"}, "events": null, "pretag": null}',
+          'fire_master',
+          '--out',
+          'json',
+        ),
+      ]);
+      expect(fired.map((r) => json(r.stdout))).toEqual([{ pyminion: true }, { pyminion: true }]);
+      await stream.waitFor(/interop\/direct\t[^\n]*"how": "fire_master"/);
+      await stream.waitFor(/interop\/forwarded\t[^\n]*"how": "local bus"/);
     } finally {
       await stream.stop();
     }
@@ -168,7 +190,7 @@ describeWithSalt('Salt 3007 minion -> brine master', () => {
     expect(ours.stdout).toContain(`pyminion:  ${fp}`);
   });
 
-  it("cp.get_file, cp.list_master, cp.list_master_dirs and cp.hash_file through brine's file server", async () => {
+  it("cp.get_file, cp.get_dir, cp.get_url, cp.list_master, cp.list_master_dirs and cp.hash_file through brine's file server", async () => {
     const dest = join(cluster.root, 'got-motd');
     expect((await cluster.salt('pyminion', 'cp.get_file', 'salt://files/motd', dest)).stdout).toBe(`pyminion:\n    ${dest}\n`);
     expect(readFileSync(dest, 'utf8')).toBe('served by brine\n');
@@ -187,12 +209,27 @@ describeWithSalt('Salt 3007 minion -> brine master', () => {
     expect((await cluster.salt('pyminion', 'cp.get_file', 'salt://files/missing', join(cluster.root, 'nothing'))).stdout).toBe(
       'pyminion:\n',
     );
+    // cp.get_dir (_file_list and _file_list_emptydirs) and cp.get_url of a salt:// URL.
+    const copy = join(cluster.root, 'got-dir');
+    expect(json((await cluster.salt('pyminion', 'cp.get_dir', 'salt://files', copy, '--out', 'json')).stdout).pyminion).toEqual([
+      join(copy, 'files', 'empty'),
+      join(copy, 'files', 'motd'),
+    ]);
+    expect(readFileSync(join(copy, 'files', 'motd'), 'utf8')).toBe('served by brine\n');
+    const viaUrl = join(cluster.root, 'url-motd');
+    expect((await cluster.salt('pyminion', 'cp.get_url', 'salt://files/motd', viaUrl)).stdout).toBe(`pyminion:\n    ${viaUrl}\n`);
+    expect(readFileSync(viaUrl, 'utf8')).toBe('served by brine\n');
   });
 
-  it("mine.send stores in brine's mine, mine.get reads it by target", async () => {
+  it("mine.send and mine.update (mine_functions) store in brine's mine, mine.get reads it by target", async () => {
     expect((await cluster.salt('pyminion', 'mine.send', 'test.echo', 'mined', '--out', 'json')).stdout).toContain('true');
     const got = json((await cluster.salt('pyminion', 'mine.get', '*', 'test.echo', '--out', 'json')).stdout);
     expect(got).toEqual({ pyminion: { pyminion: 'mined' } });
+    // mine.update runs the minion's mine_functions (its config) and stores them the same way.
+    expect(json((await cluster.salt('pyminion', 'mine.update', '--out', 'json')).stdout)).toEqual({ pyminion: true });
+    expect(json((await cluster.salt('pyminion', 'mine.get', 'pyminion', 'echoed', '--out', 'json')).stdout)).toEqual({
+      pyminion: { pyminion: 'from-config' },
+    });
   });
 
   it("state.apply and state.highstate compile and run a state tree from brine's file server", async () => {

@@ -68,7 +68,7 @@ export class SaltDaemon extends Daemon {
   }
 }
 
-export function startSalt(name: string, bin: 'salt-master' | 'salt-minion', configDir: string): SaltDaemon {
+export function startSalt(name: string, bin: 'salt-master' | 'salt-minion' | 'salt-api', configDir: string): SaltDaemon {
   const child = spawn(join(SALT_REF, 'bin', bin), ['-c', configDir, '-l', 'info'], {
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true,

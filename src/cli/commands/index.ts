@@ -5,6 +5,7 @@
 import Salt from './salt';
 import SaltApi from './salt-api';
 import SaltCall from './salt-call';
+import SaltCp from './salt-cp';
 import SaltKey from './salt-key';
 import SaltMaster from './salt-master';
 import SaltMinion from './salt-minion';
@@ -14,6 +15,7 @@ export const COMMANDS = {
   salt: Salt,
   'salt-api': SaltApi,
   'salt-call': SaltCall,
+  'salt-cp': SaltCp,
   'salt-key': SaltKey,
   'salt-master': SaltMaster,
   'salt-minion': SaltMinion,

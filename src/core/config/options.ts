@@ -152,6 +152,8 @@ export const MASTER_OPTIONS: Record<string, OptionSpec> = {
   file_recv: o('bool', false),
   /** The largest file cp.push may send, in MiB. */
   file_recv_max_size: o('int', 100),
+  /** Bytes of a file per cp.recv_chunked job of salt-cp --chunked (before compression). */
+  salt_cp_chunk_size: o('int', 98304),
   fileserver_backend: o('strlist', ['roots']),
   /** salt-api (rest_cherrypy) settings; salt-api refuses to start without them. */
   rest_cherrypy: o('dict?', null),

@@ -262,6 +262,7 @@ export class Master {
         accepted: () => this.accepted,
         grains: (id) => dataCache.grains(id),
         options: s,
+        log,
       }),
       limits: {
         maxRequestSize: positiveOption('max_request_size', s.max_request_size, DEFAULT_MAX_REQUEST_SIZE),

@@ -12,6 +12,8 @@ import {
   type FileServerOptions,
 } from './file-server';
 import { MINE_ACL_DATA, MINE_ACL_ID, type MineStore } from './mine-store';
+import { receiveFile, type FileRecvOptions } from './file-recv';
+import type { Logger } from '../log';
 
 /** What answering a Salt minion's requests needs from the master. */
 export interface MinionRequestsDeps {
@@ -21,8 +23,9 @@ export interface MinionRequestsDeps {
   accepted: () => Iterable<string>;
   /** The grains a minion last sent, if any. */
   grains: (id: string) => Record<string, unknown> | undefined;
-  /** The master's configuration (Salt's option names), for `_master_opts`. */
+  /** The master's configuration (Salt's option names), for `_master_opts` and `_file_recv`. */
   options: Record<string, unknown>;
+  log?: Logger;
 }
 
 type Load = Record<string, unknown>;
@@ -75,8 +78,8 @@ export class MinionRequests {
     _mine_get: (id, load) => this.mineGet(id, load),
     _mine_delete: (id, load) => this.mineDelete(id, load),
     _mine_flush: (id, load) => this.mineFlush(id, load),
-    // file_recv is off (Salt's default): cp.push is refused with False, as Salt refuses it.
-    _file_recv: () => false,
+    // cp.push: refused with False unless file_recv is True (Salt's default is off).
+    _file_recv: (id, load) => receiveFile(this.deps.options as unknown as FileRecvOptions, id, load, this.deps.log),
   };
 
   constructor(private readonly deps: MinionRequestsDeps) {}

@@ -55,6 +55,7 @@ export {
 export { IHost, type HostAddress } from './host';
 export { IMaster, type MinionCall, type MinionAnswer } from './master';
 export { IMasterLink, type MasterFileHash } from './master-link';
+export { IMinionEvents, type MinionEvent } from './minion-events';
 export { IJobCache, IPostgres, type JobReturn, type JobLoad, type CachedReturn } from './returner-services';
 export {
   IModules,

@@ -1,7 +1,7 @@
 /**
  * The minion's link to its master, for modules such as `event`, `cp` and `mine`: the requests Salt's minion
  * sends over its authenticated request channel (`_minion_event`, the file server's `_file_list`,
- * `_dir_list`, `_file_hash`, `_serve_file`, and `_mine`, `_mine_get`, `_mine_delete`,
+ * `_dir_list`, `_file_list_emptydirs`, `_file_hash`, `_serve_file`, and `_mine`, `_mine_get`, `_mine_delete`,
  * `_mine_flush`). The same requests reach a brine master and a Salt 3007 master.
  */
 
@@ -30,6 +30,8 @@ export interface IMasterLink {
   listFiles(saltenv: string, prefix?: string): Promise<string[]>;
   /** Directories of a saltenv below `prefix`, as the master lists them. */
   listDirs(saltenv: string, prefix?: string): Promise<string[]>;
+  /** Directories of a saltenv below `prefix` that hold nothing (Salt's `_file_list_emptydirs`). */
+  listEmptyDirs(saltenv: string, prefix?: string): Promise<string[]>;
   /** The master's digest of a file, or null when it has no such file. */
   hashFile(saltenv: string, path: string): Promise<MasterFileHash | null>;
   /** Downloads a file to `dest` (parent directories must exist). False when the master has no such file. */
@@ -42,6 +44,12 @@ export interface IMasterLink {
   mineDelete(fun: string): Promise<unknown>;
   /** Empties this minion's mine. */
   mineFlush(): Promise<unknown>;
+  /**
+   * Sends one chunk of a file to the master's cache (Salt's `_file_recv`, what `cp.push` sends):
+   * `path` is the file's path split into its parts, `loc` the chunk's offset. The master's answer:
+   * true, or false when it refuses (its `file_recv` is off, or the file is too large).
+   */
+  pushFileChunk(chunk: { path: string[]; size: number; loc: number; data: Buffer }): Promise<unknown>;
 }
 /** Service id of {@link IMasterLink}. @example constructor(@inject(IMasterLink) private readonly master: IMasterLink) {} */
 export const IMasterLink: unique symbol = Symbol.for('brine.IMasterLink');

@@ -5,7 +5,9 @@ import { IHost } from '../api/host';
 import { IConfig, IGrains, IJobContext, ILogger, IPillar, ISalt, IShell } from '../api/services';
 import { IMinionControl, IModules } from '../api/control';
 import { IMasterLink } from '../api/master-link';
+import { IMinionEvents } from '../api/minion-events';
 import { NoMasterLink } from '../services/master-link';
+import { MinionEventBus } from '../services/minion-events';
 import { IStates } from '../api/states';
 import { fileRoots, NodeStates, PluginStateFunctions, type StateInvoker } from '../services/states';
 import { LocalSlsSource, RemoteSlsSource, type SlsSource } from '../../core/state/sls-source';
@@ -98,7 +100,9 @@ export class PluginLoader {
     container.register(IHost, this.options.host ?? new NodeHost('/'));
     if (this.options.control) container.register(IMinionControl, this.options.control);
     container.register(IPillar, this.options.pillar ?? new NoPillar());
-    container.register(IMasterLink, this.options.masterLink ?? new NoMasterLink());
+    const masterLink = this.options.masterLink ?? new NoMasterLink();
+    container.register(IMasterLink, masterLink);
+    container.register(IMinionEvents, new MinionEventBus(masterLink, logger));
     // The returners' stores (this daemon's job cache, the job cache's PostgreSQL), opened on first use.
     for (const [id, service] of returnerStores(config.all()).services) container.register(id, service);
     for (const [id, service] of this.options.services ?? []) container.register(id, service);

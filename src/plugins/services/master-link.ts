@@ -34,6 +34,10 @@ export class MasterLink implements IMasterLink {
     return stringList(await this.request({ cmd: '_dir_list', saltenv, prefix }), '_dir_list');
   }
 
+  async listEmptyDirs(saltenv: string, prefix = ''): Promise<string[]> {
+    return stringList(await this.request({ cmd: '_file_list_emptydirs', saltenv, prefix }), '_file_list_emptydirs');
+  }
+
   hashFile(saltenv: string, path: string): Promise<MasterFileHash | null> {
     return this.files.hash(saltenv, path);
   }
@@ -61,6 +65,10 @@ export class MasterLink implements IMasterLink {
   mineFlush(): Promise<unknown> {
     return this.request({ cmd: '_mine_flush' });
   }
+
+  pushFileChunk(chunk: { path: string[]; size: number; loc: number; data: Buffer }): Promise<unknown> {
+    return this.request({ cmd: '_file_recv', path: chunk.path, size: chunk.size, loc: chunk.loc, data: chunk.data });
+  }
 }
 
 /** {@link IMasterLink} of a minion without a master (salt-call --local): every request is a clear error. */
@@ -79,6 +87,10 @@ export class NoMasterLink implements IMasterLink {
 
   listDirs(): Promise<string[]> {
     return this.refuse("list the master's directories");
+  }
+
+  listEmptyDirs(): Promise<string[]> {
+    return this.refuse("list the master's empty directories");
   }
 
   hashFile(): Promise<MasterFileHash | null> {
@@ -103,5 +115,9 @@ export class NoMasterLink implements IMasterLink {
 
   mineFlush(): Promise<unknown> {
     return this.refuse("flush the master's mine");
+  }
+
+  pushFileChunk(): Promise<unknown> {
+    return this.refuse('push a file to the master');
   }
 }

@@ -1,6 +1,6 @@
 /** The master's files are its own: cachedir 0700, job cache and minion data 0600, pki checked at start. */
 import { afterEach, describe, expect, it } from 'vitest';
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SqliteJobCache } from '../../../src/core/master/job-cache/sqlite-cache';
@@ -11,6 +11,8 @@ import { MasterHarness } from '../../support/master-harness';
 import { Master } from '../../../src/core/master/master';
 import { createLogging } from '../../../src/core/log';
 import { freePort } from '../../support/ports';
+import { MinionChannel } from '../../../src/core/minion/channel-client';
+import { keyPem } from '../protocol/wire-vectors';
 
 const mode = (p: string) => statSync(p).mode & 0o777;
 let dir: string;
@@ -92,5 +94,33 @@ describe('permissive_pki_access', () => {
     const permissive = new Master({ ...settings, ...ports, permissive_pki_access: true }, log);
     await permissive.start();
     h.master = permissive;
+  });
+
+  it('a minion whose minion.pem is 0644 does not sign in, unless permissive_pki_access', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'brine-pki-'));
+    const pki = join(dir, 'pki');
+    mkdirSync(pki, { mode: 0o700 });
+    writeFileSync(join(pki, 'minion.pem'), keyPem('web1.pem'), { mode: 0o644 });
+    writeFileSync(join(pki, 'minion.pub'), keyPem('web1.pub'));
+    const log = createLogging({ level: 'quiet', console: false }).getLogger('salt.minion');
+    // Nothing listens on master_port: past the check, the one sign-in try times out.
+    const settings = {
+      id: 'web1',
+      master: '127.0.0.1',
+      master_port: await freePort(),
+      pki_dir: pki,
+      keysize: 2048,
+      acceptance_wait_time: 1,
+      auth_timeout: 1,
+      auth_tries: 1,
+      recon_default: 100,
+      recon_max: 100,
+    };
+    const strict = new MinionChannel(settings, log);
+    expect(await codeOfAsync(() => strict.connect({ once: true }))).toBe('PKI_PERMISSIONS');
+    await strict.stop();
+    const permissive = new MinionChannel({ ...settings, permissive_pki_access: true }, log);
+    expect(await codeOfAsync(() => permissive.connect({ once: true }))).toBe('SIGN_IN_TIMEOUT');
+    await permissive.stop();
   });
 });

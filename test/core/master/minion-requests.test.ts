@@ -137,6 +137,34 @@ describe('MinionRequests', () => {
     }
     expect(requests.answer('web1', { cmd: '_file_recv', id: 'web1', path: ['x'], loc: 0, data: '' })).toBe(false);
   });
+
+  it("_file_recv with file_recv: True writes the chunks under cachedir/minions/<id>/files; Salt's refusals", () => {
+    const cachedir = join(dir, 'cache');
+    const recv = new MinionRequests({
+      files: { file_roots: {} },
+      mine,
+      accepted: () => [],
+      grains: () => undefined,
+      options: { cachedir, file_recv: true, file_recv_max_size: 1 },
+    });
+    const chunk = (path: unknown, loc: number, data: Buffer | string) =>
+      recv.answer('web1', { cmd: '_file_recv', id: 'web1', path, loc, data });
+    expect(chunk(['var', 'log', 'app.log'], 0, Buffer.from('hello '))).toBe(true);
+    expect(chunk(['var', 'log', 'app.log'], 6, Buffer.from('world'))).toBe(true);
+    const landed = join(cachedir, 'minions', 'web1', 'files', 'var', 'log', 'app.log');
+    expect(readFileSync(landed, 'utf8')).toBe('hello world');
+    // A new push (loc 0) starts the file again.
+    expect(chunk(['var', 'log', 'app.log'], 0, Buffer.from('again'))).toBe(true);
+    expect(readFileSync(landed, 'utf8')).toBe('again');
+    // Out of the minion's folder, bad pointers, beyond file_recv_max_size (MiB): False, nothing written.
+    expect(chunk(['..', '..', 'web2', 'files', 'x'], 0, 'x')).toBe(false);
+    expect(chunk(['a', '..', '..', 'x'], 0, 'x')).toBe(false);
+    expect(chunk('var/log/x', 0, 'x')).toBe(false);
+    expect(chunk(['x'], -1, 'x')).toBe(false);
+    expect(chunk(['big'], 1024 * 1024 - 1, Buffer.from('ab'))).toBe(false);
+    expect(existsSync(join(cachedir, 'minions', 'web2'))).toBe(false);
+    expect(existsSync(join(cachedir, 'minions', 'web1', 'files', 'big'))).toBe(false);
+  });
 });
 
 describe('the request handler answers each of them over the wire (real master)', () => {

@@ -3,16 +3,21 @@
  * are Salt 3007's own (salt/modules/event.py, salt/fileclient.py, salt/modules/mine.py). A master
  * in memory answers them; test/interop proves the same modules against a real Salt master.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createHarness } from 'brine/testing';
 import { MasterLink } from '../../../src/plugins/services/master-link';
+import { MinionEventBus } from '../../../src/plugins/services/minion-events';
+import { StreamLogger } from '../../../src/plugins/services/logger';
+import type { MinionEvent } from '../../../src/plugins/api/minion-events';
 
 type Load = Record<string, unknown>;
 
-const FILES: Record<string, string> = { 'files/motd': 'hello\n' };
+const FILES: Record<string, string> = { 'files/motd': 'hello\n', 'files/conf/app.conf': 'x=1\n', 'filesystem.txt': 'not in files/\n' };
 
 /** A master in memory: records every load, answers as Salt's master does. */
 function fakeMaster() {
@@ -30,7 +35,9 @@ function fakeMaster() {
         return { data: Buffer.from(body).subarray(load.loc as number), dest: load.path };
       }
       case '_file_list':
-        return Object.keys(FILES);
+        return Object.keys(FILES).filter((p) => p.startsWith(load.prefix as string));
+      case '_file_list_emptydirs':
+        return ['files/empty', 'filesx'].filter((p) => p.startsWith(load.prefix as string));
       case '_dir_list':
         return ['files'];
       case '_mine':
@@ -93,8 +100,71 @@ describe('event, cp and mine over the master link', async () => {
     expect(existsSync(join(tmp, 'p'))).toBe(false);
   });
 
+  it("cp.get_dir copies a directory with its empty directories into dest, as Salt's fileclient does", async () => {
+    const dest = join(tmp, 'copy');
+    const got = (await h.call('cp.get_dir', ['salt://files/', dest])).return;
+    expect(got).toEqual([join(dest, 'files/conf/app.conf'), join(dest, 'files/empty'), join(dest, 'files/motd')]);
+    expect(readFileSync(join(dest, 'files/conf/app.conf'), 'utf8')).toBe('x=1\n');
+    // salt://files/conf lands as dest/conf; 'filesystem.txt' and 'filesx' are not inside salt://files.
+    expect((await h.call('cp.get_dir', ['salt://files/conf', join(tmp, 'conf-only')])).return).toEqual([
+      join(tmp, 'conf-only', 'conf/app.conf'),
+    ]);
+    expect(existsSync(join(dest, 'filesystem.txt'))).toBe(false);
+  });
+
+  it('cp.get_url: salt:// like get_file, a local path as it is, http:// downloaded, dest=None the contents', async () => {
+    const server = createServer((req, res) => {
+      if (req.url === '/v.txt') res.end(`version 3 ${req.headers.authorization ?? ''}`);
+      else res.writeHead(404, 'Not Found').end();
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    try {
+      expect((await h.call('cp.get_url', ['salt://files/motd', join(tmp, 'url-motd')])).return).toBe(join(tmp, 'url-motd'));
+      expect((await h.call('cp.get_url', ['salt://files/motd', null])).return).toBe('hello\n');
+      expect((await h.call('cp.get_url', ['salt://files/missing', join(tmp, 'm')])).return).toBe(false);
+      writeFileSync(join(tmp, 'local.txt'), 'local\n');
+      expect((await h.call('cp.get_url', [`file://${join(tmp, 'local.txt')}`, '/nowhere'])).return).toBe(join(tmp, 'local.txt'));
+      expect((await h.call('cp.get_url', [join(tmp, 'local.txt'), null])).return).toBe('local\n');
+      expect((await h.call('cp.get_url', [`${base}/v.txt`, `${tmp}/dl/`], { makedirs: true })).return).toBe(join(tmp, 'dl', 'v.txt'));
+      expect(readFileSync(join(tmp, 'dl', 'v.txt'), 'utf8')).toBe('version 3 ');
+      const auth = `http://u:p@127.0.0.1:${(server.address() as AddressInfo).port}/v.txt`;
+      expect((await h.call('cp.get_url', [auth, null])).return).toBe(`version 3 Basic ${Buffer.from('u:p').toString('base64')}`);
+      expect((await h.call('cp.get_url', [`${base}/v.txt`, join(tmp, 'none', 'v.txt')])).return).toBe('');
+      const missing = await h.call('cp.get_url', [`${base}/gone`, join(tmp, 'gone')]);
+      expect(missing.success).toBe(false);
+      expect(String(missing.return)).toContain('HTTP error 404');
+      expect(String((await h.call('cp.get_url', ['relative/path', null])).return)).toContain('is not absolute');
+    } finally {
+      server.close();
+    }
+  });
+
+  it('event.fire puts the event on the minion bus only; tag fire_master forwards {tag, data} to the master', async () => {
+    const before = master.loads.length;
+    expect((await h.call('event.fire', [{ a: 1 }, 'local/only'])).return).toBe(true);
+    expect(master.loads.length).toBe(before);
+    expect((await h.call('event.fire', [{ tag: 'app/up', data: { v: 2 } }, 'fire_master'])).return).toBe(true);
+    expect(lastLoad()).toMatchObject({ cmd: '_minion_event', tag: 'app/up', data: { v: 2 } });
+    // The bus itself: listeners see every event; a fire_master without a tag sends nothing.
+    const errors: string[] = [];
+    const bus = new MinionEventBus(master.link, new StreamLogger('warning', (l) => errors.push(l)));
+    const seen: MinionEvent[] = [];
+    const stop = bus.subscribe((e) => seen.push(e));
+    await bus.fire('local/x', 1);
+    await bus.fire('fire_master', { data: 'no tag' });
+    stop();
+    await bus.fire('local/y', 2);
+    expect(seen).toEqual([
+      { tag: 'local/x', data: 1 },
+      { tag: 'fire_master', data: { data: 'no tag' } },
+    ]);
+    expect(errors.join('\n')).toContain('needs {tag: ..., data: ...}');
+    expect(master.loads.length).toBe(before + 1);
+  });
+
   it('cp.list_master, cp.list_master_dirs and cp.hash_file', async () => {
-    expect((await h.call('cp.list_master')).return).toEqual(['files/motd']);
+    expect((await h.call('cp.list_master')).return).toEqual(Object.keys(FILES));
     expect(lastLoad()).toMatchObject({ cmd: '_file_list', saltenv: 'base', prefix: '' });
     expect((await h.call('cp.list_master_dirs', [], { saltenv: 'dev' })).return).toEqual(['files']);
     expect(lastLoad()).toMatchObject({ cmd: '_dir_list', saltenv: 'dev' });
@@ -135,6 +205,47 @@ describe('event, cp and mine over the master link', async () => {
     expect(lastLoad()).toEqual({ cmd: '_mine_delete', fun: 'test.echo' });
     await h.call('mine.flush');
     expect(lastLoad()).toEqual({ cmd: '_mine_flush' });
+  });
+});
+
+describe('mine.update and config.merge', async () => {
+  const master = fakeMaster();
+  const h = await createHarness({
+    masterLink: master.link,
+    config: { mine_functions: { echoed: ['from-config'], 'test.echo': ['plain'] } },
+    pillar: {
+      mine_functions: {
+        echoed: ['from-pillar'],
+        kw: { mine_function: 'test.arg', a: 1 },
+        acl: [{ mine_function: 'test.echo' }, 'x', { allow_tgt: 'web*' }],
+      },
+    },
+  });
+
+  it('config.merge merges the minion config over the pillar (dicts), the first string wins', async () => {
+    const merged = (await h.call('config.merge', ['mine_functions'])).return as Record<string, unknown>;
+    expect(merged).toEqual({
+      echoed: ['from-config'],
+      'test.echo': ['plain'],
+      kw: { mine_function: 'test.arg', a: 1 },
+      acl: [{ mine_function: 'test.echo' }, 'x', { allow_tgt: 'web*' }],
+    });
+    expect((await h.call('config.merge', ['nosuch', 'fallback'])).return).toBe('fallback');
+  });
+
+  it('mine.update runs every mine_functions entry as Salt parses it and sends one _mine', async () => {
+    expect((await h.call('mine.update')).return).toBe(true);
+    const load = master.loads[master.loads.length - 1];
+    expect(load).toMatchObject({ cmd: '_mine', clear: false });
+    const data = load.data as Record<string, unknown>;
+    // 'echoed' is no function: an alias without mine_function is skipped, as Salt's minion logs it.
+    expect(data).toEqual({
+      'test.echo': 'plain',
+      kw: { args: [], kwargs: expect.objectContaining({ a: 1 }) },
+      acl: { __data__: 'x', __saltmine_acl__: 1, allow_tgt: 'web*' },
+    });
+    expect((await h.call('mine.update', [], { mine_functions: ['test.true'], clear: true })).return).toBe(true);
+    expect(master.loads[master.loads.length - 1]).toEqual({ cmd: '_mine', data: { 'test.true': true }, clear: true });
   });
 });
 

@@ -3,7 +3,7 @@
  * PostgreSQL returners write through (`IPostgres` in the plugin API). Every failure is a typed
  * `JOB_CACHE_IO` error naming the server and what was being done.
  */
-import { Pool, type PoolClient, type QueryResultRow } from 'pg';
+import type { Pool, PoolClient, QueryResultRow } from 'pg';
 import { BrineError } from '../../errors';
 import { JobCacheError } from './errors';
 
@@ -29,7 +29,9 @@ export class PostgresConnection {
 
   /** Does not connect yet: the first query does. */
   constructor(readonly opts: PostgresOptions) {
-    this.pool = new Pool({
+    // pg is loaded when a connection is made, not by every command that imports this module.
+    const { Pool: PgPool } = require('pg') as typeof import('pg');
+    this.pool = new PgPool({
       host: opts.host,
       port: opts.port,
       user: opts.user,

@@ -14,7 +14,7 @@
 import { JobCacheError } from './errors';
 import { chmodSync, closeSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import { BrineError } from '../../errors';
 import { filterBounds, jobFromRow, jobRow, matchesPatterns, returnRow, returnsFromRows, type ReturnRow } from './rows';
 import { SQLITE_SCHEMA } from './schema';
@@ -59,7 +59,9 @@ export class SqliteJobCache implements JobCache {
       if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
       // Every return is in here: 0600, and SQLite gives the -wal and -shm files the same mode.
       if (path !== ':memory:') restrictFiles([path, `${path}-wal`, `${path}-shm`]);
-      this.db = new Database(path, { timeout: opts.busyTimeoutMs ?? 5000 });
+      // The native addon is loaded when a cache is opened, not by every command that imports this module.
+      const SqliteDatabase = require('better-sqlite3') as typeof Database;
+      this.db = new SqliteDatabase(path, { timeout: opts.busyTimeoutMs ?? 5000 });
       this.db.pragma('journal_mode = WAL');
       this.db.pragma(`synchronous = ${synchronous.toUpperCase()}`);
       this.db.exec(SQLITE_SCHEMA);

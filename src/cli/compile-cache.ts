@@ -1,0 +1,107 @@
+/**
+ * A V8 code cache for brine's commands, so a short command (salt-call, salt, salt-key) does not
+ * compile its ~400 CommonJS modules from source on every start. Node 22 has this built in
+ * (`module.enableCompileCache`); on Node 20 each module is compiled through `vm.Script` with the
+ * bytes V8 produced for it last time (`cachedData`), and the code of the modules compiled from
+ * source is written when the process exits (after the run, so that the functions it used are
+ * in it too). V8 checks the source hash and its own version and flags: a stale or foreign entry
+ * is rejected and rewritten, never used. Files are written to a temporary name and renamed, so
+ * concurrent commands never read half an entry.
+ *
+ * The cache is `$BRINE_COMPILE_CACHE` (a folder; `0` turns it off), else
+ * `<tmpdir>/brine-compile-cache-<uid>`, as Node's own cache lives under the temporary folder.
+ * Modules that use `import()` are compiled as Node compiles them: a `vm.Script` restored from
+ * cached data loses its dynamic-import callback on Node 20.
+ */
+import { createHash } from 'node:crypto';
+import { mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import Module from 'node:module';
+import { tmpdir, userInfo } from 'node:os';
+import { dirname, join } from 'node:path';
+import { Script } from 'node:vm';
+
+/* eslint-disable @typescript-eslint/no-explicit-any */
+type AnyModule = any;
+
+/** Where the cache lives, or undefined when it is turned off. */
+export function compileCacheDir(env: NodeJS.ProcessEnv = process.env): string | undefined {
+  const configured = env.BRINE_COMPILE_CACHE;
+  if (configured === '0') return undefined;
+  if (configured) return configured;
+  let uid: string;
+  try {
+    uid = String(userInfo().uid);
+  } catch {
+    uid = 'user';
+  }
+  return join(tmpdir(), `brine-compile-cache-${uid}`);
+}
+
+let enabled = false;
+
+/** Turns the cache on for the rest of this process (once; a cache that cannot be created is skipped). */
+export function enableCompileCache(dir: string | undefined = compileCacheDir()): void {
+  if (enabled || dir === undefined) return;
+  try {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    // Code is read from there: only a folder of this user's that no one else may write will do.
+    const st = statSync(dir);
+    if (!st.isDirectory() || (process.getuid && st.uid !== process.getuid()) || (st.mode & 0o022) !== 0) return;
+  } catch {
+    return;
+  }
+  enabled = true;
+  const builtin = (Module as unknown as { enableCompileCache?: (dir: string) => unknown }).enableCompileCache;
+  if (typeof builtin === 'function') {
+    builtin(dir);
+    return;
+  }
+  installCodeCache(dir);
+}
+
+function installCodeCache(dir: string): void {
+  const M = Module as AnyModule;
+  const compile = M.prototype._compile;
+  const fresh: [string, Script][] = [];
+  M.prototype._compile = function (this: AnyModule, content: string, filename: string) {
+    if (/\bimport\s*\(/.test(content)) return compile.call(this, content, filename);
+    const entry = join(dir, createHash('sha1').update(filename).digest('hex'));
+    let cachedData: Buffer | undefined;
+    try {
+      cachedData = readFileSync(entry);
+    } catch {
+      cachedData = undefined;
+    }
+    // A shebang line is valid only at the very start of a file, not inside the wrapper.
+    const source = content.startsWith('#!') ? `//${content}` : content;
+    const script = new Script(M.wrap(source), { filename, cachedData });
+    if (cachedData === undefined || script.cachedDataRejected) fresh.push([entry, script]);
+    const wrapper = script.runInThisContext({ displayErrors: true });
+    return wrapper.call(this.exports, this.exports, requireFor(this), this, filename, dirname(filename));
+  };
+  process.once('exit', () => {
+    for (const [entry, script] of fresh) {
+      try {
+        const temp = `${entry}.${process.pid}`;
+        writeFileSync(temp, script.createCachedData());
+        renameSync(temp, entry);
+      } catch {
+        // A cache that cannot be written costs only speed.
+      }
+    }
+  });
+}
+
+/** The `require` a module's code gets, as Node builds it. */
+function requireFor(mod: AnyModule): NodeJS.Require {
+  const M = Module as AnyModule;
+  const require = ((id: string) => mod.require(id)) as NodeJS.Require;
+  const resolve = ((request: string, options?: { paths?: string[] }) =>
+    M._resolveFilename(request, mod, false, options)) as NodeJS.RequireResolve;
+  resolve.paths = (request: string) => M._resolveLookupPaths(request, mod);
+  require.resolve = resolve;
+  require.main = process.mainModule;
+  require.extensions = M._extensions;
+  require.cache = M._cache;
+  return require;
+}

@@ -1,0 +1,52 @@
+/**
+ * The commands' V8 code cache (src/cli/compile-cache.ts), in child processes of the built tree:
+ * a first run writes an entry per module, a second run with them behaves the same (a
+ * shebang file, a module that uses import(), require.resolve); a folder others may write is not
+ * used; BRINE_COMPILE_CACHE=0 turns it off.
+ */
+import { spawnSync } from 'node:child_process';
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { compileCacheDir } from '../../src/cli/compile-cache';
+
+const REPO = join(__dirname, '..', '..');
+const root = mkdtempSync(join(tmpdir(), 'brine-compile-cache-test-'));
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+writeFileSync(join(root, 'tool.js'), "#!/usr/bin/env node\nmodule.exports = (x) => `tool:${x}:${require.resolve('./dyn.js') !== ''}`;\n");
+writeFileSync(join(root, 'dyn.js'), "exports.os = () => import('node:os').then((m) => typeof m.hostname);\n");
+
+function run(cache: string): string {
+  const script = [
+    `require(${JSON.stringify(join(REPO, 'dist', 'src', 'cli', 'compile-cache.js'))}).enableCompileCache(${JSON.stringify(cache)});`,
+    `const tool = require(${JSON.stringify(join(root, 'tool.js'))});`,
+    `require(${JSON.stringify(join(root, 'dyn.js'))}).os().then((t) => process.stdout.write(tool(t)));`,
+  ].join('\n');
+  const res = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8' });
+  expect(res.status, res.stderr).toBe(0);
+  return res.stdout;
+}
+
+describe('the code cache of the commands', () => {
+  it('writes entries on the first run and gives the same results from them on the next', () => {
+    const cache = join(root, 'cache');
+    expect(run(cache)).toBe('tool:function:true');
+    const entries = readdirSync(cache);
+    // tool.js is cached; dyn.js (it uses import()) is compiled by Node itself.
+    expect(entries).toHaveLength(1);
+    expect(run(cache)).toBe('tool:function:true');
+    expect(readdirSync(cache)).toEqual(entries);
+  });
+
+  it('ignores a folder that others may write, and is off with BRINE_COMPILE_CACHE=0', () => {
+    const open = join(root, 'open');
+    mkdirSync(open);
+    chmodSync(open, 0o777);
+    expect(run(open)).toBe('tool:function:true');
+    expect(readdirSync(open)).toEqual([]);
+    expect(compileCacheDir({ BRINE_COMPILE_CACHE: '0' })).toBeUndefined();
+    expect(compileCacheDir({ BRINE_COMPILE_CACHE: '/x/y' })).toBe('/x/y');
+  });
+});
