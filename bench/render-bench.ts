@@ -12,7 +12,7 @@ import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { renderFile } from '../src/core/render';
 
-const RUNS = 5;
+export const RUNS = 5;
 
 export interface RenderBenchResult {
   lines: number;
@@ -57,7 +57,7 @@ export function makeTree(): { root: string; sls: string } {
   return { root, sls };
 }
 
-function median(xs: number[]): number {
+export function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.floor(s.length / 2)];
 }
@@ -76,7 +76,7 @@ function processCpuMs(argv: string[], cwd: string): number {
   return (Number(m[1]) * 60 + Number(m[2]) + Number(m[3]) * 60 + Number(m[4])) * 1000;
 }
 
-function cpuMedian(argv: string[], cwd: string): number {
+export function cpuMedian(argv: string[], cwd: string): number {
   processCpuMs(argv, cwd);
   return median(Array.from({ length: RUNS }, () => processCpuMs(argv, cwd)));
 }

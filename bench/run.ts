@@ -21,6 +21,7 @@ import { ensureKeyCache, type KeyCacheResult } from './keys';
 import { runMicroBench, type MicroResult } from './micro';
 import { runJobCacheBench, type BenchRow } from './job-cache-bench';
 import { renderBenchLine, runRenderBench } from './render-bench';
+import { runStateBench, stateBenchLines } from './state-bench';
 import { fmtInt, fmtMs, summarize, table } from './report';
 import { runApiBench, type ApiBenchResult } from './api-bench';
 
@@ -29,6 +30,8 @@ interface Options {
   jobs: number;
   micro: boolean;
   render: boolean;
+  /** salt-call --local state.apply of the corpus's larger cases, whole-process CPU (brine vs Salt 3007). */
+  state: boolean;
   /** Returns per second written to the job cache (SQLite and PostgreSQL). */
   jobCache: boolean;
   /** The minions' auth_timeout in seconds; undefined keeps Salt's default from the config loader. */
@@ -38,14 +41,14 @@ interface Options {
 }
 
 const USAGE =
-  'usage: npm run bench -- [--minions 100,1000] [--jobs 5] [--auth-timeout SECONDS] [--skip-micro] [--skip-render] [--skip-job-cache] [--skip-api]';
+  'usage: npm run bench -- [--minions 100,1000] [--jobs 5] [--auth-timeout SECONDS] [--skip-micro] [--skip-render] [--skip-state] [--skip-job-cache] [--skip-api]';
 
 function badFlag(message: string): BrineError {
   return new BenchError('BAD_BENCH_FLAG', message, { hint: USAGE });
 }
 
 export function parseArgs(argv: string[]): Options {
-  const options: Options = { minions: [100, 1000], jobs: 5, micro: true, render: true, jobCache: true, api: true };
+  const options: Options = { minions: [100, 1000], jobs: 5, micro: true, render: true, state: true, jobCache: true, api: true };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     const [name, inline] = arg.includes('=') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg, undefined];
@@ -86,6 +89,9 @@ export function parseArgs(argv: string[]): Options {
         break;
       case '--skip-render':
         options.render = false;
+        break;
+      case '--skip-state':
+        options.state = false;
         break;
       case '--skip-micro':
         options.micro = false;
@@ -292,6 +298,13 @@ async function main(): Promise<void> {
     process.stdout.write(`\n${renderBenchLine(render)}\n`);
   }
 
+  let state: ReturnType<typeof runStateBench> | undefined;
+  if (options.state) {
+    progress("state: salt-call --local state.apply of the corpus's larger cases, whole-process CPU (brine vs Salt 3007)");
+    state = runStateBench();
+    process.stdout.write(`\n${stateBenchLines(state).join('\n')}\n`);
+  }
+
   let jobCache: BenchRow[] = [];
   if (options.jobCache) {
     progress('job cache: returns per second written (SQLite, PostgreSQL)');
@@ -334,6 +347,7 @@ async function main(): Promise<void> {
     options,
     micro,
     render,
+    state,
     jobCache,
     api,
     scale: {

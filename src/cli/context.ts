@@ -2,7 +2,21 @@ import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { loadMasterConfig, loadMinionConfig, type MasterConfig, type MinionConfig } from '../core/config';
 import { createLogging, type Logging } from '../core/log';
+import { CliError } from './errors';
+import { DEFAULT_CONFIG_DIR } from './flags';
 import { daemonize, isDaemonChild, lockPidFile, onShutdown, removePidFile, reportReady, reportStartFailure } from './daemon';
+
+/**
+ * A -c folder that does not exist at all is refused before anything is written: it is a typo, or
+ * a root being removed under a starting command, and Salt's defaults would put keys, cache and
+ * logs under /etc/salt and /var instead of where the user meant.
+ */
+function requireConfigDir(configDir: string, role: 'master' | 'minion'): void {
+  if (resolve(configDir) !== DEFAULT_CONFIG_DIR && !existsSync(configDir))
+    throw new CliError(`The configuration directory ${configDir} does not exist`, 1, {
+      hint: `Create it (a ${role} file in it holds the settings; none means Salt's defaults) or give -c the folder that holds your ${role} configuration.`,
+    });
+}
 
 /** A missing configuration file is allowed (Salt's defaults apply) but never silent. */
 function missingFileWarning(configDir: string, role: 'master' | 'minion'): string[] {
@@ -18,12 +32,14 @@ function warn(warnings: string[]): void {
 
 /** The master's configuration for a client command (salt, salt-key, salt-run); warnings to stderr. */
 export function loadMasterForCli(configDir: string, logLevel?: string): { config: MasterConfig } {
+  requireConfigDir(configDir, 'master');
   const { config, warnings } = loadMasterConfig(configDir, logLevel ? { log_level: logLevel } : {});
   warn([...missingFileWarning(configDir, 'master'), ...warnings]);
   return { config };
 }
 
 export function loadMinionForCli(configDir: string, logLevel?: string, overrides: Record<string, unknown> = {}): { config: MinionConfig } {
+  requireConfigDir(configDir, 'minion');
   const { config, warnings } = loadMinionConfig(configDir, { ...(logLevel ? { log_level: logLevel } : {}), ...overrides });
   // --log-file is taken as typed (not under root_dir), as Salt's option parser does.
   if (typeof overrides.log_file === 'string') config.log_file = resolve(overrides.log_file);
@@ -69,6 +85,7 @@ export async function startDaemon<R extends Role>(
   flags: DaemonFlags,
   create: (config: ConfigOf<R>, logging: Logging) => Runnable | Promise<Runnable>,
 ): Promise<void> {
+  requireConfigDir(flags['config-dir'], role === 'minion' ? 'minion' : 'master');
   const overrides: Record<string, unknown> = {};
   if (flags['log-level']) overrides.log_level = flags['log-level'];
   if (flags['log-file-level']) overrides.log_level_logfile = flags['log-file-level'];

@@ -1,10 +1,13 @@
 import * as Flags from '@oclif/core/flags';
 
+/** Where Salt's commands look for their configuration when -c is not given. */
+export const DEFAULT_CONFIG_DIR = '/etc/salt';
+
 /** Flags every brine command shares with Salt's. */
 export const configDirFlag = Flags.string({
   char: 'c',
   description: 'Directory holding the master / minion configuration files',
-  default: '/etc/salt',
+  default: DEFAULT_CONFIG_DIR,
   helpValue: 'CONFIG_DIR',
 });
 
