@@ -14,7 +14,7 @@ import { JidFactory } from '../core/protocol/jid';
 import { KeyStore } from '../core/master/key-store';
 import { LocalJobs } from '../core/client/local-jobs';
 import { pyRepr } from '../core/pycompat';
-import { MasterFunctions } from '../runners/master-functions';
+import { MasterFunctions, type MasterFunctionsOptions } from '../runners/master-functions';
 import { LoadAuth } from './auth';
 import { MasterEventBus } from './event-bus';
 import { Netapi } from './netapi';
@@ -35,6 +35,8 @@ export class ApiDaemon {
   constructor(
     private readonly master: MasterConfig,
     private readonly log: ApiLogger,
+    /** What the master functions get besides the master's configuration (the master's pillar plugins). */
+    private readonly extras: Pick<MasterFunctionsOptions, 'pillarPlugins'> = {},
   ) {
     const { options, warnings } = apiOptions(master);
     for (const w of warnings) log.warning(w);
@@ -62,7 +64,7 @@ export class ApiDaemon {
       tokenDir: master.token_dir,
       log: apiLog,
     });
-    const functions = await MasterFunctions.load({ master, keys, jobs, logger: log });
+    const functions = await MasterFunctions.load({ master, keys, jobs, logger: log, ...this.extras });
     const { runners, wheels, resolveTarget } = functions;
     const jids = new JidFactory();
     await this.events.open();

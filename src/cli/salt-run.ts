@@ -1,6 +1,7 @@
 import type { MasterAddress } from '../core/client/local-client';
 import { LocalJobs } from '../core/client/local-jobs';
 import { KeyStore } from '../core/master/key-store';
+import type { PillarPlugins } from '../core/master/pillar-service';
 import type { MasterConfig } from '../core/config';
 import type { Logger } from '../core/log';
 import { formatOutput, type Outputter } from './output';
@@ -27,6 +28,8 @@ export interface RunnerOptions {
   out: Outputter;
   /** Print in Salt's colours (see output/colors.ts useColor). */
   color?: boolean;
+  /** The master's plugins for the runners that compile pillar (pillar.show_pillar), as the master has them. */
+  pillarPlugins?: PillarPlugins;
   /** Where the command logs (--log-file) besides its warnings on stderr; default nowhere. */
   log?: Pick<Logger, 'debug' | 'info' | 'warning' | 'error'>;
 }
@@ -50,7 +53,8 @@ async function runners(o: RunnerOptions): Promise<Map<string, (o: RunnerOptions,
       process.stderr.write(`[ERROR   ] ${m}\n`);
     },
   };
-  const functions = await MasterFunctions.load({ master, keys: new KeyStore({ pkiDir: master.pki_dir }), jobs, logger });
+  const keys = new KeyStore({ pkiDir: master.pki_dir });
+  const functions = await MasterFunctions.load({ master, keys, jobs, logger, pillarPlugins: o.pillarPlugins });
   const table = new Map<string, (o: RunnerOptions, io: Io) => Promise<unknown>>();
   for (const [name, f] of functions.runners) {
     table.set(name, (opts) => {

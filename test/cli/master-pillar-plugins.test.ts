@@ -14,6 +14,8 @@ import { createLogging } from '../../src/core/log';
 import { MinionDataCache } from '../../src/core/master/minion-data-cache';
 import { MasterPillar } from '../../src/core/master/pillar-service';
 import { masterPillarPlugins } from '../../src/cli/master-pillar-plugins';
+import { KeyStore } from '../../src/core/master/key-store';
+import { MasterFunctions } from '../../src/runners/master-functions';
 
 const root = mkdtempSync(join(tmpdir(), 'brine-master-pillar-plugins-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -41,12 +43,8 @@ const log = Object.assign(Object.create(logging.getLogger('test')), {
   critical: (m: string) => logged.push(m),
   error: (m: string) => logged.push(m),
 });
-const pillar = new MasterPillar(
-  config as unknown as Record<string, unknown>,
-  new MinionDataCache(join(root, 'cache')),
-  log,
-  masterPillarPlugins(config, logging),
-);
+const plugins = masterPillarPlugins(config, logging);
+const pillar = new MasterPillar(config as unknown as Record<string, unknown>, new MinionDataCache(join(root, 'cache')), log, plugins);
 
 describe("the master's plugins in pillar", () => {
   it('an ext_pillar npm package from plugin_dirs feeds the pillar; salt[...] runs the master functions', async () => {
@@ -59,5 +57,16 @@ describe("the master's plugins in pillar", () => {
     expect(data.role).toBe('none');
     expect(data._errors).toEqual(["Rendering SLS 'broken' failed. Please see master log for details."]);
     expect(logged.join('\n')).toContain("has no attribute 'nosuch.fun'");
+  });
+});
+
+describe("the master's plugins in the runners' pillar compiles", () => {
+  it('pillar.show_pillar (salt-run, salt-api) compiles with the same ext_pillar packages and salt[...]', async () => {
+    const keys = new KeyStore({ pkiDir: join(root, 'pki') });
+    const master = { ...config, pki_dir: join(root, 'pki'), plugin_dirs: [] } as unknown as MasterConfig;
+    const jobs = { run: async () => null, runAsync: async () => null, async *runBatch() {} };
+    const fns = await MasterFunctions.load({ master, keys, jobs, pillarPlugins: plugins });
+    const data = await fns.runners.get('pillar.show_pillar')!.call(['web1'], {}, { user: 'root' });
+    expect(data).toEqual({ echo: 'from-master', shell: 'async-ok', role: 'web', role_from: 'brine-plugin-roles for web1' });
   });
 });

@@ -12,8 +12,10 @@ export default class SaltApi extends Command {
     const { flags } = await this.parse(SaltApi);
     const { startDaemon } = await import('../context.js');
     const { ApiDaemon } = await import('../../api/api-daemon.js');
+    const { masterPillarPlugins } = await import('../master-pillar-plugins.js');
     await startDaemon('api', flags, (config, logging) => {
-      const api = new ApiDaemon(config, logging.getLogger('salt.netapi'));
+      // The runners that compile pillar (pillar.show_pillar) use the master's plugins, as the master does.
+      const api = new ApiDaemon(config, logging.getLogger('salt.netapi'), { pillarPlugins: masterPillarPlugins(config, logging) });
       return { start: () => api.start(), stop: () => api.stop() };
     });
   }

@@ -30,6 +30,7 @@ export default class SaltRun extends Command {
     const { clientLogging, loadMasterForCli } = await import('../context.js');
     const { noParseNames, parseCliArgs, positionalWords } = await import('../args.js');
     const { runRunner } = await import('../salt-run.js');
+    const { masterPillarPlugins } = await import('../master-pillar-plugins.js');
     const { useColor } = await import('../output/colors.js');
     const { config } = loadMasterForCli(flags['config-dir'], flags['log-level']);
     const logging = clientLogging(flags);
@@ -44,6 +45,7 @@ export default class SaltRun extends Command {
           out: (flags.out ?? 'nested') as 'nested',
           color: useColor(flags, process.stdout.isTTY === true),
           log: logging.getLogger('salt.cli.run'),
+          pillarPlugins: masterPillarPlugins(config, logging),
         },
         { out: (t) => process.stdout.write(t), err: (t) => process.stderr.write(t) },
       );
