@@ -376,6 +376,21 @@ describe('salt-api: the corpus exchanges replayed', () => {
       expect(normalise(got.body)).toBe(normalise(ex.responseBody));
     }
   });
+
+  // Not in the corpus (SaltGUI does not call them): Salt's pillar.show_pillar compiles web1's pillar
+  // on the master with web1's cached grains, so it must answer what web1's pillar.items did (S16).
+  it('runner pillar.show_pillar web1 answers what pillar.items on web1 answered (S16); pillar.show_top the top', async () => {
+    const items = readExchange('saltgui/S16-local-pillar-items-minion');
+    const login = JSON.parse(readExchange('13e-login-after-api-restart').responseBody) as { return: Array<{ token: string }> };
+    const runner = (low: Record<string, unknown>) =>
+      send({ ...items, headers: { ...items.headers, 'x-auth-token': login.return[0].token }, body: JSON.stringify(low) });
+    const pillar = await runner({ client: 'runner', fun: 'pillar.show_pillar', arg: ['web1'] });
+    expect(pillar.status, pillar.body).toBe(200);
+    const web1 = (JSON.parse(items.responseBody) as { return: Array<Record<string, unknown>> }).return[0].web1;
+    expect(JSON.parse(pillar.body)).toEqual({ return: [web1] });
+    const top = await runner({ client: 'runner', fun: 'pillar.show_top', minion: 'web1' });
+    expect(JSON.parse(top.body)).toEqual({ return: [{ base: { '*': ['common'] } }] });
+  });
 });
 
 /** The keys of every object (not the values): what a host-dependent answer must still look like. */
