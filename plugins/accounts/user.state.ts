@@ -58,14 +58,9 @@ interface Wanted {
 
 type Gecos = (typeof GECOS)[number];
 
-/** user.present's arguments as the state receives them (GECOS values of any type, made text before use). */
-interface PresentInput extends Omit<Wanted, Gecos> {
+/** user.present's options that say how to create or change the account, not what it holds. */
+interface HowOptions {
   name: string;
-  fullname?: unknown;
-  roomnumber?: unknown;
-  workphone?: unknown;
-  homephone?: unknown;
-  other?: unknown;
   usergroup?: boolean;
   persist_home: boolean;
   hash_password: boolean;
@@ -75,16 +70,16 @@ interface PresentInput extends Omit<Wanted, Gecos> {
   nologinit: boolean;
 }
 
-interface PresentArgs extends Wanted {
-  name: string;
-  usergroup?: boolean;
-  persist_home: boolean;
-  hash_password: boolean;
-  unique: boolean;
-  system: boolean;
-  loginclass?: string;
-  nologinit: boolean;
+/** user.present's arguments as the state receives them (GECOS values of any type, made text before use). */
+interface PresentInput extends Omit<Wanted, Gecos>, HowOptions {
+  fullname?: unknown;
+  roomnumber?: unknown;
+  workphone?: unknown;
+  homephone?: unknown;
+  other?: unknown;
 }
+
+interface PresentArgs extends Wanted, HowOptions {}
 
 const isDir = (p: string): boolean => existsSync(p) && statSync(p).isDirectory();
 const text = (v: unknown): string | undefined => (v === undefined || v === null ? undefined : String(v));
