@@ -12,6 +12,10 @@ import { Namespace, TemplateRuntimeError, iterate, lookup, pyAdd, pyCompare, pyM
 import { Undefined, UndefinedError, missingName, strict } from './undefined';
 import { JINJA_CONSTANTS, installJinjaStatements, loopFilterNode } from './jinja-statements';
 import { installJinjaTuples, markUnpack, parseTupleExpression } from './jinja-tuples';
+import { ARITHMETIC, foldNegation, installJinjaNumbers } from './jinja-numbers';
+import { installJinjaIs } from './jinja-is';
+import { installJinjaMacros } from './jinja-macros';
+import { pyArith, pyUnary } from './python-numbers';
 
 /** The marker stored in `env.opts.throwOnUndefined` of brine's environments. */
 export const BRINE_MODE = 'brine-salt-jinja';
@@ -74,6 +78,15 @@ function rewrite(node: AnyNode): AnyNode {
       return call(node, 'brineMod', [node.left, node.right]);
     case 'Mul':
       return call(node, 'brineMul', [node.left, node.right]);
+    case 'Sub':
+    case 'Div':
+    case 'FloorDiv':
+    case 'Pow':
+      return call(node, 'brineArith', [literal(node, ARITHMETIC[node.typename]), node.left, node.right]);
+    case 'Neg':
+      return foldNegation(node) ?? call(node, 'brineUnary', [literal(node, '-'), node.target]);
+    case 'Pos':
+      return call(node, 'brineUnary', [literal(node, '+'), node.target]);
     case 'Compare':
       if (node.ops.length === 1) return call(node, 'brineCompare', [node.expr, literal(node, node.ops[0].type), node.ops[0].expr]);
       // `a < b < c` is `a < b and b < c`, as in Python.
@@ -109,6 +122,9 @@ export function installNunjucksCompat(): void {
   const isBrine = (c: AnyNode) => c.throwOnUndefined === BRINE_MODE;
   installJinjaStatements(isBrine);
   installJinjaTuples(isBrine);
+  installJinjaNumbers(isBrine);
+  installJinjaIs(isBrine);
+  installJinjaMacros(isBrine);
 
   const compileRoot = Compiler.prototype.compileRoot;
   Compiler.prototype.compileRoot = function (this: AnyNode, node: AnyNode, frame: AnyNode) {
@@ -217,6 +233,15 @@ export function installNunjucksCompat(): void {
       return ops.split(' ').every((op, i) => pyCompare(rest[i], op, rest[i + 1], line));
     },
     brineMul: (a: unknown, b: unknown, line: number) => pyMul(a, b, line),
+    brineArith: (op: string, a: unknown, b: unknown, line: number) => {
+      strict(a, line);
+      strict(b, line);
+      return pyArith(op, a, b, line);
+    },
+    brineUnary: (op: '-' | '+', a: unknown, line: number) => {
+      strict(a, line);
+      return pyUnary(op, a, line);
+    },
     brineIter: (value: unknown, pairs: boolean, line: number) => iterate(value, line, pairs),
     brineSetAttr(ns: unknown, attr: string, value: unknown, line: number): string {
       if (!(ns instanceof Namespace)) throw new TemplateRuntimeError('cannot assign attribute on non-namespace object', line);

@@ -3,21 +3,14 @@
  * before keys for `d.items`, keys before methods for `d['items']`), the methods templates call
  * on dicts, lists and strings, truthiness, equality, `+`, `~`, `%` and how a value prints.
  */
-import { isMapping, isTuple, pyEqual, pyRepr, pyStr, pyTruthy, pyTuple } from '../../pycompat';
+import { PyFloat, isMapping, isTuple, pyEqual, pyRepr, pyStr, pyTruthy, pyTuple } from '../../pycompat';
 import { missingMember, strict, Undefined, UndefinedError } from './undefined';
+import { numberOf, pyArith } from './python-numbers';
+import { TemplateRuntimeError } from './template-error';
 
 type Dict = Record<string, unknown>;
 
-/** A Jinja runtime error with Python's wording (`TypeError: ...`), raised from a template. */
-export class TemplateRuntimeError extends Error {
-  constructor(
-    message: string,
-    public line?: number,
-  ) {
-    super(message);
-    this.name = 'TemplateRuntimeError';
-  }
-}
+export { TemplateRuntimeError };
 
 /** nunjucks passes keyword arguments as a last object marked `__keywords`. */
 export function splitKeywords(args: unknown[]): { args: unknown[]; kwargs: Dict } {
@@ -45,7 +38,8 @@ function typeName(v: unknown): string {
   if (typeof v === 'string') return 'str';
   if (typeof v === 'boolean') return 'bool';
   if (typeof v === 'number') return Number.isInteger(v) ? 'int' : 'float';
-  if (Array.isArray(v)) return 'list';
+  if (v instanceof PyFloat) return 'float';
+  if (Array.isArray(v)) return isTuple(v) ? 'tuple' : 'list';
   if (isMapping(v)) return 'dict';
   return typeof v;
 }
@@ -60,12 +54,18 @@ export function pyCompare(a: unknown, op: string, b: unknown, line?: number): bo
     case '!=':
       return !pyEquals(a, b);
     default: {
-      const ok = (typeof a === 'number' && typeof b === 'number') || (typeof a === 'string' && typeof b === 'string');
+      const na = numberOf(a);
+      const nb = numberOf(b);
+      const ok = (na !== undefined && nb !== undefined) || (typeof a === 'string' && typeof b === 'string');
       if (!ok && !(Array.isArray(a) && Array.isArray(b))) {
         throw new TemplateRuntimeError(`'${op}' not supported between instances of '${typeName(a)}' and '${typeName(b)}'`, line);
       }
-      const x = a as number;
-      const y = b as number;
+      if (Array.isArray(a) && Array.isArray(b)) {
+        const c = pySortCompare(a, b);
+        return op === '<' ? c < 0 : op === '>' ? c > 0 : op === '<=' ? c <= 0 : c >= 0;
+      }
+      const x = (na ?? a) as number;
+      const y = (nb ?? b) as number;
       if (op === '<') return x < y;
       if (op === '>') return x > y;
       if (op === '<=') return x <= y;
@@ -79,13 +79,9 @@ export function pyCompare(a: unknown, op: string, b: unknown, line?: number): bo
 export function pyAdd(a: unknown, b: unknown, line?: number): unknown {
   strict(a, line);
   strict(b, line);
-  if (typeof a === 'number' && typeof b === 'number') return a + b;
+  if (numberOf(a) !== undefined && numberOf(b) !== undefined) return pyArith('+', a, b, line);
   if (typeof a === 'string' && typeof b === 'string') return a + b;
   if (Array.isArray(a) && Array.isArray(b)) return isTuple(a) && isTuple(b) ? pyTuple([...a, ...b]) : [...a, ...b];
-  if (typeof a === 'boolean' || typeof b === 'boolean') {
-    if ((typeof a === 'number' || typeof a === 'boolean') && (typeof b === 'number' || typeof b === 'boolean'))
-      return Number(a) + Number(b);
-  }
   if (typeof a === 'string' || typeof b === 'string') {
     throw new TemplateRuntimeError(`can only concatenate ${typeName(a)} (not "${typeName(b)}") to ${typeName(a)}`, line);
   }
@@ -97,7 +93,7 @@ export function pyMul(a: unknown, b: unknown, line?: number): unknown {
   strict(a, line);
   strict(b, line);
   const isInt = (v: unknown) => (typeof v === 'number' && Number.isInteger(v)) || typeof v === 'boolean';
-  if ((typeof a === 'number' || typeof a === 'boolean') && (typeof b === 'number' || typeof b === 'boolean')) return Number(a) * Number(b);
+  if (numberOf(a) !== undefined && numberOf(b) !== undefined) return pyArith('*', a, b, line);
   const [seq, n] = isInt(b) ? [a, Number(b)] : isInt(a) ? [b, Number(a)] : [undefined, 0];
   if (typeof seq === 'string') return seq.repeat(Math.max(0, n));
   if (Array.isArray(seq)) {
@@ -128,7 +124,7 @@ export class Namespace {
 export function pyMod(a: unknown, b: unknown, line?: number): unknown {
   strict(a, line);
   strict(b, line);
-  if (typeof a === 'number' && typeof b === 'number') return ((a % b) + b) % b;
+  if (numberOf(a) !== undefined && numberOf(b) !== undefined) return pyArith('%', a, b, line);
   if (typeof a !== 'string')
     throw new TemplateRuntimeError(`unsupported operand type(s) for %: '${typeName(a)}' and '${typeName(b)}'`, line);
   return percentFormat(a, b, line);
@@ -404,7 +400,9 @@ const LIST_METHODS: Record<string, Method> = {
 
 /** Python's sort order for values of one kind (numbers, strings, lists). */
 export function pySortCompare(a: unknown, b: unknown): number {
-  if (typeof a === 'number' && typeof b === 'number') return a - b;
+  const na = numberOf(a);
+  const nb = numberOf(b);
+  if (na !== undefined && nb !== undefined) return na - nb;
   if (typeof a === 'string' && typeof b === 'string') return a < b ? -1 : a > b ? 1 : 0;
   if (Array.isArray(a) && Array.isArray(b)) {
     for (let i = 0; i < Math.min(a.length, b.length); i++) {
