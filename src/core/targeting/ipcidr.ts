@@ -48,14 +48,16 @@ export function ipTargetMatches(target: IpTarget, grains: Record<string, unknown
   });
 }
 
-interface Parsed {
+/** An IP address as Python's `ipaddress.ip_address` reads it. */
+export interface Parsed {
   version: 4 | 6;
   value: bigint;
   text: string;
   scoped: boolean;
 }
 
-function parseAddress(s: string): Parsed | undefined {
+/** Python's `ipaddress.ip_address(s)`; undefined where it raises ValueError. */
+export function parseAddress(s: string): Parsed | undefined {
   const v4 = parseIPv4(s);
   if (v4 !== undefined) return { version: 4, value: v4, text: formatIPv4(v4), scoped: false };
   let scope = '';
@@ -126,7 +128,8 @@ function parseIPv6(s: string): bigint | undefined {
   return value;
 }
 
-function parsePrefix(p: string, version: 4 | 6): number | undefined {
+/** A prefix length or netmask after `/`, as `ipaddress` reads it. */
+export function parsePrefix(p: string, version: 4 | 6): number | undefined {
   const bits = version === 4 ? 32 : 128;
   if (/^\d+$/.test(p)) {
     const n = Number(p);
@@ -143,12 +146,12 @@ function parsePrefix(p: string, version: 4 | 6): number | undefined {
   return asPrefix(mask) ?? asPrefix(mask ^ 0xffffffffn);
 }
 
-function formatIPv4(v: bigint): string {
+export function formatIPv4(v: bigint): string {
   return [24n, 16n, 8n, 0n].map((s) => ((v >> s) & 0xffn).toString()).join('.');
 }
 
 /** RFC 5952 text, as Python prints it: lower case, longest run (2+) of zero groups as `::`. */
-function formatIPv6(v: bigint): string {
+export function formatIPv6(v: bigint): string {
   const groups: string[] = [];
   for (let s = 112n; s >= 0n; s -= 16n) groups.push(((v >> s) & 0xffffn).toString(16));
   let bestStart = -1;

@@ -19,7 +19,8 @@ const runtime = nj.runtime;
 const Tokenizer = Object.getPrototypeOf(lexer.lex('')).constructor;
 
 // Jinja's float_re and integer_re (jinja2/lexer.py).
-const NUMBER = /(?:0[bB](?:_?[01])+|0[oO](?:_?[0-7])+|0[xX](?:_?[\da-fA-F])+|(\d+(?:_\d+)*)((?:\.\d+(?:_\d+)*)?[eE][+-]?\d+(?:_\d+)*|\.\d+(?:_\d+)*)?)(?![\w])/y;
+const NUMBER =
+  /(?:0[bB](?:_?[01])+|0[oO](?:_?[0-7])+|0[xX](?:_?[\da-fA-F])+|(\d+(?:_\d+)*)((?:\.\d+(?:_\d+)*)?[eE][+-]?\d+(?:_\d+)*|\.\d+(?:_\d+)*)?)(?![\w])/y;
 
 let installed = false;
 
@@ -59,7 +60,7 @@ export function installJinjaNumbers(isBrine: (compiler: AnyNode) => boolean): vo
   const compileLiteral = Compiler.prototype.compileLiteral;
   Compiler.prototype.compileLiteral = function (this: AnyNode, node: AnyNode, frame: AnyNode) {
     if (node.brineFloat && isBrine(this) && Number.isInteger(node.value)) {
-      this._emit(`runtime.brineFloat(${node.value})`);
+      this._emit(`runtime.brineFloat(${Object.is(node.value, -0) ? '-0' : node.value})`);
       return;
     }
     compileLiteral.call(this, node, frame);

@@ -123,7 +123,8 @@ function parseJinjaFor(parser: AnyNode): AnyNode {
     while (name instanceof nodes.Group) name = name.children[0];
     if (name instanceof nodes.Array) name = new nodes.Array(name.lineno, name.colno, name.children);
   }
-  if (!(name instanceof nodes.Symbol) && !(name instanceof nodes.Array)) parser.fail('variable name expected for loop', tok.lineno, tok.colno);
+  if (!(name instanceof nodes.Symbol) && !(name instanceof nodes.Array))
+    parser.fail('variable name expected for loop', tok.lineno, tok.colno);
   node.name = name;
   if (!parser.skipSymbol('in')) parser.fail('expected "in" keyword for loop', tok.lineno, tok.colno);
   node.arr = parser.parseExpression();

@@ -8,7 +8,7 @@
  * `{% set ns.attr = value %}` and the marking of `a.b` (attribute) versus `a['b']` (item).
  */
 import nunjucks from 'nunjucks';
-import { Namespace, TemplateRuntimeError, iterate, lookup, pyAdd, pyCompare, pyMod, pyMul, pyText, truthy } from './python-values';
+import { Namespace, TemplateRuntimeError, iterate, lookup, pyAdd, pyIn, pyCompare, pyMod, pyMul, pyText, truthy } from './python-values';
 import { Undefined, UndefinedError, missingName, strict } from './undefined';
 import { JINJA_CONSTANTS, installJinjaStatements, loopFilterNode } from './jinja-statements';
 import { installJinjaTuples, markUnpack, parseTupleExpression } from './jinja-tuples';
@@ -72,6 +72,8 @@ function rewrite(node: AnyNode): AnyNode {
       return new BrineLazy(node.lineno, node.colno, node.typename === 'And' ? 'brineAnd' : 'brineOr', node.left, node.right);
     case 'Add':
       return call(node, 'brineAdd', [node.left, node.right]);
+    case 'In':
+      return call(node, 'brineIn', [node.left, node.right]);
     case 'Concat':
       return call(node, 'brineConcat', [node.left, node.right]);
     case 'Mod':
@@ -225,6 +227,7 @@ export function installNunjucksCompat(): void {
     brineAnd: (left: unknown, right: () => unknown, line: number) => (truthy(left, line) ? right() : left),
     brineOr: (left: unknown, right: () => unknown, line: number) => (truthy(left, line) ? left : right()),
     brineAdd: (a: unknown, b: unknown, line: number) => pyAdd(a, b, line),
+    brineIn: (a: unknown, b: unknown, line: number) => pyIn(a, b, line),
     brineConcat: (a: unknown, b: unknown, line: number) => pyText(a, line) + pyText(b, line),
     brineMod: (a: unknown, b: unknown, line: number) => pyMod(a, b, line),
     brineCompare: (a: unknown, op: string, b: unknown, line: number) => pyCompare(a, op, b, line),

@@ -23,6 +23,30 @@ export function splitKeywords(args: unknown[]): { args: unknown[]; kwargs: Dict 
   return { args, kwargs: {} };
 }
 
+/**
+ * A function called as Python calls one: keyword arguments (nunjucks' last `__keywords` object)
+ * go to the parameters of those names, after the value a filter is applied to.
+ *
+ * @example
+ * withKeywords(['sep', 'maxsplit'], (s, sep, max) => ...)
+ */
+export function withKeywords<F extends (...args: never[]) => unknown>(names: string[], fn: F): (...raw: unknown[]) => unknown {
+  return (...raw: unknown[]) => {
+    const { args, kwargs } = splitKeywords(raw);
+    const keys = Object.keys(kwargs);
+    if (keys.length === 0) return (fn as unknown as (...a: unknown[]) => unknown)(...args);
+    const out = [...args];
+    for (const k of keys) {
+      const at = names.indexOf(k);
+      if (at < 0) throw new TemplateRuntimeError(`got an unexpected keyword argument '${k}'`);
+      // names start after the filtered value, which is args[0].
+      while (out.length < at + 1) out.push(undefined);
+      out[at + 1] = kwargs[k];
+    }
+    return (fn as unknown as (...a: unknown[]) => unknown)(...out);
+  };
+}
+
 /** Python's bool(). Undefined is an error, as StrictUndefined's `__bool__` is. */
 export function truthy(value: unknown, line?: number): boolean {
   strict(value, line);
@@ -86,6 +110,32 @@ export function pyAdd(a: unknown, b: unknown, line?: number): unknown {
     throw new TemplateRuntimeError(`can only concatenate ${typeName(a)} (not "${typeName(b)}") to ${typeName(a)}`, line);
   }
   throw new TemplateRuntimeError(`unsupported operand type(s) for +: '${typeName(a)}' and '${typeName(b)}'`, line);
+}
+
+/** Python's `in`: a substring of a str, a key of a dict, an element (by `==`) of a list. */
+export function pyIn(item: unknown, container: unknown, line?: number): boolean {
+  strict(item, line);
+  strict(container, line);
+  if (container instanceof String) container = container.toString();
+  if (typeof container === 'string') {
+    if (item instanceof String) item = item.toString();
+    if (typeof item !== 'string')
+      throw new TemplateRuntimeError(`'in <string>' requires string as left operand, not ${typeName(item)}`, line);
+    return container.includes(item);
+  }
+  if (Array.isArray(container)) return container.some((x) => pyEquals(x, item));
+  if (container instanceof Map) return container.has(item);
+  if (isMapping(container)) {
+    if (item !== null && typeof item === 'object' && !(item instanceof PyFloat))
+      throw new TemplateRuntimeError(`unhashable type: '${typeName(item)}'`, line);
+    return Object.prototype.hasOwnProperty.call(container, pyDictKey(item));
+  }
+  throw new TemplateRuntimeError(`argument of type '${typeName(container)}' is not iterable`, line);
+}
+
+/** How a scalar key is held in a dict of str keys (`None`, `True`, `1`). */
+function pyDictKey(key: unknown): string {
+  return key === null || key === undefined || typeof key === 'boolean' || key instanceof PyFloat ? pyText(key) : String(key);
 }
 
 /** Python's `*`: numbers multiply, a str or list times an int repeats. */
@@ -478,6 +528,9 @@ export function lookup(obj: unknown, key: unknown, attr: boolean, line?: number)
   const k = key as string;
   if (attr && methods && typeof k === 'string' && Object.prototype.hasOwnProperty.call(methods, k)) return bindMethod(obj, methods[k]);
   if (Array.isArray(obj) || typeof obj === 'string') {
+    // groupby's tuples carry .grouper and .list.
+    if (attr && Array.isArray(obj) && typeof k === 'string' && k !== 'length' && Object.prototype.hasOwnProperty.call(obj, k))
+      return (obj as unknown as Dict)[k];
     if (typeof key === 'number' || (typeof key === 'string' && /^-?\d+$/.test(key) && !attr)) {
       const n = Number(key);
       const at = n < 0 ? obj.length + n : n;
