@@ -15,6 +15,7 @@ import {
   compareDicts,
   parseDpkgQuery,
   parseJustPrint,
+  parseRepoVersions,
   parsePolicy,
   parseSelections,
   parseUpdate,
@@ -168,6 +169,18 @@ export class PkgModule {
       }
     }
     return list.length === 1 ? ret[list[0]] : ret;
+  }
+
+  @Fn({
+    summary: 'The versions the repositories offer: {name: [versions]} (apt-cache show NAMES, or apt-cache dump for all)',
+    examples: ["salt '*' pkg.list_repo_pkgs bash", "salt '*' pkg.list_repo_pkgs 'bash=5.2.15-2+b8'"],
+    args: {},
+    varargs: 'names',
+    kwargs: true,
+  })
+  async list_repo_pkgs({ names }: { names: unknown[] }): Promise<Record<string, string[]>> {
+    const cmd = names.length > 0 ? ['apt-cache', 'show', ...names.map(String)] : ['apt-cache', 'dump'];
+    return parseRepoVersions((await this.apt(cmd)).stdout);
   }
 
   /** dpkg's own version order: -1, 0 or 1. */
