@@ -22,6 +22,7 @@ import {
   stringify,
   type PkgVersions,
 } from './apt-parse';
+import { noBackend } from './pkg-backends';
 
 /** Salt's DPKG_ENV_VARS and module environment: apt never asks a question of a minion. */
 const APT_ENV = {
@@ -54,14 +55,12 @@ function pkgTargets(name: string | undefined, pkgs: unknown[] | undefined, versi
 
 /**
  * Salt's `pkg` on Debian and Ubuntu (aptpkg): dpkg-query, apt-cache and apt-get, with Salt's
- * return shapes ({name: {old, new}} for changes). Other package managers (dnf/yum, apk) are not
- * built in yet: on those hosts the module is unavailable and says so.
+ * return shapes ({name: {old, new}} for changes). The RHEL family and Alpine get their own `pkg`
+ * (dnf.module.ts, apk.module.ts); the grains pick one, as Salt's `__virtual__` does.
  */
 @Module('pkg', {
   doc: 'Support for APT (Advanced Packaging Tool)',
-  available: (grains) =>
-    grains.os_family === 'Debian' ||
-    `brine's pkg module supports APT (os_family Debian); this host's os_family is ${String(grains.os_family ?? 'unknown')}`,
+  available: (grains) => grains.os_family === 'Debian' || noBackend(grains),
 })
 export class PkgModule {
   constructor(

@@ -56,6 +56,7 @@ const errText = (err: unknown): string => (err instanceof Error ? err.message : 
  * comments, changes and test-mode predictions.
  */
 @StateModule('pkg', {
+  doc: 'Installation of packages using OS package managers such as apt-get, dnf/yum or apk',
   available: (grains) => PKG_FAMILIES.includes(String(grains.os_family)) || 'pkg module could not be loaded',
 })
 export class PkgStates {
