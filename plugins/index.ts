@@ -22,6 +22,9 @@ import { MineModule } from './mine/mine.module';
 import { BeaconsModule } from './beacons/beacons.module';
 import { ScheduleModule } from './schedule/schedule.module';
 import { ServiceModule } from './service/service.module';
+import { DebianServiceModule } from './service/debian-service.module';
+import { OpenrcServiceModule } from './service/openrc-service.module';
+import { ServiceStates } from './service/service.state';
 import { ConfigModule } from './config/config.module';
 import { UserModule } from './accounts/user.module';
 import { GroupModule } from './accounts/group.module';
@@ -50,6 +53,9 @@ export {
   FileModule,
   PkgModule,
   ServiceModule,
+  DebianServiceModule,
+  OpenrcServiceModule,
+  ServiceStates,
   ConfigModule,
   UserModule,
   GroupModule,
@@ -87,6 +93,8 @@ export const BUILTIN_PLUGINS: readonly unknown[] = [
   FileModule,
   PkgModule,
   ServiceModule,
+  DebianServiceModule,
+  OpenrcServiceModule,
   ConfigModule,
   UserModule,
   GroupModule,
@@ -104,6 +112,7 @@ export const BUILTIN_PLUGINS: readonly unknown[] = [
   FileStates,
   UserStates,
   GroupStates,
+  ServiceStates,
   LocalCacheReturner,
   SyslogReturner,
   PgjsonbReturner,
