@@ -16,6 +16,7 @@ import { CmdStates } from './cmd/cmd.state';
 import { FileStates } from './file/file.state';
 import { FileModule } from './file/file.module';
 import { PkgModule } from './pkg/pkg.module';
+import { PkgStates } from './pkg/pkg.state';
 import { CpModule } from './cp/cp.module';
 import { EventModule } from './event/event.module';
 import { MineModule } from './mine/mine.module';
@@ -52,6 +53,7 @@ export {
   SystemGrains,
   FileModule,
   PkgModule,
+  PkgStates,
   ServiceModule,
   DebianServiceModule,
   OpenrcServiceModule,
@@ -112,6 +114,7 @@ export const BUILTIN_PLUGINS: readonly unknown[] = [
   FileStates,
   UserStates,
   GroupStates,
+  PkgStates,
   ServiceStates,
   LocalCacheReturner,
   SyslogReturner,
