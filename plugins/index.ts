@@ -25,6 +25,9 @@ import { MineModule } from './mine/mine.module';
 import { BeaconsModule } from './beacons/beacons.module';
 import { ScheduleModule } from './schedule/schedule.module';
 import { ServiceModule } from './service/service.module';
+import { DebianServiceModule } from './service/debian-service.module';
+import { OpenrcServiceModule } from './service/openrc-service.module';
+import { ServiceStates } from './service/service.state';
 import { ConfigModule } from './config/config.module';
 import { UserModule } from './accounts/user.module';
 import { GroupModule } from './accounts/group.module';
@@ -56,6 +59,9 @@ export {
   ApkPkgModule,
   PkgStates,
   ServiceModule,
+  DebianServiceModule,
+  OpenrcServiceModule,
+  ServiceStates,
   ConfigModule,
   UserModule,
   GroupModule,
@@ -95,6 +101,8 @@ export const BUILTIN_PLUGINS: readonly unknown[] = [
   DnfPkgModule,
   ApkPkgModule,
   ServiceModule,
+  DebianServiceModule,
+  OpenrcServiceModule,
   ConfigModule,
   UserModule,
   GroupModule,
@@ -113,6 +121,7 @@ export const BUILTIN_PLUGINS: readonly unknown[] = [
   UserStates,
   GroupStates,
   PkgStates,
+  ServiceStates,
   LocalCacheReturner,
   SyslogReturner,
   PgjsonbReturner,
