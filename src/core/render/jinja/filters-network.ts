@@ -3,34 +3,33 @@
  * ipwrap, ip_host, network_hosts, network_size, filter_by_networks, with Python's `ipaddress`
  * reading of addresses, interfaces (`10.0.0.5/24`) and networks.
  */
-import { type Parsed, formatIPv4, formatIPv6, parseAddress, parsePrefix } from '../../targeting/ipcidr';
-import { isMapping } from '../../pycompat';
+import { type IpAddress, formatIp, inNetwork as ipInNetwork, isMapping, parseIp, parseNetwork, parsePrefix } from '../../pycompat';
 import { TemplateRuntimeError } from './template-error';
 
 type Fn = (...args: unknown[]) => unknown;
 
 interface Interface {
-  address: Parsed;
+  address: IpAddress;
   prefix: number;
   /** str(ip_address) for a bare address, str(ip_interface) for `addr/prefix`. */
   text: string;
 }
 
 const bitsOf = (version: 4 | 6) => (version === 4 ? 32 : 128);
-const format = (version: 4 | 6, v: bigint) => (version === 4 ? formatIPv4(v) : formatIPv6(v));
+const format = (version: 4 | 6, value: bigint) => formatIp({ version, value });
 
 /** ipaddress.ip_address, else ipaddress.ip_interface (Salt's `_is_ipv`). */
 function readIp(value: unknown): Interface | undefined {
   if (typeof value !== 'string') return undefined;
-  const addr = parseAddress(value);
-  if (addr) return { address: addr, prefix: bitsOf(addr.version), text: addr.text };
+  const addr = parseIp(value);
+  if (addr) return { address: addr, prefix: bitsOf(addr.version), text: formatIp(addr) };
   const slash = value.indexOf('/');
   if (slash < 0) return undefined;
-  const base = parseAddress(value.slice(0, slash));
-  if (!base || base.scoped) return undefined;
+  const base = parseIp(value.slice(0, slash));
+  if (!base) return undefined;
   const prefix = parsePrefix(value.slice(slash + 1), base.version);
-  if (prefix === undefined) return undefined;
-  return { address: base, prefix, text: `${base.text}/${prefix}` };
+  if (prefix === null) return undefined;
+  return { address: base, prefix, text: `${formatIp(base)}/${prefix}` };
 }
 
 function noOptions(name: string, options: unknown): void {
@@ -91,13 +90,6 @@ function hosts(ip: Interface): string[] {
   return out;
 }
 
-function inNetwork(address: Parsed, network: string): boolean {
-  const net = readIp(network);
-  if (!net || net.address.version !== address.version) return false;
-  const bits = bitsOf(address.version);
-  return address.value >> BigInt(bits - net.prefix) === net.address.value >> BigInt(bits - net.prefix);
-}
-
 export function networkFilters(): Record<string, Fn> {
   const isIpv = (version: 4 | 6) => (v: unknown, options?: unknown) => {
     noOptions(`is_ipv${version}`, options);
@@ -112,23 +104,26 @@ export function networkFilters(): Record<string, Fn> {
     ipv6: (v: unknown, options?: unknown) => (noOptions('ipv6', options), ipv(v, 6)),
     ipwrap(data: unknown) {
       const wrap = (x: unknown) => {
-        const ip = typeof x === 'string' ? parseAddress(x.replace(/^\[+/, '').replace(/\]+$/, '')) : undefined;
-        return ip && ip.version === 6 ? `[${ip.text}]` : x;
+        const ip = typeof x === 'string' ? parseIp(x.replace(/^\[+/, '').replace(/\]+$/, '')) : null;
+        return ip && ip.version === 6 ? `[${formatIp(ip)}]` : x;
       };
       return Array.isArray(data) ? data.map(wrap) : wrap(data);
     },
-    ip_host: perNetwork('ip_host', (ip) => `${ip.address.text}/${ip.prefix}`),
+    ip_host: perNetwork('ip_host', (ip) => `${formatIp(ip.address)}/${ip.prefix}`),
     network_hosts: perNetwork('network_hosts', hosts),
     network_size: perNetwork('network_size', (ip) => Number(networkOf(ip).size)),
     filter_by_networks(values: unknown, networks: unknown) {
       if (networks === null || networks === undefined) return values;
-      const nets = (Array.isArray(networks) ? networks : [networks]).map(String);
-      for (const n of nets) if (!readIp(n)) throw new TemplateRuntimeError(`'${n}' does not appear to be an IPv4 or IPv6 network`);
+      const nets = (Array.isArray(networks) ? networks : [networks]).map((n) => {
+        const net = parseNetwork(String(n), true);
+        if (!net) throw new TemplateRuntimeError(`'${String(n)}' does not appear to be an IPv4 or IPv6 network`);
+        return net;
+      });
       const pick = (ips: unknown) =>
         (Array.isArray(ips) ? ips : []).flatMap((x) => {
-          const a = parseAddress(String(x));
+          const a = parseIp(String(x));
           if (!a) throw new TemplateRuntimeError(`'${String(x)}' does not appear to be an IPv4 or IPv6 address`);
-          return nets.filter((n) => inNetwork(a, n)).map(() => x);
+          return nets.filter((n) => ipInNetwork(a, n)).map(() => x);
         });
       if (isMapping(values)) return Object.fromEntries(Object.entries(values).map(([k, v]) => [k, pick(v)]));
       return pick(values);
