@@ -16,6 +16,7 @@ import { CmdStates } from './cmd/cmd.state';
 import { FileStates } from './file/file.state';
 import { FileModule } from './file/file.module';
 import { PkgModule } from './pkg/pkg.module';
+import { PkgStates } from './pkg/pkg.state';
 import { CpModule } from './cp/cp.module';
 import { EventModule } from './event/event.module';
 import { MineModule } from './mine/mine.module';
@@ -49,6 +50,7 @@ export {
   SystemGrains,
   FileModule,
   PkgModule,
+  PkgStates,
   ServiceModule,
   ConfigModule,
   UserModule,
@@ -104,6 +106,7 @@ export const BUILTIN_PLUGINS: readonly unknown[] = [
   FileStates,
   UserStates,
   GroupStates,
+  PkgStates,
   LocalCacheReturner,
   SyslogReturner,
   PgjsonbReturner,

@@ -35,7 +35,9 @@ export interface SaltCallOptions {
 
 /**
  * `salt-call FUN ARGS`: runs the function here with the minion's plugins. Without --local the
- * return also goes to the master with jid "req", as Salt's salt-call does.
+ * return also goes to the master with jid "req", as Salt's salt-call does. While it runs, the
+ * job is recorded in the minion's proc dir, so a state run here and one in the daemon refuse
+ * each other as in Salt.
  */
 export async function runSaltCall(opts: SaltCallOptions, io: Io): Promise<number> {
   const logging = createLogging({
@@ -79,12 +81,14 @@ export async function runSaltCall(opts: SaltCallOptions, io: Io): Promise<number
         return err.exitCode;
       }
     }
-    const job = { fun: opts.fun, arg: opts.arg, tgt: minionSettings(opts.config).id, tgt_type: 'glob', jid: 'req', ret: '', user: 'root' };
+    // As Salt's caller: a jid of its own here (its proc file, which the minion daemon and other
+    // salt-calls see, and --metadata), "req" in the return to the master.
+    const jid = new JidFactory().next();
+    const job = { fun: opts.fun, arg: opts.arg, tgt: minionSettings(opts.config).id, tgt_type: 'glob', jid, ret: '', user: 'root' };
     const result = await executor.run(job);
-    // Salt's caller prints its whole ret with nested under --metadata (a jid of its own, as gen_jid).
     const printed = opts.metadata
       ? {
-          jid: new JidFactory().next(),
+          jid,
           return: result.return,
           retcode: result.retcode,
           ...(result.out ? { out: result.out } : {}),
@@ -106,7 +110,7 @@ export async function runSaltCall(opts: SaltCallOptions, io: Io): Promise<number
     else io.out(line);
     if (!opts.local) {
       try {
-        await (await connected()).sendReturn(job, result);
+        await (await connected()).sendReturn({ ...job, jid: 'req' }, result);
       } finally {
         await minion?.stop();
       }
