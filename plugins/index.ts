@@ -23,6 +23,9 @@ import { MineModule } from './mine/mine.module';
 import { BeaconsModule } from './beacons/beacons.module';
 import { ScheduleModule } from './schedule/schedule.module';
 import { ServiceModule } from './service/service.module';
+import { DebianServiceModule } from './service/debian-service.module';
+import { OpenrcServiceModule } from './service/openrc-service.module';
+import { ServiceStates } from './service/service.state';
 import { ConfigModule } from './config/config.module';
 import { UserModule } from './accounts/user.module';
 import { GroupModule } from './accounts/group.module';
@@ -52,6 +55,9 @@ export {
   PkgModule,
   PkgStates,
   ServiceModule,
+  DebianServiceModule,
+  OpenrcServiceModule,
+  ServiceStates,
   ConfigModule,
   UserModule,
   GroupModule,
@@ -89,6 +95,8 @@ export const BUILTIN_PLUGINS: readonly unknown[] = [
   FileModule,
   PkgModule,
   ServiceModule,
+  DebianServiceModule,
+  OpenrcServiceModule,
   ConfigModule,
   UserModule,
   GroupModule,
@@ -107,6 +115,7 @@ export const BUILTIN_PLUGINS: readonly unknown[] = [
   UserStates,
   GroupStates,
   PkgStates,
+  ServiceStates,
   LocalCacheReturner,
   SyslogReturner,
   PgjsonbReturner,
