@@ -56,12 +56,19 @@ function check(side: string, res: RunResult, ids: string[]): void {
   try {
     for (const doc of res.stdout.trim().split(/\n(?=\{)/)) rets = { ...rets, ...(JSON.parse(doc) as Record<string, unknown>) };
   } catch {
-    throw new BenchError('BENCH_FLEET', `${side}: state.apply printed no JSON (exit ${res.code}): ${res.stdout.slice(0, 500)} ${res.stderr.slice(0, 500)}`);
+    throw new BenchError(
+      'BENCH_FLEET',
+      `${side}: state.apply printed no JSON (exit ${res.code}): ${res.stdout.slice(0, 500)} ${res.stderr.slice(0, 500)}`,
+    );
   }
   for (const id of ids) {
     const results = Object.values((rets[id] ?? {}) as Record<string, { result?: unknown }>);
     const ok = results.filter((r) => r && r.result === true).length;
-    if (ok !== STATES) throw new BenchError('BENCH_FLEET', `${side}: ${id} returned ${ok} successful states of ${STATES}: ${JSON.stringify(rets[id]).slice(0, 500)}`);
+    if (ok !== STATES)
+      throw new BenchError(
+        'BENCH_FLEET',
+        `${side}: ${id} returned ${ok} successful states of ${STATES}: ${JSON.stringify(rets[id]).slice(0, 500)}`,
+      );
   }
 }
 
@@ -105,7 +112,9 @@ async function saltSide(root: string, ids: string[]): Promise<FleetSide> {
     const minions = ids.map((id) => startSalt(id, 'salt-minion', writeSaltMinionConfig(root, id, ports.ret)));
     daemons.push(...minions);
     await Promise.all(minions.map((m) => m.waitFor('Minion is ready to receive requests!', READY_MS)));
-    return await timeRuns('Salt 3007', ids, () => runSalt('salt', masterDir, ['*', 'state.apply', 'fleet', '--out', 'json', '--static'], READY_MS));
+    return await timeRuns('Salt 3007', ids, () =>
+      runSalt('salt', masterDir, ['*', 'state.apply', 'fleet', '--out', 'json', '--static'], READY_MS),
+    );
   } finally {
     await Promise.all(daemons.map((d) => d.stop()));
   }

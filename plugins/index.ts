@@ -16,12 +16,18 @@ import { CmdStates } from './cmd/cmd.state';
 import { FileStates } from './file/file.state';
 import { FileModule } from './file/file.module';
 import { PkgModule } from './pkg/pkg.module';
+import { PkgStates } from './pkg/pkg.state';
+import { DnfPkgModule } from './pkg/dnf.module';
+import { ApkPkgModule } from './pkg/apk.module';
 import { CpModule } from './cp/cp.module';
 import { EventModule } from './event/event.module';
 import { MineModule } from './mine/mine.module';
 import { BeaconsModule } from './beacons/beacons.module';
 import { ScheduleModule } from './schedule/schedule.module';
 import { ServiceModule } from './service/service.module';
+import { DebianServiceModule } from './service/debian-service.module';
+import { OpenrcServiceModule } from './service/openrc-service.module';
+import { ServiceStates } from './service/service.state';
 import { ConfigModule } from './config/config.module';
 import { UserModule } from './accounts/user.module';
 import { GroupModule } from './accounts/group.module';
@@ -49,7 +55,13 @@ export {
   SystemGrains,
   FileModule,
   PkgModule,
+  DnfPkgModule,
+  ApkPkgModule,
+  PkgStates,
   ServiceModule,
+  DebianServiceModule,
+  OpenrcServiceModule,
+  ServiceStates,
   ConfigModule,
   UserModule,
   GroupModule,
@@ -86,7 +98,11 @@ export const BUILTIN_PLUGINS: readonly unknown[] = [
   StateExecModule,
   FileModule,
   PkgModule,
+  DnfPkgModule,
+  ApkPkgModule,
   ServiceModule,
+  DebianServiceModule,
+  OpenrcServiceModule,
   ConfigModule,
   UserModule,
   GroupModule,
@@ -104,6 +120,8 @@ export const BUILTIN_PLUGINS: readonly unknown[] = [
   FileStates,
   UserStates,
   GroupStates,
+  PkgStates,
+  ServiceStates,
   LocalCacheReturner,
   SyslogReturner,
   PgjsonbReturner,

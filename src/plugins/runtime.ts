@@ -30,6 +30,10 @@ function asStringList(v: unknown): string[] {
   return Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [];
 }
 
+function isDict(v: unknown): v is Record<string, unknown> {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
+}
+
 /**
  * The returners of a job, as Salt's minion joins them: the publication's `ret` (comma
  * separated) then the minion's `return:` option (a string or a list), each once.
@@ -175,6 +179,8 @@ export class PluginRuntime implements IMinionControl {
       retcode: result.retcode,
       success: result.success,
       ...(result.out === undefined ? {} : { out: result.out }),
+      // As Salt's minion: the publication's metadata goes with the return when it is a dict.
+      ...(isDict(job.metadata) ? { metadata: job.metadata } : {}),
     };
     for (const name of names) {
       const fun = `${name}.returner`;

@@ -45,3 +45,18 @@ export { yamlifyArg } from './yamlify';
 export { SliceError, pySlice } from './slice';
 export { formatJson, pyJsonDumps, jsonString, type JsonIndent } from './json';
 export { exprMatch } from './expr-match';
+export {
+  compareIp,
+  formatIp,
+  formatNetwork,
+  inNetwork,
+  isLoopback,
+  isPrivate,
+  maskOf,
+  parseIp,
+  parseNetwork,
+  parsePrefix,
+  prefixToNetmask,
+  type IpAddress,
+  type IpNetwork,
+} from './ipaddress';

@@ -181,6 +181,11 @@ export class StateSystem {
       const env = new URLSearchParams(query ?? '').get('saltenv') ?? saltenv;
       return (await source.getFile(env, path))?.path ?? null;
     };
+    const listFiles = async (url: string, saltenv: string): Promise<string[]> => {
+      const [path, query] = url.replace(/^salt:\/\//, '').split('?');
+      const env = new URLSearchParams(query ?? '').get('saltenv') ?? saltenv;
+      return source.listFiles(env, path);
+    };
     return new StateRunner({
       functions: this.opts.functions,
       test: run.test,
@@ -188,6 +193,8 @@ export class StateSystem {
       shellCheck: this.opts.shellCheck,
       template,
       cacheFile,
+      listFiles,
+      pillar,
     });
   }
 }

@@ -85,6 +85,17 @@ export {
   formatYaml,
   loadYaml,
   pyJsonDumps,
+  compareIp,
+  formatIp,
+  formatNetwork,
+  inNetwork,
+  isLoopback,
+  isPrivate,
+  parseIp,
+  parseNetwork,
+  prefixToNetmask,
+  type IpAddress,
+  type IpNetwork,
 } from '../../core/pycompat';
 export {
   CommandExecutionError,

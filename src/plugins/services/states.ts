@@ -50,6 +50,8 @@ export class PluginStateFunctions implements StateFunctions {
           saltenv: call.saltenv,
           cacheFile: (s) => call.cacheFile(s),
           renderTemplate: (path, name, context = {}) => call.template(path, name, context),
+          listFiles: (s) => call.listFiles(s),
+          pillar: call.pillar,
         };
         return (await this.invoke(fun, packArgs([], kwargs), ctx)) as StateResult;
       },
@@ -131,7 +133,8 @@ export class NodeStates implements IStates {
   async slsId(id: string, mods: string[], opts: StateRunOptions): Promise<StateRunReturn> {
     const ret = await this.system(opts).slsId(id, mods, this.run(opts));
     // Salt raises SaltInvocationError: "ERROR executing 'state.sls_id': ..." from the minion.
-    if (ret === null) throw new InvocationError(`No matches for ID '${id}' found in SLS '${mods.join(',')}' within saltenv '${opts.saltenv ?? 'base'}'`);
+    if (ret === null)
+      throw new InvocationError(`No matches for ID '${id}' found in SLS '${mods.join(',')}' within saltenv '${opts.saltenv ?? 'base'}'`);
     return ret as StateRunReturn;
   }
 

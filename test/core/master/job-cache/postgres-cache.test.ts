@@ -52,6 +52,25 @@ describe.skipIf(SKIP_PG)('PostgreSQL job cache against a real server', () => {
     await cache.close();
   });
 
+  it('a database from before the metadata column gets it when a master opens it, jobs kept', async () => {
+    await truncateTables(pg.options());
+    const client = new Client(pg.options());
+    await client.connect();
+    try {
+      await client.query('ALTER TABLE brine_jobs DROP COLUMN IF EXISTS metadata');
+      await client.query(
+        `INSERT INTO brine_jobs (jid, tgt, tgt_type, fun, arg, "user", minions, started_ms) VALUES ('20261202131309576618', '"*"', 'glob', '"test.ping"', '[]', 'root', '[]', 1)`,
+      );
+    } finally {
+      await client.end();
+    }
+    const cache = await PostgresJobCache.open(pg.options());
+    expect((await cache.getJob('20261202131309576618'))?.fun).toBe('test.ping');
+    await cache.saveJob(job('20261202131309576619', { metadata: { ticket: 'OPS-1' } }));
+    expect((await cache.getJob('20261202131309576619'))?.metadata).toEqual({ ticket: 'OPS-1' });
+    await cache.close();
+  });
+
   it('ReturnBatcher groups concurrent returns into one transaction here too', async () => {
     await truncateTables(pg.options());
     const cache = await PostgresJobCache.open(pg.options());
