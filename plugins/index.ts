@@ -17,12 +17,17 @@ import { FileStates } from './file/file.state';
 import { FileModule } from './file/file.module';
 import { PkgModule } from './pkg/pkg.module';
 import { PkgStates } from './pkg/pkg.state';
+import { DnfPkgModule } from './pkg/dnf.module';
+import { ApkPkgModule } from './pkg/apk.module';
 import { CpModule } from './cp/cp.module';
 import { EventModule } from './event/event.module';
 import { MineModule } from './mine/mine.module';
 import { BeaconsModule } from './beacons/beacons.module';
 import { ScheduleModule } from './schedule/schedule.module';
 import { ServiceModule } from './service/service.module';
+import { DebianServiceModule } from './service/debian-service.module';
+import { OpenrcServiceModule } from './service/openrc-service.module';
+import { ServiceStates } from './service/service.state';
 import { ConfigModule } from './config/config.module';
 import { UserModule } from './accounts/user.module';
 import { GroupModule } from './accounts/group.module';
@@ -50,8 +55,13 @@ export {
   SystemGrains,
   FileModule,
   PkgModule,
+  DnfPkgModule,
+  ApkPkgModule,
   PkgStates,
   ServiceModule,
+  DebianServiceModule,
+  OpenrcServiceModule,
+  ServiceStates,
   ConfigModule,
   UserModule,
   GroupModule,
@@ -88,7 +98,11 @@ export const BUILTIN_PLUGINS: readonly unknown[] = [
   StateExecModule,
   FileModule,
   PkgModule,
+  DnfPkgModule,
+  ApkPkgModule,
   ServiceModule,
+  DebianServiceModule,
+  OpenrcServiceModule,
   ConfigModule,
   UserModule,
   GroupModule,
@@ -107,6 +121,7 @@ export const BUILTIN_PLUGINS: readonly unknown[] = [
   UserStates,
   GroupStates,
   PkgStates,
+  ServiceStates,
   LocalCacheReturner,
   SyslogReturner,
   PgjsonbReturner,
