@@ -1,5 +1,9 @@
 /**
  * `npm run bench [-- --minions 100,1000,3000] [--jobs 5] [--auth-timeout SECONDS] [--skip-micro]`
+ * `npm run bench -- --minions 5000,10000 --rotate --soak 600 --real 100` for the large runs:
+ * `--rotate` measures the re-sign-in storm after `salt-key -d` of one minion, `--soak SECONDS` one
+ * job a second at the largest N (RSS and open files after the first minute and at the end),
+ * `--real N` N real salt-minion processes. Without them the default run stays a few minutes.
  *
  * 1. Micro: ops/s of the protocol's hot paths (bench/micro.ts).
  * 2. Scale: N in-process minions against a real salt-master child process answering test.ping,
@@ -24,6 +28,7 @@ import { renderBenchLine, runRenderBench } from './render-bench';
 import { runStateBench, stateBenchLines } from './state-bench';
 import { fmtInt, fmtMs, summarize, table } from './report';
 import { runApiBench, type ApiBenchResult } from './api-bench';
+import { runRealMinions, type RealMinionsResult } from './real-minions';
 
 interface Options {
   minions: number[];
@@ -38,17 +43,39 @@ interface Options {
   authTimeout?: number;
   /** salt-api: POST / and /events latency at 20 minions, against the CLI and a direct bus listener. */
   api: boolean;
+  /** The re-sign-in storm after `salt-key -d` of one minion, at every N. */
+  rotate: boolean;
+  /** Seconds of one job a second at the largest N (0: none). */
+  soak: number;
+  /** Real salt-minion processes (0: none). */
+  real: number;
 }
 
 const USAGE =
-  'usage: npm run bench -- [--minions 100,1000] [--jobs 5] [--auth-timeout SECONDS] [--skip-micro] [--skip-render] [--skip-state] [--skip-job-cache] [--skip-api]';
+  'usage: npm run bench -- [--minions 100,1000] [--jobs 5] [--auth-timeout SECONDS] [--rotate] [--soak SECONDS] [--real N] ' +
+  '[--skip-micro] [--skip-render] [--skip-state] [--skip-job-cache] [--skip-api]';
 
 function badFlag(message: string): BrineError {
   return new BenchError('BAD_BENCH_FLAG', message, { hint: USAGE });
 }
 
 export function parseArgs(argv: string[]): Options {
-  const options: Options = { minions: [100, 1000], jobs: 5, micro: true, render: true, state: true, jobCache: true, api: true };
+  const options: Options = {
+    minions: [100, 1000],
+    jobs: 5,
+    micro: true,
+    render: true,
+    state: true,
+    jobCache: true,
+    api: true,
+    rotate: false,
+    soak: 0,
+    real: 0,
+  };
+  const count = (name: string, v: string, max: number): number => {
+    if (!/^\d+$/.test(v) || Number(v) < 1 || Number(v) > max) throw badFlag(`${name} takes a whole number between 1 and ${max}, not '${v}'`);
+    return Number(v);
+  };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     const [name, inline] = arg.includes('=') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg, undefined];
@@ -81,6 +108,15 @@ export function parseArgs(argv: string[]): Options {
         options.authTimeout = Number(v);
         break;
       }
+      case '--rotate':
+        options.rotate = true;
+        break;
+      case '--soak':
+        options.soak = count('--soak', value(), 86_400);
+        break;
+      case '--real':
+        options.real = count('--real', value(), 1000);
+        break;
       case '--skip-job-cache':
         options.jobCache = false;
         break;
@@ -185,6 +221,8 @@ function printScale(rows: ScaleRow[], keys: KeyCacheResult, jobs: number): void 
         'peak RSS MiB',
         'master fds',
         'raw server RSS MiB',
+        'raw server CPU/reply us',
+        'publications missed',
       ],
       rows.map((r) => [
         String(r.minions),
@@ -198,6 +236,8 @@ function printScale(rows: ScaleRow[], keys: KeyCacheResult, jobs: number): void 
         r.brine.masterPeakRssMiB.toFixed(1),
         String(r.brine.masterFds),
         r.baseline.serverRssMiB.toFixed(1),
+        r.baseline.serverCpuPerReplyUs.toFixed(0),
+        String(r.brine.publicationsMissed),
       ]),
     ),
   );
@@ -232,11 +272,58 @@ function printScale(rows: ScaleRow[], keys: KeyCacheResult, jobs: number): void 
       ]),
     ),
   );
+  const rotated = rows.filter((r) => r.brine.rotation);
+  if (rotated.length > 0) {
+    process.stdout.write(`\nRe-sign-in storm: salt-key -d of one minion rotates the publish key; the next job (to the N-1 others) completes\n\n`);
+    process.stdout.write(
+      table(
+        ['minions', 'job all returns ms', 'lost', 're-sign-ins', 'sign-ins', 'master CPU s', 'loop stall max ms'],
+        rotated.map((r) => {
+          const x = r.brine.rotation!;
+          return [
+            String(r.minions),
+            fmtMs(x.job.allReturnsMs),
+            String(x.job.lost),
+            String(x.reSignIns),
+            String(x.signIns),
+            x.masterCpuS.toFixed(2),
+            x.masterStall ? fmtMs(x.masterStall.maxMs) : '-',
+          ];
+        }),
+      ),
+    );
+  }
+  const soaked = rows.filter((r) => r.brine.soak);
+  if (soaked.length > 0) {
+    process.stdout.write(`\nSoak: one test.ping a second\n\n`);
+    process.stdout.write(
+      table(
+        ['minions', 'seconds', 'jobs', 'median ms', 'max ms', 'lost', 'RSS at mark MiB', 'RSS at end MiB', 'fds at mark', 'fds at end', 'mark s'],
+        soaked.map((r) => {
+          const x = r.brine.soak!;
+          return [
+            String(r.minions),
+            String(x.seconds),
+            String(x.jobs),
+            fmtMs(x.jobsMs.median),
+            fmtMs(x.jobsMs.max),
+            String(x.lostReturns),
+            x.rssAtMarkMiB.toFixed(1),
+            x.rssAtEndMiB.toFixed(1),
+            String(x.fdsAtMark),
+            String(x.fdsAtEnd),
+            String(x.markS),
+          ];
+        }),
+      ),
+    );
+  }
   const settings = rows[0]?.brine.minionSettings;
   if (settings) {
     process.stdout.write(
       `\nMinion settings: auth_timeout ${settings.auth_timeout} s, auth_tries ${settings.auth_tries}, return_retry_timer ${settings.return_retry_timer} s, ` +
-        `recon_default ${settings.recon_default} ms (randomize ${settings.recon_randomize}); master pub_hwm ${rows[0].brine.pubHwm}. ` +
+        `recon_default ${settings.recon_default} ms (randomize ${settings.recon_randomize}), random_reauth_delay ${settings.random_reauth_delay ?? 10} s; ` +
+        `master pub_hwm ${rows[0].brine.pubHwm}, connection_rate_limit 0 (every simulated minion connects from 127.0.0.1), log_level warning. ` +
         `Returns sent again: ${rows.map((r) => `${r.brine.returnRetries} at N=${r.minions}`).join(', ')}.\n`,
     );
   }
@@ -318,7 +405,8 @@ async function main(): Promise<void> {
   let api: (ApiBenchResult & { cliMs: ApiBenchResult['postMs'] }) | undefined;
   for (const n of options.minions) {
     progress(`brine: ${n} minions`);
-    const brine = await runBrineScale(n, options.jobs, keys.dir, options.authTimeout);
+    const soakSeconds = n === Math.max(...options.minions) ? options.soak : 0;
+    const brine = await runBrineScale(n, options.jobs, keys.dir, { authTimeout: options.authTimeout, rotate: options.rotate, soakSeconds });
     progress(
       `brine: ${n} minions signed in in ${fmtMs(brine.signInMs)} ms, median job ${fmtMs(brine.jobsMs.median)} ms, ${brine.masterCpuPerReturnUs.toFixed(0)} us master CPU per return`,
     );
@@ -330,8 +418,11 @@ async function main(): Promise<void> {
   if (options.api) {
     progress(`salt-api: POST / test.ping to ${API_MINIONS} minions and /events, against the CLI and the bus`);
     let apiResult: ApiBenchResult | undefined;
-    const cli = await runBrineScale(API_MINIONS, options.jobs, keys.dir, options.authTimeout, async (masterDir, minions) => {
-      apiResult = await runApiBench(masterDir, minions, options.jobs);
+    const cli = await runBrineScale(API_MINIONS, options.jobs, keys.dir, {
+      authTimeout: options.authTimeout,
+      during: async (masterDir, minions) => {
+        apiResult = await runApiBench(masterDir, minions, options.jobs);
+      },
     });
     if (apiResult) {
       api = { ...apiResult, cliMs: cli.jobsMs };
@@ -339,6 +430,31 @@ async function main(): Promise<void> {
     }
   }
   printScale(rows, keys, options.jobs);
+
+  let real: RealMinionsResult | undefined;
+  if (options.real > 0) {
+    progress(`real: ${options.real} salt-minion processes, salt '*' test.ping`);
+    real = await runRealMinions(options.real, options.jobs);
+    process.stdout.write(`\nReal salt-minion processes on loopback: salt '*' test.ping, whole CLI (ms)\n\n`);
+    process.stdout.write(
+      table(
+        ['minions', 'start all ms', 'median', 'p95', 'max', 'missing', 'minion RSS median MiB', 'max', 'master RSS MiB'],
+        [
+          [
+            String(real.minions),
+            fmtMs(real.startMs),
+            fmtMs(real.pingMs.median),
+            fmtMs(real.pingMs.p95),
+            fmtMs(real.pingMs.max),
+            String(real.missing),
+            real.minionRssMiB.median.toFixed(1),
+            real.minionRssMiB.max.toFixed(1),
+            real.masterRssMiB.toFixed(1),
+          ],
+        ],
+      ),
+    );
+  }
 
   const results = {
     date: started.toISOString(),
@@ -350,6 +466,7 @@ async function main(): Promise<void> {
     state,
     jobCache,
     api,
+    real,
     scale: {
       executor: 'real Executor, built-in plugins loaded once per simulator process and shared by its minions',
       keys: { ...keys, sharedPairs: KEY_POOL },

@@ -17,6 +17,8 @@ import { FileStates } from './file/file.state';
 import { FileModule } from './file/file.module';
 import { PkgModule } from './pkg/pkg.module';
 import { PkgStates } from './pkg/pkg.state';
+import { DnfPkgModule } from './pkg/dnf.module';
+import { ApkPkgModule } from './pkg/apk.module';
 import { CpModule } from './cp/cp.module';
 import { EventModule } from './event/event.module';
 import { MineModule } from './mine/mine.module';
@@ -54,6 +56,8 @@ export {
   SystemGrains,
   FileModule,
   PkgModule,
+  DnfPkgModule,
+  ApkPkgModule,
   PkgStates,
   ServiceModule,
   DebianServiceModule,
@@ -96,6 +100,8 @@ export const BUILTIN_PLUGINS: readonly unknown[] = [
   StateExecModule,
   FileModule,
   PkgModule,
+  DnfPkgModule,
+  ApkPkgModule,
   ServiceModule,
   DebianServiceModule,
   OpenrcServiceModule,

@@ -11,8 +11,9 @@ export const PKG_FAMILIES: readonly string[] = ['Debian', 'RedHat', 'Alpine'];
 /** Distributions Salt's yumpkg serves although their os_family is not RedHat. */
 const YUM_OSES = ['amazon', 'xcp', 'xenserver', 'virtuozzolinux', 'virtuozzo', 'issabel pbx', 'openeuler'];
 
-/** Why no pkg backend fits, in one sentence naming what each one needs. */
+/** Why no pkg backend fits, in one sentence naming what each one needs (every backend gives the same reason). */
 export function noBackend(grains: Record<string, unknown>): string {
+  if (isRedHatFamily(grains) && yumBinary() === null) return 'DNF nor YUM found';
   return (
     "brine's pkg modules are apt (os_family Debian), dnf/yum (os_family RedHat) and apk (os_family Alpine); " +
     `this host's os_family is ${String(grains.os_family ?? 'unknown')}`

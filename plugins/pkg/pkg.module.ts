@@ -23,6 +23,7 @@ import {
   type PkgVersions,
 } from './apt-parse';
 import { noBackend } from './pkg-backends';
+import { pkgTargets } from './pkg-args';
 
 /** Salt's DPKG_ENV_VARS and module environment: apt never asks a question of a minion. */
 const APT_ENV = {
@@ -35,23 +36,6 @@ const APT_ENV = {
 const TARGETS = { name: arg.string({ optional: true }), pkgs: arg.list({ optional: true }) };
 
 type Changes = Record<string, { old: string; new: string }>;
-
-/** `pkgs` items: a name, or a one-key {name: version} map. */
-function pkgTargets(name: string | undefined, pkgs: unknown[] | undefined, version: unknown): Record<string, string | null> {
-  if (pkgs && pkgs.length > 0) {
-    const ret: Record<string, string | null> = {};
-    for (const p of pkgs) {
-      if (typeof p === 'object' && p !== null && !Array.isArray(p)) {
-        const [k, v] = Object.entries(p)[0] ?? [];
-        if (k !== undefined) ret[k] = v === null || v === undefined ? null : String(v);
-      } else ret[String(p)] = null;
-    }
-    return ret;
-  }
-  if (name)
-    return Object.fromEntries(name.split(',').map((n) => [n.trim(), version === undefined || version === null ? null : String(version)]));
-  return {};
-}
 
 /**
  * Salt's `pkg` on Debian and Ubuntu (aptpkg): dpkg-query, apt-cache and apt-get, with Salt's

@@ -18,6 +18,8 @@ export interface RunnerOptions {
   shellCheck: (cmd: string, low: LowChunk) => Promise<number>;
   template: (path: string, name: string, saltenv: string, context: Record<string, unknown>) => Promise<string>;
   cacheFile: (source: string, saltenv: string) => Promise<string | null>;
+  listFiles: (source: string, saltenv: string) => Promise<string[]>;
+  pillar: Readonly<Record<string, unknown>>;
 }
 
 type Status = 'met' | 'unmet' | 'fail' | 'change' | 'pre' | 'onfail' | 'onchanges';
@@ -494,6 +496,8 @@ export class StateRunner {
           saltenv,
           template: (p, n, c) => this.opts.template(p, n, saltenv, c),
           cacheFile: (s) => this.opts.cacheFile(s, saltenv),
+          listFiles: (s) => this.opts.listFiles(s, saltenv),
+          pillar: this.opts.pillar,
         });
       } catch (err) {
         ret = {

@@ -164,6 +164,11 @@ export class StateSystem {
       const env = new URLSearchParams(query ?? '').get('saltenv') ?? saltenv;
       return (await source.getFile(env, path))?.path ?? null;
     };
+    const listFiles = async (url: string, saltenv: string): Promise<string[]> => {
+      const [path, query] = url.replace(/^salt:\/\//, '').split('?');
+      const env = new URLSearchParams(query ?? '').get('saltenv') ?? saltenv;
+      return source.listFiles(env, path);
+    };
     const runner = new StateRunner({
       functions: this.opts.functions,
       test: run.test,
@@ -171,6 +176,8 @@ export class StateSystem {
       shellCheck: this.opts.shellCheck,
       template,
       cacheFile,
+      listFiles,
+      pillar,
     });
     const running = await runner.callChunks(chunks);
     return listen ? runner.callListen(chunks, running) : running;

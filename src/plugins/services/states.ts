@@ -49,6 +49,8 @@ export class PluginStateFunctions implements StateFunctions {
           saltenv: call.saltenv,
           cacheFile: (s) => call.cacheFile(s),
           renderTemplate: (path, name, context = {}) => call.template(path, name, context),
+          listFiles: (s) => call.listFiles(s),
+          pillar: call.pillar,
         };
         return (await this.invoke(fun, packArgs([], kwargs), ctx)) as StateResult;
       },
