@@ -46,6 +46,24 @@ describe('pkg (apt) output readers', () => {
     expect(parseJustPrint('Inst a [1] (2 stable)\nConf a (2 stable [all])\nConf b (3:1.0 x)\n')).toEqual({ a: '2', b: '3:1.0' });
   });
 
+  it('sys.doc and sys.state_doc document the module and its states', async () => {
+    const h = await createHarness({ grains: GRAINS });
+    const docs = (await h.call('sys.doc', ['pkg.list_repo_pkgs'])).return as Record<string, string>;
+    expect(docs['pkg.list_repo_pkgs']).toContain('apt-cache show');
+    const states = (await h.call('sys.state_doc', ['pkg'])).return as Record<string, string>;
+    expect(Object.keys(states).sort()).toEqual([
+      'pkg',
+      'pkg.held',
+      'pkg.installed',
+      'pkg.latest',
+      'pkg.purged',
+      'pkg.removed',
+      'pkg.unheld',
+    ]);
+    expect(states.pkg).toContain('Installation of packages');
+    expect(states['pkg.installed']).toContain('Ensure that the package is installed');
+  });
+
   it('is unavailable where no backend fits, saying why', async () => {
     const h = await createHarness({ grains: { os_family: 'Arch' } });
     expect((await h.call('pkg.version', ['bash'])).return).toBe(
