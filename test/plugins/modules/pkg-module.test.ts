@@ -252,6 +252,24 @@ describe.skipIf(!canInstall)('pkg on the real apt/dpkg (root)', () => {
       result: true,
       comment: 'All specified packages are already installed',
     });
+    // hold=True/False on an installed package: Salt appends each hold's comment to "already installed".
+    expect(await state('pkg.installed', PKG, { hold: true })).toEqual({
+      name: PKG,
+      changes: { [PKG]: { old: 'install', new: 'hold' } },
+      result: true,
+      comment: `All specified packages are already installed.\nPackage ${PKG} is now being held.`,
+    });
+    expect(await call('pkg.get_selections', [PKG])).toEqual({ hold: [PKG] });
+    expect(await state('pkg.installed', PKG, { hold: false })).toMatchObject({
+      result: true,
+      comment: `All specified packages are already installed.\nPackage ${PKG} is no longer being held.`,
+    });
+    expect(await state('pkg.installed', PKG, { reinstall: true })).toEqual({
+      name: PKG,
+      changes: { [PKG]: { old: '1.0', new: '1.0' } },
+      result: true,
+      comment: `Package ${PKG} was reinstalled.`,
+    });
     expect(await state('pkg.installed', 'several', { pkgs: [{ [PKG]: '>=1.0' }] })).toMatchObject({
       result: true,
       comment: 'All specified packages are already installed and are at the desired version',
