@@ -11,7 +11,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { Fn, Module, arg } from 'brine/plugin';
 import { createHarness, type Harness } from 'brine/testing';
-import { BUILTIN_PLUGINS, DebianServiceModule, OpenrcServiceModule, ServiceModule } from '../../../plugins';
+import { BUILTIN_PLUGINS, DebianServiceModule, OpenrcServiceModule, RhServiceModule, ServiceModule } from '../../../plugins';
 import { fixture } from '../fixtures';
 
 interface Case {
@@ -108,7 +108,7 @@ class MemoryMaskingService extends MemoryService {
   }
 }
 
-const BACKENDS = new Set<unknown>([ServiceModule, DebianServiceModule, OpenrcServiceModule]);
+const BACKENDS = new Set<unknown>([ServiceModule, DebianServiceModule, OpenrcServiceModule, RhServiceModule]);
 const harness = (service: unknown): Promise<Harness> =>
   createHarness({
     modules: [...BUILTIN_PLUGINS.filter((p) => !BACKENDS.has(p)), service],
