@@ -25,6 +25,19 @@ const TARGET_ARGS = {
   ignore_epoch: arg.any({ optional: true }),
 };
 
+const INSTALLED_ARGS = {
+  ...TARGET_ARGS,
+  refresh: arg.any({ optional: true }),
+  fromrepo: arg.string({ optional: true }),
+  skip_verify: arg.boolean({ default: false }),
+  skip_suggestions: arg.boolean({ default: false }),
+  sources: arg.list({ optional: true }),
+  allow_updates: arg.boolean({ default: false }),
+  pkg_verify: arg.any({ optional: true }),
+  reinstall: arg.boolean({ default: false }),
+  update_holds: arg.boolean({ default: false }),
+};
+
 interface Targets {
   name: string;
   version?: unknown;
@@ -73,18 +86,7 @@ export class PkgStates {
       "('>=1.2, <2'), 'latest'; refresh: update the package database first; reinstall; hold: True/False to hold or " +
       'release the packages; skip_suggestions; fromrepo; skip_verify; allow_updates; ignore_epoch.',
     examples: ['vim:\n  pkg.installed', 'tools:\n  pkg.installed:\n    - pkgs:\n      - curl\n      - jq: 1.6-2.1'],
-    args: {
-      ...TARGET_ARGS,
-      refresh: arg.any({ optional: true }),
-      fromrepo: arg.string({ optional: true }),
-      skip_verify: arg.boolean({ default: false }),
-      skip_suggestions: arg.boolean({ default: false }),
-      sources: arg.list({ optional: true }),
-      allow_updates: arg.boolean({ default: false }),
-      pkg_verify: arg.any({ optional: true }),
-      reinstall: arg.boolean({ default: false }),
-      update_holds: arg.boolean({ default: false }),
-    },
+    args: INSTALLED_ARGS,
     kwargs: true,
   })
   async installed(a: InstalledArgs, ctx: StateContext): Promise<StateReturn> {
@@ -382,12 +384,15 @@ export class PkgStates {
       if (!(err instanceof CommandExecutionError)) throw err;
       return fail(`An error was encountered while installing package(s): ${err.message}`);
     }
-    const upToDateNote = (sep: string): string =>
+    // Salt's two wordings differ in spacing: kept as they are.
+    const upToDateNote = (failed: boolean): string =>
       upToDate.length === 0
         ? ''
         : upToDate.length <= 10
-          ? `${sep}The following packages were already up-to-date: ${upToDate.join(', ')}`
-          : `${sep}${upToDate.length} packages were already up-to-date${sep ? '' : ' '}`;
+          ? `${failed ? ' ' : ''}The following packages were already up-to-date: ${upToDate.join(', ')}`
+          : failed
+            ? `${upToDate.length} packages were already up-to-date`
+            : `${upToDate.length} packages were already up-to-date `;
     if (Object.keys(changes).length > 0) {
       const failed = tnames.filter((x) => {
         const c = changes[x];
@@ -397,7 +402,7 @@ export class PkgStates {
       const comments: string[] = [];
       if (failed.length > 0) comments.push(`The following packages failed to update: ${failed.join(', ')}`);
       if (ok.length > 0) comments.push(`The following packages were successfully installed/upgraded: ${ok.join(', ')}`);
-      if (upToDate.length > 0) comments.push(upToDateNote('').trimStart());
+      if (upToDate.length > 0) comments.push(upToDateNote(false));
       return { name, changes, result: failed.length === 0, comment: comments.join(' ') };
     }
     const comment =
@@ -406,7 +411,21 @@ export class PkgStates {
         : tnames.length > 1
           ? `The following targeted packages failed to update. See debug log for details: (${tnames.join(', ')}).`
           : `Package ${tnames[0]} failed to update.`;
-    return { name, changes, result: false, comment: comment + upToDateNote(' ') };
+    return { name, changes, result: false, comment: comment + upToDateNote(true) };
+  }
+
+  @State({
+    modWatch: true,
+    summary: 'What a watch requisite runs: the state function again (installed, latest, removed, purged)',
+    args: { ...INSTALLED_ARGS, watch_flags: arg.boolean({ default: true }), sfun: arg.string({ optional: true }) },
+    kwargs: true,
+  })
+  mod_watch(a: InstalledArgs & { sfun?: string }, ctx: StateContext): Promise<StateReturn> | StateReturn {
+    if (a.sfun === 'installed') return this.installed(a, ctx);
+    if (a.sfun === 'latest') return this.latest(a, ctx);
+    if (a.sfun === 'removed') return this.removed(a, ctx);
+    if (a.sfun === 'purged') return this.purged(a, ctx);
+    return { name: a.name, changes: {}, comment: `pkg.${a.sfun ?? 'None'} does not work with the watch requisite`, result: false };
   }
 
   /** Salt's `_uninstall`, shared by removed and purged. */

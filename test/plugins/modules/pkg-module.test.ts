@@ -56,6 +56,7 @@ describe('pkg (apt) output readers', () => {
       'pkg.held',
       'pkg.installed',
       'pkg.latest',
+      'pkg.mod_watch',
       'pkg.purged',
       'pkg.removed',
       'pkg.unheld',
