@@ -2,7 +2,7 @@ import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { Fn, IConfig, IShell, ISalt, Module, arg, inject } from 'brine/plugin';
 import { backendVerdict } from './backend';
-import { InitScripts, serviceRoot } from './init-scripts';
+import { InitScriptService, InitScripts, serviceRoot } from './init-scripts';
 
 const NAME = { name: arg.string({ nonEmpty: true }) };
 const LIMIT = { limit: arg.string({ default: '' }) };
@@ -14,15 +14,17 @@ const LIMIT = { limit: arg.string({ default: '' }) };
  * `service_root` (default `/`). Upstart jobs (`/etc/init/*.conf`, RHEL 6's hybrid) are not managed.
  */
 @Module('service', { doc: 'Service support for RHEL-based systems (sysvinit and chkconfig)', available: backendVerdict('rh') })
-export class RhServiceModule {
-  private readonly scripts: InitScripts;
-
+export class RhServiceModule extends InitScriptService {
   constructor(
     @inject(IShell) private readonly shell: IShell,
     @inject(IConfig) config: IConfig,
-    @inject(ISalt) private readonly salt: ISalt,
+    @inject(ISalt) salt: ISalt,
   ) {
-    this.scripts = new InitScripts(shell, serviceRoot(config));
+    super(new InitScripts(shell, serviceRoot(config)), salt);
+  }
+
+  protected serviceNames(): Promise<string[]> {
+    return this.sysvServices();
   }
 
   /** Salt's _runlevel: `runlevel`, or 3 where it answers unknown (kickstart, containers). */
@@ -76,37 +78,6 @@ export class RhServiceModule {
   private async toggle(name: string, onOff: 'on' | 'off'): Promise<boolean> {
     if (!(await this.isChkconfig(name)) && (await this.chkconfig(['--add', name])).retcode !== 0) return false;
     return (await this.chkconfig([name, onOff])).retcode === 0;
-  }
-
-  @Fn({ summary: 'Start the specified service', examples: ["salt '*' service.start <service name>"], args: NAME })
-  start({ name }: { name: string }): Promise<boolean> {
-    return this.scripts.ok(name, 'start');
-  }
-
-  @Fn({ summary: 'Stop the specified service', examples: ["salt '*' service.stop <service name>"], args: NAME })
-  stop({ name }: { name: string }): Promise<boolean> {
-    return this.scripts.ok(name, 'stop');
-  }
-
-  @Fn({ summary: 'Restart the named service', examples: ["salt '*' service.restart <service name>"], args: NAME })
-  restart({ name }: { name: string }): Promise<boolean> {
-    return this.scripts.ok(name, 'restart');
-  }
-
-  @Fn({ summary: 'Reload the named service', examples: ["salt '*' service.reload <service name>"], args: NAME })
-  reload({ name }: { name: string }): Promise<boolean> {
-    return this.scripts.ok(name, 'reload');
-  }
-
-  @Fn({
-    summary: "Whether the service is running (its init script's status exits 0); a glob gives {service: bool}",
-    description: 'sig: look for a process whose command line matches instead (status.pid).',
-    examples: ["salt '*' service.status <service name> [service signature]"],
-    args: { name: arg.string({ nonEmpty: true }), sig: arg.string({ optional: true }) },
-  })
-  async status({ name, sig }: { name: string; sig?: string }): Promise<boolean | Record<string, boolean>> {
-    if (sig) return Boolean(await this.salt.call('status.pid', [sig]));
-    return this.scripts.status(name, () => this.sysvServices());
   }
 
   @Fn({
@@ -167,17 +138,6 @@ export class RhServiceModule {
   async get_all({ limit }: { limit: string }): Promise<string[]> {
     if (limit.toLowerCase() === 'upstart') return []; // no upstart jobs are managed
     return (await this.sysvServices()).sort();
-  }
-
-  @Fn({
-    summary: 'The services running now (those whose status exits 0), sorted',
-    description: "Salt's rh_service has no get_running; brine asks each init script's status.",
-    examples: ["salt '*' service.get_running"],
-  })
-  async get_running(): Promise<string[]> {
-    const ret: string[] = [];
-    for (const s of await this.get_all({ limit: '' })) if (await this.scripts.ok(s, 'status')) ret.push(s);
-    return ret;
   }
 
   @Fn({ summary: 'Whether the service has an init script or chkconfig knows it', examples: ["salt '*' service.available sshd"], args: NAME })
