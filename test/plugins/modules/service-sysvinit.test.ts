@@ -119,6 +119,9 @@ describe.skipIf(!hasTools)('service on sysvinit (Debian): real init scripts, sta
     expect((await h.call('service.status', ['brine-web'])).return).toBe(true);
     expect((await h.call('service.status', ['brine-*'])).return).toEqual({ 'brine-db': false, 'brine-web': true });
     expect((await h.call('service.get_running')).return).toEqual(['brine-web']);
+    // sig: the process is looked for with ps (status.pid), whatever the name says.
+    const sig = `${root}/usr/sbin/brine-daemon`;
+    expect((await h.call('service.status', ['anything', sig])).return).toBe(true);
     const pid = pidOf(root, 'brine-web');
     expect((await h.call('service.reload', ['brine-web'])).return).toBe(true);
     expect(pidOf(root, 'brine-web')).toBe(pid);
@@ -126,6 +129,7 @@ describe.skipIf(!hasTools)('service on sysvinit (Debian): real init scripts, sta
     expect(pidOf(root, 'brine-web')).not.toBe(pid);
     expect((await h.call('service.stop', ['brine-web'])).return).toBe(true);
     expect((await h.call('service.status', ['brine-web'])).return).toBe(false);
+    expect((await h.call('service.status', ['anything', sig])).return).toBe(false);
     // Salt's debian_service answers False (not an error) when the script fails or is missing.
     expect((await h.call('service.reload', ['brine-web'])).return).toBe(false);
     expect((await h.call('service.start', ['nope'])).return).toBe(false);
