@@ -56,6 +56,7 @@ describe('pkg (apt) output readers', () => {
       'pkg.held',
       'pkg.installed',
       'pkg.latest',
+      'pkg.mod_watch',
       'pkg.purged',
       'pkg.removed',
       'pkg.unheld',
@@ -329,6 +330,14 @@ describe.skipIf(!canInstall)('pkg on the real apt/dpkg (root)', () => {
       result: true,
       comment: 'None of the targeted packages are installed or partially installed',
     });
+    // Installed and held in one state: Salt appends the hold to the package's changes.
+    expect(await state('pkg.installed', PKG, { hold: true })).toEqual({
+      name: PKG,
+      changes: { [PKG]: { old: 'install', new: '2.0\nhold' } },
+      result: true,
+      comment: `The following packages were installed/updated: ${PKG}\nPackage ${PKG} is now being held.`,
+    });
+    expect(await call('pkg.get_selections', [PKG])).toEqual({ hold: [PKG] });
   }, 240_000);
 
   it('a package apt does not know is an error naming it', async () => {
