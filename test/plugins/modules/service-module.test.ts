@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createHarness, type Harness } from 'brine/testing';
@@ -104,6 +104,17 @@ describe.skipIf(!hasSystemctl)('service module on systemctl', () => {
       success: false,
       out: 'nested',
     });
+  });
+
+  it('a unit file changed on disk makes systemd reload its units before acting (Salt\'s _check_for_unit_changes)', async () => {
+    const state = join(dir, 'state');
+    writeFileSync(join(state, 'brine-web.service.changed'), '');
+    expect((await h.call('service.restart', ['brine-web'])).return).toBe(true);
+    expect(readFileSync(join(state, 'daemon-reloads'), 'utf8')).toBe('reloaded\n');
+    expect(existsSync(join(state, 'brine-web.service.changed'))).toBe(false);
+    // Nothing changed since: no second reload.
+    expect((await h.call('service.stop', ['brine-web'])).return).toBe(true);
+    expect(readFileSync(join(state, 'daemon-reloads'), 'utf8')).toBe('reloaded\n');
   });
 
   it('enable, enabled, disable, disabled, get_enabled, get_disabled, get_all, available, missing (real systemctl --root)', async () => {
