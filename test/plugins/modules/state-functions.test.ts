@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createHarness } from 'brine/testing';
 import { normalise } from '../../support/state-corpus';
+import { formatHighstate, highstateOptionsOf } from '../../../src/cli/output/highstate';
 
 const DIR = join(__dirname, '../../core/state/fixtures/state-functions');
 const CONF = {
@@ -25,7 +26,7 @@ const PILLAR = { who: 'pillarfile' };
 /** Salt lists failed requisites from a Python set (its order varies with the hash seed): sorted here on both sides. */
 function sortFailed(text: string): string {
   return text.replace(
-    /(One or more requisite failed: )([^"]*)/g,
+    /(One or more requisite failed: )([^"\n]*)/g,
     (_, head: string, list: string) => head + list.split(', ').sort().join(', '),
   );
 }
@@ -66,5 +67,19 @@ describe('state functions and minion options, as Salt 3007.10', () => {
     const res = await h.call('state.sls_id', ['nosuch', 'web']);
     expect(res.retcode).toBe(1);
     expect(res.return).toBe("ERROR executing 'state.sls_id': No matches for ID 'nosuch' found in SLS 'web' within saltenv 'base'");
+  });
+
+  it("prints the highstate as Salt's salt-call does with the minion options state_output_diff, state_output and state_verbose", async () => {
+    const h = await createHarness({ pillar: PILLAR, config: CONF });
+    const ret = (await h.call('state.apply', ['req_more'])).return;
+    const views: [string, Record<string, unknown>][] = [
+      ['req_more.highstate.txt', {}],
+      ['req_more.state_output_diff.txt', { state_output_diff: true }],
+      ['req_more.mixed_id_verbose_false.txt', { state_output: 'mixed_id', state_verbose: false }],
+    ];
+    for (const [file, options] of views) {
+      const text = formatHighstate({ local: ret }, highstateOptionsOf(options, {})) + '\n';
+      expect(sortFailed(normalise(text)), file).toBe(sortFailed(normalise(readFileSync(join(DIR, 'salt-3007', file), 'utf8'))));
+    }
   });
 });
