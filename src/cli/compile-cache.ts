@@ -51,6 +51,8 @@ export function enableCompileCache(dir: string | undefined = compileCacheDir()):
     return;
   }
   enabled = true;
+  // Other caches of compiled code (brine's Jinja templates) find the folder here.
+  process.env.BRINE_COMPILE_CACHE = dir;
   const builtin = (Module as unknown as { enableCompileCache?: (dir: string) => unknown }).enableCompileCache;
   if (typeof builtin === 'function') {
     builtin(dir);

@@ -4,8 +4,12 @@
  * as text, duplicate keys refused with `found conflicting ID`, one document only. The `yaml`
  * package parses; errors are described with libyaml's words and PyYAML's marks (yaml-errors.ts).
  */
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { extname, join } from 'node:path';
 import { isAlias, isMap, isPair, isScalar, isSeq, parseDocument, type Document, type Node, type Scalar } from 'yaml';
-import { constructBool, constructFloat, constructInt, deepCopy, markOrdered, resolvePlainScalar } from '../pycompat';
+import { cacheEntry, readCacheEntry, renderCacheDir, writeCacheEntry } from './disk-cache';
+import { constructBool, constructFloat, constructInt, deepCopy, isOrdered, markOrdered, resolvePlainScalar } from '../pycompat';
 import { RenderError } from './errors';
 import { describeYamlError, markText, type Mark } from './yaml-errors';
 
@@ -56,7 +60,7 @@ export function loadSaltYaml(text: string): unknown {
     LOADED.set(text, cached);
     return deepCopy(cached.value);
   }
-  const value = parseSaltYaml(text);
+  const value = text.length <= CACHE_MAX_TEXT ? loadThroughDisk(text) : parseSaltYaml(text);
   if (text.length <= CACHE_MAX_TEXT) {
     LOADED.set(text, { value: deepCopy(value) });
     if (LOADED.size > CACHE_ENTRIES) LOADED.delete(LOADED.keys().next().value!);
@@ -72,6 +76,88 @@ export function loadSaltYaml(text: string): unknown {
 const LOADED = new Map<string, { value: unknown }>();
 const CACHE_ENTRIES = 128;
 const CACHE_MAX_TEXT = 256 * 1024;
+
+/**
+ * The data of a text parsed by an earlier process, from the render disk cache (disk-cache.ts):
+ * a short command's first YAML parse is its slowest. Only plain data is kept (str, int, float,
+ * bool, None, lists, dicts); anything else is parsed each time.
+ */
+function loadThroughDisk(text: string): unknown {
+  const folder = renderCacheDir('yaml');
+  if (!folder) return parseSaltYaml(text);
+  const entry = cacheEntry(folder, [loaderFingerprint(), text], 'json');
+  const stored = readCacheEntry(entry);
+  if (stored !== undefined) {
+    try {
+      return decodeData(JSON.parse(stored));
+    } catch {
+      // A damaged entry is parsed again and rewritten.
+    }
+  }
+  const value = parseSaltYaml(text);
+  const encoded = encodeData(value, 0);
+  if (encoded !== UNENCODABLE) writeCacheEntry(entry, JSON.stringify(encoded));
+  return value;
+}
+
+let fingerprint: string | undefined;
+
+/** What the loaded data depends on besides the text: this loader's code, the YAML 1.1 resolver and the yaml package's entry. */
+function loaderFingerprint(): string {
+  if (fingerprint !== undefined) return fingerprint;
+  const h = createHash('sha256');
+  const ext = extname(__filename);
+  for (const f of [
+    __filename,
+    require.resolve('yaml'),
+    join(__dirname, '..', 'pycompat', `yaml11-resolver${ext}`),
+    join(__dirname, '..', 'pycompat', `ordered${ext}`),
+  ]) {
+    try {
+      h.update(readFileSync(f));
+    } catch {
+      h.update(f);
+    }
+  }
+  fingerprint = h.digest('hex');
+  return fingerprint;
+}
+
+const UNENCODABLE = Symbol('unencodable');
+
+/** Loaded data as JSON: lists as {l}, ordered dicts as {o}, other dicts as {d}, big ints as {i}, inf/nan as {f}. */
+function encodeData(v: unknown, depth: number): unknown {
+  if (depth > 500) return UNENCODABLE;
+  if (v === null || typeof v === 'string' || typeof v === 'boolean') return v;
+  if (typeof v === 'number') return Number.isFinite(v) ? (Object.is(v, -0) ? UNENCODABLE : v) : { f: String(v) };
+  if (typeof v === 'bigint') return { i: v.toString() };
+  if (Array.isArray(v)) {
+    const items = v.map((x) => encodeData(x, depth + 1));
+    return items.includes(UNENCODABLE) ? UNENCODABLE : { l: items };
+  }
+  if (typeof v === 'object' && Object.getPrototypeOf(v) === Object.prototype) {
+    const out: Record<string, unknown> = {};
+    for (const [k, x] of Object.entries(v)) {
+      const e = encodeData(x, depth + 1);
+      if (e === UNENCODABLE) return UNENCODABLE;
+      out[k] = e;
+    }
+    return isOrdered(v) ? { o: out } : { d: out };
+  }
+  return UNENCODABLE;
+}
+
+function decodeData(v: unknown): unknown {
+  if (v === null || typeof v !== 'object') return v;
+  const e = v as { l?: unknown[]; o?: Record<string, unknown>; d?: Record<string, unknown>; i?: string; f?: string };
+  if (e.l) return e.l.map(decodeData);
+  if (e.i !== undefined) return BigInt(e.i);
+  if (e.f !== undefined) return Number(e.f);
+  const map = (e.o ?? e.d)!;
+  const out: Record<string, unknown> = {};
+  for (const [k, x] of Object.entries(map)) out[k] = decodeData(x);
+  return e.o ? markOrdered(out) : out;
+}
 
 function parseSaltYaml(text: string): unknown {
   const doc = parseDocument(text, { version: '1.1', schema: 'failsafe', uniqueKeys: false, prettyErrors: false, keepSourceTokens: false });

@@ -20,6 +20,7 @@ import { BRINE_MODE, installNunjucksCompat } from './nunjucks-compat';
 import { Namespace, TemplateRuntimeError, pyText, splitKeywords } from './python-values';
 import { jinjaSyntaxError } from './syntax-errors';
 import { SaltTagsExtension } from './tags';
+import { installTemplateCache } from './template-cache';
 import { Undefined, UndefinedError, missingMember } from './undefined';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
@@ -212,6 +213,7 @@ function environmentFor(roots: readonly string[]): EnvEntry {
   let entry = environments.get(key);
   if (entry) return entry;
   installNunjucksCompat();
+  installTemplateCache((env) => env?.opts?.throwOnUndefined === BRINE_MODE);
   const loader = new RootsLoader(roots);
   // dev: keep the error a template raised (nunjucks otherwise replaces it with a bare Error).
   const env = new nj.Environment([loader], { autoescape: false, throwOnUndefined: true, dev: true });
