@@ -27,6 +27,7 @@ import { ScheduleModule } from './schedule/schedule.module';
 import { ServiceModule } from './service/service.module';
 import { DebianServiceModule } from './service/debian-service.module';
 import { OpenrcServiceModule } from './service/openrc-service.module';
+import { RhServiceModule } from './service/rh-service.module';
 import { ServiceStates } from './service/service.state';
 import { ConfigModule } from './config/config.module';
 import { UserModule } from './accounts/user.module';
@@ -61,6 +62,7 @@ export {
   ServiceModule,
   DebianServiceModule,
   OpenrcServiceModule,
+  RhServiceModule,
   ServiceStates,
   ConfigModule,
   UserModule,
@@ -104,6 +106,7 @@ export const BUILTIN_PLUGINS: readonly unknown[] = [
   ServiceModule,
   DebianServiceModule,
   OpenrcServiceModule,
+  RhServiceModule,
   ConfigModule,
   UserModule,
   GroupModule,

@@ -107,9 +107,11 @@ export function manageFile(ret: StateReturn, name: string, data: Buffer | undefi
   } catch (err) {
     return fail(ret, `Failed to commit change: ${(err as Error).message}`);
   }
-  changes.diff = 'New file';
+  // Neither source nor contents: Salt touches an empty file and says so.
+  if (data === undefined) changes.new = `file ${name} created`;
+  else changes.diff = 'New file';
   if (o.mode !== undefined || o.reportNewMode) changes.mode = `0${mode.toString(8).padStart(3, '0')}`;
   checkPerms(name, ret, { user: o.user, group: o.group }, false);
-  if (ret.result !== false) ret.comment = `File ${name} updated`;
+  if (ret.result !== false) ret.comment = data === undefined ? 'Empty file' : `File ${name} updated`;
   return ret;
 }

@@ -123,7 +123,7 @@ export function templateContext(args: Partial<ManagedArgs> & { name: string }, s
 const given = (v: unknown): boolean => v !== undefined && v !== null;
 
 /** Salt 3007's `file` state module. The text-editing states come from {@link FileEditStates}. */
-@StateModule('file')
+@StateModule('file', { doc: 'Operations on regular files, special files, directories, and symlinks' })
 export class FileStates extends FileEditStates {
   constructor(
     @inject(IGrains) private readonly grains: IGrains,

@@ -112,6 +112,12 @@ describe('file.managed', () => {
       comment: `Specified sha256 checksum for ${d}/r3.txt (${bad}) does not match actual checksum (${sha('remote\n')})`,
     });
     expect(existsSync(`${d}/r3.txt`)).toBe(false);
+    // A failed change leaves an existing target exactly as it was.
+    writeFileSync(`${d}/r3.txt`, 'kept\n');
+    const kept = await single('file.managed', `${d}/r3.txt`, { source: `${http}/remote.txt`, source_hash: bad });
+    expect(kept.comment).toMatch(/^Specified sha256 checksum for http:.* does not match actual checksum .*'source_hash_name'\.$/);
+    expect(readFileSync(`${d}/r3.txt`, 'utf8')).toBe('kept\n');
+    expect(readdirSync(d).filter((f) => f.startsWith('.'))).toEqual([]);
     writeFileSync(`${d}/local.txt`, 'local\n');
     const skip = await single('file.managed', `${d}/r4.txt`, { source: `${http}/remote.txt`, skip_verify: true });
     expect(skip.result).toBe(true);
@@ -141,6 +147,7 @@ describe('file.managed', () => {
       result: true,
       comment: `File ${d}/new.txt is not present and is not set for creation`,
     });
+    expect(await single('file.managed', `${d}/empty.txt`)).toMatchObject({ comment: 'Empty file', changes: { new: `file ${d}/empty.txt created` } });
     const hidden = await single('file.managed', `${d}/p.txt`, { contents: 'changed', show_changes: false });
     expect(hidden.changes).toEqual({ diff: '<show_changes=False>' });
   });
@@ -404,6 +411,8 @@ describe('test=True', () => {
     const listed = new Set(calls.map(([f]) => f));
     const fns = h.plugins.registry.functionNames('state').filter((f) => f.startsWith('file.'));
     expect(fns).toHaveLength(18);
+    const doc = (await h.call('sys.state_doc', ['file.recurse'])).return as Record<string, string>;
+    expect(doc['file.recurse']).toContain('salt:// directory');
     expect(fns.filter((f) => !listed.has(f))).toEqual([]);
   });
 });
