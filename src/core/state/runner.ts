@@ -210,7 +210,8 @@ export class StateRunner {
     return chunks.filter((c) => (fnmatch(val, String(c.name)) || fnmatch(val, c.__id__)) && (key === 'id' || c.state === key));
   }
 
-  private async callChunk(low: LowChunk, running: Record<string, StateResult>, chunks: LowChunk[]): Promise<Record<string, StateResult>> {
+  /** call_chunk: one chunk after its requisites (run first from `chunks` when not in `running`); `running` with its results added. */
+  async callChunk(low: LowChunk, running: Record<string, StateResult>, chunks: LowChunk[]): Promise<Record<string, StateResult>> {
     const tag = stateTag(low);
     if (!low.prerequired) this.active.add(tag);
     const requisites = [...REQ_TYPES];

@@ -221,7 +221,9 @@ describe('three minions applying one state tree', () => {
     expect(res.stdout).toContain("\nExecuting run on ['vec1']\n\n");
     for (const id of MINIONS) {
       // Salt's batch display: {retcode, jid, id: return} through the highstate outputter.
-      expect(res.stdout).toMatch(new RegExp(`retcode:\\n    0\\njid:\\n    \\d{20}\\n${id}:\\n----------\\n          ID: ${vec}/work/fleet-${id}\\.conf\\n`));
+      expect(res.stdout).toMatch(
+        new RegExp(`retcode:\\n    0\\njid:\\n    \\d{20}\\n${id}:\\n----------\\n          ID: ${vec}/work/fleet-${id}\\.conf\\n`),
+      );
       expect(res.stdout).toContain(`\nSummary for ${id}\n------------\nSucceeded: 2\nFailed:    0\n`);
     }
   }, 120_000);
@@ -241,7 +243,11 @@ describe('three minions applying one state tree', () => {
       new RegExp(`^    The function "state\\.single" is running as PID \\d+ and was started at .+ with jid ${daemonJid}$`, 'm'),
     );
     // queue=True: this salt-call (recorded in the proc dir itself) waits for the daemon's job.
-    const queued = cluster.run('salt-call', ['state.single', 'test.succeed_without_changes', 'after', 'queue=True', '--no-color'], cluster.minionDir('vec1'));
+    const queued = cluster.run(
+      'salt-call',
+      ['state.single', 'test.succeed_without_changes', 'after', 'queue=True', '--no-color'],
+      cluster.minionDir('vec1'),
+    );
     await procJob('vec1', 'state.single', [daemonJid]);
     await writeFile(gate, 'go\n');
     const done = await queued;
