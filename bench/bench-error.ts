@@ -10,7 +10,8 @@ export type BenchErrorCode =
   | 'BENCH_PROCFS'
   | 'BENCH_REAL'
   | 'BENCH_SALT_KEY'
-  | 'PG_SANDBOX';
+  | 'PG_SANDBOX'
+  | 'BENCH_FLEET';
 
 /** A benchmark that cannot run: a bad flag, a missing key or baseline, a child or /proc failure. */
 export class BenchError extends BrineError<BenchErrorCode> {}

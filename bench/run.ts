@@ -26,6 +26,7 @@ import { runMicroBench, type MicroResult } from './micro';
 import { runJobCacheBench, type BenchRow } from './job-cache-bench';
 import { renderBenchLine, runRenderBench } from './render-bench';
 import { runStateBench, stateBenchLines } from './state-bench';
+import { FLEET_MINIONS, fleetStateLines, runFleetStateBench, type FleetStateResult } from './fleet-state-bench';
 import { fmtInt, fmtMs, summarize, table } from './report';
 import { runApiBench, type ApiBenchResult } from './api-bench';
 import { runRealMinions, type RealMinionsResult } from './real-minions';
@@ -37,6 +38,8 @@ interface Options {
   render: boolean;
   /** salt-call --local state.apply of the corpus's larger cases, whole-process CPU (brine vs Salt 3007). */
   state: boolean;
+  /** 20 minions applying 50 file states each through a master, wall time (brine vs Salt 3007). */
+  fleetState: boolean;
   /** Returns per second written to the job cache (SQLite and PostgreSQL). */
   jobCache: boolean;
   /** The minions' auth_timeout in seconds; undefined keeps Salt's default from the config loader. */
@@ -53,7 +56,7 @@ interface Options {
 
 const USAGE =
   'usage: npm run bench -- [--minions 100,1000] [--jobs 5] [--auth-timeout SECONDS] [--rotate] [--soak SECONDS] [--real N] ' +
-  '[--skip-micro] [--skip-render] [--skip-state] [--skip-job-cache] [--skip-api]';
+  '[--skip-micro] [--skip-render] [--skip-state] [--skip-fleet-state] [--skip-job-cache] [--skip-api]';
 
 function badFlag(message: string): BrineError {
   return new BenchError('BAD_BENCH_FLAG', message, { hint: USAGE });
@@ -66,6 +69,7 @@ export function parseArgs(argv: string[]): Options {
     micro: true,
     render: true,
     state: true,
+    fleetState: true,
     jobCache: true,
     api: true,
     rotate: false,
@@ -128,6 +132,9 @@ export function parseArgs(argv: string[]): Options {
         break;
       case '--skip-state':
         options.state = false;
+        break;
+      case '--skip-fleet-state':
+        options.fleetState = false;
         break;
       case '--skip-micro':
         options.micro = false;
@@ -392,6 +399,13 @@ async function main(): Promise<void> {
     process.stdout.write(`\n${stateBenchLines(state).join('\n')}\n`);
   }
 
+  let fleetState: FleetStateResult | undefined;
+  if (options.fleetState) {
+    progress(`fleet state: ${FLEET_MINIONS} minions applying 50 file states each through a master, wall time (brine vs Salt 3007)`);
+    fleetState = await runFleetStateBench();
+    process.stdout.write(`\n${fleetStateLines(fleetState).join('\n')}\n`);
+  }
+
   let jobCache: BenchRow[] = [];
   if (options.jobCache) {
     progress('job cache: returns per second written (SQLite, PostgreSQL)');
@@ -464,6 +478,7 @@ async function main(): Promise<void> {
     micro,
     render,
     state,
+    fleetState,
     jobCache,
     api,
     real,

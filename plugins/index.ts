@@ -27,6 +27,7 @@ import { ScheduleModule } from './schedule/schedule.module';
 import { ServiceModule } from './service/service.module';
 import { DebianServiceModule } from './service/debian-service.module';
 import { OpenrcServiceModule } from './service/openrc-service.module';
+import { RhServiceModule } from './service/rh-service.module';
 import { ServiceStates } from './service/service.state';
 import { ConfigModule } from './config/config.module';
 import { UserModule } from './accounts/user.module';
@@ -42,7 +43,7 @@ import { CacheRunner } from './cache/cache.runner';
 import { StateRunner } from './state/state.runner';
 import { PillarRunner } from './pillar/pillar.runner';
 import { PillarRootsWheel } from './pillar_roots/pillar-roots.wheel';
-import { LocalCacheReturner, PgjsonbReturner, SyslogReturner } from './returners';
+import { LocalCacheReturner, PgjsonbReturner, PostgresReturner, SyslogReturner } from './returners';
 
 export {
   CmdModule,
@@ -61,6 +62,7 @@ export {
   ServiceModule,
   DebianServiceModule,
   OpenrcServiceModule,
+  RhServiceModule,
   ServiceStates,
   ConfigModule,
   UserModule,
@@ -83,6 +85,7 @@ export {
   LocalCacheReturner,
   SyslogReturner,
   PgjsonbReturner,
+  PostgresReturner,
 };
 
 /** Every built-in plugin class (execution and state modules, grains providers), in load order. */
@@ -103,6 +106,7 @@ export const BUILTIN_PLUGINS: readonly unknown[] = [
   ServiceModule,
   DebianServiceModule,
   OpenrcServiceModule,
+  RhServiceModule,
   ConfigModule,
   UserModule,
   GroupModule,
@@ -125,10 +129,11 @@ export const BUILTIN_PLUGINS: readonly unknown[] = [
   LocalCacheReturner,
   SyslogReturner,
   PgjsonbReturner,
+  PostgresReturner,
 ];
 
 /** The built-in runners and wheel modules the master functions load (salt-run, salt-api). */
 export const BUILTIN_MASTER_PLUGINS: readonly unknown[] = [ManageRunner, CacheRunner, StateRunner, PillarRunner, PillarRootsWheel];
 
 /** The built-in returners, which the master also loads for `event_return`. */
-export const BUILTIN_RETURNERS: readonly unknown[] = [LocalCacheReturner, SyslogReturner, PgjsonbReturner];
+export const BUILTIN_RETURNERS: readonly unknown[] = [LocalCacheReturner, SyslogReturner, PgjsonbReturner, PostgresReturner];

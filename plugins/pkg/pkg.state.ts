@@ -11,11 +11,11 @@ import {
   type StateReturn,
 } from 'brine/plugin';
 import { PkgInventory } from './pkg-inventory';
+import { PkgHolds, type HeldArgs, type HoldAnswer, type UnheldArgs } from './pkg-holds';
 import { desiredPkg, repackPkgs, type Desired } from './pkg-targets';
 import { PKG_FAMILIES } from './pkg-backends';
 
 type Changes = Record<string, unknown>;
-type HoldAnswer = Record<string, { name: string; changes: Record<string, unknown>; result: boolean; comment: string }>;
 
 const TARGET_ARGS = {
   name: arg.string(),
@@ -23,6 +23,19 @@ const TARGET_ARGS = {
   pkgs: arg.list({ optional: true }),
   normalize: arg.boolean({ default: true }),
   ignore_epoch: arg.any({ optional: true }),
+};
+
+const INSTALLED_ARGS = {
+  ...TARGET_ARGS,
+  refresh: arg.any({ optional: true }),
+  fromrepo: arg.string({ optional: true }),
+  skip_verify: arg.boolean({ default: false }),
+  skip_suggestions: arg.boolean({ default: false }),
+  sources: arg.list({ optional: true }),
+  allow_updates: arg.boolean({ default: false }),
+  pkg_verify: arg.any({ optional: true }),
+  reinstall: arg.boolean({ default: false }),
+  update_holds: arg.boolean({ default: false }),
 };
 
 interface Targets {
@@ -61,9 +74,11 @@ const errText = (err: unknown): string => (err instanceof Error ? err.message : 
 })
 export class PkgStates {
   private readonly inv: PkgInventory;
+  private readonly holds: PkgHolds;
 
   constructor(@inject(ISalt) private readonly salt: ISalt) {
     this.inv = new PkgInventory(salt);
+    this.holds = new PkgHolds(salt);
   }
 
   @State({
@@ -73,18 +88,7 @@ export class PkgStates {
       "('>=1.2, <2'), 'latest'; refresh: update the package database first; reinstall; hold: True/False to hold or " +
       'release the packages; skip_suggestions; fromrepo; skip_verify; allow_updates; ignore_epoch.',
     examples: ['vim:\n  pkg.installed', 'tools:\n  pkg.installed:\n    - pkgs:\n      - curl\n      - jq: 1.6-2.1'],
-    args: {
-      ...TARGET_ARGS,
-      refresh: arg.any({ optional: true }),
-      fromrepo: arg.string({ optional: true }),
-      skip_verify: arg.boolean({ default: false }),
-      skip_suggestions: arg.boolean({ default: false }),
-      sources: arg.list({ optional: true }),
-      allow_updates: arg.boolean({ default: false }),
-      pkg_verify: arg.any({ optional: true }),
-      reinstall: arg.boolean({ default: false }),
-      update_holds: arg.boolean({ default: false }),
-    },
+    args: INSTALLED_ARGS,
     kwargs: true,
   })
   async installed(a: InstalledArgs, ctx: StateContext): Promise<StateReturn> {
@@ -122,7 +126,7 @@ export class PkgStates {
     });
     if ('result' in found) {
       if (holdWanted === undefined || !this.salt.has('pkg.hold')) return found;
-      return this.holdAfter(found, holdWanted, name, pkgs, a.sources);
+      return this.holds.afterInstall(found, holdWanted, name, pkgs, a.sources);
     }
     const { desired, targets, toUnpurge, toReinstall, warnings } = found;
     if (found.wasRefreshed) refresh = false;
@@ -272,29 +276,6 @@ export class PkgStates {
     return withWarnings({ name, changes, result, comment: comment.join('\n') });
   }
 
-  /** installed's hold=True/False when nothing needed installing: Salt appends each hold's comment. */
-  private async holdAfter(found: StateReturn, hold: boolean, name: string, pkgs?: unknown[], sources?: unknown[]): Promise<StateReturn> {
-    let answer: HoldAnswer;
-    try {
-      answer = (await this.salt.call(hold ? 'pkg.hold' : 'pkg.unhold', [], { name, pkgs, sources })) as HoldAnswer;
-    } catch (err) {
-      return { name, changes: {}, result: false, comment: errText(err) };
-    }
-    const ret = { ...found, changes: { ...found.changes } };
-    const all = Object.values(answer);
-    const ordered = [
-      ...all.filter((h) => Object.keys(h.changes).length > 0),
-      ...all.filter((h) => Object.keys(h.changes).length === 0 && h.result),
-      ...all.filter((h) => !h.result),
-    ];
-    for (const h of ordered) {
-      ret.comment = `${String(ret.comment)}.\n${h.comment}`;
-      ret.result = h.result;
-      if (Object.keys(h.changes).length > 0) ret.changes[h.name] = h.changes;
-    }
-    return ret;
-  }
-
   @State({
     summary: 'Ensure that the named packages are installed at the latest version available',
     description: 'pkgs: several packages; refresh: update the package database first; fromrepo; skip_verify.',
@@ -382,12 +363,15 @@ export class PkgStates {
       if (!(err instanceof CommandExecutionError)) throw err;
       return fail(`An error was encountered while installing package(s): ${err.message}`);
     }
-    const upToDateNote = (sep: string): string =>
+    // Salt's two wordings differ in spacing: kept as they are.
+    const upToDateNote = (failed: boolean): string =>
       upToDate.length === 0
         ? ''
         : upToDate.length <= 10
-          ? `${sep}The following packages were already up-to-date: ${upToDate.join(', ')}`
-          : `${sep}${upToDate.length} packages were already up-to-date${sep ? '' : ' '}`;
+          ? `${failed ? ' ' : ''}The following packages were already up-to-date: ${upToDate.join(', ')}`
+          : failed
+            ? `${upToDate.length} packages were already up-to-date`
+            : `${upToDate.length} packages were already up-to-date `;
     if (Object.keys(changes).length > 0) {
       const failed = tnames.filter((x) => {
         const c = changes[x];
@@ -397,7 +381,7 @@ export class PkgStates {
       const comments: string[] = [];
       if (failed.length > 0) comments.push(`The following packages failed to update: ${failed.join(', ')}`);
       if (ok.length > 0) comments.push(`The following packages were successfully installed/upgraded: ${ok.join(', ')}`);
-      if (upToDate.length > 0) comments.push(upToDateNote('').trimStart());
+      if (upToDate.length > 0) comments.push(upToDateNote(false));
       return { name, changes, result: failed.length === 0, comment: comments.join(' ') };
     }
     const comment =
@@ -406,7 +390,21 @@ export class PkgStates {
         : tnames.length > 1
           ? `The following targeted packages failed to update. See debug log for details: (${tnames.join(', ')}).`
           : `Package ${tnames[0]} failed to update.`;
-    return { name, changes, result: false, comment: comment + upToDateNote(' ') };
+    return { name, changes, result: false, comment: comment + upToDateNote(true) };
+  }
+
+  @State({
+    modWatch: true,
+    summary: 'What a watch requisite runs: the state function again (installed, latest, removed, purged)',
+    args: { ...INSTALLED_ARGS, watch_flags: arg.boolean({ default: true }), sfun: arg.string({ optional: true }) },
+    kwargs: true,
+  })
+  mod_watch(a: InstalledArgs & { sfun?: string }, ctx: StateContext): Promise<StateReturn> | StateReturn {
+    if (a.sfun === 'installed') return this.installed(a, ctx);
+    if (a.sfun === 'latest') return this.latest(a, ctx);
+    if (a.sfun === 'removed') return this.removed(a, ctx);
+    if (a.sfun === 'purged') return this.purged(a, ctx);
+    return { name: a.name, changes: {}, comment: `pkg.${a.sfun ?? 'None'} does not work with the watch requisite`, result: false };
   }
 
   /** Salt's `_uninstall`, shared by removed and purged. */
@@ -491,26 +489,6 @@ export class PkgStates {
     return this.uninstallState('purge', a, ctx);
   }
 
-  /** The held packages as Salt's held/unheld read them: pkg.list_locks, pkg.list_holds or dpkg selections. */
-  private async locks(): Promise<{ locks: Record<string, { version?: string; type?: string }>; versioned: boolean } | null> {
-    const locks: Record<string, { version?: string; type?: string }> = {};
-    if (this.salt.has('pkg.list_locks')) return { locks: (await this.salt.call('pkg.list_locks')) as typeof locks, versioned: true };
-    if (this.salt.has('pkg.list_holds')) {
-      for (const lock of (await this.salt.call('pkg.list_holds', [], { full: true })) as string[]) {
-        const m = /^(.+)-(\d+):(.*)\.\*/.exec(lock);
-        if (m) locks[m[1]] = { version: `${m[2] === '0' ? '' : `${m[2]}:`}${m[3]}` };
-        else locks[lock] = {};
-      }
-      return { locks, versioned: false };
-    }
-    if (this.salt.has('pkg.get_selections')) {
-      const sel = (await this.salt.call('pkg.get_selections', [], { state: 'hold' })) as Record<string, string[]>;
-      for (const p of sel.hold ?? []) locks[p] = {};
-      return { locks, versioned: false };
-    }
-    return null;
-  }
-
   @State({
     summary: 'Ensure that the packages are held at their version',
     description: 'pkgs: several packages; replace: release every other held package.',
@@ -523,65 +501,8 @@ export class PkgStates {
     },
     kwargs: true,
   })
-  async held(a: { name: string; version?: unknown; pkgs?: unknown[]; replace: boolean }, ctx: StateContext): Promise<StateReturn> {
-    const { name } = a;
-    if (Array.isArray(a.pkgs) && a.pkgs.length === 0 && !a.replace)
-      return { name, changes: {}, result: true, comment: 'No packages to be held provided' };
-    const version = versionText(a.version);
-    const pkgs: unknown[] = a.pkgs ?? (version ? [{ [name]: version }] : [name]);
-    const known = await this.locks();
-    if (!known)
-      return {
-        name,
-        changes: {},
-        result: false,
-        comment: 'No any function to get the list of held packages available.\nCheck if the package manager supports package locking.',
-      };
-    if (!this.salt.has('pkg.hold'))
-      return { name, changes: {}, result: false, comment: '`hold` function is not implemented for the package manager.' };
-    const { locks, versioned } = known;
-    const ret: StateReturn = { name, changes: {}, result: true, comment: '' };
-    const comments: string[] = [];
-    const heldPkgs = new Set<string>();
-    for (const pkg of pkgs) {
-      const [pkgName, pkgVer] =
-        typeof pkg === 'object' && pkg !== null ? [Object.keys(pkg)[0], versionText(Object.values(pkg)[0])] : [pyStr(pkg), null];
-      const lockVer = locks[pkgName]?.version?.replace(/^[= ]+/, '') ?? null;
-      heldPkgs.add(pkgName);
-      if (pkgName in locks && !(versioned && lockVer !== pkgVer)) continue;
-      const ver = pkgVer ? ` (version = ${pkgVer})` : '';
-      if (ctx.test) {
-        comments.push(
-          pkgName in locks
-            ? `The following package's hold rule would be updated: ${pkgName}${ver}`
-            : `The following package would be held: ${pkgName}${ver}`,
-        );
-        continue;
-      }
-      const unhold = pkgName in locks ? ((await this.salt.call('pkg.unhold', [], { name, pkgs: [pkgName] })) as HoldAnswer) : null;
-      const hold = (await this.salt.call('pkg.hold', [], { name, pkgs: [pkg] })) as HoldAnswer;
-      const holdOk = hold[pkgName]?.result ?? false;
-      if (!holdOk) ret.result = false;
-      if (unhold?.[pkgName]?.result && holdOk) comments.push(`Package ${pkgName} was updated with hold rule`);
-      else if (holdOk) comments.push(`Package ${pkgName} is now being held`);
-      else comments.push(`Package ${pkgName} was not held`);
-      Object.assign(ret.changes, hold);
-    }
-    if (a.replace) {
-      for (const [pkgName, lock] of Object.entries(locks)) {
-        if ((lock.type ?? 'package') !== 'package' || heldPkgs.has(pkgName)) continue;
-        if (ctx.test) comments.push(`The following package would be unheld: ${pkgName}`);
-        else {
-          const unhold = (await this.salt.call('pkg.unhold', [], { name, pkgs: [pkgName] })) as HoldAnswer;
-          if (!unhold[pkgName]?.result) ret.result = false;
-          if (unhold[pkgName]?.comment) comments.push(unhold[pkgName].comment);
-          Object.assign(ret.changes, unhold);
-        }
-      }
-    }
-    ret.comment = comments.join('\n');
-    if (Object.keys(ret.changes).length === 0 && !ret.comment) ret.comment = 'No changes made';
-    return ret;
+  held(a: HeldArgs, ctx: StateContext): Promise<StateReturn> {
+    return this.holds.held(a, ctx.test);
   }
 
   @State({
@@ -596,41 +517,7 @@ export class PkgStates {
     },
     kwargs: true,
   })
-  async unheld(a: { name: string; version?: unknown; pkgs?: unknown[]; all: boolean }, ctx: StateContext): Promise<StateReturn> {
-    const { name } = a;
-    if (Array.isArray(a.pkgs) && a.pkgs.length === 0 && !a.all)
-      return { name, changes: {}, result: true, comment: 'No packages to be unheld provided' };
-    const pkgs: unknown[] = a.pkgs ?? [{ [name]: versionText(a.version) }];
-    const known = await this.locks();
-    if (!known)
-      return {
-        name,
-        changes: {},
-        result: false,
-        comment: 'No any function to get the list of held packages available.\nCheck if the package manager supports package locking.',
-      };
-    const { locks, versioned } = known;
-    const wanted: Record<string, string | null> = {};
-    for (const pkg of pkgs) {
-      if (typeof pkg === 'object' && pkg !== null) wanted[Object.keys(pkg)[0]] = versionText(Object.values(pkg)[0]);
-      else wanted[pyStr(pkg)] = null;
-    }
-    const ret: StateReturn = { name, changes: {}, result: true, comment: '' };
-    const comments: string[] = [];
-    for (const [pkgName, lock] of Object.entries(locks)) {
-      if ((lock.type ?? 'package') !== 'package') continue;
-      const lockVer = versioned && lock.version ? lock.version.replace(/^[= ]+/, '') : null;
-      if (!(a.all || (pkgName in wanted && (!lockVer || lockVer === wanted[pkgName])))) continue;
-      if (ctx.test) comments.push(`The following package would be unheld: ${pkgName}${wanted[pkgName] ? ` (version = ${lockVer})` : ''}`);
-      else {
-        const unhold = (await this.salt.call('pkg.unhold', [], { name, pkgs: [pkgName] })) as HoldAnswer;
-        if (!unhold[pkgName]?.result) ret.result = false;
-        if (unhold[pkgName]?.comment) comments.push(unhold[pkgName].comment);
-        Object.assign(ret.changes, unhold);
-      }
-    }
-    ret.comment = comments.join('\n');
-    if (Object.keys(ret.changes).length === 0 && !ret.comment) ret.comment = 'No changes made';
-    return ret;
+  unheld(a: UnheldArgs, ctx: StateContext): Promise<StateReturn> {
+    return this.holds.unheld(a, ctx.test);
   }
 }

@@ -1,15 +1,45 @@
 /**
  * Which `service` module a host gets, chosen from its grains as Salt's `__virtual__` functions
- * choose (systemd_service, gentoo_service, debian_service). One place, so that each
+ * choose (systemd_service, gentoo_service, debian_service, rh_service). One place, so that each
  * backend, the `service` states and `sys.missing_modules` give the same answer.
  */
-export type ServiceBackend = 'systemd' | 'openrc' | 'debian';
+export type ServiceBackend = 'systemd' | 'openrc' | 'debian' | 'rh';
+
+/** Salt's rh_service platforms (those still on Red Hat's /sbin/service before systemd). */
+const RH_OSES = new Set([
+  'XenServer',
+  'XCP-ng',
+  'RedHat',
+  'CentOS',
+  'ScientificLinux',
+  'CloudLinux',
+  'Amazon',
+  'Fedora',
+  'ALT',
+  'OEL',
+  'SUSE  Enterprise Server',
+  'SUSE',
+  'McAfee  OS Server',
+  'VirtuozzoLinux',
+]);
+
+/** rh_service's version rules: the releases that boot with systemd are not its. */
+function rhFits(os: string, grains: Record<string, unknown>): boolean {
+  const info = grains.osrelease_info;
+  const major = Number(Array.isArray(info) ? info[0] : 0) || 0;
+  if (os === 'SUSE') return String(grains.osrelease ?? '').startsWith('11');
+  if (os === 'XenServer' || os === 'XCP-ng') return major < 7;
+  if (os === 'Fedora') return major < 15;
+  if (['RedHat', 'CentOS', 'ScientificLinux', 'OEL', 'CloudLinux'].includes(os)) return major < 7;
+  return true;
+}
 
 /**
  * The backend for these grains, or null. systemd wherever it booted the host (the `init` grain,
  * Salt's `salt.utils.systemd.booted`); otherwise OpenRC on Gentoo and Alpine, Debian's sysvinit
- * (update-rc.d) on Debian, Raspbian, Devuan and NILinuxRT. Salt's rh_service (chkconfig, the Red
- * Hat family before systemd) and upstart_service have no counterpart: those hosts get none.
+ * (update-rc.d) on Debian, Raspbian, Devuan and NILinuxRT, Red Hat's sysvinit (chkconfig) on the
+ * Red Hat family before systemd. Salt's upstart_service has no counterpart: Ubuntu without
+ * systemd gets none.
  */
 export function serviceBackend(grains: Record<string, unknown>): ServiceBackend | null {
   const booted = grains.init === 'systemd';
@@ -18,6 +48,7 @@ export function serviceBackend(grains: Record<string, unknown>): ServiceBackend 
   if (os === 'Alpine' || (os === 'Gentoo' && !booted)) return 'openrc';
   if (booted) return null;
   if (['Debian', 'Raspbian', 'Devuan', 'NILinuxRT'].includes(os)) return 'debian';
+  if (RH_OSES.has(os) && rhFits(os, grains)) return 'rh';
   return null;
 }
 
@@ -29,7 +60,7 @@ export function backendVerdict(backend: ServiceBackend): (grains: Record<string,
     if (chosen !== null) return `this host's service backend is ${chosen}, not ${backend}`;
     return (
       `no service backend for this host (init ${String(grains.init ?? 'unknown')}, os ${String(grains.os ?? 'unknown')}): ` +
-      'brine drives systemd, OpenRC (Gentoo, Alpine) and sysvinit (Debian, Devuan, Raspbian)'
+      'brine drives systemd, OpenRC (Gentoo, Alpine) and sysvinit (Debian family; Red Hat family before systemd)'
     );
   };
 }

@@ -2,7 +2,7 @@ import { existsSync, readdirSync, readFileSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
 import { CommandExecutionError, Fn, IConfig, IShell, ISalt, Module, arg, inject } from 'brine/plugin';
 import { backendVerdict } from './backend';
-import { InitScripts, serviceRoot } from './init-scripts';
+import { InitScriptService, InitScripts, serviceRoot } from './init-scripts';
 
 const NAME = { name: arg.string({ nonEmpty: true }) };
 
@@ -22,15 +22,17 @@ function defaultStart(script: string): string[] {
  * under the minion option `service_root` (default `/`).
  */
 @Module('service', { doc: 'Service support for Debian systems (uses update-rc.d and /sbin/service)', available: backendVerdict('debian') })
-export class DebianServiceModule {
-  private readonly scripts: InitScripts;
-
+export class DebianServiceModule extends InitScriptService {
   constructor(
     @inject(IShell) private readonly shell: IShell,
     @inject(IConfig) config: IConfig,
-    @inject(ISalt) private readonly salt: ISalt,
+    @inject(ISalt) salt: ISalt,
   ) {
-    this.scripts = new InitScripts(shell, serviceRoot(config));
+    super(new InitScripts(shell, serviceRoot(config)), salt);
+  }
+
+  protected serviceNames(): Promise<string[]> {
+    return this.get_all();
   }
 
   /** Salt's _get_runlevel: `runlevel`, or 2 (Debian's default) where there is none (containers). */
@@ -69,40 +71,9 @@ export class DebianServiceModule {
     return true;
   }
 
-  @Fn({ summary: 'Start the specified service', examples: ["salt '*' service.start <service name>"], args: NAME })
-  start({ name }: { name: string }): Promise<boolean> {
-    return this.scripts.ok(name, 'start');
-  }
-
-  @Fn({ summary: 'Stop the specified service', examples: ["salt '*' service.stop <service name>"], args: NAME })
-  stop({ name }: { name: string }): Promise<boolean> {
-    return this.scripts.ok(name, 'stop');
-  }
-
-  @Fn({ summary: 'Restart the named service', examples: ["salt '*' service.restart <service name>"], args: NAME })
-  restart({ name }: { name: string }): Promise<boolean> {
-    return this.scripts.ok(name, 'restart');
-  }
-
-  @Fn({ summary: 'Reload the named service', examples: ["salt '*' service.reload <service name>"], args: NAME })
-  reload({ name }: { name: string }): Promise<boolean> {
-    return this.scripts.ok(name, 'reload');
-  }
-
   @Fn({ summary: 'Force-reload the named service', examples: ["salt '*' service.force_reload <service name>"], args: NAME })
   force_reload({ name }: { name: string }): Promise<boolean> {
     return this.scripts.ok(name, 'force-reload');
-  }
-
-  @Fn({
-    summary: "Whether the service is running (its init script's status exits 0); a glob gives {service: bool}",
-    description: 'sig: look for a process whose command line matches instead (status.pid).',
-    examples: ["salt '*' service.status <service name> [service signature]"],
-    args: { name: arg.string({ nonEmpty: true }), sig: arg.string({ optional: true }) },
-  })
-  async status({ name, sig }: { name: string; sig?: string }): Promise<boolean | Record<string, boolean>> {
-    if (sig) return Boolean(await this.salt.call('status.pid', [sig]));
-    return this.scripts.status(name, () => this.get_all());
   }
 
   @Fn({
@@ -163,17 +134,6 @@ export class DebianServiceModule {
   @Fn({ summary: 'Every init script, and every service enabled at boot, sorted', examples: ["salt '*' service.get_all"] })
   async get_all(): Promise<string[]> {
     return [...new Set([...this.scripts.names(), ...(await this.get_enabled())])].sort();
-  }
-
-  @Fn({
-    summary: 'The services running now (those whose status exits 0), sorted',
-    description: "Salt's debian_service has no get_running; brine asks each init script's status.",
-    examples: ["salt '*' service.get_running"],
-  })
-  async get_running(): Promise<string[]> {
-    const ret: string[] = [];
-    for (const s of await this.get_all()) if (await this.scripts.ok(s, 'status')) ret.push(s);
-    return ret;
   }
 
   @Fn({ summary: 'Whether the service is available (it has an init script)', examples: ["salt '*' service.available sshd"], args: NAME })

@@ -1,6 +1,6 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { fnmatch, type IConfig, type IShell, type ShellResult } from 'brine/plugin';
+import { Fn, arg, fnmatch, type IConfig, type ISalt, type IShell, type ShellResult } from 'brine/plugin';
 
 /**
  * The minion option naming the root under which the sysvinit and OpenRC backends find init
@@ -67,5 +67,64 @@ export class InitScripts {
     const results: Record<string, boolean> = {};
     for (const s of services) results[s] = await this.ok(s, 'status');
     return glob ? results : results[name];
+  }
+}
+
+const NAME = { name: arg.string({ nonEmpty: true }) };
+
+/**
+ * What the sysvinit and OpenRC backends share (Salt's debian_service, rh_service and
+ * gentoo_service do the same): start, stop, restart, reload and status run the init script, and
+ * `sig` looks the process up with ps. Each backend adds how it lists services and sets the boot.
+ */
+export abstract class InitScriptService {
+  protected constructor(
+    protected readonly scripts: InitScripts,
+    protected readonly salt: ISalt,
+  ) {}
+
+  /** The services a status glob and get_running look at. */
+  protected abstract serviceNames(): Promise<string[]>;
+
+  @Fn({ summary: 'Start the specified service', examples: ["salt '*' service.start <service name>"], args: NAME })
+  start({ name }: { name: string }): Promise<boolean> {
+    return this.scripts.ok(name, 'start');
+  }
+
+  @Fn({ summary: 'Stop the specified service', examples: ["salt '*' service.stop <service name>"], args: NAME })
+  stop({ name }: { name: string }): Promise<boolean> {
+    return this.scripts.ok(name, 'stop');
+  }
+
+  @Fn({ summary: 'Restart the named service', examples: ["salt '*' service.restart <service name>"], args: NAME })
+  restart({ name }: { name: string }): Promise<boolean> {
+    return this.scripts.ok(name, 'restart');
+  }
+
+  @Fn({ summary: 'Reload the named service', examples: ["salt '*' service.reload <service name>"], args: NAME })
+  reload({ name }: { name: string }): Promise<boolean> {
+    return this.scripts.ok(name, 'reload');
+  }
+
+  @Fn({
+    summary: "Whether the service is running (its init script's status exits 0); a glob gives {service: bool}",
+    description: 'sig: look for a process whose command line matches instead (status.pid).',
+    examples: ["salt '*' service.status <service name> [service signature]"],
+    args: { name: arg.string({ nonEmpty: true }), sig: arg.string({ optional: true }) },
+  })
+  async status({ name, sig }: { name: string; sig?: string }): Promise<boolean | Record<string, boolean>> {
+    if (sig) return Boolean(await this.salt.call('status.pid', [sig]));
+    return this.scripts.status(name, () => this.serviceNames());
+  }
+
+  @Fn({
+    summary: 'The services running now (those whose status exits 0), sorted',
+    description: "Salt's sysvinit and OpenRC modules have no get_running; brine asks each init script's status.",
+    examples: ["salt '*' service.get_running"],
+  })
+  async get_running(): Promise<string[]> {
+    const ret: string[] = [];
+    for (const s of (await this.serviceNames()).sort()) if (await this.scripts.ok(s, 'status')) ret.push(s);
+    return ret;
   }
 }

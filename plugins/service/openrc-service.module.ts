@@ -1,6 +1,6 @@
 import { Fn, IConfig, IShell, ISalt, Module, arg, inject } from 'brine/plugin';
 import { backendVerdict } from './backend';
-import { InitScripts, serviceRoot } from './init-scripts';
+import { InitScriptService, InitScripts, serviceRoot } from './init-scripts';
 
 const NAME = { name: arg.string({ nonEmpty: true }) };
 /** `runlevels=default` or `runlevels=[boot,default]`: gentoo_service's runlevel selection. */
@@ -18,15 +18,17 @@ function requested(runlevels: unknown): Set<string> {
  * under the minion option `service_root` (default `/`).
  */
 @Module('service', { doc: 'Service support for OpenRC (Gentoo, Alpine): /etc/init.d scripts and rc-update', available: backendVerdict('openrc') })
-export class OpenrcServiceModule {
-  private readonly scripts: InitScripts;
-
+export class OpenrcServiceModule extends InitScriptService {
   constructor(
     @inject(IShell) private readonly shell: IShell,
     @inject(IConfig) config: IConfig,
-    @inject(ISalt) private readonly salt: ISalt,
+    @inject(ISalt) salt: ISalt,
   ) {
-    this.scripts = new InitScripts(shell, serviceRoot(config));
+    super(new InitScripts(shell, serviceRoot(config)), salt);
+  }
+
+  protected async serviceNames(): Promise<string[]> {
+    return Object.keys(await this.get_all());
   }
 
   /** `rc-update -v show`: every service with its runlevels (none: installed but disabled). */
@@ -48,40 +50,9 @@ export class OpenrcServiceModule {
     return res.retcode === 0;
   }
 
-  @Fn({ summary: 'Start the specified service', examples: ["salt '*' service.start <service name>"], args: NAME })
-  start({ name }: { name: string }): Promise<boolean> {
-    return this.scripts.ok(name, 'start');
-  }
-
-  @Fn({ summary: 'Stop the specified service', examples: ["salt '*' service.stop <service name>"], args: NAME })
-  stop({ name }: { name: string }): Promise<boolean> {
-    return this.scripts.ok(name, 'stop');
-  }
-
-  @Fn({ summary: 'Restart the named service', examples: ["salt '*' service.restart <service name>"], args: NAME })
-  restart({ name }: { name: string }): Promise<boolean> {
-    return this.scripts.ok(name, 'restart');
-  }
-
-  @Fn({ summary: 'Reload the named service', examples: ["salt '*' service.reload <service name>"], args: NAME })
-  reload({ name }: { name: string }): Promise<boolean> {
-    return this.scripts.ok(name, 'reload');
-  }
-
   @Fn({ summary: "Forget a crashed service's state (the init script's zap)", examples: ["salt '*' service.zap <service name>"], args: NAME })
   zap({ name }: { name: string }): Promise<boolean> {
     return this.scripts.ok(name, 'zap');
-  }
-
-  @Fn({
-    summary: "Whether the service is running (its init script's status exits 0); a glob gives {service: bool}",
-    description: 'sig: look for a process whose command line matches instead (status.pid).',
-    examples: ["salt '*' service.status <service name> [service signature]"],
-    args: { name: arg.string({ nonEmpty: true }), sig: arg.string({ optional: true }) },
-  })
-  async status({ name, sig }: { name: string; sig?: string }): Promise<boolean | Record<string, boolean>> {
-    if (sig) return Boolean(await this.salt.call('status.pid', [sig]));
-    return this.scripts.status(name, async () => Object.keys(await this.get_all()));
   }
 
   @Fn({
@@ -149,17 +120,6 @@ export class OpenrcServiceModule {
   async get_all(): Promise<Levels> {
     const { enabled, disabled } = await this.serviceList();
     return { ...enabled, ...Object.fromEntries(disabled.map((s) => [s, []])) };
-  }
-
-  @Fn({
-    summary: 'The services running now (those whose status exits 0), sorted',
-    description: "Salt's gentoo_service has no get_running; brine asks each init script's status.",
-    examples: ["salt '*' service.get_running"],
-  })
-  async get_running(): Promise<string[]> {
-    const ret: string[] = [];
-    for (const s of Object.keys(await this.get_all()).sort()) if (await this.scripts.ok(s, 'status')) ret.push(s);
-    return ret;
   }
 
   @Fn({ summary: 'Whether OpenRC knows the service', examples: ["salt '*' service.available sshd"], args: NAME })

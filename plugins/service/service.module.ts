@@ -1,4 +1,4 @@
-import { readlinkSync } from 'node:fs';
+import { accessSync, constants, readlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { CommandExecutionError, Fn, IConfig, IShell, Module, arg, fnmatch, inject, type ShellResult } from 'brine/plugin';
 import { backendVerdict } from './backend';
@@ -67,8 +67,28 @@ export class ServiceModule {
     return this.shell.run(['systemctl', ...args], { pythonShell: false });
   }
 
+  /**
+   * Salt's _check_for_unit_changes: a unit file changed on disk (systemctl status asks for a
+   * daemon-reload), or one in /etc/systemd/system that systemd does not know yet, makes systemd
+   * reload its units first, so that a state that rewrote a unit file acts on the new one.
+   */
+  private async checkForUnitChanges(name: string): Promise<void> {
+    const status = await this.runtime(['status', unitName(name), '-n', '0']);
+    const out = `${status.stdout}${status.stderr}`.toLowerCase();
+    let untracked = false;
+    try {
+      accessSync(join(this.defaultRoot ?? '/', 'etc/systemd/system', unitName(name)), constants.R_OK);
+      // systemd 231 and later: status exits 4 for a unit it does not know.
+      untracked = !(status.retcode >= 0 && status.retcode < 4);
+    } catch {
+      untracked = false;
+    }
+    if (untracked || out.includes("'systemctl daemon-reload'")) await this.systemctl_reload();
+  }
+
   /** start/stop/restart/reload: True, or systemctl's complaint as the error. */
   private async act(action: string, name: string, noBlock: boolean): Promise<boolean> {
+    await this.checkForUnitChanges(name);
     const res = await this.runtime([...(noBlock ? ['--no-block'] : []), action, unitName(name)]);
     if (res.retcode !== 0) throw new CommandExecutionError(res.stderr.trim());
     return true;
@@ -128,7 +148,10 @@ export class ServiceModule {
     const glob = /\*|\?|\[.+\]/.test(name);
     const services = glob ? (await this.get_all({})).filter((s) => fnmatch(name, s)) : [name];
     const ret: Record<string, boolean> = {};
-    for (const s of services) ret[s] = (await this.runtime(['is-active', unitName(s)])).retcode === 0;
+    for (const s of services) {
+      await this.checkForUnitChanges(s);
+      ret[s] = (await this.runtime(['is-active', unitName(s)])).retcode === 0;
+    }
     return glob ? ret : ret[name];
   }
 
@@ -139,6 +162,7 @@ export class ServiceModule {
     kwargs: true,
   })
   async enable({ name, no_block, root }: { name: string; no_block: boolean; root?: string }): Promise<boolean> {
+    await this.checkForUnitChanges(name);
     const res = await this.systemctl([...(no_block ? ['--no-block'] : []), 'enable', unitName(name)], root);
     if (res.retcode !== 0) throw new CommandExecutionError(res.stderr.trim());
     return true;
@@ -151,6 +175,7 @@ export class ServiceModule {
     kwargs: true,
   })
   async disable({ name, no_block, root }: { name: string; no_block: boolean; root?: string }): Promise<boolean> {
+    await this.checkForUnitChanges(name);
     const res = await this.systemctl([...(no_block ? ['--no-block'] : []), 'disable', unitName(name)], root);
     if (res.retcode !== 0) throw new CommandExecutionError(res.stderr.trim());
     return true;
@@ -274,6 +299,7 @@ export class ServiceModule {
     args: { ...NAME, runtime: arg.boolean({ default: false }), ...ROOT },
   })
   async mask({ name, runtime, root }: { name: string; runtime: boolean; root?: string }): Promise<boolean> {
+    await this.checkForUnitChanges(name);
     const res = await this.systemctl(['mask', ...(runtime ? ['--runtime'] : []), unitName(name)], root);
     if (res.retcode !== 0) throw new CommandExecutionError(`Failed to mask service '${name}'`, { info: `${res.stdout}${res.stderr}` });
     return true;
@@ -285,6 +311,7 @@ export class ServiceModule {
     args: { ...NAME, runtime: arg.boolean({ default: false }), ...ROOT },
   })
   async unmask({ name, runtime, root }: { name: string; runtime: boolean; root?: string }): Promise<boolean> {
+    await this.checkForUnitChanges(name);
     if (!this.masked({ name, runtime, root })) return true;
     const res = await this.systemctl(['unmask', ...(runtime ? ['--runtime'] : []), unitName(name)], root);
     if (res.retcode !== 0) throw new CommandExecutionError(`Failed to unmask service '${name}'`);

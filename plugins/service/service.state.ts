@@ -132,11 +132,16 @@ export class ServiceStates {
     return avail;
   }
 
-  /** Salt's _enable: `started` is true (running), null (as wanted) or false (dead). */
-  private async enableIt(name: string, started: boolean | null, test: boolean, kwargs: Kwargs, result = true): Promise<Partial> {
+  /**
+   * Salt's _enable (on) and _disable (off): set the boot state and say so. `started` is true
+   * (running), null (as wanted) or false (dead); `result` is the result when all goes well.
+   */
+  private async setBoot(on: boolean, name: string, started: boolean | null, test: boolean, kwargs: Kwargs, result = true): Promise<Partial> {
+    const [verb, check] = on ? (['enable', 'enabled'] as const) : (['disable', 'disabled'] as const);
     const ret: Partial = {};
     try {
-      if (!(await this.available(name, ret))) return ret;
+      // A service that is not there cannot start at boot: disabling it is done.
+      if (!(await this.available(name, ret))) return on ? ret : { ...ret, result: true };
     } catch (err) {
       const message = commandError(err);
       if (message === null) throw err;
@@ -145,110 +150,62 @@ export class ServiceStates {
     ret.result = result;
     const say = (running: string, asWanted: string, dead: string): string =>
       started === true ? running : started === null ? asWanted : dead;
-    if (!this.has('enable') || !this.has('enabled')) {
+    if (!this.has(verb) || !this.has(check)) {
+      const Verb = on ? 'Enable' : 'Disable';
       ret.comment = say(
-        `Enable is not available on this minion, service ${name} started`,
-        `Enable is not available on this minion, service ${name} is in the desired state`,
-        `Enable is not available on this minion, service ${name} is dead`,
+        `${Verb} is not available on this minion, service ${name} started`,
+        `${Verb} is not available on this minion, service ${name} is in the desired state`,
+        `${Verb} is not available on this minion, service ${name} is dead`,
       );
       return ret;
     }
-    const before = Boolean(await this.call('enabled', [name], this.accepted('enabled', kwargs)));
+    // Salt passes the state's keywords to service.enabled, not to service.disabled.
+    const isSet = async (): Promise<boolean> => Boolean(await this.call(check, [name], on ? this.accepted(check, kwargs) : {}));
+    const before = await isSet();
     if (before) {
       if (started === null) ret.changes = {};
       ret.comment = say(
-        `Service ${name} is already enabled, and is running`,
-        `Service ${name} is already enabled, and is in the desired state`,
-        `Service ${name} is already enabled, and is dead`,
+        `Service ${name} is already ${check}, and is running`,
+        `Service ${name} is already ${check}, and is in the desired state`,
+        `Service ${name} is already ${check}, and is dead`,
       );
       return ret;
     }
-    if (test) return { ...ret, result: null, comment: `Service ${name} set to be enabled` };
-    let enableError: string | false = false;
+    if (test) return { ...ret, result: null, comment: `Service ${name} set to be ${check}` };
+    let error: string | false = false;
     try {
-      if (await this.call('enable', [name], this.accepted('enable', kwargs))) {
+      if (await this.call(verb, [name], this.accepted(verb, kwargs))) {
         ret.changes = {};
-        const after = Boolean(await this.call('enabled', [name], this.accepted('enabled', kwargs)));
-        if (before !== after) ret.changes[name] = true;
+        if (before !== (await isSet())) ret.changes[name] = true;
         ret.comment = say(
-          `Service ${name} has been enabled, and is running`,
-          `Service ${name} has been enabled, and is in the desired state`,
-          `Service ${name} has been enabled, and is dead`,
+          `Service ${name} has been ${check}, and is running`,
+          `Service ${name} has been ${check}, and is in the desired state`,
+          `Service ${name} has been ${check}, and is dead`,
         );
         return ret;
       }
     } catch (err) {
-      const message = commandError(err);
+      // Salt's _disable lets the error through (the state fails with it); _enable reports it.
+      const message = on ? commandError(err) : null;
       if (message === null) throw err;
-      enableError = message;
+      error = message;
     }
     ret.result = false;
+    const target = on ? 'start at boot' : 'not start at boot';
     ret.comment = say(
-      `Failed when setting service ${name} to start at boot, but the service is running`,
-      `Failed when setting service ${name} to start at boot, but the service was already running`,
-      `Failed when setting service ${name} to start at boot, and the service is dead`,
+      on
+        ? `Failed when setting service ${name} to start at boot, but the service is running`
+        : `Failed when setting service ${name} to not start at boot, and is running`,
+      `Failed when setting service ${name} to ${target}, but the service was already running`,
+      `Failed when setting service ${name} to ${target}, and the service is dead`,
     );
-    if (enableError) ret.comment += `. Additional information follows:\n\n${enableError}`;
-    return ret;
-  }
-
-  /** Salt's _disable: as _enable, the other way (an unknown service is fine here). */
-  private async disableIt(name: string, started: boolean | null, test: boolean, kwargs: Kwargs, result = true): Promise<Partial> {
-    const ret: Partial = {};
-    try {
-      if (!(await this.available(name, ret))) return { ...ret, result: true };
-    } catch (err) {
-      const message = commandError(err);
-      if (message === null) throw err;
-      return { result: false, comment: message };
-    }
-    ret.result = result;
-    const say = (running: string, asWanted: string, dead: string): string =>
-      started === true ? running : started === null ? asWanted : dead;
-    if (!this.has('disable') || !this.has('disabled')) {
-      ret.comment = say(
-        `Disable is not available on this minion, service ${name} started`,
-        `Disable is not available on this minion, service ${name} is in the desired state`,
-        `Disable is not available on this minion, service ${name} is dead`,
-      );
-      return ret;
-    }
-    const before = Boolean(await this.call('disabled', [name]));
-    if (before) {
-      if (started === null) ret.changes = {};
-      ret.comment = say(
-        `Service ${name} is already disabled, and is running`,
-        `Service ${name} is already disabled, and is in the desired state`,
-        `Service ${name} is already disabled, and is dead`,
-      );
-      return ret;
-    }
-    if (test) return { ...ret, result: null, comment: `Service ${name} set to be disabled` };
-    if (await this.call('disable', [name], this.accepted('disable', kwargs))) {
-      ret.changes = {};
-      const after = Boolean(await this.call('disabled', [name]));
-      if (before !== after) ret.changes[name] = true;
-      ret.comment = say(
-        `Service ${name} has been disabled, and is running`,
-        `Service ${name} has been disabled, and is in the desired state`,
-        `Service ${name} has been disabled, and is dead`,
-      );
-      return ret;
-    }
-    ret.result = false;
-    ret.comment = say(
-      `Failed when setting service ${name} to not start at boot, and is running`,
-      `Failed when setting service ${name} to not start at boot, but the service was already running`,
-      `Failed when setting service ${name} to not start at boot, and the service is dead`,
-    );
+    if (error) ret.comment += `. Additional information follows:\n\n${error}`;
     return ret;
   }
 
   /** `enable: True/False` after running/dead: enable or disable at boot, as Salt does. */
   private toggle(enable: unknown, name: string, started: boolean | null, test: boolean, kwargs: Kwargs, result = true): Promise<Partial> | null {
-    if (enable === true) return this.enableIt(name, started, test, kwargs, result);
-    if (enable === false) return this.disableIt(name, started, test, kwargs, result);
-    return null;
+    return enable === true || enable === false ? this.setBoot(enable, name, started, test, kwargs, result) : null;
   }
 
   /** Salt's `enable` argument: a string is read with is_true. */
@@ -268,7 +225,7 @@ export class ServiceStates {
   async running(args: RunArgs, ctx: StateContext): Promise<StateReturn> {
     const { name, sig, init_delay: initDelay } = args;
     const kwargs = args.kwargs ?? {};
-    let enable = ServiceStates.enableArg(args.enable);
+    const enable = ServiceStates.enableArg(args.enable);
     const ret: Ret = { name, changes: {}, result: true, comment: '' };
     if ('enabled' in kwargs) return enabledUsedError(ret);
     if (await this.offline()) return { ...ret, result: true, comment: 'Running in OFFLINE mode. Nothing to do' };
@@ -294,8 +251,8 @@ export class ServiceStates {
 
     if (beforeStatus) {
       ret.comment = [`The service ${name} is already running`, unmaskComment].filter(Boolean).join('\n');
-      if (enable === true && !beforeEnabled) Object.assign(ret, await this.enableIt(name, null, ctx.test, kwargs));
-      else if (enable === false && beforeEnabled) Object.assign(ret, await this.disableIt(name, null, ctx.test, kwargs));
+      if (enable === true && !beforeEnabled) Object.assign(ret, await this.setBoot(true, name, null, ctx.test, kwargs));
+      else if (enable === false && beforeEnabled) Object.assign(ret, await this.setBoot(false, name, null, ctx.test, kwargs));
       return ret;
     }
     if (ctx.test) {
@@ -330,7 +287,6 @@ export class ServiceStates {
       ret.comment = `Service ${name} failed to start`;
       ret.result = false;
     }
-    enable = enable === true || enable === false ? enable : null;
     const toggled = this.toggle(enable, name, afterStatus, ctx.test, kwargs, afterStatus);
     if (toggled) Object.assign(ret, await toggled);
     if (initDelay) ret.comment = `${String(ret.comment)}\nDelayed return for ${initDelay} seconds`;
@@ -373,8 +329,8 @@ export class ServiceStates {
     const beforeEnabled = this.has('enabled') ? Boolean(await this.call('enabled', [name])) : true;
     if (!beforeStatus) {
       ret.comment = `The service ${name} is already dead`;
-      if (enable === true && !beforeEnabled) Object.assign(ret, await this.enableIt(name, null, ctx.test, kwargs));
-      else if (enable === false && beforeEnabled) Object.assign(ret, await this.disableIt(name, null, ctx.test, kwargs));
+      if (enable === true && !beforeEnabled) Object.assign(ret, await this.setBoot(true, name, null, ctx.test, kwargs));
+      else if (enable === false && beforeEnabled) Object.assign(ret, await this.setBoot(false, name, null, ctx.test, kwargs));
       return ret;
     }
     if (ctx.test) return { ...ret, result: null, comment: `Service ${name} is set to be killed` };
@@ -411,7 +367,7 @@ export class ServiceStates {
   async enabled(args: { name: string; kwargs: Kwargs }, ctx: StateContext): Promise<StateReturn> {
     const { name } = args;
     const ret: Ret = { name, changes: {}, result: true, comment: '' };
-    Object.assign(ret, await this.enableIt(name, null, ctx.test, args.kwargs ?? {}));
+    Object.assign(ret, await this.setBoot(true, name, null, ctx.test, args.kwargs ?? {}));
     if (ctx.test && ret.comment === `The named service ${name} is not available`) {
       ret.result = null;
       ret.comment = `Service ${name} not present; if created in this state run, it would have been enabled`;
@@ -427,7 +383,7 @@ export class ServiceStates {
   })
   async disabled(args: { name: string; kwargs: Kwargs }, ctx: StateContext): Promise<StateReturn> {
     const ret: Ret = { name: args.name, changes: {}, result: true, comment: '' };
-    Object.assign(ret, await this.disableIt(args.name, null, ctx.test, args.kwargs ?? {}));
+    Object.assign(ret, await this.setBoot(false, args.name, null, ctx.test, args.kwargs ?? {}));
     return ret;
   }
 

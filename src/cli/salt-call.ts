@@ -31,6 +31,10 @@ export interface SaltCallOptions {
   color?: boolean;
   /** --metadata: print the job's data (jid, fun, fun_args, id, retcode) around the return, with nested. */
   metadata?: boolean;
+  /** --return a,b: returners that get the return too (with the minion's `return:` option), as Salt's caller. */
+  ret?: string;
+  /** --set-metadata: Salt's `metadata`, put in the return the returners (and --metadata) see. */
+  setMetadata?: unknown;
 }
 
 /**
@@ -86,6 +90,7 @@ export async function runSaltCall(opts: SaltCallOptions, io: Io): Promise<number
     const jid = new JidFactory().next();
     const job = { fun: opts.fun, arg: opts.arg, tgt: minionSettings(opts.config).id, tgt_type: 'glob', jid, ret: '', user: 'root' };
     const result = await executor.run(job);
+    const metadata = opts.setMetadata === undefined ? {} : { metadata: opts.setMetadata };
     const printed = opts.metadata
       ? {
           jid,
@@ -95,6 +100,7 @@ export async function runSaltCall(opts: SaltCallOptions, io: Io): Promise<number
           id: job.tgt,
           fun: opts.fun,
           fun_args: opts.arg,
+          ...metadata,
         }
       : result.return;
     const out = opts.out ?? (opts.metadata ? 'nested' : (result.out ?? 'nested'));
@@ -108,6 +114,8 @@ export async function runSaltCall(opts: SaltCallOptions, io: Io): Promise<number
     const line = text === '' || text.endsWith('\n') ? text : `${text}\n`;
     if (opts.outFile) writeFileSync(opts.outFile, line);
     else io.out(line);
+    // --return and the minion's `return:` option; an unknown or failing returner is logged.
+    await runtime.sendToReturners({ fun: opts.fun, arg: opts.arg, jid, ret: opts.ret ?? '', ...metadata }, result);
     if (!opts.local) {
       try {
         await (await connected()).sendReturn({ ...job, jid: 'req' }, result);

@@ -21,6 +21,7 @@ export {
   pyTypeName,
   unprintable,
 } from './repr';
+export { PyFloat, isPyFloat, pyFloatOf, unboxFloats } from './float';
 export { pyFloatText, pyIntText, pyLines, pySplit, pySplitlines, pyStrip } from './text';
 export { formatPprint } from './pprint';
 export { compileGlob, fnmatch, hasGlobChars } from './fnmatch';

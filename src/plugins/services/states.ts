@@ -3,6 +3,7 @@
  * master through the minion's file cache (file_client remote), state
  * modules from the loaded `@StateModule` plugins, and the compiler/runner of src/core/state.
  */
+import { InvocationError } from '../api/errors';
 import type { IConfig, IGrains, IShell } from '../api/services';
 import type { IStates, StateContext, StateReturn, StateRunOptions, StateRunReturn } from '../api/states';
 import type { ModuleRegistry } from '../loader/registry';
@@ -49,6 +50,8 @@ export class PluginStateFunctions implements StateFunctions {
           saltenv: call.saltenv,
           cacheFile: (s) => call.cacheFile(s),
           renderTemplate: (path, name, context = {}) => call.template(path, name, context),
+          listFiles: (s) => call.listFiles(s),
+          pillar: call.pillar,
         };
         return (await this.invoke(fun, packArgs([], kwargs), ctx)) as StateResult;
       },
@@ -127,8 +130,12 @@ export class NodeStates implements IStates {
     return this.system(opts).single(fun, name, kwargs, this.run(opts)) as Promise<StateRunReturn>;
   }
 
-  slsId(id: string, mods: string[], opts: StateRunOptions): Promise<StateRunReturn> {
-    return this.system(opts).slsId(id, mods, this.run(opts)) as Promise<StateRunReturn>;
+  async slsId(id: string, mods: string[], opts: StateRunOptions): Promise<StateRunReturn> {
+    const ret = await this.system(opts).slsId(id, mods, this.run(opts));
+    // Salt raises SaltInvocationError: "ERROR executing 'state.sls_id': ..." from the minion.
+    if (ret === null)
+      throw new InvocationError(`No matches for ID '${id}' found in SLS '${mods.join(',')}' within saltenv '${opts.saltenv ?? 'base'}'`);
+    return ret as StateRunReturn;
   }
 
   showSls(mods: string[], opts: StateRunOptions): Promise<unknown> {

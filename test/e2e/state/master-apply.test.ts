@@ -221,7 +221,9 @@ describe('three minions applying one state tree', () => {
     expect(res.stdout).toContain("\nExecuting run on ['vec1']\n\n");
     for (const id of MINIONS) {
       // Salt's batch display: {retcode, jid, id: return} through the highstate outputter.
-      expect(res.stdout).toMatch(new RegExp(`retcode:\\n    0\\njid:\\n    \\d{20}\\n${id}:\\n----------\\n          ID: ${vec}/work/fleet-${id}\\.conf\\n`));
+      expect(res.stdout).toMatch(
+        new RegExp(`retcode:\\n    0\\njid:\\n    \\d{20}\\n${id}:\\n----------\\n          ID: ${vec}/work/fleet-${id}\\.conf\\n`),
+      );
       expect(res.stdout).toContain(`\nSummary for ${id}\n------------\nSucceeded: 2\nFailed:    0\n`);
     }
   }, 120_000);
@@ -241,11 +243,27 @@ describe('three minions applying one state tree', () => {
       new RegExp(`^    The function "state\\.single" is running as PID \\d+ and was started at .+ with jid ${daemonJid}$`, 'm'),
     );
     // queue=True: this salt-call (recorded in the proc dir itself) waits for the daemon's job.
-    const queued = cluster.run('salt-call', ['state.single', 'test.succeed_without_changes', 'after', 'queue=True', '--no-color'], cluster.minionDir('vec1'));
+    const queued = cluster.run(
+      'salt-call',
+      ['state.single', 'test.succeed_without_changes', 'after', 'queue=True', '--no-color'],
+      cluster.minionDir('vec1'),
+    );
     await procJob('vec1', 'state.single', [daemonJid]);
     await writeFile(gate, 'go\n');
     const done = await queued;
     expect(done.code, done.stdout + done.stderr).toBe(0);
     expect(done.stdout).toContain('Comment: Success!');
   }, 120_000);
+});
+
+describe('file.recurse through the master', () => {
+  it("copies a salt:// directory listed and fetched from the master's file server, templates rendered", async () => {
+    const dest = join(vec, 'work', 'recursed');
+    const res = await cluster.salt('vec1', 'state.single', 'file.recurse', dest, 'source=salt://fleet', 'include_pat=*.j2', 'template=jinja', 'defaults={"port": 9}', '--out', 'json');
+    expect(res.code, res.stdout + res.stderr).toBe(0);
+    const ret = Object.values(JSON.parse(res.stdout).vec1 as Record<string, { result: boolean; changes: Record<string, unknown> }>)[0];
+    expect(ret.result).toBe(true);
+    expect(Object.keys(ret.changes)).toEqual([`${dest}/app.conf.j2`]);
+    expect(readFileSync(join(dest, 'app.conf.j2'), 'utf8')).toMatch(/^id=vec1 k=\S+ port=9\n/);
+  }, 60_000);
 });

@@ -131,7 +131,7 @@ describe('pkg on the RHEL family (dnf), through the module with the outputs dnf 
     const s = scripted((cmd) => {
       if (cmd === RPM_QA)
         return { stdout: out('rpm-qa.txt') + (installedNginx ? 'nginx_|-2_|-1.20.1_|-14.el9_2.1_|-x86_64_|-(none)_|-1701600009\n' : '') };
-      if (cmd === 'dnf --quiet list available bash nginx') return { stdout: out('dnf-list-available.txt') };
+      if (cmd.startsWith('dnf --quiet list available ')) return { stdout: out('dnf-list-available.txt') };
       if (cmd === 'dnf --quiet list --upgrades') return { stdout: out('dnf-list-upgrades.txt') };
       if (cmd === 'dnf versionlock list') return { stdout: out('dnf-versionlock-list.txt') };
       if (cmd === 'dnf --quiet --assumeyes check-update') return { retcode: 100 };
@@ -149,6 +149,7 @@ describe('pkg on the RHEL family (dnf), through the module with the outputs dnf 
     h = await createHarness({
       shell: s.shell,
       grains: { os_family: 'RedHat', os: 'Rocky', osarch: 'x86_64', osmajorrelease: 9, kernel: 'Linux' },
+      pillar: {},
     });
   });
 
@@ -216,6 +217,39 @@ describe('pkg on the RHEL family (dnf), through the module with the outputs dnf 
     expect(ran).toContain('dnf -y remove nginx');
     expect(await call('pkg.upgrade', [], { refresh: false })).toEqual({});
     expect(ran).toContain('dnf --quiet -y upgrade');
+  });
+
+  it('the pkg states over dnf: installed in test mode and with a version condition, held', async () => {
+    const state = async (fun: string, name: string, kwargs: Record<string, unknown> = {}): Promise<unknown> => {
+      const res = await h.call('state.single', [fun, name], kwargs);
+      const [ret] = Object.values(res.return as Record<string, Record<string, unknown>>);
+      return { changes: ret.changes, result: ret.result, comment: ret.comment };
+    };
+    expect(await state('pkg.installed', 'nginx', { test: true })).toEqual({
+      changes: { nginx: { new: '2:1.20.1-14.el9_2.1', old: '' } },
+      result: null,
+      comment: 'The following packages would be installed/updated: nginx',
+    });
+    expect(await state('pkg.installed', 'web', { pkgs: [{ bash: '>=5.1' }, 'tzdata'] })).toEqual({
+      changes: {},
+      result: true,
+      comment: 'All specified packages are already installed and are at the desired version',
+    });
+    expect(await state('pkg.installed', 'bash', { version: '<5', test: true })).toMatchObject({
+      result: null,
+      comment: 'The following packages would be installed/updated: bash',
+    });
+    expect(await state('pkg.held', 'bash')).toEqual({ changes: {}, result: true, comment: 'No changes made' });
+    expect(await state('pkg.held', 'tzdata', { test: true })).toEqual({
+      changes: {},
+      result: true,
+      comment: 'The following package would be held: tzdata',
+    });
+    expect(await state('pkg.removed', 'nginx')).toEqual({
+      changes: {},
+      result: true,
+      comment: 'All specified packages are already absent',
+    });
   });
 
   it('hold and unhold through versionlock, a held package not upgraded without update_holds', async () => {

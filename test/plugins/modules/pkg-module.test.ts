@@ -46,6 +46,25 @@ describe('pkg (apt) output readers', () => {
     expect(parseJustPrint('Inst a [1] (2 stable)\nConf a (2 stable [all])\nConf b (3:1.0 x)\n')).toEqual({ a: '2', b: '3:1.0' });
   });
 
+  it('sys.doc and sys.state_doc document the module and its states', async () => {
+    const h = await createHarness({ grains: GRAINS });
+    const docs = (await h.call('sys.doc', ['pkg.list_repo_pkgs'])).return as Record<string, string>;
+    expect(docs['pkg.list_repo_pkgs']).toContain('apt-cache show');
+    const states = (await h.call('sys.state_doc', ['pkg'])).return as Record<string, string>;
+    expect(Object.keys(states).sort()).toEqual([
+      'pkg',
+      'pkg.held',
+      'pkg.installed',
+      'pkg.latest',
+      'pkg.mod_watch',
+      'pkg.purged',
+      'pkg.removed',
+      'pkg.unheld',
+    ]);
+    expect(states.pkg).toContain('Installation of packages');
+    expect(states['pkg.installed']).toContain('Ensure that the package is installed');
+  });
+
   it('is unavailable where no backend fits, saying why', async () => {
     const h = await createHarness({ grains: { os_family: 'Arch' } });
     expect((await h.call('pkg.version', ['bash'])).return).toBe(
@@ -234,6 +253,24 @@ describe.skipIf(!canInstall)('pkg on the real apt/dpkg (root)', () => {
       result: true,
       comment: 'All specified packages are already installed',
     });
+    // hold=True/False on an installed package: Salt appends each hold's comment to "already installed".
+    expect(await state('pkg.installed', PKG, { hold: true })).toEqual({
+      name: PKG,
+      changes: { [PKG]: { old: 'install', new: 'hold' } },
+      result: true,
+      comment: `All specified packages are already installed.\nPackage ${PKG} is now being held.`,
+    });
+    expect(await call('pkg.get_selections', [PKG])).toEqual({ hold: [PKG] });
+    expect(await state('pkg.installed', PKG, { hold: false })).toMatchObject({
+      result: true,
+      comment: `All specified packages are already installed.\nPackage ${PKG} is no longer being held.`,
+    });
+    expect(await state('pkg.installed', PKG, { reinstall: true })).toEqual({
+      name: PKG,
+      changes: { [PKG]: { old: '1.0', new: '1.0' } },
+      result: true,
+      comment: `Package ${PKG} was reinstalled.`,
+    });
     expect(await state('pkg.installed', 'several', { pkgs: [{ [PKG]: '>=1.0' }] })).toMatchObject({
       result: true,
       comment: 'All specified packages are already installed and are at the desired version',
@@ -293,6 +330,14 @@ describe.skipIf(!canInstall)('pkg on the real apt/dpkg (root)', () => {
       result: true,
       comment: 'None of the targeted packages are installed or partially installed',
     });
+    // Installed and held in one state: Salt appends the hold to the package's changes.
+    expect(await state('pkg.installed', PKG, { hold: true })).toEqual({
+      name: PKG,
+      changes: { [PKG]: { old: 'install', new: '2.0\nhold' } },
+      result: true,
+      comment: `The following packages were installed/updated: ${PKG}\nPackage ${PKG} is now being held.`,
+    });
+    expect(await call('pkg.get_selections', [PKG])).toEqual({ hold: [PKG] });
   }, 240_000);
 
   it('a package apt does not know is an error naming it', async () => {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createHarness, type Harness } from 'brine/testing';
@@ -24,7 +24,7 @@ describe('service module availability', () => {
     const h = await createHarness({ grains: { init: 'runit', os: 'Void', kernel: 'Linux' }, pillar: {} });
     expect((await h.call('service.status', ['ssh'])).return).toBe(
       "'service' __virtual__ returned False: no service backend for this host (init runit, os Void): " +
-        'brine drives systemd, OpenRC (Gentoo, Alpine) and sysvinit (Debian, Devuan, Raspbian)',
+        'brine drives systemd, OpenRC (Gentoo, Alpine) and sysvinit (Debian family; Red Hat family before systemd)',
     );
     // Without a service module the service states are not loaded either (Salt's states/service.py __virtual__).
     const ran = (await h.call('state.single', ['service.running', 'ssh'])).return as Record<string, unknown>;
@@ -39,7 +39,8 @@ describe('service module availability', () => {
       [{ kernel: 'Linux', init: 'sysvinit', os: 'Devuan' }, 'debian'],
       [{ kernel: 'Linux', init: 'openrc', os: 'Gentoo' }, 'openrc'],
       [{ kernel: 'Linux', init: 'unknown', os: 'Alpine' }, 'openrc'],
-      [{ kernel: 'Linux', init: 'upstart', os: 'CentOS', osrelease_info: [6, 10] }, null],
+      [{ kernel: 'Linux', init: 'upstart', os: 'CentOS', osrelease_info: [6, 10] }, 'rh'],
+      [{ kernel: 'Linux', init: 'unknown', os: 'Amazon', osrelease_info: [2018, 3] }, 'rh'],
       [{ kernel: 'Linux', init: 'unknown', os: 'CentOS', osrelease_info: [7, 9] }, null],
       [{ kernel: 'Linux', init: 'unknown', os: 'Ubuntu' }, null],
     ];
@@ -103,6 +104,17 @@ describe.skipIf(!hasSystemctl)('service module on systemctl', () => {
       success: false,
       out: 'nested',
     });
+  });
+
+  it('a unit file changed on disk makes systemd reload its units before acting (Salt\'s _check_for_unit_changes)', async () => {
+    const state = join(dir, 'state');
+    writeFileSync(join(state, 'brine-web.service.changed'), '');
+    expect((await h.call('service.restart', ['brine-web'])).return).toBe(true);
+    expect(readFileSync(join(state, 'daemon-reloads'), 'utf8')).toBe('reloaded\n');
+    expect(existsSync(join(state, 'brine-web.service.changed'))).toBe(false);
+    // Nothing changed since: no second reload.
+    expect((await h.call('service.stop', ['brine-web'])).return).toBe(true);
+    expect(readFileSync(join(state, 'daemon-reloads'), 'utf8')).toBe('reloaded\n');
   });
 
   it('enable, enabled, disable, disabled, get_enabled, get_disabled, get_all, available, missing (real systemctl --root)', async () => {

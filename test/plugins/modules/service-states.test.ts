@@ -1,7 +1,7 @@
 /**
- * brine's `service` states answer as Salt 3007.10's salt/states/service.py answers: 407 cases
+ * brine's `service` states answer as Salt 3007.10's salt/states/service.py answers: 428 cases
  * (running, dead, enabled, disabled, masked, unmasked, mod_watch; test mode; enable True/False/
- * strings; unavailable services; failing backends; systemd-only arguments on a host without
+ * strings; unavailable services; backends that fail or raise; systemd-only arguments on a host without
  * systemd) whose results, comments, changes and warnings were produced by the real Salt code
  * (fixtures/service-states/salt-cases.py) over a backend whose state each case sets. The same
  * backend here is an in-memory `service` module of this test, so that only the states' logic is
@@ -9,9 +9,9 @@
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { Fn, Module, arg } from 'brine/plugin';
+import { CommandExecutionError, Fn, Module, arg } from 'brine/plugin';
 import { createHarness, type Harness } from 'brine/testing';
-import { BUILTIN_PLUGINS, DebianServiceModule, OpenrcServiceModule, ServiceModule } from '../../../plugins';
+import { BUILTIN_PLUGINS, DebianServiceModule, OpenrcServiceModule, RhServiceModule, ServiceModule } from '../../../plugins';
 import { fixture } from '../fixtures';
 
 interface Case {
@@ -19,19 +19,20 @@ interface Case {
   name: string;
   kwargs: Record<string, unknown>;
   test: boolean;
-  before: { running: boolean; enabled: boolean; fails: boolean; masked: boolean; with_mask: boolean };
+  before: { running: boolean; enabled: boolean; fails: boolean; masked: boolean; with_mask: boolean; raises: boolean };
   ret: Record<string, unknown>;
   calls: string[];
   after: { running: boolean; enabled: boolean; masked: boolean };
 }
 
 const CASES = JSON.parse(readFileSync(fixture('service-states/salt-cases.json'), 'utf8')) as Case[];
-const backend = { running: false, enabled: false, fails: false, masked: false, calls: [] as string[] };
+const backend = { running: false, enabled: false, fails: false, raises: false, masked: false, calls: [] as string[] };
 
 const NAME = { name: arg.string() };
 const ACT = { name: arg.string(), no_block: arg.boolean({ default: false }), unmask: arg.boolean({ default: false }), unmask_runtime: arg.boolean({ default: false }) };
 
 function act(fn: string, to: boolean | null): boolean {
+  if (backend.raises && fn !== 'stop') throw new CommandExecutionError(`${fn} refused`);
   if (backend.fails) return false;
   if (to !== null) backend.running = to;
   backend.calls.push(fn);
@@ -66,6 +67,7 @@ class MemoryService {
   }
   @Fn({ args: NAME, kwargs: true })
   enable(): boolean {
+    if (backend.raises) throw new CommandExecutionError('enable refused');
     if (backend.fails) return false;
     backend.enabled = true;
     return true;
@@ -108,7 +110,7 @@ class MemoryMaskingService extends MemoryService {
   }
 }
 
-const BACKENDS = new Set<unknown>([ServiceModule, DebianServiceModule, OpenrcServiceModule]);
+const BACKENDS = new Set<unknown>([ServiceModule, DebianServiceModule, OpenrcServiceModule, RhServiceModule]);
 const harness = (service: unknown): Promise<Harness> =>
   createHarness({
     modules: [...BUILTIN_PLUGINS.filter((p) => !BACKENDS.has(p)), service],
@@ -122,7 +124,8 @@ describe("service states against Salt 3007.10's answers", () => {
     const masking = await harness(MemoryMaskingService);
     const mismatches: unknown[] = [];
     for (const c of CASES) {
-      Object.assign(backend, { running: c.before.running, enabled: c.before.enabled, fails: c.before.fails, masked: c.before.masked, calls: [] });
+      const { running, enabled, fails, raises, masked } = c.before;
+      Object.assign(backend, { running, enabled, fails, raises, masked, calls: [] });
       const h = c.before.with_mask ? masking : plain;
       const res = await h.call('state.single', [`service.${c.fun}`, c.name], { ...c.kwargs, ...(c.test ? { test: true } : {}) });
       const ret = Object.values(res.return as Record<string, Record<string, unknown>>)[0] ?? {};
@@ -139,7 +142,7 @@ describe("service states against Salt 3007.10's answers", () => {
 
   it('the key order of a result is Salt’s (name, changes, result, comment)', async () => {
     const h = await harness(MemoryService);
-    Object.assign(backend, { running: false, enabled: false, fails: false, calls: [] });
+    Object.assign(backend, { running: false, enabled: false, fails: false, raises: false, calls: [] });
     const res = await h.call('state.single', ['service.running', 'web']);
     const ret = Object.values(res.return as Record<string, Record<string, unknown>>)[0];
     expect(Object.keys(ret).slice(0, 4)).toEqual(['name', 'changes', 'result', 'comment']);

@@ -1,6 +1,6 @@
 /**
- * The `service` module's sysvinit (Debian) and OpenRC backends and the `service` states, with real
- * parts. This container boots without systemd, so, as Salt would here, the Debian backend runs:
+ * The `service` module's sysvinit (Debian, Red Hat) and OpenRC backends and the `service` states,
+ * with real parts. This container boots without systemd, so, as Salt would here, the Debian backend runs:
  *
  * - real LSB init scripts (fixtures/sysvinit/service.sh) under a temporary root (the minion option
  *   `service_root`), which start a real background daemon with Debian's real start-stop-daemon and
@@ -10,9 +10,10 @@
  * - the states run in process through the real state runner (state.single, state.apply with a
  *   file.managed watched by service.running, so mod_watch restarts or reloads the real daemon).
  *
- * OpenRC is not installed here: its `rc-update` is a stand-in of the tests
- * (fixtures/openrc-standin/rc-update) that keeps runlevel symlinks as OpenRC does and answers with
- * its layout and exit codes; the init scripts it lists and runs are the real ones above.
+ * OpenRC and Red Hat's chkconfig are not installed here: `rc-update` and `chkconfig` are stand-ins
+ * of the tests (fixtures/openrc-standin, fixtures/chkconfig-standin) that keep runlevel symlinks as
+ * those tools do and answer with their layouts and exit codes; the init scripts they list and
+ * brine runs are the real ones above.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { execFileSync } from 'node:child_process';
@@ -118,6 +119,9 @@ describe.skipIf(!hasTools)('service on sysvinit (Debian): real init scripts, sta
     expect((await h.call('service.status', ['brine-web'])).return).toBe(true);
     expect((await h.call('service.status', ['brine-*'])).return).toEqual({ 'brine-db': false, 'brine-web': true });
     expect((await h.call('service.get_running')).return).toEqual(['brine-web']);
+    // sig: the process is looked for with ps (status.pid), whatever the name says.
+    const sig = `${root}/usr/sbin/brine-daemon`;
+    expect((await h.call('service.status', ['anything', sig])).return).toBe(true);
     const pid = pidOf(root, 'brine-web');
     expect((await h.call('service.reload', ['brine-web'])).return).toBe(true);
     expect(pidOf(root, 'brine-web')).toBe(pid);
@@ -125,6 +129,7 @@ describe.skipIf(!hasTools)('service on sysvinit (Debian): real init scripts, sta
     expect(pidOf(root, 'brine-web')).not.toBe(pid);
     expect((await h.call('service.stop', ['brine-web'])).return).toBe(true);
     expect((await h.call('service.status', ['brine-web'])).return).toBe(false);
+    expect((await h.call('service.status', ['anything', sig])).return).toBe(false);
     // Salt's debian_service answers False (not an error) when the script fails or is missing.
     expect((await h.call('service.reload', ['brine-web'])).return).toBe(false);
     expect((await h.call('service.start', ['nope'])).return).toBe(false);
@@ -302,5 +307,59 @@ describe.skipIf(!hasTools)('service on OpenRC (Alpine): real init scripts, a sta
     });
     expect((await h.call('service.enabled', ['brine-web'])).return).toBe(true);
     expect((await h.call('service.status', ['brine-web'])).return).toBe(true);
+  });
+});
+
+describe.skipIf(!hasTools)('service on sysvinit (Red Hat family before systemd): real init scripts, a stand-in chkconfig', () => {
+  let h: Harness;
+  let root: string;
+  const saved = { PATH: process.env.PATH, root: process.env.BRINE_CHKCONFIG_ROOT };
+
+  beforeAll(async () => {
+    root = makeRoot('brine-rh-', ['brine-web', 'crond']);
+    process.env.BRINE_CHKCONFIG_ROOT = root;
+    process.env.PATH = `${fixture('chkconfig-standin')}:${process.env.PATH}`;
+    const grains = { kernel: 'Linux', os: 'CentOS', os_family: 'RedHat', osrelease_info: [6, 10], init: 'upstart' };
+    h = await createHarness({ shell: new NodeShell(), grains, config: { service_root: root }, pillar: {} });
+  });
+  afterAll(() => {
+    process.env.PATH = saved.PATH;
+    if (saved.root === undefined) delete process.env.BRINE_CHKCONFIG_ROOT;
+    else process.env.BRINE_CHKCONFIG_ROOT = saved.root;
+    stopAll(root);
+  });
+
+  it('enables with chkconfig --add and on (runlevel 3 where runlevel is unknown), disables with off, deletes with --del', async () => {
+    // Salt's get_all lists what chkconfig lists: nothing is added yet, though the scripts are there.
+    expect((await h.call('service.get_all')).return).toEqual([]);
+    expect((await h.call('service.available', ['crond'])).return).toBe(true);
+    expect((await h.call('service.missing', ['nope'])).return).toBe(true);
+    expect((await h.call('service.enabled', ['crond'])).return).toBe(false);
+    expect((await h.call('service.enable', ['crond'])).return).toBe(true);
+    expect(readlinkSync(join(root, 'etc/rc.d/rc3.d/S55crond'))).toBe('../init.d/crond');
+    expect(readlinkSync(join(root, 'etc/rc.d/rc0.d/K25crond'))).toBe('../init.d/crond');
+    expect((await h.call('service.enabled', ['crond'])).return).toBe(true);
+    expect((await h.call('service.get_enabled')).return).toEqual(['crond']);
+    expect((await h.call('service.disable', ['crond'])).return).toBe(true);
+    expect(readdirSync(join(root, 'etc/rc.d/rc3.d'))).toEqual(['K25crond']);
+    expect((await h.call('service.disabled', ['crond'])).return).toBe(true);
+    expect((await h.call('service.get_disabled')).return).toEqual(['crond']);
+    expect((await h.call('service.get_all')).return).toEqual(['crond']);
+    expect((await h.call('service.delete', ['crond'])).return).toBe(true);
+    expect((await h.call('service.get_all')).return).toEqual([]);
+    expect((await h.call('service.enable', ['nope'])).return).toBe(false);
+  });
+
+  it('service.running with enable: True starts the real daemon and turns it on; dead stops it', async () => {
+    const one = async (fun: string, kwargs: Record<string, unknown> = {}): Promise<Ran> =>
+      Object.values((await h.call('state.single', [fun, 'brine-web'], kwargs)).return as Record<string, Ran>)[0];
+    expect(await one('service.running', { enable: true })).toMatchObject({
+      result: true,
+      comment: 'Service brine-web has been enabled, and is running',
+      changes: { 'brine-web': true },
+    });
+    expect((await h.call('service.get_running')).return).toEqual(['brine-web']);
+    expect(await one('service.dead')).toMatchObject({ result: true, comment: 'Service brine-web was killed', changes: { 'brine-web': false } });
+    expect((await h.call('service.status', ['brine-web'])).return).toBe(false);
   });
 });

@@ -124,7 +124,10 @@ describe('one state run at a time across processes (the minion proc dir)', () =>
       const otherJid = '20231203120000000001';
       const record = join(procDir, otherJid);
       // What Salt's minion writes for a job process: {pid, ...publication} in msgpack.
-      writeFileSync(record, encode({ pid: other.pid, fun: 'state.apply', arg: [], tgt: '*', jid: otherJid, ret: '', tgt_type: 'glob', user: 'root' }));
+      writeFileSync(
+        record,
+        encode({ pid: other.pid, fun: 'state.apply', arg: [], tgt: '*', jid: otherJid, ret: '', tgt_type: 'glob', user: 'root' }),
+      );
       const h = await createHarness({ modules: [...BUILTIN_PLUGINS, BlockerStates], pillar: {}, config: { cachedir } });
       order.length = 0;
       const refused = await h.call('state.single', ['blocker.mark', 'second']);
