@@ -77,7 +77,8 @@ export function parseArgs(argv: string[]): Options {
     real: 0,
   };
   const count = (name: string, v: string, max: number): number => {
-    if (!/^\d+$/.test(v) || Number(v) < 1 || Number(v) > max) throw badFlag(`${name} takes a whole number between 1 and ${max}, not '${v}'`);
+    if (!/^\d+$/.test(v) || Number(v) < 1 || Number(v) > max)
+      throw badFlag(`${name} takes a whole number between 1 and ${max}, not '${v}'`);
     return Number(v);
   };
   for (let i = 0; i < argv.length; i++) {
@@ -281,7 +282,9 @@ function printScale(rows: ScaleRow[], keys: KeyCacheResult, jobs: number): void 
   );
   const rotated = rows.filter((r) => r.brine.rotation);
   if (rotated.length > 0) {
-    process.stdout.write(`\nRe-sign-in storm: salt-key -d of one minion rotates the publish key; the next job (to the N-1 others) completes\n\n`);
+    process.stdout.write(
+      `\nRe-sign-in storm: salt-key -d of one minion rotates the publish key; the next job (to the N-1 others) completes\n\n`,
+    );
     process.stdout.write(
       table(
         ['minions', 'job all returns ms', 'lost', 're-sign-ins', 'sign-ins', 'master CPU s', 'loop stall max ms'],
@@ -305,7 +308,19 @@ function printScale(rows: ScaleRow[], keys: KeyCacheResult, jobs: number): void 
     process.stdout.write(`\nSoak: one test.ping a second\n\n`);
     process.stdout.write(
       table(
-        ['minions', 'seconds', 'jobs', 'median ms', 'max ms', 'lost', 'RSS at mark MiB', 'RSS at end MiB', 'fds at mark', 'fds at end', 'mark s'],
+        [
+          'minions',
+          'seconds',
+          'jobs',
+          'median ms',
+          'max ms',
+          'lost',
+          'RSS at mark MiB',
+          'RSS at end MiB',
+          'fds at mark',
+          'fds at end',
+          'mark s',
+        ],
         soaked.map((r) => {
           const x = r.brine.soak!;
           return [
