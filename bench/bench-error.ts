@@ -1,7 +1,8 @@
 import { BrineError } from '../src/core/errors';
 
 /** The codes a {@link BenchError} carries. */
-export type BenchErrorCode = 'BAD_BENCH_FLAG' | 'BENCH_BASELINE' | 'BENCH_CHILD' | 'BENCH_KEY_MISSING' | 'BENCH_PROCFS' | 'PG_SANDBOX';
+export type BenchErrorCode =
+  'BAD_BENCH_FLAG' | 'BENCH_BASELINE' | 'BENCH_CHILD' | 'BENCH_KEY_MISSING' | 'BENCH_PROCESS' | 'BENCH_PROCFS' | 'PG_SANDBOX';
 
 /** A benchmark that cannot run: a bad flag, a missing key or baseline, a child or /proc failure. */
 export class BenchError extends BrineError<BenchErrorCode> {}

@@ -22,6 +22,7 @@ import { runMicroBench, type MicroResult } from './micro';
 import { runJobCacheBench, type BenchRow } from './job-cache-bench';
 import { renderBenchLine, runRenderBench } from './render-bench';
 import { runStateBench, stateBenchLines } from './state-bench';
+import { processBenchLines, runProcessBench, type ProcessBenchResult } from './process-bench';
 import { fmtInt, fmtMs, summarize, table } from './report';
 import { runApiBench, type ApiBenchResult } from './api-bench';
 
@@ -34,6 +35,8 @@ interface Options {
   state: boolean;
   /** Returns per second written to the job cache (SQLite and PostgreSQL). */
   jobCache: boolean;
+  /** A real salt-minion's RSS idle and after a sync, the salt CLI's peak RSS, salt --version's CPU. */
+  processes: boolean;
   /** The minions' auth_timeout in seconds; undefined keeps Salt's default from the config loader. */
   authTimeout?: number;
   /** salt-api: POST / and /events latency at 20 minions, against the CLI and a direct bus listener. */
@@ -41,14 +44,23 @@ interface Options {
 }
 
 const USAGE =
-  'usage: npm run bench -- [--minions 100,1000] [--jobs 5] [--auth-timeout SECONDS] [--skip-micro] [--skip-render] [--skip-state] [--skip-job-cache] [--skip-api]';
+  'usage: npm run bench -- [--minions 100,1000] [--jobs 5] [--auth-timeout SECONDS] [--skip-micro] [--skip-render] [--skip-state] [--skip-processes] [--skip-job-cache] [--skip-api]';
 
 function badFlag(message: string): BrineError {
   return new BenchError('BAD_BENCH_FLAG', message, { hint: USAGE });
 }
 
 export function parseArgs(argv: string[]): Options {
-  const options: Options = { minions: [100, 1000], jobs: 5, micro: true, render: true, state: true, jobCache: true, api: true };
+  const options: Options = {
+    minions: [100, 1000],
+    jobs: 5,
+    micro: true,
+    render: true,
+    state: true,
+    jobCache: true,
+    processes: true,
+    api: true,
+  };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     const [name, inline] = arg.includes('=') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg, undefined];
@@ -89,6 +101,9 @@ export function parseArgs(argv: string[]): Options {
         break;
       case '--skip-render':
         options.render = false;
+        break;
+      case '--skip-processes':
+        options.processes = false;
         break;
       case '--skip-state':
         options.state = false;
@@ -305,6 +320,13 @@ async function main(): Promise<void> {
     process.stdout.write(`\n${stateBenchLines(state).join('\n')}\n`);
   }
 
+  let processes: ProcessBenchResult | undefined;
+  if (options.processes) {
+    progress('processes: salt-minion RSS idle and after a sync, salt CLI peak RSS, salt --version CPU');
+    processes = await runProcessBench();
+    process.stdout.write(`\n${processBenchLines(processes).join('\n')}\n`);
+  }
+
   let jobCache: BenchRow[] = [];
   if (options.jobCache) {
     progress('job cache: returns per second written (SQLite, PostgreSQL)');
@@ -348,6 +370,7 @@ async function main(): Promise<void> {
     micro,
     render,
     state,
+    processes,
     jobCache,
     api,
     scale: {

@@ -8,10 +8,11 @@ import type { IStates, StateContext, StateReturn, StateRunOptions, StateRunRetur
 import type { ModuleRegistry } from '../loader/registry';
 import { packArgs } from '../../core/protocol/salt-args';
 import { isTrue } from '../../core/pycompat/is-true';
-import { PipelineSlsRenderer } from '../../core/state/render-sls';
+import type { PipelineSlsRenderer } from '../../core/state/render-sls';
 import { LocalSlsSource, type SlsSource } from '../../core/state/sls-source';
 import type { StateFunction, StateFunctions } from '../../core/state/state-functions';
-import { StateSystem, stateRetcode } from '../../core/state/state-system';
+import type { StateSystem } from '../../core/state/state-system';
+import { stateRetcode } from '../../core/state/retcode';
 import type { LowChunk, StateResult } from '../../core/state/types';
 
 /** Calls one state function inside the current job with Salt's `arg` list and its {@link StateContext}. */
@@ -70,7 +71,13 @@ export class NodeStates implements IStates {
     private readonly sourceFor: () => SlsSource = () => new LocalSlsSource(fileRoots(config)),
   ) {}
 
-  private system(opts: StateRunOptions): StateSystem {
+  private async system(opts: StateRunOptions): Promise<StateSystem> {
+    // The compiler, the runner and the renderers (Jinja, YAML) load with the first state run, not
+    // with every minion and salt-call: most jobs run no state.
+    const [{ StateSystem }, { PipelineSlsRenderer }] = await Promise.all([
+      import('../../core/state/state-system.js'),
+      import('../../core/state/render-sls.js'),
+    ]);
     return new StateSystem({
       source: this.sourceFor(),
       renderer: new PipelineSlsRenderer(
@@ -115,40 +122,40 @@ export class NodeStates implements IStates {
     return isTrue(this.config.get('test', false));
   }
 
-  sls(mods: string[], opts: StateRunOptions): Promise<StateRunReturn> {
-    return this.system(opts).sls(mods, this.run(opts)) as Promise<StateRunReturn>;
+  async sls(mods: string[], opts: StateRunOptions): Promise<StateRunReturn> {
+    return (await this.system(opts)).sls(mods, this.run(opts)) as Promise<StateRunReturn>;
   }
 
-  highstate(opts: StateRunOptions): Promise<StateRunReturn> {
-    return this.system(opts).highstate(this.run(opts)) as Promise<StateRunReturn>;
+  async highstate(opts: StateRunOptions): Promise<StateRunReturn> {
+    return (await this.system(opts)).highstate(this.run(opts)) as Promise<StateRunReturn>;
   }
 
-  single(fun: string, name: string, kwargs: Record<string, unknown>, opts: StateRunOptions): Promise<StateRunReturn> {
-    return this.system(opts).single(fun, name, kwargs, this.run(opts)) as Promise<StateRunReturn>;
+  async single(fun: string, name: string, kwargs: Record<string, unknown>, opts: StateRunOptions): Promise<StateRunReturn> {
+    return (await this.system(opts)).single(fun, name, kwargs, this.run(opts)) as Promise<StateRunReturn>;
   }
 
-  slsId(id: string, mods: string[], opts: StateRunOptions): Promise<StateRunReturn> {
-    return this.system(opts).slsId(id, mods, this.run(opts)) as Promise<StateRunReturn>;
+  async slsId(id: string, mods: string[], opts: StateRunOptions): Promise<StateRunReturn> {
+    return (await this.system(opts)).slsId(id, mods, this.run(opts)) as Promise<StateRunReturn>;
   }
 
-  showSls(mods: string[], opts: StateRunOptions): Promise<unknown> {
-    return this.system(opts).showSls(mods, opts.saltenv ?? 'base');
+  async showSls(mods: string[], opts: StateRunOptions): Promise<unknown> {
+    return (await this.system(opts)).showSls(mods, opts.saltenv ?? 'base');
   }
 
-  showLowSls(mods: string[], opts: StateRunOptions): Promise<unknown> {
-    return this.system(opts).showLowSls(mods, opts.saltenv ?? 'base');
+  async showLowSls(mods: string[], opts: StateRunOptions): Promise<unknown> {
+    return (await this.system(opts)).showLowSls(mods, opts.saltenv ?? 'base');
   }
 
-  showTop(opts: StateRunOptions): Promise<unknown> {
-    return this.system(opts).showTop();
+  async showTop(opts: StateRunOptions): Promise<unknown> {
+    return (await this.system(opts)).showTop();
   }
 
-  showHighstate(opts: StateRunOptions): Promise<unknown> {
-    return this.system(opts).showHighstate();
+  async showHighstate(opts: StateRunOptions): Promise<unknown> {
+    return (await this.system(opts)).showHighstate();
   }
 
-  showLowstate(opts: StateRunOptions): Promise<unknown> {
-    return this.system(opts).showLowstate();
+  async showLowstate(opts: StateRunOptions): Promise<unknown> {
+    return (await this.system(opts)).showLowstate();
   }
 
   retcode(ret: StateRunReturn): number {
