@@ -73,14 +73,30 @@ export class NodeStates implements IStates {
     private readonly sourceFor: () => SlsSource = () => new LocalSlsSource(fileRoots(config)),
   ) {}
 
+  private renderer(opts: StateRunOptions): PipelineSlsRenderer {
+    return new PipelineSlsRenderer(
+      this.config.all(),
+      opts.caller ? { call: (f, a, k) => opts.caller!.call(f, a, k), has: (f) => opts.caller!.has(f) } : undefined,
+      this.config.get<string | undefined>('renderer', undefined),
+    );
+  }
+
+  renderTemplate(path: string, name: string, opts: StateRunOptions, context: Record<string, unknown> = {}): Promise<string> {
+    const saltenv = opts.saltenv ?? 'base';
+    return this.renderer(opts).template(path, name, {
+      saltenv,
+      sls: '',
+      grains: this.grains.all(),
+      pillar: opts.pillar ?? {},
+      roots: this.sourceFor().roots(saltenv),
+      context,
+    });
+  }
+
   private system(opts: StateRunOptions): StateSystem {
     return new StateSystem({
       source: this.sourceFor(),
-      renderer: new PipelineSlsRenderer(
-        this.config.all(),
-        opts.caller ? { call: (f, a, k) => opts.caller!.call(f, a, k), has: (f) => opts.caller!.has(f) } : undefined,
-        this.config.get<string | undefined>('renderer', undefined),
-      ),
+      renderer: this.renderer(opts),
       functions: this.functions,
       minionId: String(this.config.get('id', '')),
       grains: this.grains.all(),

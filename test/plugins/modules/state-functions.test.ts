@@ -82,4 +82,16 @@ describe('state functions and minion options, as Salt 3007.10', () => {
       expect(sortFailed(normalise(text)), file).toBe(sortFailed(normalise(readFileSync(join(DIR, 'salt-3007', file), 'utf8'))));
     }
   });
+
+  it('state.show_top with a top target for every match: type, as Salt 3007 matches them', async () => {
+    const h = await createHarness({
+      pillar: PILLAR,
+      grains: { id: 'vec1', os: 'Debian', ipv4: ['127.0.0.1', '192.0.2.2'] },
+      config: { ...CONF, state_top: 'matchers_top.sls', nodegroups: { webs: 'L@vec1,other' } },
+    });
+    const res = await h.call('state.show_top');
+    expect(JSON.stringify({ local: res.return }, null, 4) + '\n').toBe(
+      readFileSync(join(DIR, 'salt-3007', 'matchers_show_top.json'), 'utf8'),
+    );
+  });
 });
