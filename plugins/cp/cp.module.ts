@@ -17,7 +17,6 @@ import { rename, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { gunzipSync } from 'node:zlib';
 import { basename, dirname, isAbsolute, join, normalize } from 'node:path';
-import { checkIncludeExclude } from '../file/file-tree';
 import {
   CommandExecutionError,
   Fn,
@@ -26,6 +25,7 @@ import {
   ILogger,
   IMasterLink,
   IMinionControl,
+  checkIncludeExclude,
   IPillar,
   ISalt,
   IStates,
