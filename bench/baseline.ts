@@ -8,7 +8,7 @@ import { BenchError } from './bench-error';
 import { RequestClient, SubscribeClient, raiseSocketLimit } from '../src/core/transport/zeromq';
 import { freePort } from '../scripts/cluster';
 import { IpcChild } from './ipc-child';
-import { peakRssMiB, rssMiB } from './procfs';
+import { cpuSeconds, peakRssMiB, rssMiB } from './procfs';
 import { summarize, type Summary } from './report';
 
 export interface BaselineResult {
@@ -17,6 +17,8 @@ export interface BaselineResult {
   warmupMs: number;
   jobsMs: Summary;
   serverRssMiB: number;
+  /** The server's CPU per reply over the timed rounds, in µs: the transport's own share of a return. */
+  serverCpuPerReplyUs: number;
   serverPeakRssMiB: number;
 }
 
@@ -64,6 +66,7 @@ export async function runBaseline(minions: number, rounds: number): Promise<Base
     const warmupMs = performance.now() - warmStart;
 
     const samples: number[] = [];
+    const cpu0 = cpuSeconds(server.pid);
     for (let r = 1; r <= rounds; r++) {
       const round = `r${r}`;
       const t0 = performance.now();
@@ -72,7 +75,16 @@ export async function runBaseline(minions: number, rounds: number): Promise<Base
       samples.push(performance.now() - t0);
     }
     const pid = server.pid;
-    return { minions, setupMs, warmupMs, jobsMs: summarize(samples), serverRssMiB: rssMiB(pid), serverPeakRssMiB: peakRssMiB(pid) };
+    const serverCpuPerReplyUs = ((cpuSeconds(pid) - cpu0) / (rounds * minions)) * 1e6;
+    return {
+      minions,
+      setupMs,
+      warmupMs,
+      jobsMs: summarize(samples),
+      serverRssMiB: rssMiB(pid),
+      serverPeakRssMiB: peakRssMiB(pid),
+      serverCpuPerReplyUs,
+    };
   } finally {
     for (const s of subscribers) s.close();
     for (const r of requesters) r.close();

@@ -6,15 +6,17 @@
  * (in its own process, bench/client-worker.ts, as the salt CLI is), from the publish request
  * until all N returns came off the event bus.
  */
-import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
-import { join } from 'node:path';
-import { loadMinionConfig } from '../src/core/config';
+import { existsSync, mkdirSync, readFileSync, statSync, watch } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { loadMasterConfig, loadMinionConfig } from '../src/core/config';
 import type { MinionSettings } from '../src/core/minion/job-loop';
 import { minionSettings } from '../src/cli/minion-runtime';
-import { Cluster } from '../scripts/cluster';
+import { Cluster, type Daemon } from '../scripts/cluster';
+import { BenchError } from './bench-error';
 import { IpcChild } from './ipc-child';
-import { cpuSeconds, openFds, ownCpuSeconds, peakRssMiB, rssMiB } from './procfs';
+import { cpuSeconds, openFds, peakRssMiB, rssMiB } from './procfs';
 import { summarize, type Summary } from './report';
+import { minionIdOf } from './minion-ids';
 import type { SimWorkerSpec } from './sim-worker';
 
 export interface JobTiming {
@@ -65,11 +67,59 @@ export interface BrineScaleResult {
   masterRssMiB: number;
   masterPeakRssMiB: number;
   masterFds: number;
+  /** Jobs the minions ran fewer than published to them: publications dropped (pub_hwm) or unread. */
+  publicationsMissed: number;
+  /** The re-sign-in storm after `salt-key -d` of one minion (--rotate). */
+  rotation?: RotationResult;
+  /** One job a second for a while (--soak). */
+  soak?: SoakResult;
   pubHwm: number;
   minionSettings: Omit<MinionSettings, 'id' | 'pki_dir' | 'master_port'>;
 }
 
+/** `salt-key -d` of one minion rotates the publish key; the next job makes all others sign in again. */
+export interface RotationResult {
+  /** The job published right after the delete: publish -> last of the N-1 returns. */
+  job: JobTiming;
+  /** Minions that found the publication unreadable and signed in again for the new key. */
+  reSignIns: number;
+  /** Sign-ins during the storm (the deleted minion comes back too, auto_accept). */
+  signIns: number;
+  masterCpuS: number;
+  masterStall?: LoopStall;
+}
+
+export interface SoakResult {
+  seconds: number;
+  jobs: number;
+  jobsMs: Summary;
+  lostReturns: number;
+  /** When the first reading was taken (60 s, or half the soak when it is shorter). */
+  markS: number;
+  rssAtMarkMiB: number;
+  rssAtEndMiB: number;
+  fdsAtMark: number;
+  fdsAtEnd: number;
+  masterCpuPerJobS: number;
+}
+
+export interface BrineScaleOptions {
+  /** The minions' auth_timeout in seconds; undefined keeps Salt's default from the config loader. */
+  authTimeout?: number;
+  /** Measure the re-sign-in storm after `salt-key -d` of one minion. */
+  rotate?: boolean;
+  /** Run one job a second for this many seconds after the timed jobs. */
+  soakSeconds?: number;
+  /** Runs after the timed jobs while the master and minions are still up (the salt-api bench). */
+  during?: (masterDir: string, minions: number) => Promise<void>;
+}
+
 const JOB_TIMEOUT_MS = 130_000;
+/**
+ * Salt's default log_level: at `info` the master writes a line per return to its console, which
+ * at 10,000 returns a job costs more than storing them.
+ */
+const MASTER_LOG_LEVEL = 'warning';
 const PER_SIMULATOR = 2000;
 /** Distinct minion key pairs: enough that the master never sees one key often in a row. */
 export const KEY_POOL = 64;
@@ -110,23 +160,59 @@ function masterNodeArgs(): string[] {
   return args;
 }
 
+/**
+ * Resolves once `file` exists (the master's event intake socket, bound just before it serves
+ * requests; at log level warning it prints no start-up line): a directory watch, no polling.
+ */
+function untilExists(file: string, master: Daemon, timeoutMs = 60_000): Promise<void> {
+  mkdirSync(dirname(file), { recursive: true });
+  return new Promise((resolve, reject) => {
+    const finish = (err?: Error) => {
+      clearTimeout(timer);
+      watcher.close();
+      if (err) reject(err);
+      else resolve();
+    };
+    const check = () => existsSync(file) && finish();
+    const watcher = watch(dirname(file), check);
+    const timer = setTimeout(() => finish(new BenchError('BENCH_MASTER', `salt-master did not serve within ${timeoutMs} ms:\n${master.log}`)), timeoutMs);
+    void master.exited.then((code) => finish(new BenchError('BENCH_MASTER', `salt-master exited with ${code}:\n${master.log}`)));
+    check();
+  });
+}
+
+/** Sums one counter over the simulators' stats. */
+async function simulatorStats(simulators: IpcChild[]): Promise<(field: string) => number> {
+  for (const s of simulators) s.send({ type: 'stats' });
+  const stats = await Promise.all(simulators.map((s) => s.expect('stats', 60_000, 'no stats')));
+  return (field) => stats.reduce((n, m) => n + Number(m[field]), 0);
+}
+
 /** Runs one scale measurement for `count` minions with keys from `keyCache`, then stops everything. */
-export async function runBrineScale(
-  count: number,
-  rounds: number,
-  keyCache: string,
-  authTimeout?: number,
-  /** Runs after the timed jobs while the master and minions are still up (the salt-api bench). */
-  during?: (masterDir: string, minions: number) => Promise<void>,
-): Promise<BrineScaleResult> {
+export async function runBrineScale(count: number, rounds: number, keyCache: string, options: BrineScaleOptions = {}): Promise<BrineScaleResult> {
+  const { authTimeout, during } = options;
   const pubHwm = 1000;
-  const cluster = await Cluster.create({ auto_accept: true, keysize: 2048, log_level_logfile: 'warning', pub_hwm: pubHwm });
+  // connection_rate_limit 0: every simulated minion connects from 127.0.0.1, which the default
+  // per-address limit (100 new connections a second) would turn into a queue of its own.
+  const cluster = await Cluster.create({
+    auto_accept: true,
+    keysize: 2048,
+    log_level_logfile: 'warning',
+    pub_hwm: pubHwm,
+    connection_rate_limit: 0,
+  });
   const simulators: IpcChild[] = [];
   let client: IpcChild | undefined;
   try {
     const stallFile = join(cluster.root, 'master-stall.json');
+    const intake = loadMasterConfig(cluster.masterDir).config.sock_dir;
     const masterStart = performance.now();
-    const master = await cluster.startMaster({ nodeArgs: masterNodeArgs(), env: { ...process.env, BRINE_BENCH_STALL_FILE: stallFile } });
+    const master = await cluster.startMaster({
+      nodeArgs: masterNodeArgs(),
+      env: { ...process.env, BRINE_BENCH_STALL_FILE: stallFile },
+      logLevel: MASTER_LOG_LEVEL,
+      ready: (daemon) => untilExists(join(intake, 'master_event_pull.ipc'), daemon),
+    });
     const masterStartMs = performance.now() - masterStart;
     const masterPid = master.child.pid!;
 
@@ -189,10 +275,36 @@ export async function runBrineScale(
     for (let r = 0; r < rounds; r++) jobs.push(await timeJob(client, expect));
     const masterCpuJobsS = cpuSeconds(masterPid) - masterCpu1;
     const masterStallJobs = await readStall(masterPid, stallFile);
+    const masterRssMiB = rssMiB(masterPid);
+    const masterFds = openFds(masterPid);
+    const sum = await simulatorStats(simulators);
+    const publicationsMissed = (rounds + 1) * expect - sum('jobsRun');
     if (during) await during(cluster.masterDir, expect);
-    for (const s of simulators) s.send({ type: 'stats' });
-    const stats = await Promise.all(simulators.map((s) => s.expect('stats', 60_000, 'no stats')));
-    const sum = (field: string) => stats.reduce((n, m) => n + Number(m[field]), 0);
+
+    let soak: SoakResult | undefined;
+    if (options.soakSeconds) soak = await runSoak(client, expect, options.soakSeconds, masterPid);
+
+    let rotation: RotationResult | undefined;
+    if (options.rotate) {
+      const before = await simulatorStats(simulators);
+      const cpu0 = cpuSeconds(masterPid);
+      await readStall(masterPid, stallFile);
+      // The real salt-key, as a user would: the master sees it through its key-directory watch
+      // (or the check before the next publish) and rotates the publish key.
+      const del = await cluster.saltKey('-d', minionIdOf(0), '-y');
+      if (del.code !== 0) throw new BenchError('BENCH_SALT_KEY', `salt-key -d failed: ${del.stderr}`);
+      const job = await timeJob(client, expect - 1);
+      const cpuS = cpuSeconds(masterPid) - cpu0;
+      const stall = await readStall(masterPid, stallFile);
+      const after = await simulatorStats(simulators);
+      rotation = {
+        job,
+        reSignIns: after('rekeys') - before('rekeys'),
+        signIns: after('signIns') - before('signIns'),
+        masterCpuS: cpuS,
+        masterStall: stall,
+      };
+    }
     return {
       minions: count,
       simulators: workers,
@@ -213,9 +325,12 @@ export async function runBrineScale(
       masterCpuPerReturnUs: (masterCpuJobsS / (rounds * expect)) * 1e6,
       masterStallJobs,
       masterRssAfterSignInMiB,
-      masterRssMiB: rssMiB(masterPid),
+      masterRssMiB,
       masterPeakRssMiB: peakRssMiB(masterPid),
-      masterFds: openFds(masterPid),
+      masterFds,
+      publicationsMissed,
+      rotation,
+      soak,
       pubHwm,
       minionSettings: base,
     };
@@ -225,4 +340,36 @@ export async function runBrineScale(
     await Promise.allSettled(simulators.map((s) => s.exited));
     await cluster.stop();
   }
+}
+
+/**
+ * One test.ping to '*' a second for `seconds` (a job that takes longer delays the next one): the
+ * master's RSS and open files after the first minute (or half the soak, if shorter) and at the end.
+ */
+async function runSoak(client: IpcChild, expect: number, seconds: number, masterPid: number): Promise<SoakResult> {
+  const markS = Math.min(60, seconds / 2);
+  const start = performance.now();
+  const cpu0 = cpuSeconds(masterPid);
+  const jobs: JobTiming[] = [];
+  let mark: { rss: number; fds: number } | undefined;
+  for (let n = 0; performance.now() - start < seconds * 1000; n++) {
+    jobs.push(await timeJob(client, expect));
+    if (!mark && performance.now() - start >= markS * 1000) mark = { rss: rssMiB(masterPid), fds: openFds(masterPid) };
+    // The pace of the soak, not a synchronisation: the next job starts on the next second.
+    const next = start + (n + 1) * 1000;
+    if (next > performance.now()) await new Promise((resolve) => setTimeout(resolve, next - performance.now()));
+  }
+  mark ??= { rss: rssMiB(masterPid), fds: openFds(masterPid) };
+  return {
+    seconds,
+    jobs: jobs.length,
+    jobsMs: summarize(jobs.map((j) => j.allReturnsMs)),
+    lostReturns: jobs.reduce((n, j) => n + j.lost, 0),
+    markS,
+    rssAtMarkMiB: mark.rss,
+    rssAtEndMiB: rssMiB(masterPid),
+    fdsAtMark: mark.fds,
+    fdsAtEnd: openFds(masterPid),
+    masterCpuPerJobS: (cpuSeconds(masterPid) - cpu0) / jobs.length,
+  };
 }

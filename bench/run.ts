@@ -1,11 +1,18 @@
 /**
  * `npm run bench [-- --minions 100,1000,3000] [--jobs 5] [--auth-timeout SECONDS] [--skip-micro]`
+ * `npm run bench -- --minions 5000,10000 --rotate --soak 600 --real 100` for the large runs:
+ * `--rotate` measures the re-sign-in storm after `salt-key -d` of one minion, `--soak SECONDS` one
+ * job a second at the largest N (RSS and open files after the first minute and at the end),
+ * `--real N` N real salt-minion processes. Without them the default run stays a few minutes.
  *
  * 1. Micro: ops/s of the protocol's hot paths (bench/micro.ts).
  * 2. Scale: N in-process minions against a real salt-master child process answering test.ping,
  *    and a raw-ZeroMQ baseline of the same traffic shape for the same N.
  * 3. salt-api at 20 minions (bench/api-bench.ts): POST / local test.ping against the CLI's time
  *    for the same job, and /events delivery against a direct bus listener (`--skip-api` skips it).
+ * 4. States: salt-call --local state.apply of the corpus's larger cases, whole-process CPU
+ *    (bench/state-bench.ts), and 20 minions applying 50 file states each through a master, wall
+ *    time (bench/fleet-state-bench.ts), each against the reference Salt 3007 when installed.
  *
  * Prints tables and writes bench/results.json (machine, date, every figure).
  */
@@ -23,8 +30,10 @@ import { runJobCacheBench, type BenchRow } from './job-cache-bench';
 import { renderBenchLine, runRenderBench } from './render-bench';
 import { runStateBench, stateBenchLines } from './state-bench';
 import { processBenchLines, runProcessBench, type ProcessBenchResult } from './process-bench';
+import { FLEET_MINIONS, fleetStateLines, runFleetStateBench, type FleetStateResult } from './fleet-state-bench';
 import { fmtInt, fmtMs, summarize, table } from './report';
 import { runApiBench, type ApiBenchResult } from './api-bench';
+import { runRealMinions, type RealMinionsResult } from './real-minions';
 
 interface Options {
   minions: number[];
@@ -33,18 +42,27 @@ interface Options {
   render: boolean;
   /** salt-call --local state.apply of the corpus's larger cases, whole-process CPU (brine vs Salt 3007). */
   state: boolean;
-  /** Returns per second written to the job cache (SQLite and PostgreSQL). */
-  jobCache: boolean;
+  /** 20 minions applying 50 file states each through a master, wall time (brine vs Salt 3007). */
+  fleetState: boolean;
   /** A real salt-minion's RSS idle and after a sync, the salt CLI's peak RSS, salt --version's CPU. */
   processes: boolean;
+  /** Returns per second written to the job cache (SQLite and PostgreSQL). */
+  jobCache: boolean;
   /** The minions' auth_timeout in seconds; undefined keeps Salt's default from the config loader. */
   authTimeout?: number;
   /** salt-api: POST / and /events latency at 20 minions, against the CLI and a direct bus listener. */
   api: boolean;
+  /** The re-sign-in storm after `salt-key -d` of one minion, at every N. */
+  rotate: boolean;
+  /** Seconds of one job a second at the largest N (0: none). */
+  soak: number;
+  /** Real salt-minion processes (0: none). */
+  real: number;
 }
 
 const USAGE =
-  'usage: npm run bench -- [--minions 100,1000] [--jobs 5] [--auth-timeout SECONDS] [--skip-micro] [--skip-render] [--skip-state] [--skip-processes] [--skip-job-cache] [--skip-api]';
+  'usage: npm run bench -- [--minions 100,1000] [--jobs 5] [--auth-timeout SECONDS] [--rotate] [--soak SECONDS] [--real N] ' +
+  '[--skip-micro] [--skip-render] [--skip-state] [--skip-fleet-state] [--skip-processes] [--skip-job-cache] [--skip-api]';
 
 function badFlag(message: string): BrineError {
   return new BenchError('BAD_BENCH_FLAG', message, { hint: USAGE });
@@ -57,9 +75,18 @@ export function parseArgs(argv: string[]): Options {
     micro: true,
     render: true,
     state: true,
-    jobCache: true,
+    fleetState: true,
     processes: true,
+    jobCache: true,
     api: true,
+    rotate: false,
+    soak: 0,
+    real: 0,
+  };
+  const count = (name: string, v: string, max: number): number => {
+    if (!/^\d+$/.test(v) || Number(v) < 1 || Number(v) > max)
+      throw badFlag(`${name} takes a whole number between 1 and ${max}, not '${v}'`);
+    return Number(v);
   };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
@@ -93,6 +120,15 @@ export function parseArgs(argv: string[]): Options {
         options.authTimeout = Number(v);
         break;
       }
+      case '--rotate':
+        options.rotate = true;
+        break;
+      case '--soak':
+        options.soak = count('--soak', value(), 86_400);
+        break;
+      case '--real':
+        options.real = count('--real', value(), 1000);
+        break;
       case '--skip-job-cache':
         options.jobCache = false;
         break;
@@ -102,11 +138,14 @@ export function parseArgs(argv: string[]): Options {
       case '--skip-render':
         options.render = false;
         break;
+      case '--skip-state':
+        options.state = false;
+        break;
       case '--skip-processes':
         options.processes = false;
         break;
-      case '--skip-state':
-        options.state = false;
+      case '--skip-fleet-state':
+        options.fleetState = false;
         break;
       case '--skip-micro':
         options.micro = false;
@@ -200,6 +239,8 @@ function printScale(rows: ScaleRow[], keys: KeyCacheResult, jobs: number): void 
         'peak RSS MiB',
         'master fds',
         'raw server RSS MiB',
+        'raw server CPU/reply us',
+        'publications missed',
       ],
       rows.map((r) => [
         String(r.minions),
@@ -213,6 +254,8 @@ function printScale(rows: ScaleRow[], keys: KeyCacheResult, jobs: number): void 
         r.brine.masterPeakRssMiB.toFixed(1),
         String(r.brine.masterFds),
         r.baseline.serverRssMiB.toFixed(1),
+        r.baseline.serverCpuPerReplyUs.toFixed(0),
+        String(r.brine.publicationsMissed),
       ]),
     ),
   );
@@ -247,11 +290,72 @@ function printScale(rows: ScaleRow[], keys: KeyCacheResult, jobs: number): void 
       ]),
     ),
   );
+  const rotated = rows.filter((r) => r.brine.rotation);
+  if (rotated.length > 0) {
+    process.stdout.write(
+      `\nRe-sign-in storm: salt-key -d of one minion rotates the publish key; the next job (to the N-1 others) completes\n\n`,
+    );
+    process.stdout.write(
+      table(
+        ['minions', 'job all returns ms', 'lost', 're-sign-ins', 'sign-ins', 'master CPU s', 'loop stall max ms'],
+        rotated.map((r) => {
+          const x = r.brine.rotation!;
+          return [
+            String(r.minions),
+            fmtMs(x.job.allReturnsMs),
+            String(x.job.lost),
+            String(x.reSignIns),
+            String(x.signIns),
+            x.masterCpuS.toFixed(2),
+            x.masterStall ? fmtMs(x.masterStall.maxMs) : '-',
+          ];
+        }),
+      ),
+    );
+  }
+  const soaked = rows.filter((r) => r.brine.soak);
+  if (soaked.length > 0) {
+    process.stdout.write(`\nSoak: one test.ping a second\n\n`);
+    process.stdout.write(
+      table(
+        [
+          'minions',
+          'seconds',
+          'jobs',
+          'median ms',
+          'max ms',
+          'lost',
+          'RSS at mark MiB',
+          'RSS at end MiB',
+          'fds at mark',
+          'fds at end',
+          'mark s',
+        ],
+        soaked.map((r) => {
+          const x = r.brine.soak!;
+          return [
+            String(r.minions),
+            String(x.seconds),
+            String(x.jobs),
+            fmtMs(x.jobsMs.median),
+            fmtMs(x.jobsMs.max),
+            String(x.lostReturns),
+            x.rssAtMarkMiB.toFixed(1),
+            x.rssAtEndMiB.toFixed(1),
+            String(x.fdsAtMark),
+            String(x.fdsAtEnd),
+            String(x.markS),
+          ];
+        }),
+      ),
+    );
+  }
   const settings = rows[0]?.brine.minionSettings;
   if (settings) {
     process.stdout.write(
       `\nMinion settings: auth_timeout ${settings.auth_timeout} s, auth_tries ${settings.auth_tries}, return_retry_timer ${settings.return_retry_timer} s, ` +
-        `recon_default ${settings.recon_default} ms (randomize ${settings.recon_randomize}); master pub_hwm ${rows[0].brine.pubHwm}. ` +
+        `recon_default ${settings.recon_default} ms (randomize ${settings.recon_randomize}), random_reauth_delay ${settings.random_reauth_delay ?? 10} s; ` +
+        `master pub_hwm ${rows[0].brine.pubHwm}, connection_rate_limit 0 (every simulated minion connects from 127.0.0.1), log_level warning. ` +
         `Returns sent again: ${rows.map((r) => `${r.brine.returnRetries} at N=${r.minions}`).join(', ')}.\n`,
     );
   }
@@ -320,6 +424,13 @@ async function main(): Promise<void> {
     process.stdout.write(`\n${stateBenchLines(state).join('\n')}\n`);
   }
 
+  let fleetState: FleetStateResult | undefined;
+  if (options.fleetState) {
+    progress(`fleet state: ${FLEET_MINIONS} minions applying 50 file states each through a master, wall time (brine vs Salt 3007)`);
+    fleetState = await runFleetStateBench();
+    process.stdout.write(`\n${fleetStateLines(fleetState).join('\n')}\n`);
+  }
+
   let processes: ProcessBenchResult | undefined;
   if (options.processes) {
     progress('processes: salt-minion RSS idle and after a sync, salt CLI peak RSS, salt --version CPU');
@@ -340,7 +451,8 @@ async function main(): Promise<void> {
   let api: (ApiBenchResult & { cliMs: ApiBenchResult['postMs'] }) | undefined;
   for (const n of options.minions) {
     progress(`brine: ${n} minions`);
-    const brine = await runBrineScale(n, options.jobs, keys.dir, options.authTimeout);
+    const soakSeconds = n === Math.max(...options.minions) ? options.soak : 0;
+    const brine = await runBrineScale(n, options.jobs, keys.dir, { authTimeout: options.authTimeout, rotate: options.rotate, soakSeconds });
     progress(
       `brine: ${n} minions signed in in ${fmtMs(brine.signInMs)} ms, median job ${fmtMs(brine.jobsMs.median)} ms, ${brine.masterCpuPerReturnUs.toFixed(0)} us master CPU per return`,
     );
@@ -352,8 +464,11 @@ async function main(): Promise<void> {
   if (options.api) {
     progress(`salt-api: POST / test.ping to ${API_MINIONS} minions and /events, against the CLI and the bus`);
     let apiResult: ApiBenchResult | undefined;
-    const cli = await runBrineScale(API_MINIONS, options.jobs, keys.dir, options.authTimeout, async (masterDir, minions) => {
-      apiResult = await runApiBench(masterDir, minions, options.jobs);
+    const cli = await runBrineScale(API_MINIONS, options.jobs, keys.dir, {
+      authTimeout: options.authTimeout,
+      during: async (masterDir, minions) => {
+        apiResult = await runApiBench(masterDir, minions, options.jobs);
+      },
     });
     if (apiResult) {
       api = { ...apiResult, cliMs: cli.jobsMs };
@@ -361,6 +476,31 @@ async function main(): Promise<void> {
     }
   }
   printScale(rows, keys, options.jobs);
+
+  let real: RealMinionsResult | undefined;
+  if (options.real > 0) {
+    progress(`real: ${options.real} salt-minion processes, salt '*' test.ping`);
+    real = await runRealMinions(options.real, options.jobs);
+    process.stdout.write(`\nReal salt-minion processes on loopback: salt '*' test.ping, whole CLI (ms)\n\n`);
+    process.stdout.write(
+      table(
+        ['minions', 'start all ms', 'median', 'p95', 'max', 'missing', 'minion RSS median MiB', 'max', 'master RSS MiB'],
+        [
+          [
+            String(real.minions),
+            fmtMs(real.startMs),
+            fmtMs(real.pingMs.median),
+            fmtMs(real.pingMs.p95),
+            fmtMs(real.pingMs.max),
+            String(real.missing),
+            real.minionRssMiB.median.toFixed(1),
+            real.minionRssMiB.max.toFixed(1),
+            real.masterRssMiB.toFixed(1),
+          ],
+        ],
+      ),
+    );
+  }
 
   const results = {
     date: started.toISOString(),
@@ -370,9 +510,11 @@ async function main(): Promise<void> {
     micro,
     render,
     state,
+    fleetState,
     processes,
     jobCache,
     api,
+    real,
     scale: {
       executor: 'real Executor, built-in plugins loaded once per simulator process and shared by its minions',
       keys: { ...keys, sharedPairs: KEY_POOL },

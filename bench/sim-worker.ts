@@ -7,16 +7,17 @@
  *
  *   parent -> {type: 'start'}     sign all minions in (Promise.all of Minion.start())
  *   child  -> {type: 'loaded', pluginsMs} | {type: 'signed-in', ms, retries, failed}
- *   parent -> {type: 'stats'}     child -> {type: 'stats', retries, returnRetries, lostReturns}
+ *   parent -> {type: 'stats'}     child -> {type: 'stats', retries, returnRetries, lostReturns, signIns, rekeys, jobsRun}
  *   parent -> {type: 'stop'}      child -> {type: 'stopped'}, then exits
  *
  * Usage: node sim-worker.js '<json: SimWorkerSpec>'
  */
 import { join } from 'node:path';
 import { createLogging } from '../src/core/log';
-import { Minion, type MinionSettings } from '../src/core/minion/job-loop';
+import { Minion, type JobExecutor, type MinionSettings } from '../src/core/minion/job-loop';
 import { raiseSocketLimit } from '../src/core/transport/zeromq';
 import { installMinionKey } from './keys';
+import { minionIdOf } from './minion-ids';
 import { sharedRuntime } from './shared-runtime';
 
 export interface SimWorkerSpec {
@@ -29,10 +30,6 @@ export interface SimWorkerSpec {
   settings: Omit<MinionSettings, 'id' | 'pki_dir'>;
 }
 
-export function minionIdOf(index: number): string {
-  return `bench-${String(index).padStart(5, '0')}`;
-}
-
 function send(message: Record<string, unknown>): void {
   process.send?.(message);
 }
@@ -42,28 +39,41 @@ async function main(): Promise<void> {
   const spec = JSON.parse(process.argv[2] ?? '') as SimWorkerSpec;
   raiseSocketLimit(20_000);
   const runtime = await sharedRuntime();
-  // Sign-in timeouts and return retries are counted rather than printed (at N=10,000 there can
-  // be thousands); every other warning goes to stderr as the daemon would print it.
-  const counts = { retries: 0, returnRetries: 0, lostReturns: 0 };
+  // Sign-ins, sign-in timeouts, re-sign-ins for a new publish key and return retries are counted
+  // rather than printed (at N=10,000 there can be thousands); every other warning goes to stderr
+  // as the daemon would print it, other info lines nowhere.
+  const counts = { retries: 0, returnRetries: 0, lostReturns: 0, signIns: 0, rekeys: 0, jobsRun: 0 };
   const logging = createLogging({
-    level: 'warning',
+    level: 'info',
     console: true,
     stderr: {
       write: (line: string) => {
         if (line.includes('did not answer the sign-in')) counts.retries++;
         else if (line.includes('not acknowledged, retrying')) counts.returnRetries++;
         else if (line.includes('could not be delivered')) counts.lostReturns++;
-        else process.stderr.write(line);
+        else if (line.includes('Authentication with master successful')) counts.signIns++;
+        else if (line.includes('Publication could not be decrypted')) counts.rekeys++;
+        else if (!line.startsWith('[INFO')) process.stderr.write(line);
       },
     },
   });
   const logger = logging.getLogger('salt.minion');
+  // Jobs run, to tell publications that never reached a minion (high-water-mark drops) from
+  // returns lost on the way back.
+  const shared = runtime.executor;
+  const executor: JobExecutor = {
+    run: (job) => {
+      counts.jobsRun++;
+      return shared.run(job);
+    },
+    ...(shared.afterReturn ? { afterReturn: (job, result) => shared.afterReturn!(job, result) } : {}),
+  };
   const minions: Minion[] = [];
   for (let i = spec.first; i < spec.first + spec.count; i++) {
     const id = minionIdOf(i);
     const pkiDir = join(spec.root, id, 'pki');
     installMinionKey(spec.keyCache, i % spec.keyPool, pkiDir);
-    minions.push(new Minion({ ...spec.settings, id, pki_dir: pkiDir }, runtime.executor, runtime.grains, logger));
+    minions.push(new Minion({ ...spec.settings, id, pki_dir: pkiDir }, executor, runtime.grains, logger));
   }
   send({ type: 'loaded', pluginsMs: runtime.loadMs });
 

@@ -16,12 +16,19 @@ import { CmdStates } from './cmd/cmd.state';
 import { FileStates } from './file/file.state';
 import { FileModule } from './file/file.module';
 import { PkgModule } from './pkg/pkg.module';
+import { PkgStates } from './pkg/pkg.state';
+import { DnfPkgModule } from './pkg/dnf.module';
+import { ApkPkgModule } from './pkg/apk.module';
 import { CpModule } from './cp/cp.module';
 import { EventModule } from './event/event.module';
 import { MineModule } from './mine/mine.module';
 import { BeaconsModule } from './beacons/beacons.module';
 import { ScheduleModule } from './schedule/schedule.module';
 import { ServiceModule } from './service/service.module';
+import { DebianServiceModule } from './service/debian-service.module';
+import { OpenrcServiceModule } from './service/openrc-service.module';
+import { RhServiceModule } from './service/rh-service.module';
+import { ServiceStates } from './service/service.state';
 import { ConfigModule } from './config/config.module';
 import { UserModule } from './accounts/user.module';
 import { GroupModule } from './accounts/group.module';
@@ -36,7 +43,7 @@ import { CacheRunner } from './cache/cache.runner';
 import { StateRunner } from './state/state.runner';
 import { PillarRunner } from './pillar/pillar.runner';
 import { PillarRootsWheel } from './pillar_roots/pillar-roots.wheel';
-import { LocalCacheReturner, PgjsonbReturner, SyslogReturner } from './returners';
+import { LocalCacheReturner, PgjsonbReturner, PostgresReturner, SyslogReturner } from './returners';
 
 export {
   CmdModule,
@@ -49,7 +56,14 @@ export {
   SystemGrains,
   FileModule,
   PkgModule,
+  DnfPkgModule,
+  ApkPkgModule,
+  PkgStates,
   ServiceModule,
+  DebianServiceModule,
+  OpenrcServiceModule,
+  RhServiceModule,
+  ServiceStates,
   ConfigModule,
   UserModule,
   GroupModule,
@@ -71,6 +85,7 @@ export {
   LocalCacheReturner,
   SyslogReturner,
   PgjsonbReturner,
+  PostgresReturner,
 };
 
 /** Every built-in plugin class (execution and state modules, grains providers), in load order. */
@@ -86,7 +101,12 @@ export const BUILTIN_PLUGINS: readonly unknown[] = [
   StateExecModule,
   FileModule,
   PkgModule,
+  DnfPkgModule,
+  ApkPkgModule,
   ServiceModule,
+  DebianServiceModule,
+  OpenrcServiceModule,
+  RhServiceModule,
   ConfigModule,
   UserModule,
   GroupModule,
@@ -104,13 +124,16 @@ export const BUILTIN_PLUGINS: readonly unknown[] = [
   FileStates,
   UserStates,
   GroupStates,
+  PkgStates,
+  ServiceStates,
   LocalCacheReturner,
   SyslogReturner,
   PgjsonbReturner,
+  PostgresReturner,
 ];
 
 /** The built-in runners and wheel modules the master functions load (salt-run, salt-api). */
 export const BUILTIN_MASTER_PLUGINS: readonly unknown[] = [ManageRunner, CacheRunner, StateRunner, PillarRunner, PillarRootsWheel];
 
 /** The built-in returners, which the master also loads for `event_return`. */
-export const BUILTIN_RETURNERS: readonly unknown[] = [LocalCacheReturner, SyslogReturner, PgjsonbReturner];
+export const BUILTIN_RETURNERS: readonly unknown[] = [LocalCacheReturner, SyslogReturner, PgjsonbReturner, PostgresReturner];

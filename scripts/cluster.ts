@@ -155,11 +155,17 @@ export class Cluster {
     return this.startMaster();
   }
 
-  /** `env`: the master's environment (default: this process's); `nodeArgs`: node's own options (a profiler). */
-  async startMaster(options: { env?: NodeJS.ProcessEnv; nodeArgs?: string[] } = {}): Promise<Daemon> {
-    const args = [...(options.nodeArgs ?? []), join(BIN, 'salt-master'), '-c', this.masterDir, '-l', 'info'];
+  /**
+   * `env`: the master's environment (default: this process's); `nodeArgs`: node's own options (a
+   * profiler); `logLevel`: its `-l` (default info, whose start-up line tells that it is ready; a
+   * quieter level needs `ready`, which resolves once the master serves).
+   */
+  async startMaster(
+    options: { env?: NodeJS.ProcessEnv; nodeArgs?: string[]; logLevel?: string; ready?: (master: Daemon) => Promise<void> } = {},
+  ): Promise<Daemon> {
+    const args = [...(options.nodeArgs ?? []), join(BIN, 'salt-master'), '-c', this.masterDir, '-l', options.logLevel ?? 'info'];
     this.master = new Daemon('master', spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'], env: options.env }));
-    await this.master.waitFor('Setting up the master communication server');
+    await (options.ready ? options.ready(this.master) : this.master.waitFor('Setting up the master communication server'));
     return this.master;
   }
 

@@ -1,66 +1,99 @@
 import {
   chmodSync,
+  cpSync,
   existsSync,
   lstatSync,
   mkdirSync,
+  mkdtempSync,
   readFileSync,
   readlinkSync,
   renameSync,
   rmSync,
   statSync,
   symlinkSync,
+  unlinkSync,
   writeFileSync,
 } from 'node:fs';
-import { dirname, join, basename } from 'node:path';
-import { arg, CommandExecutionError, State, StateModule, type StateContext, type StateReturn } from 'brine/plugin';
-import { appendDiff, unifiedDiff } from './unified-diff';
+import { tmpdir } from 'node:os';
+import { basename, dirname, isAbsolute, join, posix, relative } from 'node:path';
+import {
+  arg,
+  CommandExecutionError,
+  IConfig,
+  IGrains,
+  inject,
+  pyStr,
+  State,
+  StateModule,
+  traverse,
+  type StateContext,
+  type StateReturn,
+} from 'brine/plugin';
+import { FileEditStates, splitLines, strList, touchState } from './file-edit.state';
+import { manageFile } from './file-manage';
+import { expandUser, isDir, isLink } from './file-paths';
+import { digest, download, isRemote, localPath, schemeOf, sourceSum, type SourceSum } from './file-source';
+import { atomicCopy, checkPerms, checkUser, fail, isFile, lexists, modeArg, permsDiffer } from './file-state-kit';
+import { checkIncludeExclude, cleanDir, walkTree } from './file-tree';
+import { serializeData, deserializeData, mergeRecurse, recursiveDiff } from './file-serialize';
 
 const NAME = { name: arg.string() };
 const MAKEDIRS = { makedirs: arg.boolean({ default: false }) };
 /** A file mode as Salt takes it: `'0644'`, `644` or (YAML 1.1's octal) 420 read as its digits. */
 const MODE = arg.any({ optional: true });
+const OWNER = { user: arg.any({ optional: true }), group: arg.any({ optional: true }) };
+const NOT_FOUND = Symbol('not found');
 
 const MANAGED = {
   ...NAME,
   source: arg.any({ optional: true }),
-  template: arg.string({ optional: true }),
-  contents: arg.any({ optional: true }),
+  source_hash: arg.any({ optional: true }),
+  source_hash_name: arg.string({ optional: true }),
+  ...OWNER,
   mode: MODE,
-  user: arg.string({ optional: true }),
-  group: arg.string({ optional: true }),
-  defaults: arg.dict({ optional: true }),
-  context: arg.dict({ optional: true }),
+  template: arg.string({ optional: true }),
   ...MAKEDIRS,
+  dir_mode: MODE,
+  context: arg.dict({ optional: true }),
+  replace: arg.boolean({ default: true }),
+  defaults: arg.dict({ optional: true }),
+  backup: arg.any({ default: '' }),
+  show_changes: arg.boolean({ default: true }),
+  create: arg.boolean({ default: true }),
+  contents: arg.any({ optional: true }),
+  contents_pillar: arg.any({ optional: true }),
+  contents_grains: arg.any({ optional: true }),
+  contents_newline: arg.boolean({ default: true }),
+  contents_delimiter: arg.string({ default: ':' }),
+  allow_empty: arg.boolean({ default: true }),
+  follow_symlinks: arg.boolean({ default: true }),
+  skip_verify: arg.boolean({ default: false }),
 };
 interface ManagedArgs {
   name: string;
   source?: unknown;
-  template?: string;
-  contents?: unknown;
+  source_hash?: unknown;
+  source_hash_name?: string;
+  user?: unknown;
+  group?: unknown;
   mode?: unknown;
-  user?: string;
-  group?: string;
-  defaults?: Record<string, unknown>;
-  context?: Record<string, unknown>;
+  template?: string;
   makedirs: boolean;
-}
-const LINE = {
-  ...NAME,
-  content: arg.any({ optional: true }),
-  match: arg.any({ optional: true }),
-  mode: arg.string({ optional: true }),
-  location: arg.string({ optional: true }),
-  before: arg.any({ optional: true }),
-  after: arg.any({ optional: true }),
-};
-interface LineArgs {
-  name: string;
-  content?: unknown;
-  match?: unknown;
-  mode?: string;
-  location?: string;
-  before?: unknown;
-  after?: unknown;
+  dir_mode?: unknown;
+  context?: Record<string, unknown>;
+  replace: boolean;
+  defaults?: Record<string, unknown>;
+  backup: unknown;
+  show_changes: boolean;
+  create: boolean;
+  contents?: unknown;
+  contents_pillar?: unknown;
+  contents_grains?: unknown;
+  contents_newline: boolean;
+  contents_delimiter: string;
+  allow_empty: boolean;
+  follow_symlinks: boolean;
+  skip_verify: boolean;
 }
 
 /** A state-runner service of the context; outside a state run it is a clear error. */
@@ -75,7 +108,7 @@ export function saltPath(source: string): string {
 }
 
 /** A template's variables: the state's own arguments, `defaults`, then `context` over them. */
-export function templateContext(args: ManagedArgs, source: string): Record<string, unknown> {
+export function templateContext(args: Partial<ManagedArgs> & { name: string }, source: string): Record<string, unknown> {
   return {
     name: args.name,
     source,
@@ -87,348 +120,679 @@ export function templateContext(args: ManagedArgs, source: string): Record<strin
   };
 }
 
-function escapeRegex(s: string): string {
-  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-}
+const given = (v: unknown): boolean => v !== undefined && v !== null;
 
-function modeOf(v: unknown): number | undefined {
-  if (v === undefined || v === null || v === '') return undefined;
-  return parseInt(String(v), 8);
-}
-
-function modeText(m: number): string {
-  return `0${(m & 0o7777).toString(8).padStart(3, '0')}`;
-}
-
-/** Write through a temporary file in the same directory, then rename: never a half-written target. */
-function atomicWrite(path: string, data: string, mode: number): void {
-  const tmp = join(dirname(path), `.${basename(path)}.brine-${process.pid}-${Date.now()}`);
-  try {
-    writeFileSync(tmp, data, { mode });
-    chmodSync(tmp, mode);
-    renameSync(tmp, path);
-  } catch (err) {
-    rmSync(tmp, { force: true });
-    throw err;
-  }
-}
-
-/** Salt 3007's `file` state module (managed, directory, absent, symlink, exists, missing). */
-@StateModule('file')
-export class FileStates {
-  @State({
-    summary: 'Ensure that some text appears at the end of a file',
-    examples: ['salt-call state.single file.append /etc/motd text=hello'],
-    args: { ...NAME, text: arg.any({ optional: true }), ...MAKEDIRS },
-    kwargs: true,
-  })
-  async append(args: { name: string; text?: unknown; makedirs: boolean }, ctx: StateContext): Promise<StateReturn> {
-    const name = args.name;
-    const ret: StateReturn = { name, changes: {}, result: true, comment: '' };
-    const text =
-      args.text === undefined || args.text === null ? [] : Array.isArray(args.text) ? args.text.map(String) : [String(args.text)];
-    if (!existsSync(name)) {
-      if (!args.makedirs && !existsSync(dirname(name))) {
-        ret.result = false;
-        ret.comment = `Directory ${dirname(name)} for file ${name} is not present`;
-        return ret;
-      }
-    }
-    const before = existsSync(name) ? readFileSync(name, 'utf8') : '';
-    const present = (chunk: string): boolean => new RegExp(chunk.trim().split(/\s+/).map(escapeRegex).join('\\s+'), 'm').test(before);
-    const add = text.flatMap((t) => t.split('\n')).filter((l) => !present(l));
-    if (add.length === 0) {
-      ret.comment = `File ${name} is in correct state`;
-      return ret;
-    }
-    const after = (before === '' || before.endsWith('\n') ? before : `${before}\n`) + add.map((l) => `${l}\n`).join('');
-    ret.changes = { diff: appendDiff(before, after) };
-    if (ctx.test) {
-      ret.result = null;
-      ret.comment = `File ${name} is set to be updated`;
-      return ret;
-    }
-    mkdirSync(dirname(name), { recursive: true });
-    atomicWrite(name, after, existsSync(name) ? statSync(name).mode & 0o7777 : 0o644);
-    ret.comment = `Appended ${add.length} lines`;
-    return ret;
+/** Salt 3007's `file` state module. The text-editing states come from {@link FileEditStates}. */
+@StateModule('file', { doc: 'Operations on regular files, special files, directories, and symlinks' })
+export class FileStates extends FileEditStates {
+  constructor(
+    @inject(IGrains) private readonly grains: IGrains,
+    @inject(IConfig) private readonly config: IConfig,
+  ) {
+    super();
   }
 
-  @State({
-    summary: 'Maintain an edit in a file by regular expression',
-    args: {
-      ...NAME,
-      pattern: arg.string(),
-      repl: arg.string(),
-      count: arg.integer({ default: 0, min: 0 }),
-      backup: arg.any({ default: '.bak' }),
-    },
-    kwargs: true,
-  })
-  async replace(
-    args: { name: string; pattern: string; repl: string; count: number; backup: unknown },
-    ctx: StateContext,
-  ): Promise<StateReturn> {
-    const name = args.name;
-    const ret: StateReturn = { name, changes: {}, result: true, comment: '' };
-    if (!existsSync(name)) {
-      ret.result = false;
-      ret.comment = `${name}: file not found`;
-      return ret;
-    }
-    const before = readFileSync(name, 'utf8');
-    const count = args.count;
-    let n = 0;
-    const re = new RegExp(args.pattern, 'gm');
-    const after = before.replace(re, (m) => (count && n >= count ? m : (n++, args.repl.replace(/\\(\d)/g, '$$$1'))));
-    if (after === before) {
-      ret.comment = 'No changes needed to be made';
-      return ret;
-    }
-    ret.changes = { diff: unifiedDiff(before, after) };
-    if (ctx.test) {
-      ret.result = null;
-      ret.comment = 'Changes would have been made';
-      return ret;
-    }
-    const mode = statSync(name).mode & 0o7777;
-    const backup = args.backup;
-    if (backup !== false && backup !== null && backup !== '') writeFileSync(`${name}${String(backup)}`, before, { mode });
-    atomicWrite(name, after, mode);
-    ret.comment = 'Changes were made';
-    return ret;
+  private cachedir(): string {
+    return String(this.config.get('cachedir', join(String(this.config.get('root_dir', '/')), 'var/cache/salt/minion')));
   }
 
-  @State({ summary: 'Line-focused editing of a file', description: 'mode is insert, ensure, replace or delete.', args: LINE, kwargs: true })
-  async line(args: LineArgs, ctx: StateContext): Promise<StateReturn> {
-    const name = args.name;
-    const ret: StateReturn = { name, changes: {}, result: true, comment: '' };
-    const mode = String(args.mode ?? '').toLowerCase();
-    if (!['insert', 'ensure', 'replace', 'delete'].includes(mode)) {
-      ret.result = false;
-      ret.comment = mode ? `Unknown mode: ${mode}` : 'Mode was not defined. How to process the file?';
-      return ret;
+  /** Salt's `file.source_list`: the first source of a list that exists (a string source is taken as it is). */
+  private async pickSource(source: unknown, sourceHash: unknown, ctx: StateContext): Promise<[string, unknown] | null> {
+    if (!Array.isArray(source)) return [String(source), sourceHash];
+    for (const item of source) {
+      const [src, hash] =
+        item !== null && typeof item === 'object' ? (Object.entries(item as Record<string, unknown>)[0] ?? ['', null]) : [String(item), null];
+      if (!src) continue;
+      const scheme = schemeOf(src);
+      let exists = false;
+      if (scheme === 'salt') exists = (await needed(ctx.cacheFile, 'cacheFile')(src)) !== null;
+      else if (isRemote(src)) exists = await fetch(src, { method: 'HEAD' }).then((r) => r.ok, () => false);
+      else exists = existsSync(localPath(src));
+      if (exists) return [src, hash || sourceHash];
     }
-    if (!existsSync(name)) {
-      ret.result = false;
-      ret.comment = `File "${name}" doesn't exist`;
-      return ret;
-    }
-    const before = readFileSync(name, 'utf8');
-    const lines = before.split('\n');
-    const trailing = lines[lines.length - 1] === '';
-    if (trailing) lines.pop();
-    const content = args.content === undefined || args.content === null ? '' : String(args.content);
-    const matches = (l: string, p: unknown): boolean => p !== undefined && p !== null && new RegExp(String(p)).test(l);
-    const out = [...lines];
-    if (mode === 'insert') {
-      if (!out.includes(content)) {
-        if (args.after !== undefined) {
-          const i = out.findIndex((l) => matches(l, args.after));
-          if (i !== -1) out.splice(i + 1, 0, content);
-        } else if (args.before !== undefined) {
-          const i = out.findIndex((l) => matches(l, args.before));
-          if (i !== -1) out.splice(i, 0, content);
-        } else if (args.location === 'start') out.unshift(content);
-        else out.push(content);
-      }
-    } else if (mode === 'replace') {
-      for (let i = 0; i < out.length; i++) if (matches(out[i], args.match ?? content)) out[i] = content;
-    } else if (mode === 'delete') {
-      for (let i = out.length - 1; i >= 0; i--) if (matches(out[i], args.match ?? content)) out.splice(i, 1);
-    } else if (!out.includes(content)) {
-      out.push(content);
-    }
-    const after = out.join('\n') + (trailing || out.length > lines.length ? '\n' : '');
-    if (after === before) {
-      ret.comment = 'No changes needed to be made';
-      return ret;
-    }
-    ret.changes = { diff: unifiedDiff(before, after) };
-    if (ctx.test) {
-      ret.result = null;
-      ret.comment = 'Changes would be made';
-      return ret;
-    }
-    atomicWrite(name, after, statSync(name).mode & 0o7777);
-    ret.comment = 'Changes were made';
-    return ret;
+    return null;
+  }
+
+  /** The text of a hash file named by source_hash (salt://, local or http(s)). */
+  private async readHashFile(url: string, ctx: StateContext): Promise<string | null> {
+    if (isRemote(url)) return readFileSync(await download(url), 'utf8');
+    const local = schemeOf(url) === 'salt' ? await needed(ctx.cacheFile, 'cacheFile')(url) : localPath(url);
+    return local && existsSync(local) ? readFileSync(local, 'utf8') : null;
+  }
+
+  /** The run's pillar value at `key` (Salt's `pillar.get`). */
+  private pillarGet(ctx: StateContext, key: string, delimiter = ':', dflt: unknown = NOT_FOUND): unknown {
+    return traverse(ctx.pillar ?? {}, key, dflt, delimiter);
   }
 
   @State({
     summary: 'Manage a given file, from a source or from contents',
-    examples: ['salt-call state.single file.managed /etc/motd contents=hi'],
+    description:
+      'source: a salt:// URL, a local path, an http(s) URL (needs source_hash unless skip_verify) or a list (the first that exists). ' +
+      'contents, contents_pillar or contents_grains give the text instead. backup: minion keeps the old file under the cachedir file_backup/.',
+    examples: ['salt-call state.single file.managed /etc/motd contents=hi', 'salt-call state.single file.managed /etc/app.conf source=salt://app/app.conf'],
     args: MANAGED,
     kwargs: true,
   })
   async managed(args: ManagedArgs, ctx: StateContext): Promise<StateReturn> {
-    const name = args.name;
+    const name = expandUser(args.name);
     const ret: StateReturn = { changes: {}, comment: '', name, result: true };
-    let contents: string | undefined;
-    let fromSource = false;
-    if (args.source !== undefined && args.source !== null) {
-      const sources = Array.isArray(args.source) ? args.source.map(String) : [String(args.source)];
-      let found: string | null = null;
-      let used = sources[0];
-      for (const s of sources) {
-        found = await needed(ctx.cacheFile, 'cacheFile')(s);
-        used = s;
-        if (found) break;
-      }
-      if (!found) {
-        ret.result = false;
-        ret.comment = `Source file ${sources[0]} not found in saltenv '${ctx.saltenv}'`;
-        return ret;
-      }
-      if (args.template && args.template !== 'jinja') {
-        ret.result = false;
-        ret.comment = `The template renderer '${args.template}' is not available (brine renders jinja)`;
-        return ret;
-      }
-      contents = args.template
-        ? await needed(ctx.renderTemplate, 'renderTemplate')(found, saltPath(used), templateContext(args, used))
-        : readFileSync(found, 'utf8');
-      fromSource = true;
-    } else if (args.contents !== undefined && args.contents !== null) {
-      const c = args.contents;
-      contents = Array.isArray(c) ? c.map(String).join('\n') + '\n' : String(c);
-      if (!Array.isArray(c) && !contents.endsWith('\n')) contents += '\n';
+    if (!args.name) return fail(ret, 'Must provide name to file.managed');
+    const keepMode = typeof args.mode === 'string' && args.mode.toLowerCase() === 'keep';
+    let mode = keepMode ? undefined : modeArg(args.mode);
+    const hasSource = given(args.source) && args.source !== '' && !(Array.isArray(args.source) && args.source.length === 0);
+    const contentsCount = [args.contents, args.contents_pillar, args.contents_grains].filter(given).length;
+    if (hasSource && contentsCount > 0) {
+      return fail(ret, "'source' cannot be used in combination with 'contents', 'contents_pillar', or 'contents_grains'");
     }
-    const exists = existsSync(name);
-    const wantMode = modeOf(args.mode) ?? (fromSource && !exists ? 0o644 : undefined);
-    if (exists && !statSync(name).isFile()) {
-      ret.result = false;
-      ret.comment = `Specified target ${name} is a directory`;
+    if (keepMode && contentsCount > 0) {
+      return fail(ret, "Mode preservation cannot be used in combination with 'contents', 'contents_pillar', or 'contents_grains'");
+    }
+    if (contentsCount > 1) return fail(ret, "Only one of 'contents', 'contents_pillar', and 'contents_grains' is permitted");
+    // Nothing to replace the file with: only its owner and mode are managed.
+    const replace = args.replace && (hasSource || contentsCount > 0);
+    let data: Buffer | undefined;
+    if (contentsCount > 0) {
+      let use: unknown;
+      const delim = args.contents_delimiter;
+      if (given(args.contents_pillar) || given(args.contents_grains)) {
+        const fromPillar = given(args.contents_pillar);
+        const keys = strList(fromPillar ? args.contents_pillar : args.contents_grains);
+        const values: unknown[] = [];
+        for (const key of keys) {
+          const v = fromPillar ? this.pillarGet(ctx, key, delim) : this.grains.get(key, NOT_FOUND, delim);
+          if (v === NOT_FOUND) return fail(ret, `${fromPillar ? 'Pillar' : 'Grain'} ${key} does not exist`);
+          values.push(v);
+        }
+        use = Array.isArray(fromPillar ? args.contents_pillar : args.contents_grains) ? values.map((v) => pyStr(v)).join('\n') : values[0];
+      } else use = args.contents;
+      if (!args.allow_empty && (use === '' || use === false || (Array.isArray(use) && use.length === 0))) {
+        const id = given(args.contents_pillar)
+          ? `contents_pillar ${String(args.contents_pillar)}`
+          : given(args.contents_grains)
+            ? `contents_grains ${String(args.contents_grains)}`
+            : "'contents'";
+        return fail(ret, `${id} value would result in empty contents. Set allow_empty to True to allow the managed file to be empty.`);
+      }
+      const parts = Array.isArray(use) ? use.map((x) => pyStr(x)) : [typeof use === 'string' ? use : pyStr(use)];
+      let text = parts.flatMap((p) => splitLines(p).map((l) => `${l}\n`)).join('');
+      if (!args.contents_newline) text = text.replace(/\n$/, '').replace(/\r$/, '');
+      if (args.template) text = await this.renderText(text, args, ctx);
+      data = Buffer.from(text, 'utf8');
+    }
+    if (!args.create && !isFile(name)) {
+      ret.comment = `File ${name} is not present and is not set for creation`;
       return ret;
     }
-    if (!exists) {
-      // Salt's test mode answers before manage_file checks the parent directory (an earlier
-      // state of the run, e.g. file.directory, may create it).
+    const uerr = checkUser(args.user, args.group, ctx.test);
+    if (uerr) return fail(ret, uerr);
+    if (!isAbsolute(name)) return fail(ret, `Specified file ${name} is not an absolute path`);
+    if (isDir(name) && !(isLink(name) && !args.follow_symlinks)) return fail(ret, `Specified target ${name} is a directory`);
+    const perms = { user: args.user, group: args.group, mode, followSymlinks: args.follow_symlinks };
+    if (!replace && lexists(name)) {
       if (ctx.test) {
-        ret.result = null;
-        ret.comment = `The file ${name} is set to be changed\nNote: No changes made, actual changes may\nbe different due to other states.`;
-        ret.changes = { newfile: name };
-        return ret;
+        const lmode = `0${(statSync(name).mode & 0o7777).toString(8).padStart(3, '0')}`;
+        Object.assign(ret.changes as object, permsDiffer(name, perms));
+        if (Object.keys(ret.changes).length > 0) ret.result = null;
+        ret.comment =
+          mode && mode !== lmode
+            ? `File ${name} will be updated with permissions ${mode} from its current state of ${lmode}`
+            : `File ${name} not updated`;
+      } else {
+        checkPerms(name, ret, perms, false);
+        if (Object.keys(ret.changes).length === 0 && ret.result) ret.comment = `File ${name} exists with proper permissions. No changes made.`;
       }
-      if (!existsSync(dirname(name)) && !args.makedirs) {
-        ret.result = false;
-        ret.comment = `Parent directory not present`;
-        return ret;
-      }
-      mkdirSync(dirname(name), { recursive: true });
-      atomicWrite(name, contents ?? '', wantMode ?? 0o644);
-      ret.changes = { diff: 'New file' };
-      if (wantMode !== undefined && (args.mode !== undefined || fromSource)) ret.changes.mode = modeText(wantMode);
-      ret.comment = `File ${name} updated`;
       return ret;
     }
-    const current = readFileSync(name, 'utf8');
-    const curMode = statSync(name).mode & 0o7777;
-    const changes: Record<string, unknown> = {};
-    if (contents !== undefined && contents !== current) changes.diff = unifiedDiff(current, contents);
-    if (wantMode !== undefined && wantMode !== curMode) changes.mode = modeText(wantMode);
-    if (Object.keys(changes).length === 0) {
-      // Salt's test-mode check words it differently from the real run.
-      ret.comment = ctx.test ? `The file ${name} is in the correct state` : `File ${name} is in the correct state`;
+    let fromSource = false;
+    if (hasSource && data === undefined) {
+      const picked = await this.pickSource(args.source, args.source_hash, ctx);
+      if (!picked) return fail(ret, 'Unable to manage file: none of the specified sources were found');
+      const [source, sourceHash] = picked;
+      let fetched: { data?: Buffer; comment?: string };
+      try {
+        fetched = await this.getManaged(name, source, sourceHash, args, ctx);
+      } catch (err) {
+        return fail(ret, `Unable to manage file: ${(err as Error).message}`);
+      }
+      if (fetched.comment !== undefined) return fail(ret, fetched.comment);
+      data = fetched.data;
+      fromSource = true;
+      if (keepMode) {
+        const local = schemeOf(source) === 'salt' ? await needed(ctx.cacheFile, 'cacheFile')(source) : localPath(source);
+        if (local) mode = `0${(statSync(local).mode & 0o777).toString(8).padStart(3, '0')}`;
+      }
+    }
+    return manageFile(ret, name, replace ? data : undefined, {
+      user: args.user,
+      group: args.group,
+      mode,
+      reportNewMode: fromSource,
+      makedirs: args.makedirs,
+      dirMode: modeArg(args.dir_mode),
+      backup: args.backup,
+      showChanges: args.show_changes,
+      followSymlinks: args.follow_symlinks,
+      cachedir: this.cachedir(),
+      test: ctx.test,
+    });
+  }
+
+  /** Render text (file.managed's `contents` with `template`) as a template file would be. */
+  private async renderText(text: string, args: ManagedArgs, ctx: StateContext): Promise<string> {
+    if (args.template !== 'jinja') throw new CommandExecutionError(`The template renderer '${args.template}' is not available (brine renders jinja)`);
+    const dir = mkdtempSync(join(tmpdir(), 'brine-tpl-'));
+    try {
+      const path = join(dir, 'contents');
+      writeFileSync(path, text);
+      return await needed(ctx.renderTemplate, 'renderTemplate')(path, 'contents', templateContext(args, ''));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+
+  /**
+   * Salt's `file.get_managed` plus manage_file's hash check: the new bytes of a source, or the
+   * comment of why there are none (missing source, hash needed, hash mismatch).
+   */
+  private async getManaged(
+    name: string,
+    source: string,
+    sourceHash: unknown,
+    args: ManagedArgs,
+    ctx: StateContext,
+  ): Promise<{ data?: Buffer; comment?: string }> {
+    const scheme = schemeOf(source);
+    let sum: SourceSum | undefined;
+    const hashWanted = given(sourceHash) && sourceHash !== '' && !args.skip_verify && scheme !== 'salt';
+    let sfn: string | null = null;
+    if (scheme === '' || scheme === 'file') {
+      sfn = localPath(source);
+      if (!existsSync(sfn)) return { comment: `Local file source ${sfn} does not exist` };
+    } else if (scheme === 'salt') {
+      sfn = await needed(ctx.cacheFile, 'cacheFile')(source);
+      if (!sfn) return { comment: `Source file ${source} not found in saltenv '${ctx.saltenv ?? 'base'}'` };
+    } else if (!isRemote(source)) {
+      return { comment: `Unable to manage file: unsupported source ${source} (salt://, file://, a local path, http(s) or ftp)` };
+    } else if (!args.skip_verify && !hashWanted) {
+      return { comment: `Unable to verify upstream hash of source file ${source}, please set source_hash or set skip_verify to True` };
+    }
+    if (hashWanted) {
+      try {
+        sum = await sourceSum(String(sourceHash), {
+          fileName: name,
+          source,
+          sourceHashName: args.source_hash_name,
+          readHashFile: (u) => this.readHashFile(u, ctx),
+        });
+      } catch (err) {
+        return { comment: (err as Error).message };
+      }
+      // The target already has the declared hash: nothing to fetch.
+      if (!args.template && isFile(name) && digest(readFileSync(name), sum.hash_type) === sum.hsum) return { data: readFileSync(name) };
+    }
+    if (sfn === null) sfn = await download(source);
+    const raw = readFileSync(sfn);
+    if (sum) {
+      const actual = digest(raw, sum.hash_type);
+      if (actual !== sum.hsum) {
+        return {
+          comment: isFile(name)
+            ? `Specified ${sum.hash_type} checksum for ${source} (${sum.hsum}) does not match actual checksum (${actual}). If the 'source_hash' value refers to a remote file with multiple possible matches, then it may be necessary to set 'source_hash_name'.`
+            : `Specified ${sum.hash_type} checksum for ${name} (${sum.hsum}) does not match actual checksum (${actual})`,
+        };
+      }
+    }
+    if (!args.template) return { data: raw };
+    if (args.template !== 'jinja') return { comment: `The template renderer '${args.template}' is not available (brine renders jinja)` };
+    const text = await needed(ctx.renderTemplate, 'renderTemplate')(sfn, saltPath(source), templateContext(args, source));
+    return { data: Buffer.from(text, 'utf8') };
+  }
+
+  @State({
+    summary: 'Serialize a data structure (dataset or dataset_pillar) to a file as yaml or json',
+    description: "json is written with indent 2 and sorted keys, yaml in block style, as Salt's serializers write them.",
+    examples: ["salt-call state.single file.serialize /etc/app.json dataset='{\"a\": 1}' serializer=json"],
+    args: {
+      ...NAME,
+      dataset: arg.any({ optional: true }),
+      dataset_pillar: arg.string({ optional: true }),
+      ...OWNER,
+      mode: MODE,
+      backup: arg.any({ default: '' }),
+      ...MAKEDIRS,
+      show_changes: arg.boolean({ default: true }),
+      create: arg.boolean({ default: true }),
+      merge_if_exists: arg.boolean({ default: false }),
+      serializer: arg.string({ optional: true }),
+      formatter: arg.string({ optional: true }),
+    },
+    kwargs: true,
+  })
+  async serialize(
+    args: {
+      name: string;
+      dataset?: unknown;
+      dataset_pillar?: string;
+      user?: unknown;
+      group?: unknown;
+      mode?: unknown;
+      backup: unknown;
+      makedirs: boolean;
+      show_changes: boolean;
+      create: boolean;
+      merge_if_exists: boolean;
+      serializer?: string;
+      formatter?: string;
+    },
+    ctx: StateContext,
+  ): Promise<StateReturn> {
+    const name = expandUser(args.name);
+    const ret: StateReturn = { changes: {}, comment: '', name, result: true };
+    if (!args.name) return fail(ret, 'Must provide name to file.serialize');
+    if (!args.create && !isFile(name)) {
+      ret.comment = `File ${name} is not present and is not set for creation`;
       return ret;
     }
+    if (args.serializer && args.formatter) return fail(ret, 'Only one of serializer and formatter are allowed');
+    const serializer = String(args.serializer || args.formatter || 'yaml').toLowerCase();
+    if (args.dataset && args.dataset_pillar) return fail(ret, "Only one of 'dataset' and 'dataset_pillar' is permitted");
+    let dataset = args.dataset_pillar ? this.pillarGet(ctx, args.dataset_pillar, ':', '') : args.dataset;
+    if (dataset === undefined || dataset === null) return fail(ret, "Neither 'dataset' nor 'dataset_pillar' was defined");
+    if (serializer !== 'yaml' && serializer !== 'json') {
+      return {
+        changes: {},
+        comment: `The ${serializer} serializer could not be found. It either does not exist or its prerequisites are not installed.`,
+        name,
+        result: false,
+      };
+    }
+    let existing: unknown = null;
+    let merged: unknown = null;
+    if (args.merge_if_exists && isFile(name)) {
+      try {
+        existing = deserializeData(serializer, readFileSync(name, 'utf8'));
+      } catch (err) {
+        return fail(ret, `Failed to deserialize existing data: ${(err as Error).message}`);
+      }
+      if (existing !== null && existing !== undefined) {
+        merged = mergeRecurse(existing, dataset);
+        if (serializeData(serializer, existing) === serializeData(serializer, merged)) {
+          ret.comment = `The file ${name} is in the correct state`;
+          return ret;
+        }
+        dataset = merged;
+      }
+    }
+    const contents = `${serializeData(serializer, dataset)}\n`;
+    const mode = modeArg(args.mode);
+    const out = manageFile(ret, name, Buffer.from(contents, 'utf8'), {
+      user: args.user,
+      group: args.group,
+      mode,
+      reportNewMode: false,
+      makedirs: args.makedirs,
+      backup: args.backup,
+      showChanges: args.show_changes,
+      followSymlinks: true,
+      cachedir: this.cachedir(),
+      test: ctx.test,
+    });
     if (ctx.test) {
-      ret.result = null;
-      ret.changes = changes;
-      ret.comment = `The file ${name} is set to be changed\nNote: No changes made, actual changes may\nbe different due to other states.`;
+      if (Object.keys(out.changes).length > 0) {
+        out.result = null;
+        out.comment = `Dataset will be serialized and stored into ${name}`;
+        if (!args.show_changes) (out.changes as Record<string, unknown>).diff = '<show_changes=False>';
+      } else {
+        out.result = true;
+        out.comment = `The file ${name} is in the correct state`;
+      }
+    }
+    if (merged !== null && typeof existing === 'object' && typeof merged === 'object') {
+      (out.changes as Record<string, unknown>).diff = recursiveDiff(existing, merged);
+    }
+    return out;
+  }
+
+  @State({
+    summary: 'Ensure that a named directory is present, with its owner and mode (recurse: over its contents too)',
+    description:
+      'recurse is a list of user, group, mode, ignore_files, ignore_dirs, silent. clean removes what no state requires (exclude_pat keeps matches).',
+    examples: ['salt-call state.single file.directory /srv/app user=www-data dir_mode=755 recurse=[user,mode]'],
+    args: {
+      ...NAME,
+      ...OWNER,
+      recurse: arg.any({ optional: true }),
+      max_depth: arg.integer({ optional: true }),
+      dir_mode: MODE,
+      file_mode: MODE,
+      mode: MODE,
+      ...MAKEDIRS,
+      clean: arg.boolean({ default: false }),
+      require: arg.any({ optional: true }),
+      exclude_pat: arg.any({ optional: true }),
+      follow_symlinks: arg.boolean({ default: false }),
+      force: arg.boolean({ default: false }),
+      allow_symlink: arg.boolean({ default: true }),
+      children_only: arg.boolean({ default: false }),
+    },
+    kwargs: true,
+  })
+  async directory(
+    args: {
+      name: string;
+      user?: unknown;
+      group?: unknown;
+      recurse?: unknown;
+      max_depth?: number;
+      dir_mode?: unknown;
+      file_mode?: unknown;
+      mode?: unknown;
+      makedirs: boolean;
+      clean: boolean;
+      require?: unknown;
+      exclude_pat?: unknown;
+      follow_symlinks: boolean;
+      force: boolean;
+      allow_symlink: boolean;
+      children_only: boolean;
+    },
+    ctx: StateContext,
+  ): Promise<StateReturn> {
+    let name = expandUser(args.name);
+    const ret: StateReturn = { name, changes: {}, result: true, comment: '' };
+    if (!args.name) return fail(ret, 'Must provide name to file.directory');
+    if (name.endsWith('/') && name !== '/') name = name.slice(0, -1);
+    ret.name = name;
+    if (args.max_depth !== undefined && args.clean) return fail(ret, 'Cannot specify both max_depth and clean');
+    const dirMode = modeArg(args.dir_mode ?? args.mode);
+    const fileMode = modeArg(args.file_mode) ?? dirMode;
+    const uerr = checkUser(args.user, args.group, ctx.test);
+    if (uerr) return fail(ret, uerr);
+    if (!isAbsolute(name)) return fail(ret, `Specified file ${name} is not an absolute path`);
+    const changes = ret.changes as Record<string, unknown>;
+    if (isFile(name) || (!args.allow_symlink && isLink(name)) || (args.force && isLink(name))) {
+      if (args.force) {
+        if (ctx.test) changes.forced = `${isLink(name) ? 'Symlink' : 'File'} would be forcibly replaced`;
+        else {
+          changes.forced = `${isLink(name) ? 'Symlink' : 'File'} was forcibly replaced`;
+          unlinkSync(name);
+        }
+      } else if (isFile(name)) return fail(ret, `Specified location ${name} exists and is a file`);
+      else return fail(ret, `Specified location ${name} exists and is a symlink`);
+    }
+    let recurseSet: Set<string>;
+    try {
+      recurseSet = recurseTypes(args.recurse);
+    } catch (err) {
+      return fail(ret, (err as Error).message);
+    }
+    const keep = keepFromRequire(name, args.require);
+    const planned = checkDirectory(name, {
+      user: args.user,
+      group: args.group,
+      recurse: recurseSet,
+      dirMode,
+      fileMode,
+      clean: args.clean,
+      keep,
+      excludePat: args.exclude_pat,
+      maxDepth: args.max_depth ?? null,
+      followSymlinks: args.follow_symlinks,
+      childrenOnly: args.children_only,
+    });
+    Object.assign(changes, planned.changes);
+    if (ctx.test || Object.keys(changes).length === 0) {
+      ret.result = planned.result;
+      ret.comment = planned.comment;
       return ret;
     }
-    if (contents !== undefined && contents !== current) atomicWrite(name, contents, wantMode ?? curMode);
-    else if (wantMode !== undefined) chmodSync(name, wantMode);
-    ret.changes = changes;
-    ret.comment = `File ${name} updated`;
+    if (!isDir(name)) {
+      if (!isDir(dirname(name))) {
+        if (!args.makedirs) return fail(ret, `No directory to create ${name} in`);
+        const missing: string[] = [];
+        for (let d = dirname(name); !existsSync(d); d = dirname(d)) missing.unshift(d);
+        for (const d of missing) this.makeDir(d, args.user, args.group, dirMode);
+      }
+      this.makeDir(name, args.user, args.group, dirMode);
+      ret.changes = { [name]: { directory: 'new' } };
+      return ret;
+    }
+    // The real run: perms of the directory, then of its contents, then the clean.
+    const perms: StateReturn = { name, changes: {}, result: true, comment: '' };
+    const own = { user: recurseSet.has('user') ? args.user : undefined, group: recurseSet.has('group') ? args.group : undefined };
+    const inner = { fmode: recurseSet.has('mode') ? fileMode : undefined, dmode: recurseSet.has('mode') ? dirMode : undefined };
+    if (!args.children_only) checkPerms(name, perms, { user: args.user, group: args.group, mode: dirMode, followSymlinks: args.follow_symlinks }, false);
+    if (recurseSet.size > 0) {
+      for (const step of walkTree(name, args.max_depth ?? null)) {
+        if (!recurseSet.has('ignore_files')) {
+          for (const f of step.files) checkPerms(join(step.root, f), perms, { ...own, mode: inner.fmode, followSymlinks: args.follow_symlinks }, false);
+        }
+        if (!recurseSet.has('ignore_dirs')) {
+          for (const d of step.dirs) checkPerms(join(step.root, d), perms, { ...own, mode: inner.dmode, followSymlinks: args.follow_symlinks }, false);
+        }
+      }
+    }
+    Object.assign(changes, perms.changes);
+    if (perms.result === false) {
+      ret.result = false;
+      ret.comment = String(perms.comment);
+    }
+    if (recurseSet.has('silent')) ret.changes = { recursion: 'Changes silenced' };
+    if (args.clean) {
+      const removed = cleanDir(name, keep, args.exclude_pat, false);
+      if (removed.length > 0) {
+        (ret.changes as Record<string, unknown>).removed = removed;
+        ret.comment = `Files cleaned from directory ${name}`;
+      }
+    }
+    if (!ret.comment) {
+      if (args.children_only) ret.comment = `Directory ${name}/* updated`;
+      else if (Object.keys(ret.changes).length > 0) ret.comment = `Directory ${name} updated`;
+    }
+    if (Object.keys(ret.changes).length === 0 && ret.result) {
+      ret.comment = [`Directory ${name} is in the correct state`, ret.comment].filter(Boolean).join('\n');
+    }
+    return ret;
+  }
+
+  /** mkdir with Salt's mode and owner for one directory. */
+  private makeDir(d: string, user: unknown, group: unknown, mode: string | undefined): void {
+    mkdirSync(d);
+    if (mode !== undefined) chmodSync(d, parseInt(mode, 8));
+    if (given(user) || given(group)) checkPerms(d, { name: d, changes: {}, result: true, comment: '' }, { user, group }, false);
+  }
+
+  @State({
+    summary: "Recurse through a salt:// directory on the master and copy it to the minion's path",
+    description:
+      'Each file goes through file.managed (template, file_mode, user, group); clean removes files the source does not have; include_pat/exclude_pat filter by path (glob, or E@regex).',
+    examples: ['salt-call state.apply  # with: /srv/www: {file.recurse: [{source: salt://www}, {clean: True}]}'],
+    args: {
+      ...NAME,
+      source: arg.any(),
+      clean: arg.boolean({ default: false }),
+      require: arg.any({ optional: true }),
+      ...OWNER,
+      dir_mode: MODE,
+      file_mode: MODE,
+      template: arg.string({ optional: true }),
+      context: arg.dict({ optional: true }),
+      replace: arg.boolean({ default: true }),
+      defaults: arg.dict({ optional: true }),
+      backup: arg.any({ default: '' }),
+      include_pat: arg.any({ optional: true }),
+      exclude_pat: arg.any({ optional: true }),
+      maxdepth: arg.integer({ optional: true }),
+      show_changes: arg.boolean({ default: true }),
+    },
+    kwargs: 'kwargs',
+  })
+  async recurse(
+    args: {
+      name: string;
+      source: unknown;
+      clean: boolean;
+      require?: unknown;
+      user?: unknown;
+      group?: unknown;
+      dir_mode?: unknown;
+      file_mode?: unknown;
+      template?: string;
+      context?: Record<string, unknown>;
+      replace: boolean;
+      defaults?: Record<string, unknown>;
+      backup: unknown;
+      include_pat?: unknown;
+      exclude_pat?: unknown;
+      maxdepth?: number;
+      show_changes: boolean;
+      kwargs?: Record<string, unknown>;
+    },
+    ctx: StateContext,
+  ): Promise<StateReturn> {
+    const name = expandUser(args.name);
+    const ret: StateReturn = { name, changes: {}, result: true, comment: '' };
+    if (args.kwargs && 'mode' in args.kwargs) {
+      return fail(ret, "'mode' is not allowed in 'file.recurse'. Please use 'file_mode' and 'dir_mode'.");
+    }
+    const dirMode = modeArg(args.dir_mode);
+    const keepMode = typeof args.file_mode === 'string' && args.file_mode.toLowerCase() === 'keep';
+    const fileMode = keepMode ? undefined : modeArg(args.file_mode);
+    const uerr = checkUser(args.user, args.group, ctx.test);
+    if (uerr) return fail(ret, uerr);
+    if (!isAbsolute(name)) return fail(ret, `Specified file ${name} is not an absolute path`);
+    const sources = strList(args.source).map((s) => s.replace(/\/+$/, ''));
+    for (const s of sources) if (!s.startsWith('salt://')) return fail(ret, `Invalid source '${s}' (must be a salt:// URI)`);
+    const list = needed(ctx.listFiles, 'listFiles');
+    let source: string | undefined;
+    let files: string[] = [];
+    for (const s of sources) {
+      files = await list(s);
+      if (files.length > 0 || sources.length === 1) {
+        source = s;
+        break;
+      }
+    }
+    if (source === undefined) return fail(ret, 'Recurse failed: none of the specified sources were found');
+    const [srcpath, query] = source.slice('salt://'.length).split('?');
+    const senv = new URLSearchParams(query ?? '').get('saltenv') ?? ctx.saltenv ?? 'base';
+    if (files.length === 0) {
+      return fail(ret, `The directory '${srcpath}' does not exist on the salt fileserver in saltenv '${senv}'`);
+    }
+    if (!isDir(name)) {
+      if (lexists(name)) return fail(ret, `The path ${name} exists and is not a directory`);
+      if (!ctx.test) {
+        const missing: string[] = [];
+        for (let d = name; !existsSync(d); d = dirname(d)) missing.unshift(d);
+        for (const d of missing) this.makeDir(d, args.user, args.group, dirMode);
+      }
+    }
+    const comments = new Map<string, string[]>();
+    const merge = (path: string, r: StateReturn): void => {
+      if (r.result === false || ret.result === true) ret.result = r.result;
+      if (r.result !== true && r.comment) comments.set(path, [...(comments.get(path) ?? []), String(r.comment)]);
+      if (Object.keys(r.changes).length > 0) (ret.changes as Record<string, unknown>)[path] = r.changes;
+    };
+    const managed: [string, string][] = [];
+    const dirs = new Set<string>();
+    const keep = new Set<string>();
+    for (const fn of files) {
+      const rel = posix.relative(srcpath, fn);
+      if (rel.startsWith('..') || (args.maxdepth !== undefined && rel.split('/').length - 1 > args.maxdepth)) continue;
+      if (!checkIncludeExclude(rel, args.include_pat, args.exclude_pat)) continue;
+      const dest = join(name, rel);
+      keep.add(dest);
+      dirs.add(dirname(dest));
+      managed.push([dest, `salt://${fn}${query ? `?${query}` : ''}`]);
+    }
+    for (const d of [...dirs].sort()) {
+      if (args.clean && lexists(d) && !isDir(d)) {
+        if (ctx.test) {
+          merge(d, { name, changes: {}, result: null, comment: `Replacing ${d} with a directory` });
+          continue;
+        }
+        rmSync(d, { force: true });
+        merge(d, { name, changes: { diff: 'Replaced file with a directory' }, result: true, comment: '' });
+      }
+      merge(d, await this.directory({ name: d, user: args.user, group: args.group, recurse: [], dir_mode: dirMode, makedirs: true, clean: false, follow_symlinks: false, force: false, allow_symlink: true, children_only: false }, ctx));
+    }
+    for (const [dest, src] of managed) {
+      if (args.clean && isDir(dest) && !isLink(dest) && args.replace) {
+        if (ctx.test) {
+          merge(dest, { name, changes: {}, result: null, comment: `Replacing directory ${dest} with a file` });
+          continue;
+        }
+        rmSync(dest, { recursive: true, force: true });
+        merge(dest, { name, changes: { diff: 'Replaced directory with a new file' }, result: true, comment: '' });
+      }
+      const r = await this.managed(
+        {
+          ...MANAGED_DEFAULTS,
+          name: dest,
+          source: src,
+          user: args.user,
+          group: args.group,
+          mode: keepMode ? 'keep' : fileMode,
+          template: args.template,
+          makedirs: true,
+          replace: args.replace,
+          context: args.context,
+          defaults: args.defaults,
+          backup: args.backup,
+          show_changes: args.show_changes,
+        },
+        ctx,
+      );
+      merge(dest, r);
+    }
+    if (args.clean) {
+      for (const k of keepFromRequire(name, args.require)) keep.add(k);
+      const removed = cleanDir(name, keep, args.exclude_pat, ctx.test);
+      if (removed.length > 0) {
+        if (ctx.test) {
+          if (ret.result) ret.result = null;
+          comments.set('removed', removed);
+        } else (ret.changes as Record<string, unknown>).removed = removed;
+      }
+    }
+    ret.comment = [...comments.entries()]
+      .map(([k, v]) => `\n#### ${k} ####\n${v.join('\n')}`)
+      .join('\n')
+      .trim();
+    if (!ret.comment) ret.comment = `Recursively updated ${name}`;
+    if (Object.keys(ret.changes).length === 0 && ret.result) ret.comment = `The directory ${name} is in the correct state`;
     return ret;
   }
 
   @State({
-    summary: 'Ensure that a named directory is present and has the right mode',
-    args: { ...NAME, mode: MODE, dir_mode: MODE, ...MAKEDIRS },
+    summary: 'Make sure that the named file or directory is absent',
+    args: NAME,
     kwargs: true,
   })
-  async directory(args: { name: string; mode?: unknown; dir_mode?: unknown; makedirs: boolean }, ctx: StateContext): Promise<StateReturn> {
-    const name = args.name;
-    const ret: StateReturn = { name, changes: {}, result: true, comment: '' };
-    const mode = modeOf(args.dir_mode ?? args.mode);
-    if (existsSync(name) && !statSync(name).isDirectory()) {
-      ret.result = false;
-      ret.comment = `Specified location ${name} exists and is a file`;
-      return ret;
-    }
-    if (!existsSync(name)) {
-      if (ctx.test) {
-        ret.result = null;
-        ret.comment = `The following files will be changed:\n${name}: directory - new\n`;
-        ret.changes = { [name]: { directory: 'new' } };
-        return ret;
-      }
-      if (!existsSync(dirname(name)) && !args.makedirs) {
-        ret.result = false;
-        ret.comment = `No directory to create ${name} in`;
-        return ret;
-      }
-      const missing: string[] = [];
-      for (let d = dirname(name); !existsSync(d); d = dirname(d)) missing.unshift(d);
-      for (const d of missing) {
-        mkdirSync(d);
-        if (mode !== undefined) chmodSync(d, mode);
-      }
-      mkdirSync(name);
-      if (mode !== undefined) chmodSync(name, mode);
-      ret.changes = { [name]: { directory: 'new' } };
-      return ret;
-    }
-    const cur = statSync(name).mode & 0o7777;
-    if (mode !== undefined && cur !== mode) {
-      if (ctx.test) {
-        ret.result = null;
-        ret.comment = `The following files will be changed:\n${name}: mode - ${modeText(mode)}\n`;
-        ret.changes = { [name]: { mode: modeText(mode) } };
-        return ret;
-      }
-      chmodSync(name, mode);
-      ret.changes = { [name]: { mode: modeText(mode) } };
-      return ret;
-    }
-    ret.comment = `The directory ${name} is in the correct state`;
-    return ret;
-  }
-
-  @State({ summary: 'Make sure that the named file or directory is absent', args: NAME, kwargs: true })
   async absent(args: { name: string }, ctx: StateContext): Promise<StateReturn> {
-    const name = args.name;
+    const name = expandUser(args.name);
     const ret: StateReturn = { name, changes: {}, result: true, comment: '' };
-    let present = false;
-    try {
-      lstatSync(name);
-      present = true;
-    } catch {
-      present = false;
-    }
-    if (!present) {
+    if (!lexists(name)) {
       ret.comment = `File ${name} is not present`;
       return ret;
     }
-    const isDir = lstatSync(name).isDirectory();
+    const dir = lstatSync(name).isDirectory();
     if (ctx.test) {
       ret.result = null;
-      ret.comment = `${isDir ? 'Directory' : 'File'} ${name} is set for removal`;
+      ret.comment = `${dir ? 'Directory' : 'File'} ${name} is set for removal`;
       ret.changes = { removed: name };
       return ret;
     }
     rmSync(name, { recursive: true, force: true });
-    ret.comment = `Removed ${isDir ? 'directory' : 'file'} ${name}`;
+    ret.comment = `Removed ${dir ? 'directory' : 'file'} ${name}`;
     ret.changes = { removed: name };
     return ret;
   }
 
   @State({ summary: 'Create a symbolic link', args: { ...NAME, target: arg.string(), ...MAKEDIRS }, kwargs: true })
   async symlink(args: { name: string; target: string; makedirs: boolean }, ctx: StateContext): Promise<StateReturn> {
-    const name = args.name;
+    const name = expandUser(args.name);
     const target = args.target;
     const ret: StateReturn = { name, changes: {}, result: true, comment: '' };
     let current: string | null = null;
@@ -443,17 +807,12 @@ export class FileStates {
     }
     if (ctx.test) {
       ret.result = null;
-      ret.comment =
-        current === null ? `Symlink ${name} to ${target} is set for creation` : `Symlink ${name} will be updated to point to ${target}`;
+      ret.comment = current === null ? `Symlink ${name} to ${target} is set for creation` : `Symlink ${name} will be updated to point to ${target}`;
       ret.changes = current === null ? { new: name } : { change: name };
       return ret;
     }
     if (!existsSync(dirname(name))) {
-      if (!args.makedirs) {
-        ret.result = false;
-        ret.comment = `Directory ${dirname(name)} for symlink is not present`;
-        return ret;
-      }
+      if (!args.makedirs) return fail(ret, `Directory ${dirname(name)} for symlink is not present`);
       mkdirSync(dirname(name), { recursive: true });
     }
     const tmp = join(dirname(name), `.${basename(name)}.brine-${process.pid}`);
@@ -461,6 +820,156 @@ export class FileStates {
     renameSync(tmp, name);
     ret.comment = current === null ? `Created new symlink ${name} -> ${target}` : `Set target of symlink ${name} -> ${target}`;
     ret.changes = current === null ? { new: name } : { change: name };
+    return ret;
+  }
+
+  @State({
+    summary: "Replicate the 'nix touch command: create a file or update its access and modification times",
+    examples: ['salt-call state.single file.touch /var/log/httpd/logrotate.empty'],
+    args: { ...NAME, atime: arg.any({ optional: true }), mtime: arg.any({ optional: true }), ...MAKEDIRS },
+    kwargs: true,
+  })
+  async touch(args: { name: string; atime?: unknown; mtime?: unknown; makedirs: boolean }, ctx: StateContext): Promise<StateReturn> {
+    return touchState(expandUser(args.name), args.atime, args.mtime, args.makedirs, ctx.test);
+  }
+
+  @State({
+    summary: 'Copy a file or directory on the minion to name',
+    description: 'force overwrites an existing target; preserve keeps the source owner and mode; makedirs makes the parent directories.',
+    examples: ['salt-call state.single file.copy /etc/app.conf.bak source=/etc/app.conf'],
+    args: {
+      ...NAME,
+      source: arg.string(),
+      force: arg.boolean({ default: false }),
+      ...MAKEDIRS,
+      preserve: arg.boolean({ default: false }),
+      ...OWNER,
+      mode: MODE,
+      subdir: arg.boolean({ default: false }),
+    },
+    kwargs: true,
+  })
+  async copy(
+    args: {
+      name: string;
+      source: string;
+      force: boolean;
+      makedirs: boolean;
+      preserve: boolean;
+      user?: unknown;
+      group?: unknown;
+      mode?: unknown;
+      subdir: boolean;
+    },
+    ctx: StateContext,
+  ): Promise<StateReturn> {
+    let name = expandUser(args.name);
+    const source = expandUser(args.source);
+    const ret: StateReturn = { name, changes: {}, comment: `Copied "${source}" to "${name}"`, result: true };
+    if (!args.name) return fail(ret, 'Must provide name to file.copy');
+    if (!isAbsolute(name)) return fail(ret, `Specified file ${name} is not an absolute path`);
+    if (!existsSync(source)) return fail(ret, `Source file "${source}" is not present`);
+    let user = args.user;
+    let group = args.group;
+    let mode = modeArg(args.mode);
+    if (!args.preserve) {
+      const uerr = checkUser(user, group, ctx.test);
+      if (uerr) return fail(ret, uerr);
+      mode ??= `0${(statSync(source).mode & 0o7777).toString(8).padStart(3, '0')}`;
+    } else {
+      user = undefined;
+      group = undefined;
+    }
+    if (isDir(name) && args.subdir) name = join(name, basename(source));
+    let changed = true;
+    if (lexists(name)) {
+      if (!args.force) changed = false;
+      else if (isFile(name) && isFile(source) && readFileSync(name).equals(readFileSync(source))) {
+        ret.comment = `${String(ret.comment)} - files are identical but force flag is set`;
+      }
+    }
+    if (ctx.test) {
+      if (changed) {
+        ret.comment = `File "${source}" is set to be copied to "${name}"`;
+        ret.result = null;
+      } else {
+        ret.comment = `The target file "${name}" exists and will not be overwritten`;
+        ret.result = true;
+      }
+      return ret;
+    }
+    if (!changed) {
+      ret.comment = `The target file "${name}" exists and will not be overwritten`;
+      return ret;
+    }
+    const dname = dirname(name);
+    if (!isDir(dname)) {
+      if (!args.makedirs) return fail(ret, `The target directory ${dname} is not present`);
+      mkdirSync(dname, { recursive: true });
+    }
+    try {
+      if (isDir(source)) {
+        // A directory is copied beside the target, then swapped in by rename.
+        const tmp = join(dname, `.${basename(name)}.brine-${process.pid}-copy`);
+        cpSync(source, tmp, { recursive: true, verbatimSymlinks: true, preserveTimestamps: args.preserve });
+        if (lexists(name)) rmSync(name, { recursive: true, force: true });
+        renameSync(tmp, name);
+      } else {
+        if (isDir(name)) rmSync(name, { recursive: true, force: true });
+        atomicCopy(source, name, statSync(source).mode & 0o7777);
+      }
+    } catch {
+      return fail(ret, `Failed to copy "${source}" to "${name}"`);
+    }
+    ret.changes = { [name]: source };
+    if (args.preserve) {
+      const st = statSync(source);
+      checkPerms(name, ret, { user: st.uid, group: st.gid }, false);
+      ret.changes = { [name]: source };
+    } else checkPerms(name, ret, { user, group, mode }, false);
+    return ret;
+  }
+
+  @State({
+    summary: 'If the source file exists on the system, rename it to the named file',
+    examples: ['salt-call state.single file.rename /etc/app.conf source=/etc/app.conf.old'],
+    args: { ...NAME, source: arg.string(), force: arg.boolean({ default: false }), ...MAKEDIRS },
+    kwargs: true,
+  })
+  async rename(args: { name: string; source: string; force: boolean; makedirs: boolean }, ctx: StateContext): Promise<StateReturn> {
+    const expand = (p: string): string => expandUser(p).replace(/\$(\w+)|\$\{(\w+)\}/g, (m, a: string, b: string) => process.env[a ?? b] ?? m);
+    const name = expand(args.name);
+    const source = expand(args.source);
+    const ret: StateReturn = { name, changes: {}, comment: '', result: true };
+    if (!args.name) return fail(ret, 'Must provide name to file.rename');
+    if (!isAbsolute(name)) return fail(ret, `Specified file ${name} is not an absolute path`);
+    if (!lexists(source)) {
+      ret.comment = `Source file "${source}" has already been moved out of place`;
+      return ret;
+    }
+    if (lexists(name) && !args.force) {
+      ret.comment = `The target file "${name}" exists and will not be overwritten`;
+      return ret;
+    }
+    if (ctx.test) {
+      ret.comment = `File "${source}" is set to be moved to "${name}"`;
+      ret.result = null;
+      return ret;
+    }
+    const dname = dirname(name);
+    if (!isDir(dname)) {
+      if (!args.makedirs) return fail(ret, `The target directory ${dname} is not present`);
+      mkdirSync(dname, { recursive: true });
+    }
+    try {
+      // rename(2) replaces a file target in one step; only a directory in the way is removed first.
+      if (lexists(name) && isDir(name) && !isLink(name)) rmSync(name, { recursive: true, force: true });
+      renameSync(source, name);
+    } catch {
+      return fail(ret, `Failed to move "${source}" to "${name}"`);
+    }
+    ret.comment = `Moved "${source}" to "${name}"`;
+    ret.changes = { [name]: source };
     return ret;
   }
 
@@ -485,4 +994,108 @@ export class FileStates {
       comment: ok ? `Path ${args.name} is missing` : `Specified path ${args.name} exists`,
     };
   }
+}
+
+/** file.managed's defaults, for file.recurse calling it per file. */
+const MANAGED_DEFAULTS: Omit<ManagedArgs, 'name'> = {
+  makedirs: false,
+  replace: true,
+  backup: '',
+  show_changes: true,
+  create: true,
+  contents_newline: true,
+  contents_delimiter: ':',
+  allow_empty: true,
+  follow_symlinks: true,
+  skip_verify: false,
+};
+
+const RECURSE_TYPES = ['user', 'group', 'mode', 'ignore_files', 'ignore_dirs', 'silent'];
+
+/** Salt's `_get_recurse_set`, with its errors. */
+export function recurseTypes(recurse: unknown): Set<string> {
+  if (recurse === undefined || recurse === null || recurse === false || (Array.isArray(recurse) && recurse.length === 0)) return new Set();
+  if (!Array.isArray(recurse)) throw new CommandExecutionError('"recurse" must be formed as a list of strings');
+  const set = new Set(recurse.map(String));
+  if (![...set].every((t) => RECURSE_TYPES.includes(t))) {
+    throw new CommandExecutionError(`Types for "recurse" limited to ${RECURSE_TYPES.map((t) => `"${t}"`).join(', ')}.`);
+  }
+  if (set.has('ignore_files') && set.has('ignore_dirs')) {
+    throw new CommandExecutionError('Must not specify "recurse" options "ignore_files" and "ignore_dirs" at the same time.');
+  }
+  return set;
+}
+
+/** The paths under `dir` that `require: [{file: path}]` names (Salt's `_gen_keep_files`, by path). */
+function keepFromRequire(dir: string, require: unknown): string[] {
+  const keep: string[] = [];
+  if (!Array.isArray(require)) return keep;
+  for (const comp of require) {
+    if (comp === null || typeof comp !== 'object' || !('file' in comp)) continue;
+    const p = String((comp as Record<string, unknown>).file);
+    if (isAbsolute(p) && !relative(dir, p).startsWith('..')) {
+      keep.push(p);
+      if (isDir(p)) for (const step of walkTree(p)) for (const n of [...step.dirs, ...step.files]) keep.push(join(step.root, n));
+    }
+  }
+  return keep;
+}
+
+interface DirectoryPlan {
+  user?: unknown;
+  group?: unknown;
+  recurse: Set<string>;
+  dirMode?: string;
+  fileMode?: string;
+  clean: boolean;
+  keep: string[];
+  excludePat?: unknown;
+  maxDepth: number | null;
+  followSymlinks: boolean;
+  childrenOnly: boolean;
+}
+
+/** Salt's `_check_directory`: what file.directory would change, as result, comment and changes. */
+function checkDirectory(name: string, o: DirectoryPlan): { result: boolean | null; comment: string; changes: Record<string, Record<string, unknown>> } {
+  const changes: Record<string, Record<string, unknown>> = {};
+  const walk = o.recurse.size > 0 || o.clean ? walkTree(name, o.maxDepth) : [];
+  if (o.recurse.size > 0) {
+    const user = o.recurse.has('user') ? o.user : undefined;
+    const group = o.recurse.has('group') ? o.group : undefined;
+    const withMode = o.recurse.has('mode');
+    for (const step of walk) {
+      if (!o.recurse.has('ignore_files')) {
+        for (const f of step.files) {
+          const p = join(step.root, f);
+          const isSymlink = isLink(p);
+          const c = permsDiffer(p, { user, group, mode: withMode && (o.followSymlinks || !isSymlink) ? o.fileMode : undefined, followSymlinks: o.followSymlinks });
+          if (Object.keys(c).length > 0) changes[p] = c;
+        }
+      }
+      if (!o.recurse.has('ignore_dirs')) {
+        for (const d of step.dirs) {
+          const p = join(step.root, d);
+          const c = permsDiffer(p, { user, group, mode: withMode ? o.dirMode : undefined, followSymlinks: o.followSymlinks });
+          if (Object.keys(c).length > 0) changes[p] = c;
+        }
+      }
+    }
+  }
+  if (!o.childrenOnly) {
+    if (!isDir(name)) changes[name] = { directory: 'new' };
+    else {
+      const c = permsDiffer(name, { user: o.user, group: o.group, mode: o.dirMode, followSymlinks: o.followSymlinks });
+      if (Object.keys(c).length > 0) changes[name] = c;
+    }
+  }
+  if (o.clean && isDir(name)) {
+    for (const p of cleanDir(name, o.keep, o.excludePat, true)) changes[p] = { removed: 'Removed due to clean' };
+  }
+  if (!isDir(name)) changes[name] = { directory: 'new' };
+  if (Object.keys(changes).length > 0) {
+    const lines = ['The following files will be changed:\n'];
+    for (const [p, c] of Object.entries(changes)) for (const [k, v] of Object.entries(c)) lines.push(`${p}: ${k} - ${String(v)}\n`);
+    return { result: null, comment: lines.join(''), changes };
+  }
+  return { result: true, comment: `The directory ${name} is in the correct state`, changes };
 }

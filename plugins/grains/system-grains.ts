@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { lookup, lookupService } from 'node:dns/promises';
 import { localTzAbbreviation } from './tz-name';
-import { GrainsProvider, IConfig, IHost, IShell, inject, shlexSplit, userById, groupById } from 'brine/plugin';
+import { GrainsProvider, IConfig, IHost, IShell, formatIp, inject, shlexSplit, userById, groupById } from 'brine/plugin';
 
 type Grains = Record<string, unknown>;
 
@@ -12,21 +12,7 @@ function hexIPv4(hex: string): string {
 
 /** /proc/net/ipv6_route's 32 hex digits as Python's compressed IPv6 text. */
 function hexIPv6(hex: string): string {
-  const groups = hex.match(/.{4}/g)!.map((g) => parseInt(g, 16).toString(16));
-  // Compress the longest run of zero groups (two or more), as ipaddress does.
-  let best = [-1, 0];
-  for (let i = 0; i < 8;) {
-    if (groups[i] !== '0') {
-      i++;
-      continue;
-    }
-    let j = i;
-    while (j < 8 && groups[j] === '0') j++;
-    if (j - i > best[1] && j - i > 1) best = [i, j - i];
-    i = j;
-  }
-  if (best[0] === -1) return groups.join(':');
-  return `${groups.slice(0, best[0]).join(':')}::${groups.slice(best[0] + best[1]).join(':')}`;
+  return formatIp({ version: 6, value: BigInt(`0x${hex}`) });
 }
 
 /** Python's locale.getlocale() for the environment's LC_ALL/LC_CTYPE/LANG. */

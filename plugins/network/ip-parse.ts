@@ -3,7 +3,7 @@
  * (salt.utils.network._interfaces_ip), `netstat`/`ss -tulpnea`, the routing tables of `netstat -rn`
  * and `ip route`, and /proc/net/tcp.
  */
-import { formatIp, parseNetwork, prefixToNetmask } from './ip-address';
+import { formatIp, parseNetwork, prefixToNetmask } from 'brine/plugin';
 
 export interface InetAddr {
   address: string;

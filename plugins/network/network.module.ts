@@ -1,8 +1,26 @@
 import { createSocket } from 'node:dgram';
 import { lookup } from 'node:dns/promises';
 import { Socket, isIP } from 'node:net';
-import { CommandExecutionError, Fn, IGrains, IHost, IShell, Module, arg, fnmatch, inject } from 'brine/plugin';
-import { compareIp, formatIp, formatNetwork, isLoopback, isPrivate, inNetwork, parseIp, parseNetwork, type IpAddress } from './ip-address';
+import {
+  CommandExecutionError,
+  Fn,
+  IGrains,
+  IHost,
+  IShell,
+  Module,
+  arg,
+  compareIp,
+  fnmatch,
+  formatIp,
+  formatNetwork,
+  inject,
+  inNetwork,
+  isLoopback,
+  isPrivate,
+  parseIp,
+  parseNetwork,
+  type IpAddress,
+} from 'brine/plugin';
 import {
   parseIpAddr,
   parseIpRoutes,

@@ -87,6 +87,23 @@ export function parseJustPrint(out: string): Record<string, string> {
   return ret;
 }
 
+/** `apt-cache show`/`dump`: package -> its `Version:` lines, in the order apt printed them (Salt's list_repo_pkgs). */
+export function parseRepoVersions(out: string): Record<string, string[]> {
+  const ret: Record<string, string[]> = {};
+  let pkg: string | undefined;
+  for (const line of out.split('\n')) {
+    if (!line.trim()) continue;
+    const m = /^Package: (.+)/.exec(line);
+    if (m && m[1] !== pkg) {
+      pkg = m[1];
+      continue;
+    }
+    const comps = line.trim().split(/\s+/);
+    if (comps[0] === 'Version:' && pkg !== undefined) (ret[pkg] ??= []).push(line.trim().slice('Version:'.length).trim());
+  }
+  return ret;
+}
+
 /** `dpkg --get-selections`: state -> packages. */
 export function parseSelections(out: string): Record<string, string[]> {
   const ret: Record<string, string[]> = {};

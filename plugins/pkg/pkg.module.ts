@@ -15,12 +15,15 @@ import {
   compareDicts,
   parseDpkgQuery,
   parseJustPrint,
+  parseRepoVersions,
   parsePolicy,
   parseSelections,
   parseUpdate,
   stringify,
   type PkgVersions,
 } from './apt-parse';
+import { noBackend } from './pkg-backends';
+import { pkgTargets } from './pkg-args';
 
 /** Salt's DPKG_ENV_VARS and module environment: apt never asks a question of a minion. */
 const APT_ENV = {
@@ -34,33 +37,14 @@ const TARGETS = { name: arg.string({ optional: true }), pkgs: arg.list({ optiona
 
 type Changes = Record<string, { old: string; new: string }>;
 
-/** `pkgs` items: a name, or a one-key {name: version} map. */
-function pkgTargets(name: string | undefined, pkgs: unknown[] | undefined, version: unknown): Record<string, string | null> {
-  if (pkgs && pkgs.length > 0) {
-    const ret: Record<string, string | null> = {};
-    for (const p of pkgs) {
-      if (typeof p === 'object' && p !== null && !Array.isArray(p)) {
-        const [k, v] = Object.entries(p)[0] ?? [];
-        if (k !== undefined) ret[k] = v === null || v === undefined ? null : String(v);
-      } else ret[String(p)] = null;
-    }
-    return ret;
-  }
-  if (name)
-    return Object.fromEntries(name.split(',').map((n) => [n.trim(), version === undefined || version === null ? null : String(version)]));
-  return {};
-}
-
 /**
  * Salt's `pkg` on Debian and Ubuntu (aptpkg): dpkg-query, apt-cache and apt-get, with Salt's
- * return shapes ({name: {old, new}} for changes). Other package managers (dnf/yum, apk) are not
- * built in yet: on those hosts the module is unavailable and says so.
+ * return shapes ({name: {old, new}} for changes). The RHEL family and Alpine get their own `pkg`
+ * (dnf.module.ts, apk.module.ts); the grains pick one, as Salt's `__virtual__` does.
  */
 @Module('pkg', {
   doc: 'Support for APT (Advanced Packaging Tool)',
-  available: (grains) =>
-    grains.os_family === 'Debian' ||
-    `brine's pkg module supports APT (os_family Debian); this host's os_family is ${String(grains.os_family ?? 'unknown')}`,
+  available: (grains) => grains.os_family === 'Debian' || noBackend(grains),
 })
 export class PkgModule {
   constructor(
@@ -168,6 +152,18 @@ export class PkgModule {
       }
     }
     return list.length === 1 ? ret[list[0]] : ret;
+  }
+
+  @Fn({
+    summary: 'The versions the repositories offer: {name: [versions]} (apt-cache show NAMES, or apt-cache dump for all)',
+    examples: ["salt '*' pkg.list_repo_pkgs bash", "salt '*' pkg.list_repo_pkgs 'bash=5.2.15-2+b8'"],
+    args: {},
+    varargs: 'names',
+    kwargs: true,
+  })
+  async list_repo_pkgs({ names }: { names: unknown[] }): Promise<Record<string, string[]>> {
+    const cmd = names.length > 0 ? ['apt-cache', 'show', ...names.map(String)] : ['apt-cache', 'dump'];
+    return parseRepoVersions((await this.apt(cmd)).stdout);
   }
 
   /** dpkg's own version order: -1, 0 or 1. */

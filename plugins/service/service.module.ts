@@ -1,4 +1,8 @@
-import { CommandExecutionError, Fn, IShell, Module, arg, fnmatch, inject, type ShellResult } from 'brine/plugin';
+import { accessSync, constants, readlinkSync } from 'node:fs';
+import { join } from 'node:path';
+import { CommandExecutionError, Fn, IConfig, IShell, Module, arg, fnmatch, inject, type ShellResult } from 'brine/plugin';
+import { backendVerdict } from './backend';
+import { serviceRoot } from './init-scripts';
 
 /** Salt's VALID_UNIT_TYPES. */
 const UNIT_TYPES = ['service', 'socket', 'device', 'mount', 'automount', 'swap', 'target', 'path', 'timer'];
@@ -21,26 +25,71 @@ const NAME = { name: arg.string({ nonEmpty: true }) };
 const ACTION = { name: arg.string({ nonEmpty: true }), no_block: arg.boolean({ default: false }) };
 const ROOT = { root: arg.string({ optional: true }) };
 
+interface UnmaskArgs {
+  name: string;
+  no_block: boolean;
+  unmask: boolean;
+  unmask_runtime: boolean;
+}
+
 /**
  * Salt's `service` for systemd (systemd_service): systemctl for every action, Salt's return
  * values (True, or an error carrying systemctl's stderr). Available where the `init` grain is
- * systemd. OpenRC and sysvinit hosts are not built in yet: there the module says so.
+ * systemd (backend.ts chooses; OpenRC and sysvinit hosts get their own modules). The functions
+ * that work on unit files (enable, disable, is-enabled, mask, list-unit-files) take Salt's `root`;
+ * the minion option `service_root` is its default.
  */
-@Module('service', {
-  doc: 'Provides the service module for systemd',
-  available: (grains) =>
-    grains.init === 'systemd' || `brine's service module drives systemd; this host's init is ${String(grains.init ?? 'unknown')}`,
-})
+@Module('service', { doc: 'Provides the service module for systemd', available: backendVerdict('systemd') })
 export class ServiceModule {
-  constructor(@inject(IShell) private readonly shell: IShell) {}
+  private readonly defaultRoot: string | undefined;
+
+  constructor(
+    @inject(IShell) private readonly shell: IShell,
+    @inject(IConfig) config: IConfig,
+  ) {
+    const root = serviceRoot(config);
+    this.defaultRoot = root === '/' ? undefined : root;
+  }
 
   private systemctl(args: string[], root?: string): Promise<ShellResult> {
-    return this.shell.run(['systemctl', ...(root ? ['--root', root] : []), ...args], { pythonShell: false });
+    const at = root ?? this.defaultRoot;
+    return this.shell.run(['systemctl', ...(at ? ['--root', at] : []), ...args], { pythonShell: false });
+  }
+
+  /** Salt's _check_unmask: `unmask`/`unmask_runtime` lift those masks before acting. */
+  private async checkUnmask({ name, unmask, unmask_runtime }: UnmaskArgs): Promise<void> {
+    if (unmask) await this.unmask({ name, runtime: false });
+    if (unmask_runtime) await this.unmask({ name, runtime: true });
+  }
+
+  /** Verbs that talk to the running systemd (start, is-active, list-units): never under a root. */
+  private runtime(args: string[]): Promise<ShellResult> {
+    return this.shell.run(['systemctl', ...args], { pythonShell: false });
+  }
+
+  /**
+   * Salt's _check_for_unit_changes: a unit file changed on disk (systemctl status asks for a
+   * daemon-reload), or one in /etc/systemd/system that systemd does not know yet, makes systemd
+   * reload its units first, so that a state that rewrote a unit file acts on the new one.
+   */
+  private async checkForUnitChanges(name: string): Promise<void> {
+    const status = await this.runtime(['status', unitName(name), '-n', '0']);
+    const out = `${status.stdout}${status.stderr}`.toLowerCase();
+    let untracked = false;
+    try {
+      accessSync(join(this.defaultRoot ?? '/', 'etc/systemd/system', unitName(name)), constants.R_OK);
+      // systemd 231 and later: status exits 4 for a unit it does not know.
+      untracked = !(status.retcode >= 0 && status.retcode < 4);
+    } catch {
+      untracked = false;
+    }
+    if (untracked || out.includes("'systemctl daemon-reload'")) await this.systemctl_reload();
   }
 
   /** start/stop/restart/reload: True, or systemctl's complaint as the error. */
   private async act(action: string, name: string, noBlock: boolean): Promise<boolean> {
-    const res = await this.systemctl([...(noBlock ? ['--no-block'] : []), action, unitName(name)]);
+    await this.checkForUnitChanges(name);
+    const res = await this.runtime([...(noBlock ? ['--no-block'] : []), action, unitName(name)]);
     if (res.retcode !== 0) throw new CommandExecutionError(res.stderr.trim());
     return true;
   }
@@ -50,8 +99,9 @@ export class ServiceModule {
     examples: ["salt '*' service.start <service name>"],
     args: { ...ACTION, unmask: arg.boolean({ default: false }), unmask_runtime: arg.boolean({ default: false }) },
   })
-  start({ name, no_block }: { name: string; no_block: boolean }): Promise<boolean> {
-    return this.act('start', name, no_block);
+  async start(args: UnmaskArgs): Promise<boolean> {
+    await this.checkUnmask(args);
+    return this.act('start', args.name, args.no_block);
   }
 
   @Fn({ summary: 'Stop the named service', examples: ["salt '*' service.stop <service name>"], args: ACTION })
@@ -64,8 +114,9 @@ export class ServiceModule {
     examples: ["salt '*' service.restart <service name>"],
     args: { ...ACTION, unmask: arg.boolean({ default: false }), unmask_runtime: arg.boolean({ default: false }) },
   })
-  restart({ name, no_block }: { name: string; no_block: boolean }): Promise<boolean> {
-    return this.act('restart', name, no_block);
+  async restart(args: UnmaskArgs): Promise<boolean> {
+    await this.checkUnmask(args);
+    return this.act('restart', args.name, args.no_block);
   }
 
   @Fn({
@@ -73,8 +124,9 @@ export class ServiceModule {
     examples: ["salt '*' service.reload <service name>"],
     args: { ...ACTION, unmask: arg.boolean({ default: false }), unmask_runtime: arg.boolean({ default: false }) },
   })
-  reload({ name, no_block }: { name: string; no_block: boolean }): Promise<boolean> {
-    return this.act('reload', name, no_block);
+  async reload(args: UnmaskArgs): Promise<boolean> {
+    await this.checkUnmask(args);
+    return this.act('reload', args.name, args.no_block);
   }
 
   @Fn({
@@ -82,8 +134,9 @@ export class ServiceModule {
     examples: ["salt '*' service.force_reload <service name>"],
     args: { ...ACTION, unmask: arg.boolean({ default: false }), unmask_runtime: arg.boolean({ default: false }) },
   })
-  force_reload({ name, no_block }: { name: string; no_block: boolean }): Promise<boolean> {
-    return this.act('force-reload', name, no_block);
+  async force_reload(args: UnmaskArgs): Promise<boolean> {
+    await this.checkUnmask(args);
+    return this.act('force-reload', args.name, args.no_block);
   }
 
   @Fn({
@@ -95,7 +148,10 @@ export class ServiceModule {
     const glob = /\*|\?|\[.+\]/.test(name);
     const services = glob ? (await this.get_all({})).filter((s) => fnmatch(name, s)) : [name];
     const ret: Record<string, boolean> = {};
-    for (const s of services) ret[s] = (await this.systemctl(['is-active', unitName(s)])).retcode === 0;
+    for (const s of services) {
+      await this.checkForUnitChanges(s);
+      ret[s] = (await this.runtime(['is-active', unitName(s)])).retcode === 0;
+    }
     return glob ? ret : ret[name];
   }
 
@@ -106,6 +162,7 @@ export class ServiceModule {
     kwargs: true,
   })
   async enable({ name, no_block, root }: { name: string; no_block: boolean; root?: string }): Promise<boolean> {
+    await this.checkForUnitChanges(name);
     const res = await this.systemctl([...(no_block ? ['--no-block'] : []), 'enable', unitName(name)], root);
     if (res.retcode !== 0) throw new CommandExecutionError(res.stderr.trim());
     return true;
@@ -118,6 +175,7 @@ export class ServiceModule {
     kwargs: true,
   })
   async disable({ name, no_block, root }: { name: string; no_block: boolean; root?: string }): Promise<boolean> {
+    await this.checkForUnitChanges(name);
     const res = await this.systemctl([...(no_block ? ['--no-block'] : []), 'disable', unitName(name)], root);
     if (res.retcode !== 0) throw new CommandExecutionError(res.stderr.trim());
     return true;
@@ -166,7 +224,7 @@ export class ServiceModule {
   async get_all({ root }: { root?: string }): Promise<string[]> {
     const ret = new Set(await this.unitFiles(root));
     if (!root) {
-      const out = (await this.systemctl(['--all', '--full', '--no-legend', '--no-pager', 'list-units'])).stdout;
+      const out = (await this.runtime(['--all', '--full', '--no-legend', '--no-pager', 'list-units'])).stdout;
       for (const line of out.split('\n')) {
         const name = listedName(
           line
@@ -192,7 +250,7 @@ export class ServiceModule {
 
   @Fn({ summary: 'The services running now, sorted', examples: ["salt '*' service.get_running"] })
   async get_running(): Promise<string[]> {
-    const out = (await this.systemctl(['--full', '--no-legend', '--no-pager'])).stdout;
+    const out = (await this.runtime(['--full', '--no-legend', '--no-pager'])).stdout;
     const ret = new Set<string>();
     for (const line of out.split('\n')) {
       const comps = line
@@ -220,9 +278,49 @@ export class ServiceModule {
     return !(await this.available({ name }));
   }
 
+  @Fn({
+    summary: 'Whether the service is masked (indefinitely, or until reboot with runtime=True)',
+    examples: ["salt '*' service.masked foo", "salt '*' service.masked foo runtime=True"],
+    args: { ...NAME, runtime: arg.boolean({ default: false }), ...ROOT },
+  })
+  masked({ name, runtime, root }: { name: string; runtime: boolean; root?: string }): boolean {
+    // Salt reads the mask link itself: /etc (or /run) /systemd/system/<unit> -> /dev/null.
+    const base = join(root ?? this.defaultRoot ?? '/', runtime ? 'run' : 'etc', 'systemd/system', unitName(name));
+    try {
+      return readlinkSync(base) === '/dev/null';
+    } catch {
+      return false;
+    }
+  }
+
+  @Fn({
+    summary: 'Mask the service (indefinitely, or until reboot with runtime=True)',
+    examples: ["salt '*' service.mask foo", "salt '*' service.mask foo runtime=True"],
+    args: { ...NAME, runtime: arg.boolean({ default: false }), ...ROOT },
+  })
+  async mask({ name, runtime, root }: { name: string; runtime: boolean; root?: string }): Promise<boolean> {
+    await this.checkForUnitChanges(name);
+    const res = await this.systemctl(['mask', ...(runtime ? ['--runtime'] : []), unitName(name)], root);
+    if (res.retcode !== 0) throw new CommandExecutionError(`Failed to mask service '${name}'`, { info: `${res.stdout}${res.stderr}` });
+    return true;
+  }
+
+  @Fn({
+    summary: 'Unmask the service (the indefinite mask, or the runtime one with runtime=True)',
+    examples: ["salt '*' service.unmask foo", "salt '*' service.unmask foo runtime=True"],
+    args: { ...NAME, runtime: arg.boolean({ default: false }), ...ROOT },
+  })
+  async unmask({ name, runtime, root }: { name: string; runtime: boolean; root?: string }): Promise<boolean> {
+    await this.checkForUnitChanges(name);
+    if (!this.masked({ name, runtime, root })) return true;
+    const res = await this.systemctl(['unmask', ...(runtime ? ['--runtime'] : []), unitName(name)], root);
+    if (res.retcode !== 0) throw new CommandExecutionError(`Failed to unmask service '${name}'`);
+    return true;
+  }
+
   @Fn({ summary: "Reload systemd's unit files (systemctl daemon-reload)", examples: ["salt '*' service.systemctl_reload"] })
   async systemctl_reload(): Promise<boolean> {
-    const res = await this.systemctl(['--system', 'daemon-reload']);
+    const res = await this.runtime(['--system', 'daemon-reload']);
     if (res.retcode !== 0) throw new CommandExecutionError(`Problem performing systemctl daemon-reload: ${res.stdout}${res.stderr}`);
     return true;
   }

@@ -48,7 +48,7 @@ async function waitPrior(ctx: QueueContext, maxQueue: number): Promise<boolean> 
   try {
     while (prior.length > 0) {
       if (ctx.signal.aborted) onAbort();
-      await Promise.race([Promise.all(prior.map((j) => ctx.control!.jobFinished(j.jid))), aborted]);
+      await Promise.race([Promise.all(prior.map((j) => ctx.control!.jobFinished(j.jid, ctx.signal))), aborted]);
       prior = priorStates(ctx);
     }
   } finally {

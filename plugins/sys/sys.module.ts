@@ -49,16 +49,7 @@ export class SysModule {
     kwargs: true,
   })
   list_functions({ names: args }: Globs): string[] {
-    const funcs = this.modules.functionNames();
-    if (args.length === 0) return funcs;
-    const found = new Set<string>();
-    for (const pattern of names(args)) {
-      // "sys" matches sys.* but not sysctl.*; a glob or a dotted name is matched as a pattern.
-      const matches =
-        pattern.includes('*') || pattern.includes('.') ? (f: string) => fnmatch(pattern, f) : (f: string) => f.startsWith(`${pattern}.`);
-      for (const f of funcs) if (matches(f)) found.add(f);
-    }
-    return [...found].sort();
+    return this.functionsMatching('execution', args);
   }
 
   @Fn({
@@ -157,14 +148,112 @@ export class SysModule {
     args: { module: arg.string({ default: '' }) },
   })
   argspec({ module: pattern }: { module: string }): Record<string, ArgSpec> {
-    const funcs = this.modules.functionNames();
+    return this.argspecsMatching('execution', pattern);
+  }
+
+  @Fn({
+    summary: 'Return the argument specification of state functions',
+    examples: ["salt '*' sys.state_argspec pkg", "salt '*' sys.state_argspec 'file.*'"],
+    args: { module: arg.string({ default: '' }) },
+  })
+  state_argspec({ module: pattern }: { module: string }): Record<string, ArgSpec> {
+    return this.argspecsMatching('state', pattern);
+  }
+
+  @Fn({
+    summary: 'List the functions of state modules, or the state functions matching globs',
+    examples: ["salt '*' sys.list_state_functions", "salt '*' sys.list_state_functions file", "salt '*' sys.list_state_functions 'file.*'"],
+    args: {},
+    varargs: 'names',
+    kwargs: true,
+  })
+  list_state_functions({ names: args }: Globs): string[] {
+    return this.functionsMatching('state', args);
+  }
+
+  @Fn({
+    summary: 'List the functions of runner modules, or the runner functions matching globs',
+    examples: ["salt '*' sys.list_runner_functions", "salt '*' sys.list_runner_functions manage"],
+    args: {},
+    varargs: 'names',
+    kwargs: true,
+  })
+  list_runner_functions({ names: args }: Globs): string[] {
+    return this.functionsMatching('runner', args);
+  }
+
+  @Fn({
+    summary: 'Return the argument specification of runner functions',
+    examples: ["salt '*' sys.runner_argspec manage"],
+    args: { module: arg.string({ default: '' }) },
+  })
+  runner_argspec({ module: pattern }: { module: string }): Record<string, ArgSpec> {
+    return this.argspecsMatching('runner', pattern);
+  }
+
+  @Fn({
+    summary: 'List the returners loaded on the minion; globs are matched against returner function names',
+    examples: ["salt '*' sys.list_returners", "salt '*' sys.list_returners 's*'"],
+    args: {},
+    varargs: 'names',
+  })
+  list_returners({ names: args }: Globs): string[] {
+    return this.modulesMatching('returner', args);
+  }
+
+  @Fn({
+    summary: 'List the functions of returners, or the returner functions matching globs',
+    examples: ["salt '*' sys.list_returner_functions", "salt '*' sys.list_returner_functions syslog", "salt '*' sys.list_returner_functions 'pgjsonb.get_*'"],
+    args: {},
+    varargs: 'names',
+    kwargs: true,
+  })
+  list_returner_functions({ names: args }: Globs): string[] {
+    return this.functionsMatching('returner', args);
+  }
+
+  @Fn({
+    summary: 'Return the docstrings of returner functions, of all or of returners, functions or globs',
+    examples: ["salt '*' sys.returner_doc", "salt '*' sys.returner_doc syslog", "salt '*' sys.returner_doc pgjsonb.get_load"],
+    args: {},
+    varargs: 'names',
+  })
+  returner_doc({ names: args }: Globs): Record<string, string> {
+    return this.docsMatching('returner', args, false) as Record<string, string>;
+  }
+
+  @Fn({
+    summary: 'Return the argument specification of returner functions',
+    examples: ["salt '*' sys.returner_argspec syslog", "salt '*' sys.returner_argspec 'pgjsonb.*'"],
+    args: { module: arg.string({ default: '' }) },
+  })
+  returner_argspec({ module: pattern }: { module: string }): Record<string, ArgSpec> {
+    return this.argspecsMatching('returner', pattern);
+  }
+
+  /** Salt's list_functions (and its state/runner/returner twins): "sys" matches sys.* but not sysctl.*; a glob or a dotted name is a pattern. */
+  private functionsMatching(kind: PluginKind, args: unknown[]): string[] {
+    const funcs = this.modules.functionNames(kind);
+    if (args.length === 0) return funcs;
+    const found = new Set<string>();
+    for (const pattern of names(args)) {
+      const matches =
+        pattern.includes('*') || pattern.includes('.') ? (f: string) => fnmatch(pattern, f) : (f: string) => f.startsWith(`${pattern}.`);
+      for (const f of funcs) if (matches(f)) found.add(f);
+    }
+    return [...found].sort();
+  }
+
+  /** Salt's argspec_report: the functions of a module, or those a glob or dotted name matches. */
+  private argspecsMatching(kind: PluginKind, pattern: string): Record<string, ArgSpec> {
+    const funcs = this.modules.functionNames(kind);
     const chosen =
       pattern.includes('*') || pattern.includes('.')
         ? funcs.filter((f) => fnmatch(pattern, f))
         : funcs.filter((f) => f.startsWith(`${pattern}.`));
     const ret: Record<string, ArgSpec> = {};
     for (const f of chosen) {
-      const spec = this.modules.argspec(f);
+      const spec = this.modules.argspec(f, kind);
       if (spec) ret[f] = spec;
     }
     return ret;

@@ -85,7 +85,7 @@ export async function runBatch(
         io.out(`\nExecuting run on ${pyRepr(next)}\n\n`);
         let pub: Publication | undefined;
         try {
-          pub = await client.publish({ tgt: next, tgtType: 'list', fun: opts.fun, arg: opts.arg, ret: opts.ret });
+          pub = await client.publish({ tgt: next, tgtType: 'list', fun: opts.fun, arg: opts.arg, ret: opts.ret, metadata: opts.metadata });
         } catch (err) {
           // Their keys went away between the ping and now: nobody can run it.
           if (!(err instanceof BrineError && err.code === 'NO_MINIONS')) throw err;

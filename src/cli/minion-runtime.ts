@@ -147,6 +147,7 @@ export function executorFor(runtime: PluginRuntime): JobExecutor {
     tgt: job.tgt,
     tgtType: job.tgt_type,
     ret: typeof job.ret === 'string' ? job.ret : '',
+    ...(job.metadata === undefined ? {} : { metadata: job.metadata }),
   });
   return {
     run: (job: JobLoad) => runtime.run(request(job), job as Record<string, unknown>),

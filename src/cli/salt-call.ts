@@ -31,11 +31,17 @@ export interface SaltCallOptions {
   color?: boolean;
   /** --metadata: print the job's data (jid, fun, fun_args, id, retcode) around the return, with nested. */
   metadata?: boolean;
+  /** --return a,b: returners that get the return too (with the minion's `return:` option), as Salt's caller. */
+  ret?: string;
+  /** --set-metadata: Salt's `metadata`, put in the return the returners (and --metadata) see. */
+  setMetadata?: unknown;
 }
 
 /**
  * `salt-call FUN ARGS`: runs the function here with the minion's plugins. Without --local the
- * return also goes to the master with jid "req", as Salt's salt-call does.
+ * return also goes to the master with jid "req", as Salt's salt-call does. While it runs, the
+ * job is recorded in the minion's proc dir, so a state run here and one in the daemon refuse
+ * each other as in Salt.
  */
 export async function runSaltCall(opts: SaltCallOptions, io: Io): Promise<number> {
   const logging = createLogging({
@@ -79,18 +85,22 @@ export async function runSaltCall(opts: SaltCallOptions, io: Io): Promise<number
         return err.exitCode;
       }
     }
-    const job = { fun: opts.fun, arg: opts.arg, tgt: minionSettings(opts.config).id, tgt_type: 'glob', jid: 'req', ret: '', user: 'root' };
+    // As Salt's caller: a jid of its own here (its proc file, which the minion daemon and other
+    // salt-calls see, and --metadata), "req" in the return to the master.
+    const jid = new JidFactory().next();
+    const job = { fun: opts.fun, arg: opts.arg, tgt: minionSettings(opts.config).id, tgt_type: 'glob', jid, ret: '', user: 'root' };
     const result = await executor.run(job);
-    // Salt's caller prints its whole ret with nested under --metadata (a jid of its own, as gen_jid).
+    const metadata = opts.setMetadata === undefined ? {} : { metadata: opts.setMetadata };
     const printed = opts.metadata
       ? {
-          jid: new JidFactory().next(),
+          jid,
           return: result.return,
           retcode: result.retcode,
           ...(result.out ? { out: result.out } : {}),
           id: job.tgt,
           fun: opts.fun,
           fun_args: opts.arg,
+          ...metadata,
         }
       : result.return;
     const out = opts.out ?? (opts.metadata ? 'nested' : (result.out ?? 'nested'));
@@ -104,9 +114,11 @@ export async function runSaltCall(opts: SaltCallOptions, io: Io): Promise<number
     const line = text === '' || text.endsWith('\n') ? text : `${text}\n`;
     if (opts.outFile) writeFileSync(opts.outFile, line);
     else io.out(line);
+    // --return and the minion's `return:` option; an unknown or failing returner is logged.
+    await runtime.sendToReturners({ fun: opts.fun, arg: opts.arg, jid, ret: opts.ret ?? '', ...metadata }, result);
     if (!opts.local) {
       try {
-        await (await connected()).sendReturn(job, result);
+        await (await connected()).sendReturn({ ...job, jid: 'req' }, result);
       } finally {
         await minion?.stop();
       }

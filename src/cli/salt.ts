@@ -31,6 +31,8 @@ export interface SaltOptions {
   verbose: boolean;
   delimiter?: string;
   ret?: string;
+  /** `--metadata`: stored with the job, returned by the minions (a YAML value, as Salt reads it). */
+  metadata?: unknown;
   /** --hide-timeout: leave out the minions that did not return. */
   hideTimeout?: boolean;
   /** --summary: counts after the returns. */
@@ -102,7 +104,7 @@ export async function runSalt(opts: SaltOptions, io: Io): Promise<number> {
   try {
     let pub;
     try {
-      pub = await client.publish({ tgt, tgtType: opts.tgtType, fun: opts.fun, arg: opts.arg, delimiter: opts.delimiter, ret: opts.ret });
+      pub = await client.publish({ tgt, tgtType: opts.tgtType, fun: opts.fun, arg: opts.arg, delimiter: opts.delimiter, ret: opts.ret, metadata: opts.metadata });
     } catch (err) {
       if (err instanceof BrineError && err.code === 'NO_MINIONS') return noMinions(io);
       throw err;

@@ -20,6 +20,8 @@ export interface JobRequest {
   tgt?: unknown;
   tgtType?: string;
   ret?: string;
+  /** The publication's `metadata` (`salt --metadata`), returned with the job's return. */
+  metadata?: unknown;
 }
 
 /** What the minion sends back (the `return`, `retcode`, `success`, `out` of Salt's `_return`). */

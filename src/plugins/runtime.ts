@@ -10,6 +10,7 @@ import { PluginLoader, type LoadedPlugins, type PluginLoaderOptions } from './lo
 import { EXTENSION_FORMS, extensionModulesDir, syncExtensions, type MasterFiles } from './services/extension-sync';
 import { GrainsStore } from './services/grains-store';
 import { cleanSaltPath, FileCache } from '../core/minion/file-cache';
+import { ProcDir } from '../core/minion/proc-dir';
 
 /** What {@link PluginRuntime.start} needs: the loader's options plus the master's files. */
 export interface PluginRuntimeOptions extends Omit<PluginLoaderOptions, 'control'> {
@@ -27,6 +28,10 @@ interface Tracked {
 function asStringList(v: unknown): string[] {
   if (typeof v === 'string') return [v];
   return Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [];
+}
+
+function isDict(v: unknown): v is Record<string, unknown> {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
 }
 
 /**
@@ -61,8 +66,13 @@ export class PluginRuntime implements IMinionControl {
   private executor!: Executor;
   private readonly grainsListeners = new Set<() => void>();
   private unsubscribeGrains?: () => void;
+  /** `<cachedir>/proc`: this process's jobs for the others on the machine, and theirs for it (none without a cachedir). */
+  private readonly proc: ProcDir | undefined;
 
-  private constructor(private readonly options: PluginRuntimeOptions) {}
+  private constructor(private readonly options: PluginRuntimeOptions) {
+    const cachedir = String(options.config.get('cachedir', '') ?? '');
+    this.proc = cachedir ? new ProcDir(join(cachedir, 'proc')) : undefined;
+  }
 
   static async start(options: PluginRuntimeOptions): Promise<PluginRuntime> {
     const runtime = new PluginRuntime(options);
@@ -128,11 +138,15 @@ export class PluginRuntime implements IMinionControl {
     let finished!: () => void;
     const tracked: Tracked = { data, abort, done: new Promise<void>((resolve) => (finished = resolve)) };
     this.jobs.set(job.jid, tracked);
+    this.writeProc(data);
     try {
       return await this.executor.run(job, { signal: abort.signal });
     } finally {
       signal?.removeEventListener('abort', onOuterAbort);
-      if (this.jobs.get(job.jid) === tracked) this.jobs.delete(job.jid);
+      if (this.jobs.get(job.jid) === tracked) {
+        this.jobs.delete(job.jid);
+        this.proc?.remove(job.jid);
+      }
       finished();
     }
   }
@@ -165,6 +179,8 @@ export class PluginRuntime implements IMinionControl {
       retcode: result.retcode,
       success: result.success,
       ...(result.out === undefined ? {} : { out: result.out }),
+      // As Salt's minion: the publication's metadata goes with the return when it is a dict.
+      ...(isDict(job.metadata) ? { metadata: job.metadata } : {}),
     };
     for (const name of names) {
       const fun = `${name}.returner`;
@@ -185,13 +201,26 @@ export class PluginRuntime implements IMinionControl {
     return this.executor.invoke(kind, fun, call, job);
   }
 
-  runningJobs(): RunningJob[] {
-    return [...this.jobs.values()].map((t) => structuredClone(t.data));
+  /** Salt's proc file of a job; a cache that cannot be written costs only the cross-process view, never the job. */
+  private writeProc(data: RunningJob): void {
+    try {
+      this.proc?.write(data);
+    } catch (err) {
+      this.options.logger?.warning(`Could not record job ${data.jid} in ${this.proc!.dir}: ${(err as Error).message}`);
+    }
   }
 
-  async jobFinished(jid: string): Promise<void> {
+  /** The jobs other processes on the machine recorded in the proc dir (salt-call, the daemon), then this process's own, oldest first. */
+  runningJobs(): RunningJob[] {
+    const own = [...this.jobs.values()].map((t) => structuredClone(t.data));
+    const others = (this.proc?.others() ?? []).filter((r) => !this.jobs.has(r.jid)) as RunningJob[];
+    return [...others.sort((a, b) => (a.jid < b.jid ? -1 : a.jid > b.jid ? 1 : 0)), ...own];
+  }
+
+  async jobFinished(jid: string, signal?: AbortSignal): Promise<void> {
     // A retry of the jid replaces the record: wait until no record of it is left.
     for (let tracked = this.jobs.get(jid); tracked; tracked = this.jobs.get(jid)) await tracked.done;
+    await this.proc?.gone(jid, signal);
   }
 
   killJob(jid: string): RunningJob | undefined {

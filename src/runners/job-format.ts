@@ -14,8 +14,12 @@ export function setKey(obj: Record<string, unknown>, key: string, value: unknown
   Object.defineProperty(obj, key, { value, enumerable: true, writable: true, configurable: true });
 }
 
-/** `metadata=` given to the job, which Salt carries inside the trailing kwarg map of `arg`. */
+/**
+ * The job's metadata: what `salt --metadata` put in the publication (stored with the job), else
+ * a `metadata=` keyword in the job's arguments, which brine read before it kept the former.
+ */
 export function jobMetadata(job: JobRecord): unknown {
+  if (job.metadata !== undefined) return job.metadata;
   const { kwargs } = unpackArgs(job.arg);
   return Object.prototype.hasOwnProperty.call(kwargs, 'metadata') ? kwargs.metadata : undefined;
 }

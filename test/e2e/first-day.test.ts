@@ -6,6 +6,7 @@ import { appendFileSync, mkdirSync, readFileSync, statSync, writeFileSync } from
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { Cluster, freePort, waitForFileText } from '../support/cluster';
+import { SQLITE_FILE, SqliteJobCache } from '../../src/core/master/job-cache';
 
 let cluster: Cluster;
 let returned: string;
@@ -169,6 +170,23 @@ describe('flags scripts use', () => {
     const { local } = JSON.parse(call.stdout);
     expect(local).toMatchObject({ return: true, retcode: 0, id: 'day1', fun: 'test.ping', fun_args: [] });
     expect(local.jid).toMatch(/^\d{20}$/);
+  }, 30_000);
+
+  it('salt-call --return hands the return, with --set-metadata, to the returner under its own jid', async () => {
+    const call = await cluster.run(
+      'salt-call',
+      ['--local', 'test.echo', 'kept', '--return', 'local_cache', '--set-metadata', '{"ticket": "OPS-3"}', '--metadata', '--out', 'json'],
+      cluster.minionDir('day1'),
+    );
+    const { local } = JSON.parse(call.stdout);
+    expect(local.metadata).toEqual({ ticket: 'OPS-3' });
+    // local_cache on a minion: the SQLite job cache in its cachedir.
+    const cache = new SqliteJobCache(join(cluster.root, 'minions', 'day1', 'var', 'cache', 'salt', 'minion', SQLITE_FILE));
+    try {
+      expect(cache.getReturns(local.jid)).toMatchObject({ day1: { return: 'kept', retcode: 0, success: true } });
+    } finally {
+      cache.close();
+    }
   }, 30_000);
 
   it('--no-parse keeps the named keyword arguments as text', async () => {

@@ -147,7 +147,7 @@ describe('ten minions', () => {
     try {
       await untilListening(cluster, stream, 'm05');
       await untilListening(cluster, pretty, 'm05');
-      const res = await cluster.salt('-L', 'm05,m06', 'test.echo', 'hello', '--show-jid');
+      const res = await cluster.salt('-L', 'm05,m06', 'test.echo', 'hello', '--show-jid', '--metadata', '{"ticket": "OPS-9"}');
       const jid = jidOf(res.stdout);
       await stream.waitFor(new RegExp(`ret/m05[\\s\\S]*ret/m06|ret/m06[\\s\\S]*ret/m05`.replace(/ret\//g, `salt/job/${jid}/ret/`)));
       const tags = events(stream)
@@ -157,6 +157,12 @@ describe('ten minions', () => {
       expect(tags.slice(1).sort()).toEqual([`salt/job/${jid}/publish`, `salt/job/${jid}/ret/m05`, `salt/job/${jid}/ret/m06`]);
       const ret = events(stream).find((e) => e.tag === `salt/job/${jid}/ret/m05`)!;
       expect(ret.data).toMatchObject({ cmd: '_return', id: 'm05', jid, fun: 'test.echo', return: 'hello', retcode: 0, success: true });
+      // --metadata: the minions return it, and the job cache keeps it for the jobs runner.
+      expect(ret.data.metadata).toEqual({ ticket: 'OPS-9' });
+      const job = JSON.parse((await cluster.run('salt-run', ['jobs.list_job', jid, '--out', 'json'])).stdout);
+      expect(job.Metadata).toEqual({ ticket: 'OPS-9' });
+      const found = await cluster.run('salt-run', ['jobs.list_jobs', 'search_metadata={"ticket": "OPS-9"}', '--out', 'json']);
+      expect(Object.keys(JSON.parse(found.stdout))).toEqual([jid]);
 
       await pretty.waitFor(`salt/job/${jid}/ret/m05\t{\n    "_stamp": `);
       expect(pretty.log).toContain('\n    "return": "hello",\n');

@@ -11,19 +11,18 @@
  * the temporary roots was touched, and each process grew by less than its bound.
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { stringify } from 'yaml';
 import * as zmq from 'zeromq';
-import { Cluster, Daemon, REPO } from '../../scripts/cluster';
+import { Cluster } from '../../scripts/cluster';
 import { LocalClient } from '../../src/core/client/local-client';
 import { loadMasterConfig } from '../../src/core/config';
 import { STATE_DIRS, KEY_STATES } from '../../src/core/master/key-store';
 import { isValidMinionId } from '../../src/core/protocol/minion-id';
 import { freePort } from '../support/ports';
-import { FakeMaster } from '../core/minion/fake-master';
+import { FakeMaster, spawnMinionBehind } from '../core/minion/fake-master';
+import { settledRssMiB } from '../support/memory';
 import { frameSource, wireSeeds } from './frames';
 
 const FRAMES = Number(process.env.BRINE_FUZZ_FRAMES ?? 1500);
@@ -39,47 +38,6 @@ afterAll(async () => {
 
 function systemDirsState(): string {
   return SYSTEM_DIRS.map((d) => (existsSync(d) ? `${d}:${statSync(d).mtimeMs}` : `${d}:absent`)).join(',');
-}
-
-/** Resident set size of a process in MB, from /proc. */
-function rssMb(pid: number): number {
-  const kb = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
-  return Number(kb) / 1024;
-}
-
-/** The RSS once it has stopped moving: two readings 200 ms apart within 0.5 MB (at most 10 s). */
-async function settledRssMb(pid: number): Promise<number> {
-  let last = rssMb(pid);
-  for (let i = 0; i < 50; i++) {
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    const now = rssMb(pid);
-    if (Math.abs(now - last) < 0.5) return now;
-    last = now;
-  }
-  return last;
-}
-
-/** A real salt-minion whose master is a fake one (its publish port is the fuzzer's). */
-function startVictim(root: string, retPort: number): Daemon {
-  const configDir = join(root, 'etc');
-  mkdirSync(configDir, { recursive: true });
-  writeFileSync(
-    join(configDir, 'minion'),
-    stringify({
-      root_dir: join(root, 'minion'),
-      id: 'web1',
-      master: '127.0.0.1',
-      master_port: retPort,
-      keysize: 1024,
-      acceptance_wait_time: 1,
-      random_reauth_delay: 0,
-      log_level_logfile: 'warning',
-    }),
-  );
-  return new Daemon(
-    'victim',
-    spawn(process.execPath, [join(REPO, 'bin', 'salt-minion'), '-c', configDir, '-l', 'warning'], { stdio: ['ignore', 'pipe', 'pipe'] }),
-  );
 }
 
 /** Sends single-frame messages on one REQ socket, each waiting for its answer. */
@@ -121,7 +79,7 @@ describe(`fuzz campaign (${FRAMES} frames, seed ${SEED})`, () => {
       cleanups.push(() => fake.stop());
       const victimRoot = mkdtempSync(join(tmpdir(), 'brine-fuzz-victim-'));
       cleanups.push(() => rmSync(victimRoot, { recursive: true, force: true }));
-      const victim = startVictim(victimRoot, fake['options'].retPort);
+      const victim = spawnMinionBehind(victimRoot, fake['options'].retPort, 'victim');
       cleanups.push(() => victim.stop());
       const ping = (jid: string) => ({ fun: 'test.ping', arg: [], tgt: 'web1', tgt_type: 'glob', jid, ret: '', user: 'root' });
       const victimReady = fake.publishUntilReturned(ping('20261203000000000000'));
@@ -134,9 +92,9 @@ describe(`fuzz campaign (${FRAMES} frames, seed ${SEED})`, () => {
       const address = `tcp://127.0.0.1:${cluster.retPort}`;
       const pids = { master: cluster.master!.child.pid!, minion: cluster.minions.get('web1')!.child.pid!, victim: victim.child.pid! };
       const idle = {
-        master: await settledRssMb(pids.master),
-        minion: await settledRssMb(pids.minion),
-        victim: await settledRssMb(pids.victim),
+        master: await settledRssMiB(pids.master),
+        minion: await settledRssMiB(pids.minion),
+        victim: await settledRssMiB(pids.victim),
       };
 
       const source = frameSource(SEED, seeds.requests);
@@ -196,9 +154,9 @@ describe(`fuzz campaign (${FRAMES} frames, seed ${SEED})`, () => {
       stop = true;
       await pinger;
       const grew = {
-        master: (await settledRssMb(pids.master)) - idle.master,
-        minion: (await settledRssMb(pids.minion)) - idle.minion,
-        victim: (await settledRssMb(pids.victim)) - idle.victim,
+        master: (await settledRssMiB(pids.master)) - idle.master,
+        minion: (await settledRssMiB(pids.minion)) - idle.minion,
+        victim: (await settledRssMiB(pids.victim)) - idle.victim,
       };
       process.stderr.write(
         `fuzz RSS growth (MB): master +${grew.master.toFixed(1)} of ${idle.master.toFixed(1)}, minion +${grew.minion.toFixed(1)} of ${idle.minion.toFixed(1)}, ` +

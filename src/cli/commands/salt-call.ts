@@ -20,6 +20,8 @@ export default class SaltCall extends Command {
     'retcode-passthrough': Flags.boolean({ description: "Exit with the function's retcode" }),
     ...stateOutputFlags,
     metadata: Flags.boolean({ description: 'Print the execution metadata (jid, fun, retcode, ...) as well as the return' }),
+    'set-metadata': Flags.string({ description: 'Pass metadata into Salt, used to search jobs (a YAML value)' }),
+    return: Flags.string({ description: 'Pass the return data to one or many returners (a,b), as well as to the master' }),
   };
 
   async run(): Promise<void> {
@@ -28,6 +30,7 @@ export default class SaltCall extends Command {
     const { noParseNames, parseCliArgs, positionalWords } = await import('../args.js');
     const { runSaltCall } = await import('../salt-call.js');
     const { useColor } = await import('../output/colors.js');
+    const { yamlifyArg } = await import('../../core/pycompat/index.js');
     const overrides: Record<string, unknown> = {};
     if (flags['log-file']) overrides.log_file = flags['log-file'];
     if (flags['log-file-level']) overrides.log_level_logfile = flags['log-file-level'];
@@ -47,6 +50,8 @@ export default class SaltCall extends Command {
         retcodePassthrough: flags['retcode-passthrough'],
         color: useColor(flags, process.stdout.isTTY === true),
         metadata: flags.metadata,
+        ret: flags.return,
+        ...(flags['set-metadata'] === undefined ? {} : { setMetadata: yamlifyArg(flags['set-metadata']) }),
         // Salt's salt-call logs to the console at the config's log_level (default warning) unless -l says.
         logLevel: String(flags['log-level'] ?? config.log_level ?? 'warning'),
       },

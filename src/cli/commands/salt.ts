@@ -35,6 +35,7 @@ export default class Salt extends Command {
     'show-jid': Flags.boolean({ description: 'Print the jid of the job' }),
     verbose: Flags.boolean({ char: 'v', description: 'Say what the command is doing' }),
     return: Flags.string({ description: 'Returner to send the returns to as well' }),
+    metadata: Flags.string({ description: 'Pass metadata into Salt, used to search jobs (a YAML value, e.g. \'{"ticket": "OPS-1"}\')' }),
     'hide-timeout': Flags.boolean({ description: 'Leave out the minions that did not return' }),
     summary: Flags.boolean({ description: 'Print a summary of the returns at the end' }),
     'batch-size': Flags.string({ char: 'b', description: "Run on this many minions at a time: 'N' or 'N%'" }),
@@ -50,6 +51,7 @@ export default class Salt extends Command {
     const { runSalt } = await import('../salt.js');
     const { highstateOptionsOf } = await import('../output/highstate.js');
     const { useColor } = await import('../output/colors.js');
+    const { yamlifyArg } = await import('../../core/pycompat/index.js');
     const types = (['pcre', 'list', 'grain', 'grain-pcre', 'pillar', 'pillar-pcre', 'ipcidr', 'compound', 'nodegroup'] as const).filter(
       (t) => flags[t],
     );
@@ -80,6 +82,7 @@ export default class Salt extends Command {
           verbose: flags.verbose,
           delimiter: flags.delimiter,
           ret: flags.return,
+          ...(flags.metadata === undefined ? {} : { metadata: yamlifyArg(flags.metadata) }),
           gatherJobTimeoutSec: config.gather_job_timeout,
           hideTimeout: flags['hide-timeout'],
           summary: flags.summary,

@@ -26,6 +26,8 @@ export interface PublishRequest {
   ret?: string;
   delimiter?: string;
   user?: string;
+  /** `salt --metadata`: a value the master stores with the job and the minions send back in their returns. */
+  metadata?: unknown;
 }
 
 export interface MinionReturn {
@@ -115,7 +117,12 @@ export class LocalClient {
       tgt_type: req.tgtType,
       ret: req.ret ?? '',
       jid: '',
-      kwargs: { show_timeout: true, show_jid: false, delimiter: req.delimiter ?? ':' },
+      kwargs: {
+        show_timeout: true,
+        show_jid: false,
+        delimiter: req.delimiter ?? ':',
+        ...(req.metadata === undefined ? {} : { metadata: req.metadata }),
+      },
       user: req.user ?? safeUser(),
     };
     let replyBytes: Buffer;

@@ -238,4 +238,7 @@ export const MINION_OPTIONS: Record<string, OptionSpec> = {
   beacons: o('dict', {}),
   mine_functions: o('dict', {}),
   mine_interval: o('int', 60),
+  // brine's own: the root under which the `service` backends find init scripts, rc links and
+  // unit files (plugins/service/init-scripts.ts); Salt's fixed paths are its default.
+  service_root: o('str', '/'),
 };

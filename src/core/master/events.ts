@@ -1,7 +1,6 @@
 import type { IEventPublisher, IEventPuller, Transport } from '../transport/types';
 import { decode, encode } from '../protocol/msgpack';
 import { join } from 'node:path';
-import type { KeyListing } from './key-store';
 
 /** The master's local event bus address, a socket file in sock_dir. */
 export function eventBusAddress(sockDir: string): string {
@@ -69,26 +68,4 @@ export interface KeyEvent {
   id: string;
   act: 'accept' | 'reject' | 'delete';
   result: true;
-}
-
-/**
- * The key changes between two listings of the pki directories: newly accepted, newly rejected,
- * and gone from every state (deleted). New pending keys are the sign-in's own `salt/auth` event.
- */
-export function keyEvents(before: KeyListing, after: KeyListing): KeyEvent[] {
-  const out: KeyEvent[] = [];
-  const was = (state: keyof KeyListing) => new Set(before[state]);
-  const wasAccepted = was('accepted');
-  const wasRejected = was('rejected');
-  for (const id of after.accepted) if (!wasAccepted.has(id)) out.push({ id, act: 'accept', result: true });
-  for (const id of after.rejected) if (!wasRejected.has(id)) out.push({ id, act: 'reject', result: true });
-  const now = new Set([...after.accepted, ...after.pending, ...after.rejected, ...after.denied]);
-  const gone = new Set<string>();
-  for (const id of [...before.accepted, ...before.pending, ...before.rejected, ...before.denied]) {
-    if (!now.has(id) && !gone.has(id)) {
-      gone.add(id);
-      out.push({ id, act: 'delete', result: true });
-    }
-  }
-  return out;
 }

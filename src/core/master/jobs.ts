@@ -96,6 +96,9 @@ export class JobService {
       user: load.user ?? 'root',
     };
     if (delimiter && delimiter !== ':') job.delimiter = delimiter;
+    // Salt's _prep_pub: the client's kwargs.metadata rides in the publication, for the minions to return.
+    const metadata = Object.prototype.hasOwnProperty.call(kwargs, 'metadata') ? kwargs.metadata : undefined;
+    if (metadata !== undefined) job.metadata = metadata;
     job.serial = ++this.serial;
     // Stored before it is published: a return can never arrive for a job the cache does not know.
     await this.cache.jobs.saveJob({
@@ -107,6 +110,7 @@ export class JobService {
       user: String(job.user),
       minions,
       started: new Date(),
+      ...(metadata === undefined ? {} : { metadata }),
     });
     // Salt's three events of a new job, in its order and shapes (salt/master.py _send_pub and
     // salt/client LocalClient): the bare jid, `new`, then `publish` once it is on the wire.
@@ -172,6 +176,7 @@ export class JobService {
       retcode: load.retcode ?? 0,
       success: load.success ?? true,
       ...(load.out === undefined ? {} : { out: load.out }),
+      ...(load.metadata === undefined ? {} : { metadata: load.metadata }),
     });
   }
 

@@ -1,5 +1,5 @@
 import { availableParallelism } from 'node:os';
-import { chmodSync, mkdirSync, rmSync, watch, type FSWatcher } from 'node:fs';
+import { chmodSync, mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { MasterConfig } from '../config';
 import { ConfigError, TransportError } from '../errors';
@@ -11,7 +11,7 @@ import type { IPublishServer, IRequestServer, Transport } from '../transport/typ
 import { zeromqTransport } from '../transport/zeromq';
 import { AuthService } from './auth';
 import { AutosignFile } from './autosign';
-import { keyEvents, MasterEvents } from './events';
+import { MasterEvents } from './events';
 import { JobService } from './jobs';
 import {
   openJobCache,
@@ -22,7 +22,8 @@ import {
   type JobCacheCleaner,
   type JobCacheConfig,
 } from './job-cache';
-import { KeyStore, STATE_DIRS, type KeyListing } from './key-store';
+import { KeyIndex, type KeyChanges } from './key-index';
+import { KeyStore } from './key-store';
 import { MinionDataCache } from './minion-data-cache';
 import { MasterPillar, type PillarPlugins } from './pillar-service';
 import { MineStore } from './mine-store';
@@ -88,7 +89,10 @@ export type MasterSettings = Pick<
       | 'permissive_pki_access'
     >
   > &
-  JobCacheConfig;
+  JobCacheConfig & {
+    /** Salt's zmq_backlog (default 1000); the config loader keeps it as given. */
+    zmq_backlog?: unknown;
+  };
 
 /** loop_interval in ms for the job cache cleaner; a bad value is a configuration error. */
 function loopIntervalMs(value: unknown): number {
@@ -124,9 +128,6 @@ function requestTtl(value: unknown): number {
   return positiveOption('request_server_ttl', value, 300);
 }
 
-/** Key-directory changes within this window cost one reconcile (see Master.watchKeys). */
-const KEY_WATCH_COALESCE_MS = 100;
-
 function tcp(iface: string, port: number): string {
   return `tcp://${iface.includes(':') ? `[${iface}]` : iface}:${port}`;
 }
@@ -145,11 +146,8 @@ export class Master {
   private readonly sessions: Sessions;
   private publishKey!: PublishKey;
   private rootKey = '';
-  private readonly watchers: FSWatcher[] = [];
-  private stopWatchTimer?: () => void;
-  private accepted = new Set<string>();
-  /** Every key state as last seen, to fire salt/key when salt-key changes them. */
-  private keyListing?: KeyListing;
+  /** The key directories in memory, kept current by a watch and a stat before each publish. */
+  private readonly keyIndex: KeyIndex;
   private dataCache?: MinionDataCache;
   private jobCache?: JobCache;
   private returns?: ReturnBatcher;
@@ -173,9 +171,12 @@ export class Master {
     this.transport = options.transport ?? zeromqTransport;
     this.rsaInProcess = options.rsa === 'in-process';
     this.keys = new KeyStore({ pkiDir: settings.pki_dir });
-    this.publisher = this.transport.publishServer({ highWaterMark: settings.pub_hwm });
+    this.keyIndex = new KeyIndex(this.keys, (changes) => this.onKeyChanges(changes));
+    // zmq_backlog (Salt's, default 1000): the listen queue of both ports, for connection storms.
+    const backlog = positiveOption('zmq_backlog', settings.zmq_backlog, 1000);
+    this.publisher = this.transport.publishServer({ highWaterMark: settings.pub_hwm, backlog });
     const connections = connectionRate(settings.connection_rate_limit, log);
-    this.requests = this.transport.requestServer(connections ? { admit: (address) => connections.allow(address) } : {});
+    this.requests = this.transport.requestServer({ backlog, ...(connections ? { admit: (address) => connections.allow(address) } : {}) });
     this.events = new MasterEvents(this.transport);
     this.sessions = new Sessions({
       publishSession: settings.publish_session,
@@ -225,7 +226,7 @@ export class Master {
       events,
       log,
       // A key accepted here and deleted before the next reconcile must still end its session.
-      onAccepted: (id) => this.accepted.add(id),
+      onAccepted: (id) => this.keyIndex.noteAccepted(id),
       policy: {
         autoAccept: s.auto_accept,
         autosign: new AutosignFile(s.autosign_file || undefined),
@@ -235,7 +236,7 @@ export class Master {
       },
     });
     const jobs = new JobService({
-      accepted: () => this.accepted,
+      accepted: () => this.keyIndex.accepted,
       dataCache,
       masterKey,
       publishKey,
@@ -254,12 +255,12 @@ export class Master {
       events,
       rsa,
       log,
-      hooks: { rootKey: () => this.rootKey, beforePublish: () => this.reconcileKeys() },
+      hooks: { rootKey: () => this.rootKey, beforePublish: () => this.keyIndex.refresh() },
       pillar: new MasterPillar(s as unknown as Record<string, unknown>, dataCache, this.log, this.pillarPlugins),
       minionRequests: new MinionRequests({
         files: { file_roots: s.file_roots, file_buffer_size: s.file_buffer_size, hash_type: s.hash_type },
         mine: new MineStore(s.cachedir),
-        accepted: () => this.accepted,
+        accepted: () => this.keyIndex.accepted,
         grains: (id) => dataCache.grains(id),
         options: s,
         log,
@@ -272,9 +273,8 @@ export class Master {
     });
 
     await this.events.open(s.sock_dir);
-    this.keyListing = this.keys.list('all');
-    this.accepted = new Set(this.keyListing.accepted);
-    this.watchKeys();
+    this.keyIndex.load();
+    this.keyIndex.watch((dir, err) => this.log.warning(`Cannot watch ${dir}: ${err.message}`));
     this.requests.serve(
       (payload, peer) => handler.handle(payload, peer),
       (err) => this.log.error(`Request handling failed: ${(err as Error)?.stack ?? err}`),
@@ -324,8 +324,7 @@ export class Master {
   }
 
   async stop(): Promise<void> {
-    for (const w of this.watchers) w.close();
-    this.stopWatchTimer?.();
+    this.keyIndex.close();
     await this.requests.close();
     await this.publisher.close();
     await this.events.close();
@@ -337,54 +336,19 @@ export class Master {
   }
 
   /**
-   * salt-key works on the files directly; a watch tells us soon after, without polling. A
-   * reconcile reads every key directory, so it runs at most once per KEY_WATCH_COALESCE_MS: in a
-   * sign-in storm with auto_accept each new key is a change, and one reconcile per change would
-   * cost O(N) each, O(N^2) for the storm (minutes of a blocked event loop at 10,000 minions).
-   * A publish reconciles first anyway, so a job never goes out to a key deleted just before.
+   * Keys changed on disk (salt-key, another process): Salt's salt/key events, and a key no longer
+   * accepted ends that minion's session and rotates the publish key, so that the next job is
+   * sealed with a key the removed minion never gets.
    */
-  private watchKeys(): void {
-    let timer: NodeJS.Timeout | undefined;
-    const onChange = () => {
-      if (timer) return;
-      timer = setTimeout(() => {
-        timer = undefined;
-        this.reconcileKeys();
-      }, KEY_WATCH_COALESCE_MS);
-      timer.unref();
-    };
-    this.stopWatchTimer = () => clearTimeout(timer);
-    for (const state of ['accepted', 'pending', 'rejected', 'denied'] as const) {
-      const dir = join(this.settings.pki_dir, STATE_DIRS[state]);
-      mkdirSync(dir, { recursive: true });
-      const watcher = watch(dir, onChange);
-      watcher.on('error', (err) => this.log.warning(`Cannot watch ${dir}: ${err.message}`));
-      this.watchers.push(watcher);
+  private onKeyChanges({ events, unaccepted }: KeyChanges): void {
+    for (const ev of events) this.events.fire('salt/key', { ...ev });
+    for (const id of unaccepted) {
+      this.sessions.end(id);
+      // As Salt without preserve_minion_cache: a removed minion's grains go too.
+      this.dataCache?.remove(id);
+      this.log.info(`Key for ${id} is no longer accepted: session ended`);
     }
-  }
-
-  /**
-   * Compares the accepted keys with what we last knew. One directory read, done on a watch event
-   * and before publishing a job, so a job published right after `salt-key -d` is already
-   * encrypted with a new key.
-   */
-  private reconcileKeys(): void {
-    const listing = this.keys.list('all');
-    if (this.keyListing) for (const ev of keyEvents(this.keyListing, listing)) this.events.fire('salt/key', { ...ev });
-    this.keyListing = listing;
-    const now = new Set(listing.accepted);
-    let removed = false;
-    for (const id of this.accepted) {
-      if (!now.has(id)) {
-        removed = true;
-        this.sessions.end(id);
-        // As Salt without preserve_minion_cache: a removed minion's grains go too.
-        this.dataCache?.remove(id);
-        this.log.info(`Key for ${id} is no longer accepted: session ended`);
-      }
-    }
-    this.accepted = now;
-    if (removed) {
+    if (unaccepted.length > 0) {
       this.publishKey.rotate();
       this.log.info('Rotating AES key');
     }

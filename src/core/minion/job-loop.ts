@@ -165,6 +165,11 @@ export class Minion {
       user: job.user ?? 'root',
     };
     if (result.out !== undefined) load.out = result.out;
+    // Salt's minion returns the publication's metadata when it is a dict, and warns otherwise.
+    if (job.metadata !== undefined) {
+      if (job.metadata !== null && typeof job.metadata === 'object' && !Array.isArray(job.metadata)) load.metadata = job.metadata;
+      else this.log.warning('The metadata parameter must be a dictionary. Ignoring.');
+    }
     load._stamp = new Date().toISOString().replace('Z', '');
     const { return_retry_tries: tries, return_retry_timer: timer } = this.settings;
     for (let attempt = 0; ; attempt++) {

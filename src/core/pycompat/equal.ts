@@ -1,3 +1,4 @@
+import { PyFloat } from './float';
 import { isBytes, isMapping } from './repr';
 
 /**
@@ -24,11 +25,12 @@ export function pyEqual(a: unknown, b: unknown): boolean {
   return false;
 }
 
-function isNumeric(v: unknown): v is number | bigint | boolean {
-  return typeof v === 'number' || typeof v === 'bigint' || typeof v === 'boolean';
+function isNumeric(v: unknown): v is number | bigint | boolean | PyFloat {
+  return v instanceof PyFloat || typeof v === 'number' || typeof v === 'bigint' || typeof v === 'boolean';
 }
 
-function toNumber(v: number | bigint | boolean): number | bigint {
+function toNumber(v: number | bigint | boolean | PyFloat): number | bigint {
+  if (v instanceof PyFloat) return v.value;
   if (typeof v === 'boolean') return v ? 1 : 0;
   // Compare bigints exactly when they fit; otherwise as doubles, as Python compares int and float.
   if (typeof v === 'bigint') return v >= BigInt(Number.MIN_SAFE_INTEGER) && v <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(v) : v;

@@ -21,6 +21,7 @@ export {
   pyTypeName,
   unprintable,
 } from './repr';
+export { PyFloat, isPyFloat, pyFloatOf, unboxFloats } from './float';
 export { pyFloatText, pyIntText, pyLines, pySplit, pySplitlines, pyStrip } from './text';
 export { formatPprint } from './pprint';
 export { compileGlob, fnmatch, hasGlobChars } from './fnmatch';
@@ -45,3 +46,19 @@ export { yamlifyArg } from './yamlify';
 export { SliceError, pySlice } from './slice';
 export { formatJson, pyJsonDumps, jsonString, type JsonIndent } from './json';
 export { exprMatch } from './expr-match';
+export { checkIncludeExclude } from './include-exclude';
+export {
+  compareIp,
+  formatIp,
+  formatNetwork,
+  inNetwork,
+  isLoopback,
+  isPrivate,
+  maskOf,
+  parseIp,
+  parseNetwork,
+  parsePrefix,
+  prefixToNetmask,
+  type IpAddress,
+  type IpNetwork,
+} from './ipaddress';

@@ -1,3 +1,4 @@
+import { PyFloat } from './float';
 import { isMapping } from './repr';
 import { pyFloatText, pyIntText } from './text';
 
@@ -31,6 +32,7 @@ export function pyTruthy(value: unknown): boolean {
   if (value === null || value === undefined) return false;
   if (typeof value === 'string') return value !== '';
   if (typeof value === 'number') return value !== 0 && !Number.isNaN(value);
+  if (value instanceof PyFloat) return value.value !== 0;
   if (typeof value === 'bigint') return value !== 0n;
   if (Array.isArray(value)) return value.length > 0;
   if (value instanceof Uint8Array) return value.length > 0;

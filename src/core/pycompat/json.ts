@@ -4,6 +4,7 @@
  * indenting, `, ` and `: ` on one line; floats as Python prints them; bytes as their repr.
  */
 import { compareCodePoints, ReprError, entriesOf, isBytes, isMapping, pyBytesRepr, pyFloat, pyNumber, unprintable } from './repr';
+import { PyFloat } from './float';
 
 /** `output_indent`: a number of spaces, null or a negative number for one line, 'pretty' for 4 and sorted keys. */
 export type JsonIndent = number | null | 'pretty';
@@ -65,6 +66,7 @@ function encode(value: unknown, width: number | null, sortKeys: boolean, level: 
   if (value === true) return 'true';
   if (value === false) return 'false';
   if (typeof value === 'number' || typeof value === 'bigint') return jsonNumber(value);
+  if (value instanceof PyFloat) return pyFloat(value.value);
   if (typeof value === 'string') return jsonString(value);
   // default=repr: bytes become the text of their Python repr.
   if (isBytes(value)) return jsonString(pyBytesRepr(value));

@@ -4,6 +4,7 @@
  * Python int), bigint, strings, Buffers (Python bytes), arrays, plain objects and Maps.
  */
 import { BrineError } from '../errors';
+import { PyFloat } from './float';
 
 /** A value no outputter can print (a function, a symbol, data nested too deeply), or an indent it cannot use. */
 export class ReprError extends BrineError<'BAD_OUTPUT_DATA' | 'BAD_OUTPUT_INDENT'> {}
@@ -159,6 +160,7 @@ export function pyRepr(value: unknown, sortKeys = false, depth = 0): string {
   if (value === true) return 'True';
   if (value === false) return 'False';
   if (typeof value === 'number' || typeof value === 'bigint') return pyNumber(value);
+  if (value instanceof PyFloat) return pyFloat(value.value);
   if (typeof value === 'string') return pyStrRepr(value);
   if (isBytes(value)) return pyBytesRepr(value);
   if (Array.isArray(value)) {
@@ -211,6 +213,7 @@ export function pyTypeName(value: unknown): string {
   if (typeof value === 'boolean') return 'bool';
   if (typeof value === 'bigint') return 'int';
   if (typeof value === 'number') return pyNumber(value).match(/^-?\d+$/) ? 'int' : 'float';
+  if (value instanceof PyFloat) return 'float';
   if (typeof value === 'string') return 'str';
   if (isBytes(value)) return 'bytes';
   if (Array.isArray(value)) return isTuple(value) ? 'tuple' : 'list';

@@ -7,6 +7,7 @@
  */
 import { classifyPlainScalar } from './yaml11-resolver';
 import { compareCodePoints, entriesOf, isBytes, isMapping, pyFloat, unprintable } from './repr';
+import { PyFloat } from './float';
 import { analyzeScalar, isBreak, isPrintableUnicode } from './yaml-scalar';
 import { isOrdered } from './ordered';
 
@@ -43,6 +44,13 @@ interface ScalarNode {
   literal?: boolean;
 }
 
+/** PyYAML's represent_float for a finite float. */
+function floatNode(value: number): ScalarNode {
+  let text = pyFloat(value).toLowerCase();
+  if (!text.includes('.') && text.includes('e')) text = text.replace('e', '.0e');
+  return { text, plainImplicit: true };
+}
+
 function scalarNode(value: unknown): ScalarNode | null {
   if (value === null || value === undefined) return { text: 'null', plainImplicit: true };
   if (value === true || value === false) return { text: String(value), plainImplicit: true };
@@ -53,10 +61,9 @@ function scalarNode(value: unknown): ScalarNode | null {
     if (Number.isNaN(value)) return { text: '.nan', plainImplicit: true };
     if (value === Infinity) return { text: '.inf', plainImplicit: true };
     if (value === -Infinity) return { text: '-.inf', plainImplicit: true };
-    let text = pyFloat(value).toLowerCase();
-    if (!text.includes('.') && text.includes('e')) text = text.replace('e', '.0e');
-    return { text, plainImplicit: true };
+    return floatNode(value);
   }
+  if (value instanceof PyFloat) return floatNode(value.value);
   if (typeof value === 'string') return { text: value, plainImplicit: classifyPlainScalar(value) === 'str' };
   if (isBytes(value)) {
     // represent_binary: base64.encodebytes (76-character lines, each ending in a newline) as a literal block.

@@ -5,7 +5,7 @@
  * package parses; errors are described with libyaml's words and PyYAML's marks (yaml-errors.ts).
  */
 import { isAlias, isMap, isPair, isScalar, isSeq, parseDocument, type Document, type Node, type Scalar } from 'yaml';
-import { constructBool, constructFloat, constructInt, markOrdered, resolvePlainScalar } from '../pycompat';
+import { constructBool, constructFloat, constructInt, deepCopy, markOrdered, resolvePlainScalar } from '../pycompat';
 import { RenderError } from './errors';
 import { describeYamlError, markText, type Mark } from './yaml-errors';
 
@@ -49,6 +49,31 @@ function fail(ctx: Ctx, context: string | null, contextNode: Node | null, proble
  * message is the text Salt shows after `Rendering SLS '...' failed: `.
  */
 export function loadSaltYaml(text: string): unknown {
+  const cached = LOADED.get(text);
+  if (cached !== undefined) {
+    // Most recently used last: the oldest entry is the one dropped.
+    LOADED.delete(text);
+    LOADED.set(text, cached);
+    return deepCopy(cached.value);
+  }
+  const value = parseSaltYaml(text);
+  if (text.length <= CACHE_MAX_TEXT) {
+    LOADED.set(text, { value: deepCopy(value) });
+    if (LOADED.size > CACHE_ENTRIES) LOADED.delete(LOADED.keys().next().value!);
+  }
+  return value;
+}
+
+/**
+ * The data of texts loaded before, by text: a minion re-applying its states renders the same
+ * SLS text each time, and parsing it was the largest cost of a re-apply. Callers get a deep copy
+ * (the compiler changes what it is given).
+ */
+const LOADED = new Map<string, { value: unknown }>();
+const CACHE_ENTRIES = 128;
+const CACHE_MAX_TEXT = 256 * 1024;
+
+function parseSaltYaml(text: string): unknown {
   const doc = parseDocument(text, { version: '1.1', schema: 'failsafe', uniqueKeys: false, prettyErrors: false, keepSourceTokens: false });
   if (doc.errors.length > 0) {
     const { message, code } = describeYamlError(text, doc.errors);

@@ -18,6 +18,8 @@ export interface RunnerOptions {
   shellCheck: (cmd: string, low: LowChunk) => Promise<number>;
   template: (path: string, name: string, saltenv: string, context: Record<string, unknown>) => Promise<string>;
   cacheFile: (source: string, saltenv: string) => Promise<string | null>;
+  listFiles: (source: string, saltenv: string) => Promise<string[]>;
+  pillar: Readonly<Record<string, unknown>>;
 }
 
 type Status = 'met' | 'unmet' | 'fail' | 'change' | 'pre' | 'onfail' | 'onchanges';
@@ -208,7 +210,8 @@ export class StateRunner {
     return chunks.filter((c) => (fnmatch(val, String(c.name)) || fnmatch(val, c.__id__)) && (key === 'id' || c.state === key));
   }
 
-  private async callChunk(low: LowChunk, running: Record<string, StateResult>, chunks: LowChunk[]): Promise<Record<string, StateResult>> {
+  /** call_chunk: one chunk after its requisites (run first from `chunks` when not in `running`); `running` with its results added. */
+  async callChunk(low: LowChunk, running: Record<string, StateResult>, chunks: LowChunk[]): Promise<Record<string, StateResult>> {
     const tag = stateTag(low);
     if (!low.prerequired) this.active.add(tag);
     const requisites = [...REQ_TYPES];
@@ -494,6 +497,8 @@ export class StateRunner {
           saltenv,
           template: (p, n, c) => this.opts.template(p, n, saltenv, c),
           cacheFile: (s) => this.opts.cacheFile(s, saltenv),
+          listFiles: (s) => this.opts.listFiles(s, saltenv),
+          pillar: this.opts.pillar,
         });
       } catch (err) {
         ret = {

@@ -26,6 +26,8 @@ export interface SlsSource {
   getFile(saltenv: string, path: string): Promise<{ path: string } | null>;
   /** Local directories holding the saltenv's files (where Jinja imports are looked up). */
   roots(saltenv: string): string[];
+  /** The files under the directory `prefix` (paths from the env root, sorted), as Salt's `cp.list_master`. */
+  listFiles(saltenv: string, prefix: string): Promise<string[]>;
 }
 
 /** `file_roots` on this machine. */
@@ -57,6 +59,18 @@ export class LocalSlsSource implements SlsSource {
       if (existsSync(full) && statSync(full).isFile()) return { path: full };
     }
     return null;
+  }
+
+  async listFiles(saltenv: string, prefix: string): Promise<string[]> {
+    const found = new Set<string>();
+    const clean = prefix.replace(/^\/+|\/+$/g, '');
+    if (clean.split('/').includes('..')) return [];
+    for (const root of this.roots_[saltenv] ?? []) {
+      const dir = join(root, clean);
+      if (!existsSync(dir) || !statSync(dir).isDirectory()) continue;
+      for (const file of walk(dir)) found.add(relative(root, file).split(sep).join('/'));
+    }
+    return [...found].sort();
   }
 
   async listSls(saltenv: string): Promise<string[]> {
@@ -146,6 +160,11 @@ export class RemoteSlsSource implements SlsSource {
   async getFile(saltenv: string, path: string): Promise<{ path: string } | null> {
     const local = await this.cached(saltenv, path.replace(/^\/+/, ''));
     return local === null ? null : { path: local };
+  }
+
+  async listFiles(saltenv: string, prefix: string): Promise<string[]> {
+    const dir = prefix.replace(/^\/+|\/+$/g, '');
+    return (await this.listing(saltenv)).filter((f) => dir === '' || f.startsWith(`${dir}/`)).sort();
   }
 
   async listSls(saltenv: string): Promise<string[]> {

@@ -17,6 +17,10 @@ export interface StateCall {
   template(path: string, name: string, context: Record<string, unknown>): Promise<string>;
   /** A `salt://` URL (or local absolute path) as a local file: from file_roots, or the master through the minion's cache; null when missing. */
   cacheFile(source: string): Promise<string | null>;
+  /** The files under a `salt://` directory, as paths from the saltenv's root (Salt's `cp.list_master` with a prefix). */
+  listFiles(source: string): Promise<string[]>;
+  /** The run's pillar (Salt's `__pillar__`, `pillar=` overrides included). */
+  pillar: Readonly<Record<string, unknown>>;
 }
 
 export interface StateFunction {

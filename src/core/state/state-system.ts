@@ -117,14 +117,25 @@ export class StateSystem {
     return this.callHigh(high, run);
   }
 
-  /** sls_id: one ID of the given SLS files, with its requisites ignored as Salt does. */
-  async slsId(id: string, mods: string[], run: RunOptions): Promise<StateReturn> {
+  /**
+   * sls_id: the chunks of one ID of the given SLS files, each run with its requisites as Salt's
+   * call_chunk(chunk, {}, chunks) runs them (a required state of the SLS runs first); null when
+   * no chunk has that ID.
+   */
+  async slsId(id: string, mods: string[], run: RunOptions): Promise<StateReturn | null> {
     const high = await this.high({ [run.saltenv ?? 'base']: mods });
     if (Array.isArray(high)) return high;
-    const chunks = compileHighData(high).filter((c) => c.__id__ === id);
-    if (chunks.length === 0)
-      return [`No matches for ID '${id}' found in SLS '${mods.join(',')}' within saltenv '${run.saltenv ?? 'base'}'`];
-    return this.runChunks(chunks, run);
+    const chunks = compileHighData(high);
+    applyRequisiteIn(chunks);
+    const runner = this.runner(run);
+    const ret: Record<string, StateResult> = {};
+    let found = false;
+    for (const chunk of chunks) {
+      if (chunk.__id__ !== id) continue;
+      found = true;
+      Object.assign(ret, await runner.callChunk(chunk, {}, chunks));
+    }
+    return found ? ret : null;
   }
 
   /** single: one state function called directly, without an SLS. */
@@ -153,6 +164,12 @@ export class StateSystem {
   /** Runs chunks; `listen` (call_high: sls, highstate) runs the listeners' mod_watch at the end. */
   private async runChunks(chunks: LowChunk[], run: RunOptions, listen = false): Promise<StateReturn> {
     applyRequisiteIn(chunks);
+    const runner = this.runner(run);
+    const running = await runner.callChunks(chunks);
+    return listen ? runner.callListen(chunks, running) : running;
+  }
+
+  private runner(run: RunOptions): StateRunner {
     const { renderer, source, grains, pillar } = this.opts;
     const template = (path: string, name: string, saltenv: string, context: Record<string, unknown>): Promise<string> =>
       renderer.template(path, name, { saltenv, sls: '', grains, pillar, roots: source.roots(saltenv), context });
@@ -162,16 +179,21 @@ export class StateSystem {
       const env = new URLSearchParams(query ?? '').get('saltenv') ?? saltenv;
       return (await source.getFile(env, path))?.path ?? null;
     };
-    const runner = new StateRunner({
+    const listFiles = async (url: string, saltenv: string): Promise<string[]> => {
+      const [path, query] = url.replace(/^salt:\/\//, '').split('?');
+      const env = new URLSearchParams(query ?? '').get('saltenv') ?? saltenv;
+      return source.listFiles(env, path);
+    };
+    return new StateRunner({
       functions: this.opts.functions,
       test: run.test,
       failhard: this.opts.failhard,
       shellCheck: this.opts.shellCheck,
       template,
       cacheFile,
+      listFiles,
+      pillar,
     });
-    const running = await runner.callChunks(chunks);
-    return listen ? runner.callListen(chunks, running) : running;
   }
 }
 

@@ -4,6 +4,7 @@
  * leading zeros in IPv4 octets, no host bits set in a network), because a Salt minion rejects what
  * it rejects.
  */
+import { formatIp, parseIp, parsePrefix } from '../pycompat';
 
 export type IpTarget =
   { kind: 'address'; version: 4 | 6; text: string } | { kind: 'network'; version: 4 | 6; network: bigint; prefix: number };
@@ -20,7 +21,7 @@ export function parseIpTarget(tgt: string): IpTarget | { error: string } {
   let prefix = bits;
   if (slash >= 0) {
     const p = parsePrefix(tgt.slice(slash + 1), net.version);
-    if (p === undefined) return { error: `'${tgt}' has an invalid prefix or netmask` };
+    if (p === null) return { error: `'${tgt}' has an invalid prefix or netmask` };
     prefix = p;
   }
   const hostMask = (1n << BigInt(bits - prefix)) - 1n;
@@ -56,8 +57,8 @@ interface Parsed {
 }
 
 function parseAddress(s: string): Parsed | undefined {
-  const v4 = parseIPv4(s);
-  if (v4 !== undefined) return { version: 4, value: v4, text: formatIPv4(v4), scoped: false };
+  const v4 = parseIp(s);
+  if (v4?.version === 4) return { ...v4, text: formatIp(v4), scoped: false };
   let scope = '';
   let body = s;
   const pct = s.indexOf('%');
@@ -66,108 +67,7 @@ function parseAddress(s: string): Parsed | undefined {
     body = s.slice(0, pct);
     if (scope === '' || scope.includes('/')) return undefined;
   }
-  const v6 = parseIPv6(body);
-  if (v6 === undefined) return undefined;
-  return { version: 6, value: v6, text: formatIPv6(v6) + (pct >= 0 ? `%${scope}` : ''), scoped: pct >= 0 };
-}
-
-function parseIPv4(s: string): bigint | undefined {
-  const parts = s.split('.');
-  if (parts.length !== 4) return undefined;
-  let value = 0n;
-  for (const p of parts) {
-    if (!/^\d{1,3}$/.test(p) || (p.length > 1 && p[0] === '0')) return undefined;
-    const n = Number(p);
-    if (n > 255) return undefined;
-    value = (value << 8n) | BigInt(n);
-  }
-  return value;
-}
-
-/** CPython's `IPv6Address._ip_int_from_string`. */
-function parseIPv6(s: string): bigint | undefined {
-  const parts = s.split(':');
-  if (parts.length < 3) return undefined;
-  // An embedded IPv4 address stands for the last two groups.
-  if (parts[parts.length - 1].includes('.')) {
-    const v4 = parseIPv4(parts.pop()!);
-    if (v4 === undefined) return undefined;
-    parts.push((v4 >> 16n).toString(16), (v4 & 0xffffn).toString(16));
-  }
-  if (parts.length > 9) return undefined;
-  let skipIndex = -1;
-  for (let i = 1; i < parts.length - 1; i++) {
-    if (parts[i] !== '') continue;
-    if (skipIndex >= 0) return undefined; // at most one '::'
-    skipIndex = i;
-  }
-  let hi: number;
-  let lo: number;
-  let skipped: number;
-  if (skipIndex >= 0) {
-    hi = skipIndex;
-    lo = parts.length - skipIndex - 1;
-    if (parts[0] === '' && --hi !== 0) return undefined; // a lone leading ':'
-    if (parts[parts.length - 1] === '' && --lo !== 0) return undefined; // a lone trailing ':'
-    skipped = 8 - (hi + lo);
-    if (skipped < 1) return undefined;
-  } else {
-    if (parts.length !== 8 || parts[0] === '' || parts[7] === '') return undefined;
-    hi = 8;
-    lo = 0;
-    skipped = 0;
-  }
-  const groups = [...parts.slice(0, hi), ...new Array<string>(skipped).fill('0'), ...parts.slice(parts.length - lo)];
-  let value = 0n;
-  for (const g of groups) {
-    if (!/^[0-9a-fA-F]{1,4}$/.test(g)) return undefined;
-    value = (value << 16n) | BigInt(parseInt(g, 16));
-  }
-  return value;
-}
-
-function parsePrefix(p: string, version: 4 | 6): number | undefined {
-  const bits = version === 4 ? 32 : 128;
-  if (/^\d+$/.test(p)) {
-    const n = Number(p);
-    return n <= bits ? n : undefined;
-  }
-  if (version === 6) return undefined;
-  // IPv4 also accepts a netmask (255.255.255.0) or a host mask (0.0.0.255).
-  const mask = parseIPv4(p);
-  if (mask === undefined) return undefined;
-  const asPrefix = (m: bigint): number | undefined => {
-    const ones = m.toString(2).padStart(32, '0');
-    return /^1*0*$/.test(ones) ? (ones.indexOf('0') === -1 ? 32 : ones.indexOf('0')) : undefined;
-  };
-  return asPrefix(mask) ?? asPrefix(mask ^ 0xffffffffn);
-}
-
-function formatIPv4(v: bigint): string {
-  return [24n, 16n, 8n, 0n].map((s) => ((v >> s) & 0xffn).toString()).join('.');
-}
-
-/** RFC 5952 text, as Python prints it: lower case, longest run (2+) of zero groups as `::`. */
-function formatIPv6(v: bigint): string {
-  const groups: string[] = [];
-  for (let s = 112n; s >= 0n; s -= 16n) groups.push(((v >> s) & 0xffffn).toString(16));
-  let bestStart = -1;
-  let bestLen = 0;
-  for (let i = 0; i < 8;) {
-    if (groups[i] !== '0') {
-      i++;
-      continue;
-    }
-    let j = i;
-    while (j < 8 && groups[j] === '0') j++;
-    if (j - i > bestLen) {
-      bestStart = i;
-      bestLen = j - i;
-    }
-    i = j;
-  }
-  if (bestLen < 2) return groups.join(':');
-  const left = groups.slice(0, bestStart).join(':');
-  const right = groups.slice(bestStart + bestLen).join(':');
-  return `${left}::${right}`;
+  const v6 = parseIp(body);
+  if (v6?.version !== 6) return undefined;
+  return { ...v6, text: formatIp(v6) + (pct >= 0 ? `%${scope}` : ''), scoped: pct >= 0 };
 }

@@ -94,13 +94,19 @@ export interface SyncOptions {
  * await this.control.syncExtensions('modules', ['base']); // { changed: ['modules.hello'], touched: true }
  */
 export interface IMinionControl {
-  /** The jobs running now, oldest first. */
+  /**
+   * The jobs running now on this machine, oldest first: this process's and those other processes
+   * recorded in the minion's `<cachedir>/proc` (a salt-call beside the daemon), as Salt's
+   * `saltutil.running` reads them.
+   */
   runningJobs(): RunningJob[];
   /**
    * Resolves once the job `jid` is no longer running (at once when it is not running now): how
-   * `state.apply queue=True` waits for the state runs before it.
+   * `state.apply queue=True` waits for the state runs before it. A job of another process on
+   * the machine (a salt-call, the minion daemon) counts until its proc file is gone or its
+   * process ended. `signal` ends the wait early (rejects with its reason).
    */
-  jobFinished(jid: string): Promise<void>;
+  jobFinished(jid: string, signal?: AbortSignal): Promise<void>;
   /** Abort a running job (its commands' process groups are killed). The job's data, or undefined when no such job runs. */
   killJob(jid: string): RunningJob | undefined;
   /** Reload every plugin: new and changed module files take effect for the next jobs. */

@@ -47,6 +47,10 @@ export interface StateContext {
    * run's grains, pillar and opts plus `context`; `name` is its `salt://` path (relative imports).
    */
   renderTemplate?(path: string, name: string, context?: Record<string, unknown>): Promise<string>;
+  /** From the state runner: the files under a `salt://` directory, as paths from the saltenv's root (`cp.list_master`). */
+  listFiles?(source: string): Promise<string[]>;
+  /** From the state runner: the run's pillar (Salt's `__pillar__`, `pillar=` overrides included). */
+  readonly pillar?: Readonly<Record<string, unknown>>;
 }
 
 /** What a renderer gets besides its input (the file's text, or the previous renderer's data). */

@@ -43,6 +43,9 @@ export class JobCacheService implements IJobCache {
 
   async saveLoad(jid: string, load: JobLoad, minions: string[] = []): Promise<void> {
     const cache = await this.get();
+    // Salt's save_load gets the client's load: the metadata is in its kwargs (or, from a minion, at the top).
+    const kwargs = load.kwargs !== null && typeof load.kwargs === 'object' ? (load.kwargs as Record<string, unknown>) : {};
+    const metadata = load.metadata ?? kwargs.metadata;
     await cache.saveJob({
       jid: String(jid),
       tgt: load.tgt ?? '',
@@ -52,6 +55,7 @@ export class JobCacheService implements IJobCache {
       user: String(load.user ?? 'root'),
       minions: minions.map(String),
       started: isJid(jid) ? jidToDate(jid) : new Date(),
+      ...(metadata === undefined ? {} : { metadata }),
     });
   }
 
@@ -59,7 +63,10 @@ export class JobCacheService implements IJobCache {
     const job = await (await this.get()).getJob(String(jid));
     if (!job) return undefined;
     // Salt's local_cache.get_load: the publication, plus the expected minions as `Minions`.
-    return { jid: job.jid, tgt: job.tgt, tgt_type: job.tgt_type, fun: job.fun, arg: job.arg, user: job.user, Minions: job.minions };
+    const load: Record<string, unknown> = { jid: job.jid, tgt: job.tgt, tgt_type: job.tgt_type, fun: job.fun, arg: job.arg, user: job.user };
+    if (job.metadata !== undefined) load.metadata = job.metadata;
+    load.Minions = job.minions;
+    return load;
   }
 
   async getReturns(jid: string): Promise<Record<string, CachedReturn>> {

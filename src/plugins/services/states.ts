@@ -3,6 +3,7 @@
  * master through the minion's file cache (file_client remote), state
  * modules from the loaded `@StateModule` plugins, and the compiler/runner of src/core/state.
  */
+import { InvocationError } from '../api/errors';
 import type { IConfig, IGrains, IShell } from '../api/services';
 import type { IStates, StateContext, StateReturn, StateRunOptions, StateRunReturn } from '../api/states';
 import type { ModuleRegistry } from '../loader/registry';
@@ -50,6 +51,8 @@ export class PluginStateFunctions implements StateFunctions {
           saltenv: call.saltenv,
           cacheFile: (s) => call.cacheFile(s),
           renderTemplate: (path, name, context = {}) => call.template(path, name, context),
+          listFiles: (s) => call.listFiles(s),
+          pillar: call.pillar,
         };
         return (await this.invoke(fun, packArgs([], kwargs), ctx)) as StateResult;
       },
@@ -71,20 +74,36 @@ export class NodeStates implements IStates {
     private readonly sourceFor: () => SlsSource = () => new LocalSlsSource(fileRoots(config)),
   ) {}
 
+  private async renderer(opts: StateRunOptions): Promise<PipelineSlsRenderer> {
+    // The renderers (Jinja, YAML) load with the first state run or template, not with every
+    // minion and salt-call: most jobs render nothing.
+    const { PipelineSlsRenderer } = await import('../../core/state/render-sls.js');
+    return new PipelineSlsRenderer(
+      this.config.all(),
+      opts.caller ? { call: (f, a, k) => opts.caller!.call(f, a, k), has: (f) => opts.caller!.has(f) } : undefined,
+      this.config.get<string | undefined>('renderer', undefined),
+    );
+  }
+
+  async renderTemplate(path: string, name: string, opts: StateRunOptions, context: Record<string, unknown> = {}): Promise<string> {
+    const saltenv = opts.saltenv ?? 'base';
+    return (await this.renderer(opts)).template(path, name, {
+      saltenv,
+      sls: '',
+      grains: this.grains.all(),
+      pillar: opts.pillar ?? {},
+      roots: this.sourceFor().roots(saltenv),
+      context,
+    });
+  }
+
   private async system(opts: StateRunOptions): Promise<StateSystem> {
-    // The compiler, the runner and the renderers (Jinja, YAML) load with the first state run, not
-    // with every minion and salt-call: most jobs run no state.
-    const [{ StateSystem }, { PipelineSlsRenderer }] = await Promise.all([
-      import('../../core/state/state-system.js'),
-      import('../../core/state/render-sls.js'),
-    ]);
+    // The compiler and the runner load with the first state run too.
+    const { StateSystem } = await import('../../core/state/state-system.js');
+    const renderer = await this.renderer(opts);
     return new StateSystem({
       source: this.sourceFor(),
-      renderer: new PipelineSlsRenderer(
-        this.config.all(),
-        opts.caller ? { call: (f, a, k) => opts.caller!.call(f, a, k), has: (f) => opts.caller!.has(f) } : undefined,
-        this.config.get<string | undefined>('renderer', undefined),
-      ),
+      renderer,
       functions: this.functions,
       minionId: String(this.config.get('id', '')),
       grains: this.grains.all(),
@@ -135,7 +154,11 @@ export class NodeStates implements IStates {
   }
 
   async slsId(id: string, mods: string[], opts: StateRunOptions): Promise<StateRunReturn> {
-    return (await this.system(opts)).slsId(id, mods, this.run(opts)) as Promise<StateRunReturn>;
+    const ret = await (await this.system(opts)).slsId(id, mods, this.run(opts));
+    // Salt raises SaltInvocationError: "ERROR executing 'state.sls_id': ..." from the minion.
+    if (ret === null)
+      throw new InvocationError(`No matches for ID '${id}' found in SLS '${mods.join(',')}' within saltenv '${opts.saltenv ?? 'base'}'`);
+    return ret as StateRunReturn;
   }
 
   async showSls(mods: string[], opts: StateRunOptions): Promise<unknown> {

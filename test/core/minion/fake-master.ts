@@ -2,6 +2,11 @@
  * A master made of the real channel functions and transport, small enough to stop, restart and
  * misbehave on purpose in minion tests. Keys are the shared vector keys.
  */
+import { spawn } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { stringify } from 'yaml';
+import { Daemon, REPO } from '../../../scripts/cluster';
 import { Crypticle } from '../../../src/core/crypto/crypticle';
 import {
   BAD_LOAD_REPLY,
@@ -15,6 +20,32 @@ import {
 import { decode } from '../../../src/core/protocol/msgpack';
 import { PublishServer, RequestServer } from '../../../src/core/transport/zeromq';
 import { keyPem } from '../protocol/wire-vectors';
+
+/**
+ * A real salt-minion process, id web1, whose master is a fake one on 127.0.0.1:retPort, with its
+ * config and files under root (its own process, so that its RSS is its own).
+ */
+export function spawnMinionBehind(root: string, retPort: number, name = 'minion'): Daemon {
+  const configDir = join(root, 'etc');
+  mkdirSync(configDir, { recursive: true });
+  writeFileSync(
+    join(configDir, 'minion'),
+    stringify({
+      root_dir: join(root, 'minion'),
+      id: 'web1',
+      master: '127.0.0.1',
+      master_port: retPort,
+      keysize: 1024,
+      acceptance_wait_time: 1,
+      random_reauth_delay: 0,
+      log_level_logfile: 'warning',
+    }),
+  );
+  return new Daemon(
+    name,
+    spawn(process.execPath, [join(REPO, 'bin', 'salt-minion'), '-c', configDir, '-l', 'warning'], { stdio: ['ignore', 'pipe', 'pipe'] }),
+  );
+}
 
 export interface FakeMasterOptions {
   retPort: number;

@@ -7,17 +7,15 @@
  * fake master's memory is not counted with its own.
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { stringify } from 'yaml';
-import { Daemon, REPO } from '../../../scripts/cluster';
 import { buildPublication } from '../../../src/core/channel';
 import { Crypticle } from '../../../src/core/crypto/crypticle';
 import { encode } from '../../../src/core/protocol/msgpack';
 import { freePort } from '../../support/ports';
-import { FakeMaster } from './fake-master';
+import { settledRssMiB } from '../../support/memory';
+import { FakeMaster, spawnMinionBehind } from './fake-master';
 
 const GARBAGE = 20_000;
 const BOUND_MB = 20;
@@ -30,27 +28,6 @@ afterAll(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
   rmSync(root, { recursive: true, force: true });
 });
-
-/** Resident set size of a process in MB, from /proc. */
-function rssMb(pid: number): number {
-  const kb = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
-  return Number(kb) / 1024;
-}
-
-/**
- * The RSS once it has stopped moving: read every 200 ms until two readings in a row differ by less
- * than 0.5 MB (at most 10 s; then the last reading). Idle and after are read the same way.
- */
-async function settledRssMb(pid: number): Promise<number> {
-  let last = rssMb(pid);
-  for (let i = 0; i < 50; i++) {
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    const now = rssMb(pid);
-    if (Math.abs(now - last) < 0.5) return now;
-    last = now;
-  }
-  return last;
-}
 
 /** A seeded generator (mulberry32): the same garbage every run. */
 function rng(seed: number): () => number {
@@ -70,25 +47,7 @@ describe('a minion process under garbage publications', () => {
     const master = new FakeMaster(ports);
     await master.start();
     cleanups.push(() => master.stop());
-    const configDir = join(root, 'etc');
-    mkdirSync(configDir, { recursive: true });
-    writeFileSync(
-      join(configDir, 'minion'),
-      stringify({
-        root_dir: join(root, 'minion'),
-        id: 'web1',
-        master: '127.0.0.1',
-        master_port: ports.retPort,
-        keysize: 1024,
-        acceptance_wait_time: 1,
-        random_reauth_delay: 0,
-        log_level_logfile: 'warning',
-      }),
-    );
-    const minion = new Daemon(
-      'minion',
-      spawn(process.execPath, [join(REPO, 'bin', 'salt-minion'), '-c', configDir, '-l', 'warning'], { stdio: ['ignore', 'pipe', 'pipe'] }),
-    );
+    const minion = spawnMinionBehind(root, ports.retPort);
     cleanups.push(() => minion.stop());
     const pid = minion.child.pid!;
 
@@ -107,7 +66,7 @@ describe('a minion process under garbage publications', () => {
 
     // Idle: signed in, one job run (its modules loaded).
     await master.publishUntilReturned(ping('20260101000000000001'));
-    const idle = await settledRssMb(pid);
+    const idle = await settledRssMiB(pid);
 
     const signInsBefore = master.authTimes.length;
     const started = performance.now();
@@ -121,7 +80,7 @@ describe('a minion process under garbage publications', () => {
     await master.publish({ ...ping('20260101000000000002'), tgt: 'a*['.repeat(34_000) });
     await master.publishUntilReturned(ping('20260101000000000003'));
     const seconds = (performance.now() - started) / 1000;
-    const after = await settledRssMb(pid);
+    const after = await settledRssMiB(pid);
     process.stderr.write(
       `minion RSS: idle ${idle.toFixed(1)} MB, after ${after.toFixed(1)} MB (+${(after - idle).toFixed(1)}); garbage ${seconds.toFixed(1)} s\n`,
     );

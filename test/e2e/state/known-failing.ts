@@ -4,11 +4,6 @@
  * `BRINE_CORPUS_ALL=1 npx vitest run test/e2e/state/corpus.test.ts` runs them as plain tests to
  * show their differences.
  */
-const PKG = 'needs the pkg execution and state modules';
-
 export const KNOWN_FAILING: Record<string, string> = {
   '44-shebang-renderers': '#!py renderer (brine refuses Python renderers)',
-  '88-pkg-installed': PKG,
-  '89-pkg-testtrue': PKG,
-  '92-pkg-list-pkgs': PKG,
 };

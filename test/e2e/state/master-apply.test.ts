@@ -7,7 +7,9 @@
  *
  * One master and three minions serve every test of this file.
  */
-import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, watch, writeFileSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Cluster, type RunResult } from '../../support/cluster';
@@ -119,6 +121,34 @@ describe('case 90: state.apply through a brine master', () => {
   }, 240_000);
 });
 
+/**
+ * Resolves with the jid of the first job in a minion's proc dir (Salt's `<cachedir>/proc/<jid>`
+ * records) whose record names `fun` and is not in `skip`: watches the directory, no polling.
+ */
+function procJob(id: string, fun: string, skip: string[] = []): Promise<string> {
+  const dir = join(cluster.root, 'minions', id, 'var', 'cache', 'salt', 'minion', 'proc');
+  mkdirSync(dir, { recursive: true });
+  return new Promise((resolve) => {
+    const check = (): void => {
+      for (const jid of readdirSync(dir)) {
+        let record = '';
+        try {
+          record = readFileSync(join(dir, jid), 'latin1');
+        } catch {
+          continue; // removed meanwhile
+        }
+        if (!skip.includes(jid) && record.includes(fun)) {
+          watcher.close();
+          resolve(jid);
+          return;
+        }
+      }
+    };
+    const watcher = watch(dir, check);
+    check();
+  });
+}
+
 /** The returns of a `--out json` run, merged (one document per minion). */
 function jsonReturns(res: RunResult): Record<string, Record<string, Record<string, unknown>>> {
   const docs = res.stdout.trim().split(/\n(?=\{)/);
@@ -182,4 +212,58 @@ describe('three minions applying one state tree', () => {
     expect(lookup.code, lookup.stderr).toBe(0);
     for (const id of MINIONS) expect(lookup.stdout).toContain(`Summary for ${id}\n------------\nSucceeded: 1 (changed=1)\nFailed:    1\n`);
   }, 120_000);
+
+  it('salt -b 2 runs the highstate two minions at a time and prints each return as highstate', async () => {
+    const res = await cluster.salt('-b', '2', '*', 'state.apply', 'fleet', '--no-color');
+    expect(res.code, res.stderr).toBe(0);
+    // Sorted ids, a sliding window of two: the first two start together, the third when one ends.
+    expect(res.stdout.startsWith("\nExecuting run on ['fleet2', 'fleet3']\n\n"), res.stdout).toBe(true);
+    expect(res.stdout).toContain("\nExecuting run on ['vec1']\n\n");
+    for (const id of MINIONS) {
+      // Salt's batch display: {retcode, jid, id: return} through the highstate outputter.
+      expect(res.stdout).toMatch(
+        new RegExp(`retcode:\\n    0\\njid:\\n    \\d{20}\\n${id}:\\n----------\\n          ID: ${vec}/work/fleet-${id}\\.conf\\n`),
+      );
+      expect(res.stdout).toContain(`\nSummary for ${id}\n------------\nSucceeded: 2\nFailed:    0\n`);
+    }
+  }, 120_000);
+
+  it('a salt-call state run on a minion whose daemon runs a state job is refused with Salt’s message; queue=True waits for it', async () => {
+    const gate = join(cluster.root, 'gate');
+    expect(spawnSync('mkfifo', [gate]).status).toBe(0);
+    // The daemon's state job blocks reading the fifo until the test writes to it.
+    const published = await cluster.salt('vec1', 'state.single', 'cmd.run', `cat ${gate}`, '--async');
+    expect(published.code, published.stderr).toBe(0);
+    const daemonJid = /job ID: (\d+)/.exec(published.stdout)![1];
+    expect(await procJob('vec1', 'state.single')).toBe(daemonJid);
+
+    const refused = await cluster.run('salt-call', ['state.apply', 'fleet', '--no-color'], cluster.minionDir('vec1'));
+    expect(refused.code).toBe(1);
+    expect(refused.stdout).toMatch(
+      new RegExp(`^    The function "state\\.single" is running as PID \\d+ and was started at .+ with jid ${daemonJid}$`, 'm'),
+    );
+    // queue=True: this salt-call (recorded in the proc dir itself) waits for the daemon's job.
+    const queued = cluster.run(
+      'salt-call',
+      ['state.single', 'test.succeed_without_changes', 'after', 'queue=True', '--no-color'],
+      cluster.minionDir('vec1'),
+    );
+    await procJob('vec1', 'state.single', [daemonJid]);
+    await writeFile(gate, 'go\n');
+    const done = await queued;
+    expect(done.code, done.stdout + done.stderr).toBe(0);
+    expect(done.stdout).toContain('Comment: Success!');
+  }, 120_000);
+});
+
+describe('file.recurse through the master', () => {
+  it("copies a salt:// directory listed and fetched from the master's file server, templates rendered", async () => {
+    const dest = join(vec, 'work', 'recursed');
+    const res = await cluster.salt('vec1', 'state.single', 'file.recurse', dest, 'source=salt://fleet', 'include_pat=*.j2', 'template=jinja', 'defaults={"port": 9}', '--out', 'json');
+    expect(res.code, res.stdout + res.stderr).toBe(0);
+    const ret = Object.values(JSON.parse(res.stdout).vec1 as Record<string, { result: boolean; changes: Record<string, unknown> }>)[0];
+    expect(ret.result).toBe(true);
+    expect(Object.keys(ret.changes)).toEqual([`${dest}/app.conf.j2`]);
+    expect(readFileSync(join(dest, 'app.conf.j2'), 'utf8')).toMatch(/^id=vec1 k=\S+ port=9\n/);
+  }, 60_000);
 });

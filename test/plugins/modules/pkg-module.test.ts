@@ -46,10 +46,29 @@ describe('pkg (apt) output readers', () => {
     expect(parseJustPrint('Inst a [1] (2 stable)\nConf a (2 stable [all])\nConf b (3:1.0 x)\n')).toEqual({ a: '2', b: '3:1.0' });
   });
 
-  it('is unavailable off Debian, saying why', async () => {
-    const h = await createHarness({ grains: { os_family: 'RedHat' } });
+  it('sys.doc and sys.state_doc document the module and its states', async () => {
+    const h = await createHarness({ grains: GRAINS });
+    const docs = (await h.call('sys.doc', ['pkg.list_repo_pkgs'])).return as Record<string, string>;
+    expect(docs['pkg.list_repo_pkgs']).toContain('apt-cache show');
+    const states = (await h.call('sys.state_doc', ['pkg'])).return as Record<string, string>;
+    expect(Object.keys(states).sort()).toEqual([
+      'pkg',
+      'pkg.held',
+      'pkg.installed',
+      'pkg.latest',
+      'pkg.mod_watch',
+      'pkg.purged',
+      'pkg.removed',
+      'pkg.unheld',
+    ]);
+    expect(states.pkg).toContain('Installation of packages');
+    expect(states['pkg.installed']).toContain('Ensure that the package is installed');
+  });
+
+  it('is unavailable where no backend fits, saying why', async () => {
+    const h = await createHarness({ grains: { os_family: 'Arch' } });
     expect((await h.call('pkg.version', ['bash'])).return).toBe(
-      "'pkg' __virtual__ returned False: brine's pkg module supports APT (os_family Debian); this host's os_family is RedHat",
+      "'pkg' __virtual__ returned False: brine's pkg modules are apt (os_family Debian), dnf/yum (os_family RedHat) and apk (os_family Alpine); this host's os_family is Arch",
     );
   });
 });
@@ -64,11 +83,13 @@ describe('pkg (apt) output readers', () => {
 function purgeTestPackage(): void {
   const known =
     execFileSync('dpkg-query', ['-W', '-f', '${Status}', PKG], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim() !== '';
-  if (known)
-    execFileSync('apt-get', ['-q', '-y', '-o', 'DPkg::Lock::Timeout=120', 'purge', PKG], {
-      stdio: 'ignore',
-      env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
-    });
+  if (!known) return;
+  // A run stopped while the package was held leaves it held: apt refuses to remove a held package.
+  execFileSync('dpkg', ['--set-selections'], { input: `${PKG} install\n`, stdio: ['pipe', 'ignore', 'ignore'] });
+  execFileSync('apt-get', ['-q', '-y', '-o', 'DPkg::Lock::Timeout=120', 'purge', PKG], {
+    stdio: 'ignore',
+    env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
+  });
 }
 
 const canInstall =
@@ -138,7 +159,7 @@ describe.skipIf(!canInstall)('pkg on the real apt/dpkg (root)', () => {
     } catch {
       // dpkg-query fails for a package it never saw: nothing to purge.
     }
-    h = await createHarness({ shell: new NodeShell(), grains: GRAINS });
+    h = await createHarness({ shell: new NodeShell(), grains: GRAINS, pillar: {} });
   });
 
   afterAll(() => {
@@ -200,6 +221,123 @@ describe.skipIf(!canInstall)('pkg on the real apt/dpkg (root)', () => {
     expect(await call('pkg.version_cmp', ['1.0', '1.0.1'])).toBe(-1);
     expect(await call('pkg.version_cmp', ['2:1.0', '1:9.0'])).toBe(1);
     expect(await call('pkg.version_cmp', ['2:1.0', '1:1.0'], { ignore_epoch: true })).toBe(0);
+  }, 240_000);
+
+  /** One state through state.single: its result without the runner's timing keys. */
+  const state = async (fun: string, name: string, kwargs: Record<string, unknown> = {}): Promise<Record<string, unknown>> => {
+    const res = await h.call('state.single', [fun, name], kwargs);
+    const [ret] = Object.values(res.return as Record<string, Record<string, unknown>>);
+    const { name: n, changes, result, comment } = ret;
+    return { name: n, changes, result, comment };
+  };
+
+  it('the pkg states: installed (test mode, install, already), latest, held, unheld, downgrade, removed, purged', async () => {
+    publish(['1.0']);
+    await call('pkg.refresh_db');
+    expect(await state('pkg.installed', PKG, { test: true })).toEqual({
+      name: PKG,
+      changes: { [PKG]: { new: '1.0', old: '' } },
+      result: null,
+      comment: `The following packages would be installed/updated: ${PKG}`,
+    });
+    expect(await call('pkg.version', [PKG])).toBe('');
+    expect(await state('pkg.installed', PKG)).toEqual({
+      name: PKG,
+      changes: { [PKG]: { old: '', new: '1.0' } },
+      result: true,
+      comment: `The following packages were installed/updated: ${PKG}`,
+    });
+    expect(await state('pkg.installed', PKG)).toEqual({
+      name: PKG,
+      changes: {},
+      result: true,
+      comment: 'All specified packages are already installed',
+    });
+    // hold=True/False on an installed package: Salt appends each hold's comment to "already installed".
+    expect(await state('pkg.installed', PKG, { hold: true })).toEqual({
+      name: PKG,
+      changes: { [PKG]: { old: 'install', new: 'hold' } },
+      result: true,
+      comment: `All specified packages are already installed.\nPackage ${PKG} is now being held.`,
+    });
+    expect(await call('pkg.get_selections', [PKG])).toEqual({ hold: [PKG] });
+    expect(await state('pkg.installed', PKG, { hold: false })).toMatchObject({
+      result: true,
+      comment: `All specified packages are already installed.\nPackage ${PKG} is no longer being held.`,
+    });
+    expect(await state('pkg.installed', PKG, { reinstall: true })).toEqual({
+      name: PKG,
+      changes: { [PKG]: { old: '1.0', new: '1.0' } },
+      result: true,
+      comment: `Package ${PKG} was reinstalled.`,
+    });
+    expect(await state('pkg.installed', 'several', { pkgs: [{ [PKG]: '>=1.0' }] })).toMatchObject({
+      result: true,
+      comment: 'All specified packages are already installed and are at the desired version',
+    });
+
+    publish(['1.0', '2.0']);
+    expect(await state('pkg.latest', PKG, { test: true, refresh: true })).toEqual({
+      name: PKG,
+      changes: { [PKG]: { new: '2.0', old: '1.0' } },
+      result: null,
+      comment: `The following packages would be installed/upgraded: ${PKG}`,
+    });
+    expect(await state('pkg.held', PKG)).toEqual({
+      name: PKG,
+      changes: {
+        [PKG]: { name: PKG, changes: { old: 'install', new: 'hold' }, result: true, comment: `Package ${PKG} is now being held.` },
+      },
+      result: true,
+      comment: `Package ${PKG} is now being held`,
+    });
+    expect(await state('pkg.held', PKG)).toMatchObject({ changes: {}, result: true, comment: 'No changes made' });
+    // Salt's held/unheld leave result True in test mode; only the comment says what would happen.
+    expect(await state('pkg.unheld', PKG, { test: true })).toMatchObject({
+      changes: {},
+      result: true,
+      comment: `The following package would be unheld: ${PKG}`,
+    });
+    expect(await state('pkg.unheld', PKG)).toMatchObject({ result: true, comment: `Package ${PKG} is no longer being held.` });
+    expect(await state('pkg.latest', PKG)).toEqual({
+      name: PKG,
+      changes: { [PKG]: { old: '1.0', new: '2.0' } },
+      result: true,
+      comment: `The following packages were successfully installed/upgraded: ${PKG}`,
+    });
+    expect(await state('pkg.latest', PKG)).toMatchObject({ result: true, comment: `Package ${PKG} is already up-to-date` });
+    expect(await state('pkg.installed', PKG, { version: '1.0' })).toEqual({
+      name: PKG,
+      changes: { [PKG]: { old: '2.0', new: '1.0' } },
+      result: true,
+      comment: `The following packages were installed/updated: ${PKG}=1.0`,
+    });
+
+    expect(await state('pkg.removed', PKG, { test: true })).toEqual({
+      name: PKG,
+      changes: { [PKG]: { new: 'removed', old: '' } },
+      result: null,
+      comment: `The following packages will be removed: ${PKG}.`,
+    });
+    expect(await state('pkg.removed', PKG)).toEqual({
+      name: PKG,
+      changes: { [PKG]: { old: '1.0', new: '' } },
+      result: true,
+      comment: 'All targeted packages were removed.',
+    });
+    expect(await state('pkg.removed', PKG)).toMatchObject({ result: true, comment: 'All specified packages are already absent' });
+    expect(await state('pkg.purged', PKG)).toMatchObject({
+      result: true,
+      comment: 'None of the targeted packages are installed or partially installed',
+    });
+    // Installed and held in one state: Salt appends the hold to the package's changes.
+    expect(await state('pkg.installed', PKG, { hold: true })).toEqual({
+      name: PKG,
+      changes: { [PKG]: { old: 'install', new: '2.0\nhold' } },
+      result: true,
+      comment: `The following packages were installed/updated: ${PKG}\nPackage ${PKG} is now being held.`,
+    });
+    expect(await call('pkg.get_selections', [PKG])).toEqual({ hold: [PKG] });
   }, 240_000);
 
   it('a package apt does not know is an error naming it', async () => {

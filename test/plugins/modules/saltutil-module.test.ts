@@ -128,7 +128,8 @@ describe('saltutil: sync from the master', () => {
     expect((await h.call('sys.list_state_modules', ['motd'])).return).toEqual(['motd']);
     expect((await h.call('sys.state_doc', ['motd.said'])).return).toEqual({ motd: null, 'motd.said': expect.stringContaining('Say it') });
 
-    mkdirSync(join(cachedir, 'proc'));
+    // The jobs' own proc files made the directory already.
+    mkdirSync(join(cachedir, 'proc'), { recursive: true });
     writeFileSync(join(cachedir, 'proc', '20240101000000000001'), 'x');
     expect((await h.call('saltutil.clear_cache')).return).toBe(true);
     // Files go, directories stay (Salt's walk removes files only).

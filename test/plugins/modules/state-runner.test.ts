@@ -3,8 +3,11 @@
  * (Salt's refusal message, `state.running`, `queue=True`, `concurrent=True`), and the `listen` /
  * `listen_in` / `use` / `use_in` requisites against a real Salt 3007.10's output.
  */
-import { readFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { encode } from '../../../src/core/protocol/msgpack';
 import { describe, expect, it } from 'vitest';
 import { State, StateModule, arg, type StateReturn } from 'brine/plugin';
 import { createHarness } from 'brine/testing';
@@ -105,6 +108,70 @@ describe('one state run at a time', () => {
     current.open();
     expect((await a).retcode).toBe(0);
     expect((await b).retcode).toBe(0);
+  });
+});
+
+describe('one state run at a time across processes (the minion proc dir)', () => {
+  it('a state job another process records in <cachedir>/proc refuses a run here, queue=True waits for its end, a stale record is dropped', async () => {
+    const cachedir = mkdtempSync(join(tmpdir(), 'brine-proc-'));
+    // Another salt process on the machine (its command line names salt, as Salt's _check_cmdline wants).
+    const other = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1 << 30)', 'salt-minion'], { stdio: 'ignore' });
+    try {
+      await new Promise((resolve, reject) => other.once('spawn', resolve).once('error', reject));
+      const procDir = join(cachedir, 'proc');
+      mkdirSync(procDir);
+      // Older than the harness's jids (2024...): queue=True waits for it.
+      const otherJid = '20231203120000000001';
+      const record = join(procDir, otherJid);
+      // What Salt's minion writes for a job process: {pid, ...publication} in msgpack.
+      writeFileSync(
+        record,
+        encode({ pid: other.pid, fun: 'state.apply', arg: [], tgt: '*', jid: otherJid, ret: '', tgt_type: 'glob', user: 'root' }),
+      );
+      const h = await createHarness({ modules: [...BUILTIN_PLUGINS, BlockerStates], pillar: {}, config: { cachedir } });
+      order.length = 0;
+      const refused = await h.call('state.single', ['blocker.mark', 'second']);
+      expect(refused.retcode).toBe(1);
+      expect(refused.return).toEqual([
+        `The function "state.apply" is running as PID ${other.pid} and was started at 2023, Dec 03 12:00:00.000001 with jid ${otherJid}`,
+      ]);
+      expect((await h.call('state.running')).return).toEqual(refused.return);
+      expect(order).toEqual([]);
+
+      // This process's own job is in the proc dir while it runs, for the other processes.
+      current = gate();
+      const mine = h.call('state.single', ['blocker.wait', 'mine'], { concurrent: true });
+      await current.entered;
+      const [own] = h.runtime.runningJobs().filter((j) => j.pid === process.pid);
+      expect(existsSync(join(procDir, own.jid))).toBe(true);
+      current.open();
+      expect((await mine).retcode).toBe(0);
+      expect(existsSync(join(procDir, own.jid))).toBe(false);
+
+      // queue=True waits until the other process's job ends (its record removed), then runs.
+      const asked = gate();
+      const jobFinished = h.runtime.jobFinished.bind(h.runtime);
+      h.runtime.jobFinished = (jid: string, signal?: AbortSignal) => {
+        asked.enter();
+        return jobFinished(jid, signal);
+      };
+      const queued = h.call('state.single', ['blocker.mark', 'queued'], { queue: true });
+      await asked.entered;
+      expect(order).toEqual(['end mine']);
+      rmSync(record);
+      expect((await queued).retcode).toBe(0);
+      expect(order).toEqual(['end mine', 'ran queued']);
+
+      // A record whose process ended is stale: removed, not a running job.
+      other.kill();
+      await new Promise((resolve) => other.once('exit', resolve));
+      writeFileSync(record, encode({ pid: other.pid, fun: 'state.apply', jid: otherJid }));
+      expect((await h.call('state.running')).return).toEqual([]);
+      expect(existsSync(record)).toBe(false);
+    } finally {
+      other.kill();
+      rmSync(cachedir, { recursive: true, force: true });
+    }
   });
 });
 

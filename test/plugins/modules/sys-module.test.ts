@@ -54,11 +54,19 @@ describe('sys module', () => {
       'sys.doc',
       'sys.list_functions',
       'sys.list_modules',
+      'sys.list_returner_functions',
+      'sys.list_returners',
+      'sys.list_runner_functions',
       'sys.list_runners',
+      'sys.list_state_functions',
       'sys.list_state_modules',
       'sys.missing_modules',
       'sys.reload_modules',
+      'sys.returner_argspec',
+      'sys.returner_doc',
+      'sys.runner_argspec',
       'sys.runner_doc',
+      'sys.state_argspec',
       'sys.state_doc',
     ]);
     expect((await h.call('sys.list_functions', ['sys.list_*', 'hello'])).return).toEqual([
@@ -66,7 +74,11 @@ describe('sys module', () => {
       'hello.shout',
       'sys.list_functions',
       'sys.list_modules',
+      'sys.list_returner_functions',
+      'sys.list_returners',
+      'sys.list_runner_functions',
       'sys.list_runners',
+      'sys.list_state_functions',
       'sys.list_state_modules',
     ]);
     expect((await h.call('sys.list_functions')).return).toContain('test.ping');
@@ -120,6 +132,27 @@ describe('sys module', () => {
     expect((await plain.call('sys.list_runners')).return).toEqual([]);
   });
 
+  it('lists returners, their functions, docs and argspecs as Salt does', async () => {
+    const h = await createHarness();
+    const call = async (fun: string, args: unknown[] = []) => (await h.call(fun, args)).return;
+    expect(await call('sys.list_returners')).toEqual(expect.arrayContaining(['local_cache', 'pgjsonb', 'syslog']));
+    expect(await call('sys.list_returners', ['s*', 'local_cache', 'nope'])).toEqual(['local_cache', 'syslog']);
+    expect(await call('sys.list_returner_functions', ['syslog'])).toEqual(['syslog.returner']);
+    expect(await call('sys.list_returner_functions', ['pgjsonb.get_*'])).toEqual(['pgjsonb.get_jid', 'pgjsonb.get_load', 'pgjsonb.get_minions']);
+    const docs = (await call('sys.returner_doc', ['local_cache'])) as Record<string, string>;
+    expect(Object.keys(docs).sort()).toEqual(['local_cache.get_jid', 'local_cache.get_load', 'local_cache.returner', 'local_cache.save_load']);
+    expect(docs['local_cache.returner']).toMatch(/job return/);
+    expect(await call('sys.returner_argspec', ['syslog'])).toEqual({
+      'syslog.returner': { args: ['ret'], defaults: null, varargs: null, kwargs: null },
+    });
+    // The state and runner twins.
+    expect(await call('sys.list_state_functions', ['test.succeed_with_*'])).toEqual(['test.succeed_with_changes', 'test.succeed_with_comment']);
+    expect(Object.keys((await call('sys.state_argspec', ['test.nop'])) as object)).toEqual(['test.nop']);
+    const r = await createHarness({ listedOnly: BUILTIN_MASTER_PLUGINS });
+    expect((await r.call('sys.list_runner_functions', ['manage.up'])).return).toEqual(['manage.up']);
+    expect(Object.keys((await r.call('sys.runner_argspec', ['manage'])).return as object)).toContain('manage.up');
+  });
+
   it('returns argspecs in Salt shape with defaults, varargs and kwargs', async () => {
     const h = await createHarness();
     const res = (await h.call('sys.argspec', ['test.random_hash'])).return;
@@ -150,7 +183,7 @@ describe('sys module', () => {
         kwargs: true,
       },
     });
-    expect(Object.keys((await h.call('sys.argspec', ['sys'])).return as object)).toHaveLength(10);
+    expect(Object.keys((await h.call('sys.argspec', ['sys'])).return as object)).toHaveLength(18);
     expect((await h.call('sys.argspec')).return).toEqual({});
   });
 

@@ -27,10 +27,11 @@ function insertReturnsSql(count: number): string {
 }
 
 const INSERT_ONE_RETURN = insertReturnsSql(1);
-const INSERT_JOB = `INSERT INTO brine_jobs (jid, tgt, tgt_type, fun, arg, "user", minions, started_ms)
-  VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+const INSERT_JOB = `INSERT INTO brine_jobs (jid, tgt, tgt_type, fun, arg, "user", minions, started_ms, metadata)
+  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
   ON CONFLICT (jid) DO UPDATE SET tgt = excluded.tgt, tgt_type = excluded.tgt_type, fun = excluded.fun,
-    arg = excluded.arg, "user" = excluded."user", minions = excluded.minions, started_ms = excluded.started_ms`;
+    arg = excluded.arg, "user" = excluded."user", minions = excluded.minions, started_ms = excluded.started_ms,
+    metadata = excluded.metadata`;
 const ORPHANS = 'FROM brine_returns AS r WHERE at_ms < $1 AND NOT EXISTS (SELECT 1 FROM brine_jobs j WHERE j.jid = r.jid)';
 
 export class PostgresJobCache implements JobCache {
@@ -64,7 +65,7 @@ export class PostgresJobCache implements JobCache {
 
   async saveJob(job: JobInput): Promise<void> {
     const r = jobRow(job);
-    await this.query('saving a job', INSERT_JOB, [r.jid, r.tgt, r.tgt_type, r.fun, r.arg, r.user, r.minions, r.started_ms]);
+    await this.query('saving a job', INSERT_JOB, [r.jid, r.tgt, r.tgt_type, r.fun, r.arg, r.user, r.minions, r.started_ms, r.metadata]);
   }
 
   async saveReturn(ret: ReturnInput): Promise<boolean> {

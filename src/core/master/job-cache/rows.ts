@@ -35,6 +35,7 @@ export interface JobRow {
   user: string;
   minions: string;
   started_ms: number;
+  metadata: string | null;
 }
 
 export interface ReturnRow {
@@ -68,6 +69,7 @@ export function jobRow(job: JobInput): JobRow {
     user: job.user,
     minions: encodeValue(job.minions),
     started_ms: checkDate('BAD_JOB', 'started', job.started),
+    metadata: job.metadata === undefined ? null : encodeValue(job.metadata),
   };
 }
 
@@ -96,7 +98,7 @@ export function returnRow(ret: ReturnInput): ReturnRow {
 
 /** A stored job row (from either driver: PostgreSQL BIGINTs arrive as text). */
 export function jobFromRow(row: Record<string, unknown>): JobRecord {
-  return {
+  const job: JobRecord = {
     jid: String(row.jid),
     tgt: decodeValue(String(row.tgt)) as string | string[],
     tgt_type: String(row.tgt_type),
@@ -106,6 +108,8 @@ export function jobFromRow(row: Record<string, unknown>): JobRecord {
     minions: decodeValue(String(row.minions)) as string[],
     started: new Date(Number(row.started_ms)),
   };
+  if (typeof row.metadata === 'string') job.metadata = decodeValue(row.metadata);
+  return job;
 }
 
 /** Stored return rows (in arrival order) as `{ [minion id]: return }`. */

@@ -1,5 +1,5 @@
 /**
- * One schema for both backends. Values (tgt, fun, arg, minions, fun_args, ret) are JSON text from
+ * One schema for both backends. Values (tgt, fun, arg, minions, metadata, fun_args, ret) are JSON text from
  * value-codec.ts; times are milliseconds since the epoch (UTC), so both databases compare them
  * the same way. `seq` keeps the arrival order of returns (SQLite's rowid plays that part there).
  *
@@ -16,7 +16,8 @@ CREATE TABLE IF NOT EXISTS brine_jobs (
   arg        TEXT NOT NULL,
   user       TEXT NOT NULL,
   minions    TEXT NOT NULL,
-  started_ms INTEGER NOT NULL
+  started_ms INTEGER NOT NULL,
+  metadata   TEXT
 );
 CREATE INDEX IF NOT EXISTS brine_jobs_started ON brine_jobs (started_ms);
 CREATE TABLE IF NOT EXISTS brine_returns (
@@ -34,6 +35,15 @@ CREATE TABLE IF NOT EXISTS brine_returns (
 CREATE INDEX IF NOT EXISTS brine_returns_at ON brine_returns (at_ms);
 `;
 
+/**
+ * Columns added after the first release, for SQLite files made before them (SQLite has no
+ * ADD COLUMN IF NOT EXISTS; PostgreSQL's schema above migrates itself).
+ */
+export const SQLITE_ADDED_COLUMNS: ReadonlyArray<{ table: string; column: string; type: string }> = [
+  // `salt --metadata`: the publication's metadata dict, JSON text (value-codec), NULL when none.
+  { table: 'brine_jobs', column: 'metadata', type: 'TEXT' },
+];
+
 export const POSTGRES_SCHEMA = `
 CREATE TABLE IF NOT EXISTS brine_jobs (
   jid        TEXT PRIMARY KEY,
@@ -43,8 +53,11 @@ CREATE TABLE IF NOT EXISTS brine_jobs (
   arg        TEXT NOT NULL,
   "user"     TEXT NOT NULL,
   minions    TEXT NOT NULL,
-  started_ms BIGINT NOT NULL
+  started_ms BIGINT NOT NULL,
+  metadata   TEXT
 );
+-- Caches made before metadata was kept (salt --metadata) get the column.
+ALTER TABLE brine_jobs ADD COLUMN IF NOT EXISTS metadata TEXT;
 CREATE INDEX IF NOT EXISTS brine_jobs_started ON brine_jobs (started_ms);
 CREATE TABLE IF NOT EXISTS brine_returns (
   seq      BIGSERIAL,

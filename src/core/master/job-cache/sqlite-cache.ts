@@ -17,7 +17,7 @@ import { dirname } from 'node:path';
 import type Database from 'better-sqlite3';
 import { BrineError } from '../../errors';
 import { filterBounds, jobFromRow, jobRow, matchesPatterns, returnRow, returnsFromRows, type ReturnRow } from './rows';
-import { SQLITE_SCHEMA } from './schema';
+import { SQLITE_ADDED_COLUMNS, SQLITE_SCHEMA } from './schema';
 import type { JobCache, JobFilter, JobInput, JobRecord, ReturnInput, StoredReturn } from './types';
 
 export type SqliteSynchronous = 'normal' | 'full';
@@ -65,14 +65,16 @@ export class SqliteJobCache implements JobCache {
       this.db.pragma('journal_mode = WAL');
       this.db.pragma(`synchronous = ${synchronous.toUpperCase()}`);
       this.db.exec(SQLITE_SCHEMA);
+      addMissingColumns(this.db);
     } catch (err) {
       throw ioError('open', path, err);
     }
     this.insertJob = this.db.prepare(
-      `INSERT INTO brine_jobs (jid, tgt, tgt_type, fun, arg, user, minions, started_ms)
-       VALUES (@jid, @tgt, @tgt_type, @fun, @arg, @user, @minions, @started_ms)
+      `INSERT INTO brine_jobs (jid, tgt, tgt_type, fun, arg, user, minions, started_ms, metadata)
+       VALUES (@jid, @tgt, @tgt_type, @fun, @arg, @user, @minions, @started_ms, @metadata)
        ON CONFLICT (jid) DO UPDATE SET tgt = excluded.tgt, tgt_type = excluded.tgt_type, fun = excluded.fun,
-         arg = excluded.arg, user = excluded.user, minions = excluded.minions, started_ms = excluded.started_ms`,
+         arg = excluded.arg, user = excluded.user, minions = excluded.minions, started_ms = excluded.started_ms,
+         metadata = excluded.metadata`,
     );
     this.insertReturn = this.db.prepare(
       `INSERT INTO brine_returns (jid, id, fun, fun_args, ret, retcode, success, out, at_ms)
@@ -153,6 +155,22 @@ export class SqliteJobCache implements JobCache {
   close(): void {
     if (this.db.open) this.db.close();
   }
+}
+
+/**
+ * Brings a cache file made by an older brine up to the schema: the columns added since. The check
+ * and the ALTER run under the write lock (an IMMEDIATE transaction), so two processes opening the
+ * same old file at once (master and salt-run) add each column once.
+ */
+function addMissingColumns(db: Database.Database): void {
+  const missing = () =>
+    SQLITE_ADDED_COLUMNS.filter(
+      ({ table, column }) => !(db.pragma(`table_info(${table})`) as Array<{ name: string }>).some((c) => c.name === column),
+    );
+  if (missing().length === 0) return;
+  db.transaction(() => {
+    for (const { table, column, type } of missing()) db.exec(`ALTER TABLE ${table} ADD COLUMN ${column} ${type}`);
+  }).immediate();
 }
 
 /** Creates `files[0]` if missing, and makes each existing one 0600. */

@@ -20,6 +20,8 @@ export interface JobInput {
   /** The minions the master expects to answer. */
   minions: string[];
   started: Date;
+  /** What `salt --metadata` gave the job (Salt's publication `metadata`); absent when nothing. */
+  metadata?: unknown;
 }
 
 /** A job as read back from the cache. */

@@ -12,7 +12,7 @@
 import { readFileSync, statSync } from 'node:fs';
 import { join, posix } from 'node:path';
 import nunjucks from 'nunjucks';
-import { isMapping } from '../../pycompat';
+import { isMapping, unboxFloats } from '../../pycompat';
 import { RenderError, saltRenderErrorText } from '../errors';
 import { loadSaltYaml } from '../yaml-loader';
 import { saltFilters, saltTests } from './filters';
@@ -126,7 +126,10 @@ function saltFunctions(state: RenderState): SaltFunctions {
   const callFun =
     (fun: string) =>
     (...raw: unknown[]) => {
-      const { args, kwargs } = splitKeywords(raw);
+      // Whole floats are boxed inside templates only (so that they print 1.0): plain numbers outside.
+      const split = splitKeywords(raw);
+      const args = unboxFloats(split.args) as unknown[];
+      const kwargs = unboxFloats(split.kwargs) as Record<string, unknown>;
       // Salt aliases cmd.run to cmd.shell in templates: shell syntax works by default.
       if (fun === 'cmd.run' && !('python_shell' in kwargs)) kwargs.python_shell = true;
       const key = callKey(fun, args, kwargs);
@@ -218,6 +221,8 @@ function environmentFor(roots: readonly string[]): EnvEntry {
   const runFilter = (name: string, value: unknown, args: unknown[]) => env.getFilter(name).call(null, value, ...args);
   for (const [name, fn] of Object.entries(saltFilters(runTest, runFilter))) env.addFilter(name, fn);
   for (const [name, fn] of Object.entries(saltTests())) env.addTest(name, fn);
+  env.addTest('filter', (name: unknown) => typeof name === 'string' && name in env.filters);
+  env.addTest('test', (name: unknown) => typeof name === 'string' && name in env.tests);
   env.brineBaseGlobals = Object.assign(Object.create(env.globals), baseGlobals());
   entry = { env, loader };
   environments.set(key, entry);

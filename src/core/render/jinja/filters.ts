@@ -11,6 +11,8 @@ import {
   iterate,
   lookup,
   percentFormat,
+  withKeywords,
+  pyCompare,
   pyEquals,
   pySortCompare,
   pyText,
@@ -18,9 +20,18 @@ import {
   truthy,
 } from './python-values';
 import { isUndefined } from './undefined';
+import { attrOf, jinjaFilters } from './filters-jinja';
+import { networkFilters } from './filters-network';
+import { saltExtraFilters } from './filters-salt';
+import { PyFloat, isPyFloat } from '../../pycompat';
 import { loadSaltYaml } from '../yaml-loader';
 
 type Fn = (...args: unknown[]) => unknown;
+
+/** markupsafe.escape */
+function markupEscape(s: string): string {
+  return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/'/g, '&#39;').replace(/"/g, '&#34;');
+}
 
 /** Salt's `is_true`-like `to_bool`. */
 function toBool(v: unknown): boolean {
@@ -74,12 +85,6 @@ function uniqueList(values: unknown[]): unknown[] {
   return out;
 }
 
-function attrOf(item: unknown, attribute: string): unknown {
-  let v = item;
-  for (const part of attribute.split('.')) v = lookup(v, /^\d+$/.test(part) ? Number(part) : part, false);
-  return v;
-}
-
 /** The filters of brine's Jinja environment, by name. `this` is the nunjucks context. */
 export function saltFilters(
   runTest: (name: string, value: unknown, args: unknown[]) => boolean,
@@ -99,14 +104,19 @@ export function saltFilters(
       return items.filter((x) => (test === undefined ? truthy(x) : runTest(test, x, rest)) === keep);
     };
   const filters: Record<string, Fn> = {
+    ...jinjaFilters(),
+    ...networkFilters(),
+    ...saltExtraFilters(),
     default(value: unknown, dflt: unknown = '', boolean: unknown = false) {
       if (isUndefined(value) || (truthy(boolean) && !truthy(value))) return dflt;
       return value;
     },
-    join(value: unknown, sep: unknown = '', attribute?: unknown) {
+    join: withKeywords(['d', 'attribute'], (value: unknown, sep: unknown = '', attribute?: unknown) => {
       const items = iterate(value);
-      return (attribute === undefined ? items : items.map((x) => attrOf(x, String(attribute)))).map((x) => pyText(x)).join(pyText(sep));
-    },
+      return (attribute === undefined || attribute === null ? items : items.map((x) => attrOf(x, attribute)))
+        .map((x) => pyText(x))
+        .join(pyText(sep));
+    }),
     string: (v: unknown) => pyText(v),
     list: (v: unknown) => [...iterate(v)],
     length: (v: unknown) => iterate(v).length,
@@ -117,7 +127,6 @@ export function saltFilters(
       return items[items.length - 1] ?? null;
     },
     unique: (v: unknown) => uniqueList(iterate(v)),
-    items: (v: unknown) => (isMapping(v) ? Object.entries(v) : iterate(v)),
     map(value: unknown, ...raw: unknown[]) {
       const { args, kwargs } = splitKeywords(raw);
       const items = iterate(value);
@@ -146,23 +155,13 @@ export function saltFilters(
       const out = [...iterate(value)].sort((a, b) => pySortCompare(key(a), key(b)));
       return reverse ? out.reverse() : out;
     },
-    dictsort: (v: unknown) =>
-      Object.entries(v as Record<string, unknown>)
-        .sort((a, b) => pySortCompare(a[0].toLowerCase(), b[0].toLowerCase()))
-        .map((pair) => pyTuple(pair)),
-    int: (v: unknown, dflt: unknown = 0) => {
-      const n = typeof v === 'string' ? Number.parseInt(v.trim(), 10) : Math.trunc(Number(v));
-      return Number.isNaN(n) ? dflt : n;
-    },
-    float: (v: unknown, dflt: unknown = 0) => {
-      const n = Number(v);
-      return Number.isNaN(n) ? dflt : n;
-    },
-    abs: (v: unknown) => Math.abs(Number(v)),
     lower: (v: unknown) => pyText(v).toLowerCase(),
     upper: (v: unknown) => pyText(v).toUpperCase(),
-    trim: (v: unknown) => pyText(v).trim(),
-    replace: (v: unknown, a: unknown, b: unknown) => pyText(v).split(pyText(a)).join(pyText(b)),
+    replace: withKeywords(['old', 'new', 'count'], (v: unknown, a: unknown, b: unknown, count?: unknown) =>
+      lookup(pyText(v), 'replace', true) instanceof Function
+        ? (lookup(pyText(v), 'replace', true) as Fn)(pyText(a), pyText(b), ...(count === undefined || count === null ? [] : [count]))
+        : v,
+    ),
     tojson(v: unknown, indent?: unknown) {
       return pyJsonDumps(v, { indent: indent === undefined || indent === null ? null : Number(indent), ensureAscii: true })
         .replace(/</g, '\\u003c')
@@ -229,8 +228,31 @@ export function saltFilters(
         ...iterate(a).filter((x) => !iterate(b).some((y) => pyEquals(x, y))),
         ...iterate(b).filter((y) => !iterate(a).some((x) => pyEquals(x, y))),
       ]),
-    min: (v: unknown) => [...iterate(v)].sort(pySortCompare)[0] ?? null,
-    max: (v: unknown) => [...iterate(v)].sort(pySortCompare).pop() ?? null,
+    // Salt's lst_min/lst_max: Python's min()/max().
+    min: (v: unknown) => {
+      const items = [...iterate(v)];
+      if (items.length === 0) throw new TemplateRuntimeError('min() arg is an empty sequence');
+      return items.sort(pySortCompare)[0];
+    },
+    max: (v: unknown) => {
+      const items = [...iterate(v)];
+      if (items.length === 0) throw new TemplateRuntimeError('max() arg is an empty sequence');
+      return items.sort(pySortCompare).pop();
+    },
+    escape: (v: unknown) => markupEscape(pyText(v)),
+    e: (v: unknown) => markupEscape(pyText(v)),
+    urlencode(v: unknown) {
+      // Jinja's do_urlencode: a mapping or pairs as a query string (spaces as +), a str quoted with `/` kept.
+      const quote = (s: string, qs: boolean) => {
+        const out = encodeURIComponent(s)
+          .replace(/[!'()*]/g, (c) => '%' + c.charCodeAt(0).toString(16).toUpperCase())
+          .replace(/%2F/g, '/');
+        return qs ? out.replace(/%20/g, '+').replace(/\//g, '%2F') : out;
+      };
+      if (typeof v === 'string') return quote(v, false);
+      const pairs = isMapping(v) ? Object.entries(v) : (iterate(v) as [unknown, unknown][]);
+      return pairs.map(([k, x]) => `${quote(pyText(k), true)}=${quote(pyText(x), true)}`).join('&');
+    },
     avg: (v: unknown) => {
       const xs = iterate(v).map(Number);
       return xs.length === 0 ? 0 : xs.reduce((a, b) => a + b, 0) / xs.length;
@@ -273,9 +295,9 @@ export function saltTests(): Record<string, Fn> {
     undefined: (v: unknown) => isUndefined(v),
     none: (v: unknown) => v === null || v === undefined,
     string: (v: unknown) => typeof v === 'string',
-    number: (v: unknown) => typeof v === 'number',
+    number: (v: unknown) => typeof v === 'number' || v instanceof PyFloat,
     integer: (v: unknown) => typeof v === 'number' && Number.isInteger(v),
-    float: (v: unknown) => typeof v === 'number' && !Number.isInteger(v),
+    float: (v: unknown) => isPyFloat(v),
     boolean: (v: unknown) => typeof v === 'boolean',
     true: (v: unknown) => v === true,
     false: (v: unknown) => v === false,
@@ -295,5 +317,20 @@ export function saltTests(): Record<string, Fn> {
     lower: (v: unknown) => typeof v === 'string' && v === v.toLowerCase(),
     upper: (v: unknown) => typeof v === 'string' && v === v.toUpperCase(),
     callable: (v: unknown) => typeof v === 'function',
+    sameas: (v: unknown, other: unknown) =>
+      Object.is(v, other) || ((v === null || v === undefined) && (other === null || other === undefined)),
+    escaped: (v: unknown) => typeof (v as { __html__?: unknown })?.__html__ === 'function',
+    gt: (v: unknown, other: unknown) => pyCompare(v, '>', other),
+    ge: (v: unknown, other: unknown) => pyCompare(v, '>=', other),
+    lt: (v: unknown, other: unknown) => pyCompare(v, '<', other),
+    le: (v: unknown, other: unknown) => pyCompare(v, '<=', other),
+    greaterthan: (v: unknown, other: unknown) => pyCompare(v, '>', other),
+    lessthan: (v: unknown, other: unknown) => pyCompare(v, '<', other),
+    '==': (v: unknown, other: unknown) => pyEquals(v, other),
+    '!=': (v: unknown, other: unknown) => !pyEquals(v, other),
+    '>': (v: unknown, other: unknown) => pyCompare(v, '>', other),
+    '>=': (v: unknown, other: unknown) => pyCompare(v, '>=', other),
+    '<': (v: unknown, other: unknown) => pyCompare(v, '<', other),
+    '<=': (v: unknown, other: unknown) => pyCompare(v, '<=', other),
   };
 }

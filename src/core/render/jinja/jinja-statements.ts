@@ -109,6 +109,56 @@ function assignedNames(node: AnyNode, out: Set<string>): Set<string> {
   return out;
 }
 
+/** nunjucks' parseFor, taking Jinja's targets: `for (a, b) in`, `for k, (a, b) in`. */
+function parseJinjaFor(parser: AnyNode): AnyNode {
+  const tok = parser.nextToken();
+  const node = new nodes.For(tok.lineno, tok.colno);
+  let name = parser.parsePrimary();
+  if (parser.peekToken().type === lexer.TOKEN_COMMA) {
+    const names = new nodes.Array(name.lineno, name.colno);
+    names.addChild(name);
+    while (parser.skip(lexer.TOKEN_COMMA)) names.addChild(parser.parsePrimary());
+    name = names;
+  } else {
+    while (name instanceof nodes.Group) name = name.children[0];
+    if (name instanceof nodes.Array) name = new nodes.Array(name.lineno, name.colno, name.children);
+  }
+  if (!(name instanceof nodes.Symbol) && !(name instanceof nodes.Array))
+    parser.fail('variable name expected for loop', tok.lineno, tok.colno);
+  node.name = name;
+  if (!parser.skipSymbol('in')) parser.fail('expected "in" keyword for loop', tok.lineno, tok.colno);
+  node.arr = parser.parseExpression();
+  parser.advanceAfterBlockEnd(tok.value);
+  node.body = parser.parseUntilBlocks('endfor', 'else');
+  if (parser.skipSymbol('else')) {
+    parser.advanceAfterBlockEnd('else');
+    node.else_ = parser.parseUntilBlocks('endfor');
+  }
+  parser.advanceAfterBlockEnd();
+  return node;
+}
+
+/**
+ * `for k, (a, b) in d.items()`: each nested group of names becomes a hidden loop variable,
+ * unpacked into its names by `set` statements at the start of the loop body.
+ */
+function unpackNestedNames(parser: AnyNode, node: AnyNode): void {
+  const sets: AnyNode[] = [];
+  const flatten = (target: AnyNode): AnyNode => {
+    if (target instanceof nodes.Symbol) return target;
+    const names = target instanceof nodes.Group ? [target.children[0]] : target instanceof nodes.Array ? target.children : null;
+    if (!names || names.length === 0) parser.fail(`cannot unpack into ${target.typename} in a for loop`, target.lineno, target.colno);
+    if (target instanceof nodes.Group) return flatten(names[0]);
+    const hidden = new nodes.Symbol(target.lineno, target.colno, `__brine_unpack${(parser.brineUnpacks = (parser.brineUnpacks ?? 0) + 1)}`);
+    const set = new nodes.Set(target.lineno, target.colno, names.map(flatten), hidden);
+    set.brineUnpack = true;
+    sets.unshift(set);
+    return hidden;
+  };
+  node.name.children = node.name.children.map(flatten);
+  if (sets.length > 0) node.body.children.unshift(...sets);
+}
+
 let installed = false;
 
 /** Install the parser, compiler and runtime additions (once per process). */
@@ -147,13 +197,12 @@ export function installJinjaStatements(isBrine: (compiler: AnyNode) => boolean):
     fors.push({ recursive: false });
     let node: AnyNode;
     try {
-      node = parseFor.call(this);
+      node = this.peekToken().value === 'for' ? parseJinjaFor(this) : parseFor.call(this);
     } finally {
       this.brineLoops = saved;
     }
     if (fors.pop()!.recursive) node.brineRecursive = true;
-    if (node.name instanceof nodes.Array && node.name.children.some((c: AnyNode) => !(c instanceof nodes.Symbol)))
-      this.fail('brine does not unpack nested names in a for loop: use for a, b in ... and index b', node.lineno, node.colno);
+    if (node.name instanceof nodes.Array) unpackNestedNames(this, node);
     // `for x in xs if cond`: nunjucks read `xs if cond` as a conditional expression with no else,
     // which Jinja does not allow there; it is the loop filter.
     if (node.arr instanceof nodes.InlineIf && !node.arr.else_) {

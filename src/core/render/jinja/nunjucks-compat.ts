@@ -8,10 +8,14 @@
  * `{% set ns.attr = value %}` and the marking of `a.b` (attribute) versus `a['b']` (item).
  */
 import nunjucks from 'nunjucks';
-import { Namespace, TemplateRuntimeError, iterate, lookup, pyAdd, pyCompare, pyMod, pyMul, pyText, truthy } from './python-values';
+import { Namespace, TemplateRuntimeError, iterate, lookup, pyAdd, pyIn, pyCompare, pyMod, pyMul, pyText, truthy } from './python-values';
 import { Undefined, UndefinedError, missingName, strict } from './undefined';
 import { JINJA_CONSTANTS, installJinjaStatements, loopFilterNode } from './jinja-statements';
 import { installJinjaTuples, markUnpack, parseTupleExpression } from './jinja-tuples';
+import { ARITHMETIC, foldNegation, installJinjaNumbers } from './jinja-numbers';
+import { installJinjaIs } from './jinja-is';
+import { installJinjaMacros } from './jinja-macros';
+import { pyArith, pyUnary } from './python-numbers';
 
 /** The marker stored in `env.opts.throwOnUndefined` of brine's environments. */
 export const BRINE_MODE = 'brine-salt-jinja';
@@ -68,12 +72,23 @@ function rewrite(node: AnyNode): AnyNode {
       return new BrineLazy(node.lineno, node.colno, node.typename === 'And' ? 'brineAnd' : 'brineOr', node.left, node.right);
     case 'Add':
       return call(node, 'brineAdd', [node.left, node.right]);
+    case 'In':
+      return call(node, 'brineIn', [node.left, node.right]);
     case 'Concat':
       return call(node, 'brineConcat', [node.left, node.right]);
     case 'Mod':
       return call(node, 'brineMod', [node.left, node.right]);
     case 'Mul':
       return call(node, 'brineMul', [node.left, node.right]);
+    case 'Sub':
+    case 'Div':
+    case 'FloorDiv':
+    case 'Pow':
+      return call(node, 'brineArith', [literal(node, ARITHMETIC[node.typename]), node.left, node.right]);
+    case 'Neg':
+      return foldNegation(node) ?? call(node, 'brineUnary', [literal(node, '-'), node.target]);
+    case 'Pos':
+      return call(node, 'brineUnary', [literal(node, '+'), node.target]);
     case 'Compare':
       if (node.ops.length === 1) return call(node, 'brineCompare', [node.expr, literal(node, node.ops[0].type), node.ops[0].expr]);
       // `a < b < c` is `a < b and b < c`, as in Python.
@@ -109,6 +124,9 @@ export function installNunjucksCompat(): void {
   const isBrine = (c: AnyNode) => c.throwOnUndefined === BRINE_MODE;
   installJinjaStatements(isBrine);
   installJinjaTuples(isBrine);
+  installJinjaNumbers(isBrine);
+  installJinjaIs(isBrine);
+  installJinjaMacros(isBrine);
 
   const compileRoot = Compiler.prototype.compileRoot;
   Compiler.prototype.compileRoot = function (this: AnyNode, node: AnyNode, frame: AnyNode) {
@@ -209,6 +227,7 @@ export function installNunjucksCompat(): void {
     brineAnd: (left: unknown, right: () => unknown, line: number) => (truthy(left, line) ? right() : left),
     brineOr: (left: unknown, right: () => unknown, line: number) => (truthy(left, line) ? left : right()),
     brineAdd: (a: unknown, b: unknown, line: number) => pyAdd(a, b, line),
+    brineIn: (a: unknown, b: unknown, line: number) => pyIn(a, b, line),
     brineConcat: (a: unknown, b: unknown, line: number) => pyText(a, line) + pyText(b, line),
     brineMod: (a: unknown, b: unknown, line: number) => pyMod(a, b, line),
     brineCompare: (a: unknown, op: string, b: unknown, line: number) => pyCompare(a, op, b, line),
@@ -217,6 +236,15 @@ export function installNunjucksCompat(): void {
       return ops.split(' ').every((op, i) => pyCompare(rest[i], op, rest[i + 1], line));
     },
     brineMul: (a: unknown, b: unknown, line: number) => pyMul(a, b, line),
+    brineArith: (op: string, a: unknown, b: unknown, line: number) => {
+      strict(a, line);
+      strict(b, line);
+      return pyArith(op, a, b, line);
+    },
+    brineUnary: (op: '-' | '+', a: unknown, line: number) => {
+      strict(a, line);
+      return pyUnary(op, a, line);
+    },
     brineIter: (value: unknown, pairs: boolean, line: number) => iterate(value, line, pairs),
     brineSetAttr(ns: unknown, attr: string, value: unknown, line: number): string {
       if (!(ns instanceof Namespace)) throw new TemplateRuntimeError('cannot assign attribute on non-namespace object', line);

@@ -3,21 +3,14 @@
  * before keys for `d.items`, keys before methods for `d['items']`), the methods templates call
  * on dicts, lists and strings, truthiness, equality, `+`, `~`, `%` and how a value prints.
  */
-import { isMapping, isTuple, pyEqual, pyRepr, pyStr, pyTruthy, pyTuple } from '../../pycompat';
+import { PyFloat, isMapping, isTuple, pyEqual, pyRepr, pyStr, pyTruthy, pyTuple } from '../../pycompat';
 import { missingMember, strict, Undefined, UndefinedError } from './undefined';
+import { numberOf, pyArith } from './python-numbers';
+import { TemplateRuntimeError } from './template-error';
 
 type Dict = Record<string, unknown>;
 
-/** A Jinja runtime error with Python's wording (`TypeError: ...`), raised from a template. */
-export class TemplateRuntimeError extends Error {
-  constructor(
-    message: string,
-    public line?: number,
-  ) {
-    super(message);
-    this.name = 'TemplateRuntimeError';
-  }
-}
+export { TemplateRuntimeError };
 
 /** nunjucks passes keyword arguments as a last object marked `__keywords`. */
 export function splitKeywords(args: unknown[]): { args: unknown[]; kwargs: Dict } {
@@ -28,6 +21,30 @@ export function splitKeywords(args: unknown[]): { args: unknown[]; kwargs: Dict 
     return { args: args.slice(0, -1), kwargs };
   }
   return { args, kwargs: {} };
+}
+
+/**
+ * A function called as Python calls one: keyword arguments (nunjucks' last `__keywords` object)
+ * go to the parameters of those names, after the value a filter is applied to.
+ *
+ * @example
+ * withKeywords(['sep', 'maxsplit'], (s, sep, max) => ...)
+ */
+export function withKeywords<F extends (...args: never[]) => unknown>(names: string[], fn: F): (...raw: unknown[]) => unknown {
+  return (...raw: unknown[]) => {
+    const { args, kwargs } = splitKeywords(raw);
+    const keys = Object.keys(kwargs);
+    if (keys.length === 0) return (fn as unknown as (...a: unknown[]) => unknown)(...args);
+    const out = [...args];
+    for (const k of keys) {
+      const at = names.indexOf(k);
+      if (at < 0) throw new TemplateRuntimeError(`got an unexpected keyword argument '${k}'`);
+      // names start after the filtered value, which is args[0].
+      while (out.length < at + 1) out.push(undefined);
+      out[at + 1] = kwargs[k];
+    }
+    return (fn as unknown as (...a: unknown[]) => unknown)(...out);
+  };
 }
 
 /** Python's bool(). Undefined is an error, as StrictUndefined's `__bool__` is. */
@@ -45,7 +62,8 @@ function typeName(v: unknown): string {
   if (typeof v === 'string') return 'str';
   if (typeof v === 'boolean') return 'bool';
   if (typeof v === 'number') return Number.isInteger(v) ? 'int' : 'float';
-  if (Array.isArray(v)) return 'list';
+  if (v instanceof PyFloat) return 'float';
+  if (Array.isArray(v)) return isTuple(v) ? 'tuple' : 'list';
   if (isMapping(v)) return 'dict';
   return typeof v;
 }
@@ -60,12 +78,18 @@ export function pyCompare(a: unknown, op: string, b: unknown, line?: number): bo
     case '!=':
       return !pyEquals(a, b);
     default: {
-      const ok = (typeof a === 'number' && typeof b === 'number') || (typeof a === 'string' && typeof b === 'string');
+      const na = numberOf(a);
+      const nb = numberOf(b);
+      const ok = (na !== undefined && nb !== undefined) || (typeof a === 'string' && typeof b === 'string');
       if (!ok && !(Array.isArray(a) && Array.isArray(b))) {
         throw new TemplateRuntimeError(`'${op}' not supported between instances of '${typeName(a)}' and '${typeName(b)}'`, line);
       }
-      const x = a as number;
-      const y = b as number;
+      if (Array.isArray(a) && Array.isArray(b)) {
+        const c = pySortCompare(a, b);
+        return op === '<' ? c < 0 : op === '>' ? c > 0 : op === '<=' ? c <= 0 : c >= 0;
+      }
+      const x = (na ?? a) as number;
+      const y = (nb ?? b) as number;
       if (op === '<') return x < y;
       if (op === '>') return x > y;
       if (op === '<=') return x <= y;
@@ -79,17 +103,39 @@ export function pyCompare(a: unknown, op: string, b: unknown, line?: number): bo
 export function pyAdd(a: unknown, b: unknown, line?: number): unknown {
   strict(a, line);
   strict(b, line);
-  if (typeof a === 'number' && typeof b === 'number') return a + b;
+  if (numberOf(a) !== undefined && numberOf(b) !== undefined) return pyArith('+', a, b, line);
   if (typeof a === 'string' && typeof b === 'string') return a + b;
   if (Array.isArray(a) && Array.isArray(b)) return isTuple(a) && isTuple(b) ? pyTuple([...a, ...b]) : [...a, ...b];
-  if (typeof a === 'boolean' || typeof b === 'boolean') {
-    if ((typeof a === 'number' || typeof a === 'boolean') && (typeof b === 'number' || typeof b === 'boolean'))
-      return Number(a) + Number(b);
-  }
   if (typeof a === 'string' || typeof b === 'string') {
     throw new TemplateRuntimeError(`can only concatenate ${typeName(a)} (not "${typeName(b)}") to ${typeName(a)}`, line);
   }
   throw new TemplateRuntimeError(`unsupported operand type(s) for +: '${typeName(a)}' and '${typeName(b)}'`, line);
+}
+
+/** Python's `in`: a substring of a str, a key of a dict, an element (by `==`) of a list. */
+export function pyIn(item: unknown, container: unknown, line?: number): boolean {
+  strict(item, line);
+  strict(container, line);
+  if (container instanceof String) container = container.toString();
+  if (typeof container === 'string') {
+    if (item instanceof String) item = item.toString();
+    if (typeof item !== 'string')
+      throw new TemplateRuntimeError(`'in <string>' requires string as left operand, not ${typeName(item)}`, line);
+    return container.includes(item);
+  }
+  if (Array.isArray(container)) return container.some((x) => pyEquals(x, item));
+  if (container instanceof Map) return container.has(item);
+  if (isMapping(container)) {
+    if (item !== null && typeof item === 'object' && !(item instanceof PyFloat))
+      throw new TemplateRuntimeError(`unhashable type: '${typeName(item)}'`, line);
+    return Object.prototype.hasOwnProperty.call(container, pyDictKey(item));
+  }
+  throw new TemplateRuntimeError(`argument of type '${typeName(container)}' is not iterable`, line);
+}
+
+/** How a scalar key is held in a dict of str keys (`None`, `True`, `1`). */
+function pyDictKey(key: unknown): string {
+  return key === null || key === undefined || typeof key === 'boolean' || key instanceof PyFloat ? pyText(key) : String(key);
 }
 
 /** Python's `*`: numbers multiply, a str or list times an int repeats. */
@@ -97,7 +143,7 @@ export function pyMul(a: unknown, b: unknown, line?: number): unknown {
   strict(a, line);
   strict(b, line);
   const isInt = (v: unknown) => (typeof v === 'number' && Number.isInteger(v)) || typeof v === 'boolean';
-  if ((typeof a === 'number' || typeof a === 'boolean') && (typeof b === 'number' || typeof b === 'boolean')) return Number(a) * Number(b);
+  if (numberOf(a) !== undefined && numberOf(b) !== undefined) return pyArith('*', a, b, line);
   const [seq, n] = isInt(b) ? [a, Number(b)] : isInt(a) ? [b, Number(a)] : [undefined, 0];
   if (typeof seq === 'string') return seq.repeat(Math.max(0, n));
   if (Array.isArray(seq)) {
@@ -128,7 +174,7 @@ export class Namespace {
 export function pyMod(a: unknown, b: unknown, line?: number): unknown {
   strict(a, line);
   strict(b, line);
-  if (typeof a === 'number' && typeof b === 'number') return ((a % b) + b) % b;
+  if (numberOf(a) !== undefined && numberOf(b) !== undefined) return pyArith('%', a, b, line);
   if (typeof a !== 'string')
     throw new TemplateRuntimeError(`unsupported operand type(s) for %: '${typeName(a)}' and '${typeName(b)}'`, line);
   return percentFormat(a, b, line);
@@ -404,7 +450,9 @@ const LIST_METHODS: Record<string, Method> = {
 
 /** Python's sort order for values of one kind (numbers, strings, lists). */
 export function pySortCompare(a: unknown, b: unknown): number {
-  if (typeof a === 'number' && typeof b === 'number') return a - b;
+  const na = numberOf(a);
+  const nb = numberOf(b);
+  if (na !== undefined && nb !== undefined) return na - nb;
   if (typeof a === 'string' && typeof b === 'string') return a < b ? -1 : a > b ? 1 : 0;
   if (Array.isArray(a) && Array.isArray(b)) {
     for (let i = 0; i < Math.min(a.length, b.length); i++) {
@@ -480,6 +528,9 @@ export function lookup(obj: unknown, key: unknown, attr: boolean, line?: number)
   const k = key as string;
   if (attr && methods && typeof k === 'string' && Object.prototype.hasOwnProperty.call(methods, k)) return bindMethod(obj, methods[k]);
   if (Array.isArray(obj) || typeof obj === 'string') {
+    // groupby's tuples carry .grouper and .list.
+    if (attr && Array.isArray(obj) && typeof k === 'string' && k !== 'length' && Object.prototype.hasOwnProperty.call(obj, k))
+      return (obj as unknown as Dict)[k];
     if (typeof key === 'number' || (typeof key === 'string' && /^-?\d+$/.test(key) && !attr)) {
       const n = Number(key);
       const at = n < 0 ? obj.length + n : n;

@@ -52,6 +52,25 @@ describe.skipIf(SKIP_PG)('PostgreSQL job cache against a real server', () => {
     await cache.close();
   });
 
+  it('a database from before the metadata column gets it when a master opens it, jobs kept', async () => {
+    await truncateTables(pg.options());
+    const client = new Client(pg.options());
+    await client.connect();
+    try {
+      await client.query('ALTER TABLE brine_jobs DROP COLUMN IF EXISTS metadata');
+      await client.query(
+        `INSERT INTO brine_jobs (jid, tgt, tgt_type, fun, arg, "user", minions, started_ms) VALUES ('20261202131309576618', '"*"', 'glob', '"test.ping"', '[]', 'root', '[]', 1)`,
+      );
+    } finally {
+      await client.end();
+    }
+    const cache = await PostgresJobCache.open(pg.options());
+    expect((await cache.getJob('20261202131309576618'))?.fun).toBe('test.ping');
+    await cache.saveJob(job('20261202131309576619', { metadata: { ticket: 'OPS-1' } }));
+    expect((await cache.getJob('20261202131309576619'))?.metadata).toEqual({ ticket: 'OPS-1' });
+    await cache.close();
+  });
+
   it('ReturnBatcher groups concurrent returns into one transaction here too', async () => {
     await truncateTables(pg.options());
     const cache = await PostgresJobCache.open(pg.options());
@@ -139,6 +158,91 @@ describe.skipIf(SKIP_PG)('PostgreSQL job cache against a real server', () => {
       // The returners' stop left the master's job cache open.
       expect(await cache.getJob('nosuch')).toBeUndefined();
       await cache.close();
+    });
+  });
+
+  describe("the postgres returner: Salt's text tables, through the job cache connection", () => {
+    const errors: string[] = [];
+    const logger = new StreamLogger('error', (line) => errors.push(line));
+    const sql = async (text: string, values: unknown[] = []) => {
+      const client = new Client(pg.options());
+      await client.connect();
+      try {
+        return (await client.query(text, values)).rows;
+      } finally {
+        await client.end();
+      }
+    };
+
+    it('stores returns, loads and events as JSON text, and reads them back as Salt does', async () => {
+      // The pgjsonb cases above made jsonb tables of the same names: start from Salt's own layout.
+      await sql('DROP TABLE IF EXISTS jids, salt_returns, salt_events');
+      const o = pg.options();
+      const runtime = await PluginRuntime.start({
+        config: new StaticConfig({
+          id: 'web1',
+          'returner.postgres.host': o.host,
+          'returner.postgres.port': o.port,
+          'returner.postgres.user': o.user,
+          'returner.postgres.passwd': o.password,
+          'returner.postgres.db': o.database,
+        }),
+        grains: new MemoryGrains({ kernel: 'Linux' }),
+        logger,
+        builtins: BUILTIN_PLUGINS,
+      });
+      const jid = '20261203140000000001';
+      await runtime.sendToReturners({ fun: 'test.echo', arg: ['hi'], jid, ret: 'postgres' }, { return: 'hi', retcode: 0, success: true });
+      expect(errors).toEqual([]);
+      const types = await sql(
+        "SELECT column_name, data_type FROM information_schema.columns WHERE table_name = 'salt_returns' AND column_name IN ('return', 'full_ret') ORDER BY 1",
+      );
+      expect(types).toEqual([
+        { column_name: 'full_ret', data_type: 'text' },
+        { column_name: 'return', data_type: 'text' },
+      ]);
+      const full = { id: 'web1', jid, fun: 'test.echo', fun_args: ['hi'], return: 'hi', retcode: 0, success: true };
+      expect(await sql('SELECT fun, jid, return, id, success, full_ret FROM salt_returns')).toEqual([
+        { fun: 'test.echo', jid, return: '"hi"', id: 'web1', success: 'true', full_ret: JSON.stringify(full) },
+      ]);
+      const call = (fun: string, arg: unknown[]) => runtime.invoke('returner', fun, { arg }, { fun, jid: 'req' });
+      await call('postgres.save_load', [jid, { fun: 'test.echo', arg: ['hi'], tgt: 'web*', tgt_type: 'glob', user: 'root' }]);
+      await call('postgres.save_load', [jid, { fun: 'other' }]);
+      expect(await call('postgres.get_load', [jid])).toEqual({
+        fun: 'test.echo',
+        arg: ['hi'],
+        tgt: 'web*',
+        tgt_type: 'glob',
+        user: 'root',
+      });
+      expect(await call('postgres.get_load', ['20000101000000000000'])).toEqual({});
+      expect(await call('postgres.get_jid', [jid])).toEqual({ web1: full });
+      expect(await call('postgres.get_fun', ['test.echo'])).toEqual({ web1: full });
+      expect(await call('postgres.get_jids', [])).toEqual({
+        [jid]: {
+          Function: 'test.echo',
+          Arguments: ['hi'],
+          Target: 'web*',
+          'Target-type': 'glob',
+          User: 'root',
+          StartTime: '2026, Dec 03 14:00:00.000001',
+        },
+      });
+      expect(await call('postgres.get_minions', [])).toEqual(['web1']);
+      const cache = await PostgresJobCache.open(pg.options());
+      const returns = await EventReturns.start({
+        config: { event_return: 'postgres', id: 'master-b' },
+        logger,
+        builtins: BUILTIN_RETURNERS,
+        jobCache: cache,
+      });
+      returns!.push('brine/test/pg', { n: 3 });
+      await returns!.stop();
+      await cache.close();
+      expect(errors).toEqual([]);
+      expect(await sql("SELECT tag, data, master_id FROM salt_events WHERE master_id = 'master-b'")).toEqual([
+        { tag: 'brine/test/pg', data: '{"n":3}', master_id: 'master-b' },
+      ]);
     });
   });
 

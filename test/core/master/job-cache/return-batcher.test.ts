@@ -58,7 +58,29 @@ describe('ReturnBatcher (group commit)', () => {
     await new ReturnBatcher(cache).drain();
   });
 
-  it('refuses a bad maxBatch', () => {
+  it('under a flood, commits are spaced windowMs apart: what arrives meanwhile shares the next one', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setImmediate', 'clearImmediate', 'performance'] });
+    try {
+      const spy = vi.spyOn(cache, 'saveReturns');
+      const batcher = new ReturnBatcher(cache, { windowMs: 50 });
+      const a = batcher.save(ret('20261202131309576618', 'a'));
+      await vi.advanceTimersByTimeAsync(0);
+      expect(await a).toBe(true); // a lone return is committed at once
+      const b = batcher.save(ret('20261202131309576618', 'b'));
+      await vi.advanceTimersByTimeAsync(10);
+      const c = batcher.save(ret('20261202131309576618', 'c'));
+      await vi.advanceTimersByTimeAsync(10);
+      expect(spy).toHaveBeenCalledTimes(1);
+      await vi.advanceTimersByTimeAsync(40);
+      expect(await Promise.all([b, c])).toEqual([true, true]);
+      expect(spy.mock.calls.map((call) => call[0].map((r) => r.id))).toEqual([['a'], ['b', 'c']]);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('refuses a bad maxBatch or windowMs', () => {
+    expect(() => new ReturnBatcher(cache, { windowMs: -1 })).toThrow(expect.objectContaining({ code: 'BAD_JOB_CACHE_OPTION' }));
     expect(() => new ReturnBatcher(cache, { maxBatch: 0 })).toThrow(expect.objectContaining({ code: 'BAD_JOB_CACHE_OPTION' }));
   });
 });

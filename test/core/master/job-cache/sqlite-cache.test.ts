@@ -47,6 +47,22 @@ describe('SQLite job cache specifics', () => {
     master.close();
   });
 
+  it('a cache file from before the metadata column gets it, and keeps its jobs', () => {
+    const path = join(dir, 'old.sqlite3');
+    const old = new Database(path);
+    old.exec(`CREATE TABLE brine_jobs (jid TEXT PRIMARY KEY, tgt TEXT NOT NULL, tgt_type TEXT NOT NULL, fun TEXT NOT NULL,
+      arg TEXT NOT NULL, user TEXT NOT NULL, minions TEXT NOT NULL, started_ms INTEGER NOT NULL)`);
+    old.prepare('INSERT INTO brine_jobs VALUES (?, ?, ?, ?, ?, ?, ?, ?)').run('20261202131309576618', '"*"', 'glob', '"test.ping"', '[]', 'root', '[]', 1);
+    old.close();
+    const cache = new SqliteJobCache(path);
+    expect(cache.getJob('20261202131309576618')?.fun).toBe('test.ping');
+    cache.saveJob({ ...cache.getJob('20261202131309576618')!, jid: '20261202131309576619', metadata: { a: 1 } });
+    expect(cache.getJob('20261202131309576619')?.metadata).toEqual({ a: 1 });
+    cache.close();
+    // Opening again finds the column there.
+    new SqliteJobCache(path).close();
+  });
+
   it('takes synchronous: full, and refuses other values', async () => {
     const cache = new SqliteJobCache(join(dir, 'f.sqlite3'), { synchronous: 'full' });
     expect(cache.saveReturn(ret('20261202131309576618', 'web1'))).toBe(true);

@@ -63,6 +63,14 @@ export function jobCacheContract(open: () => Promise<JobCache>): void {
     });
   });
 
+  it('keeps the metadata of a job (salt --metadata) and gives none for a job without', async () => {
+    await cache.saveJob(job('20261202131309576618', { metadata: { ticket: 'OPS-1', n: [1, 2] } }));
+    await cache.saveJob(job('20261202131325445421'));
+    expect((await cache.getJob('20261202131309576618'))?.metadata).toEqual({ ticket: 'OPS-1', n: [1, 2] });
+    expect(await cache.getJob('20261202131325445421')).not.toHaveProperty('metadata');
+    expect((await cache.listJobs()).map((j) => j.metadata)).toEqual([{ ticket: 'OPS-1', n: [1, 2] }, undefined]);
+  });
+
   it('gives undefined for an unknown job and {} for its returns', async () => {
     expect(await cache.getJob('20000101000000000000')).toBeUndefined();
     expect(await cache.getReturns('20000101000000000000')).toEqual({});

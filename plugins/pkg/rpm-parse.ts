@@ -1,0 +1,184 @@
+/**
+ * Readers of rpm/dnf/yum output and rpm's version order, as Salt's yumpkg and salt.utils.pkg.rpm
+ * read and compare them. Pure functions of the text, so the tests need no dnf (Debian hosts have none).
+ */
+import type { PkgVersions } from './apt-parse';
+
+const ARCHES_32 = ['i386', 'i486', 'i586', 'i686'];
+const ARCHES_ARM_32 = ['armv5tel', 'armv5tejl', 'armv6l', 'armv6hl', 'armv7l', 'armv7hl', 'armv7hnl'];
+/** salt.utils.pkg.rpm.ARCHES: the architectures a `name.arch` suffix may name. */
+export const ARCHES: readonly string[] = [
+  ...['x86_64', 'athlon', 'amd64', 'ia32e', 'ia64', 'geode'],
+  ...ARCHES_32,
+  ...['ppc', 'ppc64', 'ppc64le', 'ppc64iseries', 'ppc64pseries'],
+  ...['s390', 's390x'],
+  ...['alpha', 'alphaev4', 'alphaev45', 'alphaev5', 'alphaev56', 'alphapca56', 'alphaev6', 'alphaev67', 'alphaev68', 'alphaev7'],
+  ...ARCHES_ARM_32,
+  'aarch64',
+  ...['sh3', 'sh4', 'sh4a'],
+];
+
+/** Both the OS and the package are x86 or ARM 32-bit (a package of the OS's own kind). */
+export function check32(arch: string, osarch: string): boolean {
+  return (ARCHES_32.includes(osarch) && ARCHES_32.includes(arch)) || (ARCHES_ARM_32.includes(osarch) && ARCHES_ARM_32.includes(arch));
+}
+
+/** Salt's `resolve_name`: a package of a foreign architecture is `name.arch`. */
+export function resolveName(name: string, arch: string, osarch: string): string {
+  return !check32(arch, osarch) && arch !== osarch && arch !== 'noarch' ? `${name}.${arch}` : name;
+}
+
+/** The query format Salt gives `rpm -qa` (QUERYFORMAT with the repo id as `(none)`). */
+export const RPM_QUERYFORMAT = '%{NAME}_|-%{EPOCH}_|-%{VERSION}_|-%{RELEASE}_|-%{ARCH}_|-(none)_|-%{INSTALLTIME}\n';
+
+/** `rpm -qa --queryformat RPM_QUERYFORMAT`: name -> sorted versions (`epoch:version-release`, epoch 0 left out). */
+export function parseRpmQa(out: string, osarch: string): PkgVersions {
+  const ret: PkgVersions = {};
+  for (const line of out.split('\n')) {
+    const cols = line.split('_|-');
+    if (cols.length !== 7) continue;
+    const [name, epoch, version, release, arch] = cols;
+    let ver = release ? `${version}-${release}` : version;
+    if (epoch !== '(none)' && epoch !== '0') ver = `${epoch}:${ver}`;
+    (ret[resolveName(name, arch, osarch)] ??= []).push(ver);
+  }
+  // Salt sorts each package's entries by their version part, as Python sorts strings.
+  const versionPart = (v: string): string => v.split(':').slice(-1)[0].split('-')[0];
+  for (const list of Object.values(ret))
+    list.sort((a, b) => (versionPart(a) < versionPart(b) ? -1 : versionPart(a) > versionPart(b) ? 1 : 0));
+  return ret;
+}
+
+export interface YumPkgInfo {
+  name: string;
+  version: string;
+  arch: string;
+  repoid: string;
+}
+
+const HEADERS = ['installed packages', 'available packages', 'available upgrades', 'updated packages', 'upgraded packages'];
+
+/**
+ * Salt's `_yum_pkginfo`: `dnf/yum list ...` as (name.arch, version, repo) triples read across
+ * whitespace (yum wraps a long name onto its own line), section headers dropped.
+ */
+export function parseYumList(out: string, osarch: string): YumPkgInfo[] {
+  const words = out
+    .split('\n')
+    .filter((l) => !HEADERS.includes(l.toLowerCase()))
+    .join('\n')
+    .split(/\s+/)
+    .filter(Boolean);
+  const ret: YumPkgInfo[] = [];
+  for (let i = 0; i + 2 < words.length; i += 3) {
+    const dot = words[i].lastIndexOf('.');
+    const [name, arch] = dot === -1 ? [words[i], osarch] : [words[i].slice(0, dot), words[i].slice(dot + 1)];
+    ret.push({
+      name: resolveName(name, arch, osarch),
+      arch,
+      version: words[i + 1].replace(/-+$/, ''),
+      repoid: words[i + 2].replace(/^@+/, ''),
+    });
+  }
+  return ret;
+}
+
+const HOLD_PATTERN = String.raw`[\w+]+(?:[.-][^-]+)*`;
+
+/**
+ * Salt's `_get_hold` over `dnf/yum versionlock list`: each lock in full (`bash-0:5.1.8-9.el9.*`),
+ * or only the package name (full=false). yum's entries carry an epoch prefix (`0:bash-...`).
+ */
+export function parseVersionlock(out: string, bin: string, full: boolean): string[] {
+  const dnf = bin === 'dnf' || bin === 'dnf5';
+  const lock = String.raw`${HOLD_PATTERN}-\S+`;
+  const re = new RegExp(dnf ? `(${lock})` : full ? String.raw`(\d+:${lock})` : String.raw`\d+:(${lock})`);
+  const ret: string[] = [];
+  for (const line of out.split('\n')) {
+    const m = re.exec(line);
+    if (!m) continue;
+    if (full) ret.push(m[1]);
+    else {
+      const woarch = m[1].split('.').slice(0, -1).join('.') || m[1];
+      const worel = woarch.slice(0, woarch.lastIndexOf('-') === -1 ? undefined : woarch.lastIndexOf('-'));
+      ret.push(worel.slice(0, worel.lastIndexOf('-') === -1 ? undefined : worel.lastIndexOf('-')));
+    }
+  }
+  return ret;
+}
+
+/** Salt's `version_to_evr`: '2:1.0-1.2' -> ['2', '1.0', '1.2']. */
+export function versionToEvr(ver: string): [string, string, string] {
+  if (!ver) return ['0', '', ''];
+  const e = ver.indexOf(':');
+  let epoch = '0';
+  if (e !== -1) {
+    const n = Number.parseInt(ver.slice(0, e), 10);
+    epoch = /^\s*[-+]?\d+\s*$/.test(ver.slice(0, e)) && !Number.isNaN(n) ? String(n) : '0';
+  }
+  const r = ver.indexOf('-');
+  return r !== -1 ? [epoch, ver.slice(e + 1, r), ver.slice(r + 1)] : [epoch, ver.slice(e + 1), ''];
+}
+
+const isDigit = (c: string): boolean => c >= '0' && c <= '9';
+const isAlpha = (c: string): boolean => /^\p{L}$/u.test(c);
+const isAlnum = (c: string): boolean => isDigit(c) || isAlpha(c);
+
+/** rpm's `rpmvercmp` (Salt's pure-Python port): segments of digits and letters, `~` before all, `^` after the base. */
+export function rpmvercmp(a: string, b: string): number {
+  if (a === b) return 0;
+  let i = 0;
+  let j = 0;
+  const la = a.length;
+  const lb = b.length;
+  while (i < la || j < lb) {
+    while (i < la && !(isAlnum(a[i]) || a[i] === '~' || a[i] === '^')) i++;
+    while (j < lb && !(isAlnum(b[j]) || b[j] === '~' || b[j] === '^')) j++;
+    if ((i < la && a[i] === '~') || (j < lb && b[j] === '~')) {
+      if (!(i < la && a[i] === '~')) return 1;
+      if (!(j < lb && b[j] === '~')) return -1;
+      i++;
+      j++;
+      continue;
+    }
+    if ((i < la && a[i] === '^') || (j < lb && b[j] === '^')) {
+      if (i >= la) return -1;
+      if (j >= lb) return 1;
+      if (a[i] !== '^') return 1;
+      if (b[j] !== '^') return -1;
+      i++;
+      j++;
+      continue;
+    }
+    if (!(i < la && j < lb)) break;
+    const si = i;
+    const sj = j;
+    const num = isDigit(a[i]);
+    const same = num ? isDigit : isAlpha;
+    while (i < la && same(a[i])) i++;
+    while (j < lb && same(b[j])) j++;
+    if (sj === j) return num ? 1 : -1;
+    let sa = a.slice(si, i);
+    let sb = b.slice(sj, j);
+    if (num) {
+      sa = sa.replace(/^0+/, '');
+      sb = sb.replace(/^0+/, '');
+      if (sa.length !== sb.length) return sa.length > sb.length ? 1 : -1;
+    }
+    if (sa !== sb) return sa > sb ? 1 : -1;
+  }
+  if (i >= la && j >= lb) return 0;
+  return i >= la ? -1 : 1;
+}
+
+/** Salt's rpm `version_cmp`: epoch, then version, then release (ignored when either lacks one). */
+export function rpmVersionCmp(ver1: string, ver2: string, ignoreEpoch = false): number {
+  const norm = (v: string): string => (ignoreEpoch ? v.split(':').slice(-1)[0] : v);
+  const [e1, v1, r1] = versionToEvr(norm(ver1));
+  const [e2, v2, r2] = versionToEvr(norm(ver2));
+  const [rel1, rel2] = !r1 || !r2 ? ['', ''] : [r1, r2];
+  const n1 = Number(e1);
+  const n2 = Number(e2);
+  if (n1 !== n2) return n1 > n2 ? 1 : -1;
+  return rpmvercmp(v1, v2) || rpmvercmp(rel1, rel2);
+}
