@@ -10,6 +10,9 @@
  *    and a raw-ZeroMQ baseline of the same traffic shape for the same N.
  * 3. salt-api at 20 minions (bench/api-bench.ts): POST / local test.ping against the CLI's time
  *    for the same job, and /events delivery against a direct bus listener (`--skip-api` skips it).
+ * 4. States: salt-call --local state.apply of the corpus's larger cases, whole-process CPU
+ *    (bench/state-bench.ts), and 20 minions applying 50 file states each through a master, wall
+ *    time (bench/fleet-state-bench.ts), each against the reference Salt 3007 when installed.
  *
  * Prints tables and writes bench/results.json (machine, date, every figure).
  */
