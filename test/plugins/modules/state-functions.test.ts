@@ -50,6 +50,7 @@ describe('state functions and minion options, as Salt 3007.10', () => {
     ['conf2_highstate', CONF2, 'state.apply', []],
     ['conf2_show_lowstate', CONF2, 'state.show_lowstate', []],
     ['req_more', CONF, 'state.apply', ['req_more']],
+    ['test_more', CONF, 'state.apply', ['test_more']],
   ];
   for (const [name, config, fun, args, kwargs] of cases) {
     it(`${name}: ${fun} ${JSON.stringify(args)} ${JSON.stringify(kwargs ?? {})}`, async () => {
