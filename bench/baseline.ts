@@ -2,10 +2,10 @@
  * The raw-ZeroMQ baseline for the scale benchmark: the same shape of traffic as a brine job (one
  * publication to N subscribers, N replies over REQ sockets) with no msgpack, no crypto, no event
  * bus and no executor. The server runs in a child process (bench/baseline-server.ts), the N
- * subscribers here, as brine's master and minions do.
+ * subscribers in child processes of about 2,000 each (bench/baseline-clients.ts), as brine's master
+ * and simulated minions do.
  */
 import { BenchError } from './bench-error';
-import { RequestClient, SubscribeClient, raiseSocketLimit } from '../src/core/transport/zeromq';
 import { freePort } from '../scripts/cluster';
 import { IpcChild } from './ipc-child';
 import { cpuSeconds, peakRssMiB, rssMiB } from './procfs';
@@ -23,34 +23,29 @@ export interface BaselineResult {
 }
 
 const ROUND_TIMEOUT_MS = 60_000;
+const PER_PROCESS = 2000;
 
 /** One publication per round to `minions` subscribers; `rounds` timed rounds after one warm-up. */
 export async function runBaseline(minions: number, rounds: number): Promise<BaselineResult> {
   const setupStart = performance.now();
-  raiseSocketLimit(20_000);
   const pubPort = await freePort();
   const retPort = await freePort();
   const server = new IpcChild('baseline server', 'baseline-server', [String(pubPort), String(retPort)], (msg) =>
     msg.type === 'done' ? `done:${String(msg.round)}` : msg.type,
   );
-  const subscribers: SubscribeClient[] = [];
-  const requesters: RequestClient[] = [];
+  // The N pairs in processes of about 2,000 each, as the brine simulators (fds per process).
+  const clients: IpcChild[] = [];
   try {
     await server.expect('ready', 20_000, 'not listening');
-    for (let i = 0; i < minions; i++) {
-      const sub = new SubscribeClient();
-      const req = new RequestClient(`tcp://127.0.0.1:${retPort}`);
-      sub.connect(`tcp://127.0.0.1:${pubPort}`);
-      subscribers.push(sub);
-      requesters.push(req);
-      void (async () => {
-        for await (const frames of sub.messages()) {
-          // The answer names the round and this subscriber; failures surface as a round timeout.
-          req.request(Buffer.from(`${frames[0].toString('latin1')}:${i}`, 'latin1'), ROUND_TIMEOUT_MS).catch(() => undefined);
-        }
-      })();
+    const workers = Math.ceil(minions / PER_PROCESS);
+    for (let w = 0; w < workers; w++) {
+      const first = Math.floor((minions * w) / workers);
+      const count = Math.floor((minions * (w + 1)) / workers) - first;
+      clients.push(
+        new IpcChild(`baseline clients ${w}`, 'baseline-clients', [String(pubPort), String(retPort), String(first), String(count)]),
+      );
     }
-    await Promise.all(subscribers.map((s) => s.whenConnected()));
+    await Promise.all(clients.map((c) => c.expect('connected', 120_000, 'subscribers not connected')));
     const setupMs = performance.now() - setupStart;
 
     // A connected SUB socket's subscription reaches the PUB socket a moment later: the warm-up
@@ -86,8 +81,8 @@ export async function runBaseline(minions: number, rounds: number): Promise<Base
       serverCpuPerReplyUs,
     };
   } finally {
-    for (const s of subscribers) s.close();
-    for (const r of requesters) r.close();
+    for (const c of clients) c.stopGracefully();
+    await Promise.allSettled(clients.map((c) => c.exited));
     await server.stop();
   }
 }

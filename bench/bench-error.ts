@@ -7,6 +7,7 @@ export type BenchErrorCode =
   | 'BENCH_CHILD'
   | 'BENCH_KEY_MISSING'
   | 'BENCH_MASTER'
+  | 'BENCH_PROCESS'
   | 'BENCH_PROCFS'
   | 'BENCH_REAL'
   | 'BENCH_SALT_KEY'

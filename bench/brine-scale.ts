@@ -175,7 +175,10 @@ function untilExists(file: string, master: Daemon, timeoutMs = 60_000): Promise<
     };
     const check = () => existsSync(file) && finish();
     const watcher = watch(dirname(file), check);
-    const timer = setTimeout(() => finish(new BenchError('BENCH_MASTER', `salt-master did not serve within ${timeoutMs} ms:\n${master.log}`)), timeoutMs);
+    const timer = setTimeout(
+      () => finish(new BenchError('BENCH_MASTER', `salt-master did not serve within ${timeoutMs} ms:\n${master.log}`)),
+      timeoutMs,
+    );
     void master.exited.then((code) => finish(new BenchError('BENCH_MASTER', `salt-master exited with ${code}:\n${master.log}`)));
     check();
   });
@@ -189,7 +192,12 @@ async function simulatorStats(simulators: IpcChild[]): Promise<(field: string) =
 }
 
 /** Runs one scale measurement for `count` minions with keys from `keyCache`, then stops everything. */
-export async function runBrineScale(count: number, rounds: number, keyCache: string, options: BrineScaleOptions = {}): Promise<BrineScaleResult> {
+export async function runBrineScale(
+  count: number,
+  rounds: number,
+  keyCache: string,
+  options: BrineScaleOptions = {},
+): Promise<BrineScaleResult> {
   const { authTimeout, during } = options;
   const pubHwm = 1000;
   // connection_rate_limit 0: every simulated minion connects from 127.0.0.1, which the default

@@ -10,6 +10,9 @@
  *    and a raw-ZeroMQ baseline of the same traffic shape for the same N.
  * 3. salt-api at 20 minions (bench/api-bench.ts): POST / local test.ping against the CLI's time
  *    for the same job, and /events delivery against a direct bus listener (`--skip-api` skips it).
+ * 4. States: salt-call --local state.apply of the corpus's larger cases, whole-process CPU
+ *    (bench/state-bench.ts), and 20 minions applying 50 file states each through a master, wall
+ *    time (bench/fleet-state-bench.ts), each against the reference Salt 3007 when installed.
  *
  * Prints tables and writes bench/results.json (machine, date, every figure).
  */
@@ -26,6 +29,7 @@ import { runMicroBench, type MicroResult } from './micro';
 import { runJobCacheBench, type BenchRow } from './job-cache-bench';
 import { renderBenchLine, runRenderBench } from './render-bench';
 import { runStateBench, stateBenchLines } from './state-bench';
+import { processBenchLines, runProcessBench, type ProcessBenchResult } from './process-bench';
 import { FLEET_MINIONS, fleetStateLines, runFleetStateBench, type FleetStateResult } from './fleet-state-bench';
 import { fmtInt, fmtMs, summarize, table } from './report';
 import { runApiBench, type ApiBenchResult } from './api-bench';
@@ -40,6 +44,8 @@ interface Options {
   state: boolean;
   /** 20 minions applying 50 file states each through a master, wall time (brine vs Salt 3007). */
   fleetState: boolean;
+  /** A real salt-minion's RSS idle and after a sync, the salt CLI's peak RSS, salt --version's CPU. */
+  processes: boolean;
   /** Returns per second written to the job cache (SQLite and PostgreSQL). */
   jobCache: boolean;
   /** The minions' auth_timeout in seconds; undefined keeps Salt's default from the config loader. */
@@ -56,7 +62,7 @@ interface Options {
 
 const USAGE =
   'usage: npm run bench -- [--minions 100,1000] [--jobs 5] [--auth-timeout SECONDS] [--rotate] [--soak SECONDS] [--real N] ' +
-  '[--skip-micro] [--skip-render] [--skip-state] [--skip-fleet-state] [--skip-job-cache] [--skip-api]';
+  '[--skip-micro] [--skip-render] [--skip-state] [--skip-fleet-state] [--skip-processes] [--skip-job-cache] [--skip-api]';
 
 function badFlag(message: string): BrineError {
   return new BenchError('BAD_BENCH_FLAG', message, { hint: USAGE });
@@ -70,6 +76,7 @@ export function parseArgs(argv: string[]): Options {
     render: true,
     state: true,
     fleetState: true,
+    processes: true,
     jobCache: true,
     api: true,
     rotate: false,
@@ -77,7 +84,8 @@ export function parseArgs(argv: string[]): Options {
     real: 0,
   };
   const count = (name: string, v: string, max: number): number => {
-    if (!/^\d+$/.test(v) || Number(v) < 1 || Number(v) > max) throw badFlag(`${name} takes a whole number between 1 and ${max}, not '${v}'`);
+    if (!/^\d+$/.test(v) || Number(v) < 1 || Number(v) > max)
+      throw badFlag(`${name} takes a whole number between 1 and ${max}, not '${v}'`);
     return Number(v);
   };
   for (let i = 0; i < argv.length; i++) {
@@ -132,6 +140,9 @@ export function parseArgs(argv: string[]): Options {
         break;
       case '--skip-state':
         options.state = false;
+        break;
+      case '--skip-processes':
+        options.processes = false;
         break;
       case '--skip-fleet-state':
         options.fleetState = false;
@@ -281,7 +292,9 @@ function printScale(rows: ScaleRow[], keys: KeyCacheResult, jobs: number): void 
   );
   const rotated = rows.filter((r) => r.brine.rotation);
   if (rotated.length > 0) {
-    process.stdout.write(`\nRe-sign-in storm: salt-key -d of one minion rotates the publish key; the next job (to the N-1 others) completes\n\n`);
+    process.stdout.write(
+      `\nRe-sign-in storm: salt-key -d of one minion rotates the publish key; the next job (to the N-1 others) completes\n\n`,
+    );
     process.stdout.write(
       table(
         ['minions', 'job all returns ms', 'lost', 're-sign-ins', 'sign-ins', 'master CPU s', 'loop stall max ms'],
@@ -305,7 +318,19 @@ function printScale(rows: ScaleRow[], keys: KeyCacheResult, jobs: number): void 
     process.stdout.write(`\nSoak: one test.ping a second\n\n`);
     process.stdout.write(
       table(
-        ['minions', 'seconds', 'jobs', 'median ms', 'max ms', 'lost', 'RSS at mark MiB', 'RSS at end MiB', 'fds at mark', 'fds at end', 'mark s'],
+        [
+          'minions',
+          'seconds',
+          'jobs',
+          'median ms',
+          'max ms',
+          'lost',
+          'RSS at mark MiB',
+          'RSS at end MiB',
+          'fds at mark',
+          'fds at end',
+          'mark s',
+        ],
         soaked.map((r) => {
           const x = r.brine.soak!;
           return [
@@ -406,6 +431,13 @@ async function main(): Promise<void> {
     process.stdout.write(`\n${fleetStateLines(fleetState).join('\n')}\n`);
   }
 
+  let processes: ProcessBenchResult | undefined;
+  if (options.processes) {
+    progress('processes: salt-minion RSS idle and after a sync, salt CLI peak RSS, salt --version CPU');
+    processes = await runProcessBench();
+    process.stdout.write(`\n${processBenchLines(processes).join('\n')}\n`);
+  }
+
   let jobCache: BenchRow[] = [];
   if (options.jobCache) {
     progress('job cache: returns per second written (SQLite, PostgreSQL)');
@@ -479,6 +511,7 @@ async function main(): Promise<void> {
     render,
     state,
     fleetState,
+    processes,
     jobCache,
     api,
     real,

@@ -43,7 +43,7 @@ import { CacheRunner } from './cache/cache.runner';
 import { StateRunner } from './state/state.runner';
 import { PillarRunner } from './pillar/pillar.runner';
 import { PillarRootsWheel } from './pillar_roots/pillar-roots.wheel';
-import { LocalCacheReturner, PgjsonbReturner, SyslogReturner } from './returners';
+import { LocalCacheReturner, PgjsonbReturner, PostgresReturner, SyslogReturner } from './returners';
 
 export {
   CmdModule,
@@ -85,6 +85,7 @@ export {
   LocalCacheReturner,
   SyslogReturner,
   PgjsonbReturner,
+  PostgresReturner,
 };
 
 /** Every built-in plugin class (execution and state modules, grains providers), in load order. */
@@ -128,10 +129,11 @@ export const BUILTIN_PLUGINS: readonly unknown[] = [
   LocalCacheReturner,
   SyslogReturner,
   PgjsonbReturner,
+  PostgresReturner,
 ];
 
 /** The built-in runners and wheel modules the master functions load (salt-run, salt-api). */
 export const BUILTIN_MASTER_PLUGINS: readonly unknown[] = [ManageRunner, CacheRunner, StateRunner, PillarRunner, PillarRootsWheel];
 
 /** The built-in returners, which the master also loads for `event_return`. */
-export const BUILTIN_RETURNERS: readonly unknown[] = [LocalCacheReturner, SyslogReturner, PgjsonbReturner];
+export const BUILTIN_RETURNERS: readonly unknown[] = [LocalCacheReturner, SyslogReturner, PgjsonbReturner, PostgresReturner];

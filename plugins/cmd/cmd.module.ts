@@ -130,7 +130,8 @@ export class CmdModule {
     let result: CmdResult;
     if (res.timedOut) {
       const text = typeof command === 'string' ? command : command.join(' ');
-      result = { pid: res.pid, retcode: 1, stdout: `${text} : Timed out after ${o.timeout} seconds`, stderr: '' };
+      // In Salt's key order for a timeout (its _run sets them in this order).
+      result = { stdout: `${text} : Timed out after ${o.timeout} seconds`, stderr: '', retcode: 1, pid: res.pid };
     } else {
       result = {
         pid: res.pid,

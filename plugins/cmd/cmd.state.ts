@@ -163,6 +163,8 @@ export class CmdStates {
       umask: args.umask === undefined || args.umask === null ? undefined : (args.umask as string | number),
       timeout: args.timeout,
     });
+    // Salt's _run on a timeout: this text as stdout, retcode 1, its keys in this order.
+    if (res.timedOut) return { stdout: `${cmd} : Timed out after ${args.timeout} seconds`, stderr: '', retcode: 1, pid: res.pid };
     let retcode = res.retcode;
     const ok = args.success_retcodes;
     if (ok !== undefined && ok !== null) {

@@ -25,6 +25,10 @@ import {
   ILogger,
   IMasterLink,
   IMinionControl,
+  checkIncludeExclude,
+  IPillar,
+  ISalt,
+  IStates,
   InvocationError,
   Module,
   arg,
@@ -68,6 +72,9 @@ export class CpModule {
     // Only cache_file needs the minion's cache; without it (a bare loader) the rest still loads.
     @inject(IMinionControl, { optional: true }) private readonly control: IMinionControl | undefined,
     @inject(IJobContext) private readonly job: IJobContext,
+    @inject(IStates) private readonly states: IStates,
+    @inject(ISalt) private readonly salt: ISalt,
+    @inject(IPillar, { optional: true }) private readonly pillar: IPillar | undefined,
   ) {}
 
   /** Salt's default saltenv: the minion's `saltenv` option, else base. */
@@ -262,6 +269,117 @@ export class CpModule {
     if (!this.control)
       throw new CommandExecutionError('cp.cache_file needs the minion (its cache directory): run it through salt-minion or salt-call');
     return (await this.control.cacheFile(path, this.saltenv(saltenv))) ?? false;
+  }
+
+  @Fn({
+    summary: "Render a salt:// template (Jinja) and write the result to dest on the minion; dest, or '' when it cannot",
+    description:
+      'As Salt: the source is cached first, rendered with the grains, pillar and salt[...] of the minion and the extra keyword ' +
+      "arguments as variables; without dest the result goes to the minion's cache (extrn_files).",
+    examples: [
+      "salt '*' cp.get_template salt://path/to/template /minion/dest",
+      "salt '*' cp.get_template salt://motd.j2 /etc/motd greeting=hello makedirs=True",
+    ],
+    args: {
+      path: arg.string(),
+      dest: arg.string({ default: '' }),
+      template: arg.string({ default: 'jinja' }),
+      saltenv: arg.string({ optional: true }),
+      makedirs: arg.boolean({ default: false }),
+    },
+    kwargs: true,
+  })
+  async get_template(a: {
+    path: string;
+    dest: string;
+    template: string;
+    saltenv?: string;
+    makedirs: boolean;
+    kwargs?: Record<string, unknown>;
+  }): Promise<string> {
+    const saltenv = this.saltenv(a.saltenv);
+    const url = splitSaltUrl(a.path, saltenv);
+    const cached = await this.cache_file({ path: a.path, saltenv });
+    if (!cached) return '';
+    if (a.template !== 'jinja') {
+      this.log.error(`Attempted to render template with unavailable engine ${a.template}`);
+      return '';
+    }
+    let text: string;
+    try {
+      const pillar = this.pillar ? await this.pillar.current() : {};
+      const context = Object.fromEntries(Object.entries(a.kwargs ?? {}).filter(([k]) => !k.startsWith('__')));
+      text = await this.states.renderTemplate(cached, a.path, { saltenv: url.saltenv, pillar, caller: this.salt }, context);
+    } catch (err) {
+      this.log.error(`Failed to render template with error: ${(err as Error).message}`);
+      return '';
+    }
+    let dest = a.dest;
+    let makedirs = a.makedirs;
+    if (!dest) {
+      // Salt's _extrn_path for a salt:// URL: <cachedir>/extrn_files/<saltenv>/<path>.
+      dest = join(this.cachedir(), 'extrn_files', url.saltenv, url.path);
+      makedirs = true;
+    }
+    if (!existsSync(dirname(dest))) {
+      if (!makedirs) return '';
+      mkdirSync(dirname(dest), { recursive: true });
+    }
+    writeFileSync(dest, text);
+    return dest;
+  }
+
+  @Fn({
+    summary: "Fetch every file under a salt:// directory into the minion's cache; the local paths",
+    examples: ["salt '*' cp.cache_dir salt://path/to/dir", "salt '*' cp.cache_dir salt://path/to/dir include_pat='E@*.py$'"],
+    args: {
+      path: arg.string(),
+      saltenv: arg.string({ optional: true }),
+      include_empty: arg.boolean({ default: false }),
+      include_pat: arg.any({ default: null }),
+      exclude_pat: arg.any({ default: null }),
+    },
+  })
+  async cache_dir(a: {
+    path: string;
+    saltenv?: string;
+    include_empty: boolean;
+    include_pat: unknown;
+    exclude_pat: unknown;
+  }): Promise<string[]> {
+    const saltenv = this.saltenv(a.saltenv);
+    const url = splitSaltUrl(a.path, saltenv);
+    // As Salt's fileclient: files that start with this *directory*.
+    const dir = url.path.endsWith('/') ? url.path : `${url.path}/`;
+    const ret: string[] = [];
+    for (const file of await this.master.listFiles(url.saltenv, '')) {
+      if (!file.trim() || !file.startsWith(dir) || !checkIncludeExclude(file, a.include_pat, a.exclude_pat)) continue;
+      const local = await this.cache_file({ path: `salt://${file}`, saltenv: url.saltenv });
+      if (local) ret.push(local);
+    }
+    if (a.include_empty) {
+      const base = join(this.cachedir(), 'files', url.saltenv);
+      for (const empty of await this.master.listEmptyDirs(url.saltenv, '')) {
+        if (!empty.startsWith(dir)) continue;
+        mkdirSync(join(base, empty), { recursive: true });
+        ret.push(`${base}/${empty}`);
+      }
+    }
+    return ret;
+  }
+
+  @Fn({
+    summary: 'List the SLS files of an environment on the master, as state names',
+    examples: ["salt '*' cp.list_states", "salt '*' cp.list_states saltenv=dev"],
+    args: { saltenv: arg.string({ optional: true }) },
+  })
+  async list_states({ saltenv }: { saltenv?: string }): Promise<string[]> {
+    const states = new Set<string>();
+    for (const path of await this.master.listFiles(this.saltenv(saltenv), '')) {
+      if (!path.endsWith('.sls')) continue;
+      states.add(path.endsWith('/init.sls') ? path.replace(/\//g, '.').slice(0, -9) : path.replace(/\//g, '.').slice(0, -4));
+    }
+    return [...states].sort();
   }
 
   @Fn({

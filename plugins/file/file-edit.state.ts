@@ -6,13 +6,60 @@
  */
 import { copyFileSync, lstatSync, mkdirSync, readFileSync, statSync, utimesSync } from 'node:fs';
 import { dirname, isAbsolute } from 'node:path';
-import { arg, State, type StateContext, type StateReturn } from 'brine/plugin';
+import { arg, CommandExecutionError, State, type StateContext, type StateReturn } from 'brine/plugin';
 import { blockReplace, commentLines, regex, replaceText, splitKeep } from './file-edit';
 import { backupOf, expandUser, isText, stats } from './file-paths';
 import { atomicWrite, fail, isFile, lexists, ownerOf } from './file-state-kit';
 import { appendDiff, unifiedDiff } from './unified-diff';
 
 const NAME = { name: arg.string() };
+/** The arguments append, prepend and blockreplace take to read their text from template files. */
+const SOURCES = {
+  source: arg.string({ optional: true }),
+  source_hash: arg.any({ optional: true }),
+  template: arg.string({ default: 'jinja' }),
+  sources: arg.list({ optional: true }),
+  source_hashes: arg.list({ optional: true }),
+  defaults: arg.dict({ optional: true }),
+  context: arg.dict({ optional: true }),
+};
+interface SourcesArgs {
+  source?: string;
+  source_hash?: unknown;
+  template: string;
+  sources?: unknown[];
+  source_hashes?: unknown[];
+  defaults?: Record<string, unknown>;
+  context?: Record<string, unknown>;
+}
+
+/**
+ * Salt's `_unify_sources_and_hashes` + `_get_template_texts`: the rendered text of each source
+ * (null when there are none), or the failed return Salt gives.
+ */
+async function templateTexts(a: SourcesArgs, ctx: StateContext): Promise<string[] | StateReturn | null> {
+  const err = (name: string, comment: string): StateReturn => ({ name, changes: {}, result: false, comment });
+  if (a.source && a.sources && a.sources.length > 0) return err('', 'source and sources are mutually exclusive');
+  if (a.source_hash && a.source_hashes && a.source_hashes.length > 0) return err('', 'source_hash and source_hashes are mutually exclusive');
+  const list = a.source ? [a.source] : (a.sources ?? []).map(String);
+  if (list.length === 0) return null;
+  const texts: string[] = [];
+  for (const source of list) {
+    const local = ctx.cacheFile ? await ctx.cacheFile(source) : null;
+    if (!local) return err(source, `Failed to load template file ${source}`);
+    let text: string;
+    if (!a.template) text = readFileSync(local, 'utf8');
+    else if (a.template !== 'jinja') throw new CommandExecutionError(`The template renderer '${a.template}' is not available (brine renders jinja)`);
+    else {
+      if (!ctx.renderTemplate) throw new CommandExecutionError('templates need the state runner: run the state through state.apply / state.sls');
+      const name = source.startsWith('salt://') ? source.slice('salt://'.length).split('?')[0] : source;
+      text = await ctx.renderTemplate(local, name, { ...(a.defaults ?? {}), ...(a.context ?? {}) });
+    }
+    if (text === '') return err(source, `Failed to read rendered template file ${local} (${source})`);
+    texts.push(text);
+  }
+  return texts;
+}
 
 /** Salt's `_validate_str_list`: a string, or each item of a list as a string. */
 export function strList(v: unknown): string[] {
@@ -121,18 +168,30 @@ export class FileEditStates {
     summary: 'Ensure that some text appears at the end of a file',
     description: 'Each chunk of text is appended unless it is already in the file (whitespace ignored when ignore_whitespace).',
     examples: ['salt-call state.single file.append /etc/motd text=hello'],
-    args: { ...NAME, text: arg.any({ optional: true }), makedirs: arg.boolean({ default: false }), ignore_whitespace: arg.boolean({ default: true }) },
+    args: {
+      ...NAME,
+      text: arg.any({ optional: true }),
+      makedirs: arg.boolean({ default: false }),
+      ...SOURCES,
+      ignore_whitespace: arg.boolean({ default: true }),
+    },
     kwargs: true,
   })
-  async append(args: { name: string; text?: unknown; makedirs: boolean; ignore_whitespace: boolean }, ctx: StateContext): Promise<StateReturn> {
+  async append(
+    args: { name: string; text?: unknown; makedirs: boolean; ignore_whitespace: boolean } & SourcesArgs,
+    ctx: StateContext,
+  ): Promise<StateReturn> {
     const name = expandUser(args.name);
     const ret: StateReturn = { name, changes: {}, result: false, comment: '' };
     if (!args.name) return fail(ret, 'Must provide name to file.append');
+    const fromSources = await templateTexts(args, ctx);
+    if (fromSources && !Array.isArray(fromSources) && fromSources.name === '') return fail(ret, String(fromSources.comment));
     const stop = this.ensureTarget(name, args.makedirs, ret, ctx.test);
     if (stop) return stop;
+    if (fromSources && !Array.isArray(fromSources)) return fromSources;
     const before = readFileSync(name, 'utf8');
     const add: string[] = [];
-    for (const chunk of strList(args.text)) {
+    for (const chunk of fromSources ?? strList(args.text)) {
       const pattern = args.ignore_whitespace ? whitespaceSplitRegex(chunk) : chunk;
       if (regex(pattern, 8).test(before)) continue;
       add.push(...splitLines(chunk));
@@ -158,18 +217,21 @@ export class FileEditStates {
     summary: 'Ensure that some text appears at the beginning of a file',
     description: 'header=True compares the first lines verbatim instead of searching the whole file.',
     examples: ['salt-call state.single file.prepend /etc/motd text="# managed by salt"'],
-    args: { ...NAME, text: arg.any({ optional: true }), makedirs: arg.boolean({ default: false }), header: arg.boolean({ default: false }) },
+    args: { ...NAME, text: arg.any({ optional: true }), makedirs: arg.boolean({ default: false }), ...SOURCES, header: arg.boolean({ default: false }) },
     kwargs: true,
   })
-  async prepend(args: { name: string; text?: unknown; makedirs: boolean; header: boolean }, ctx: StateContext): Promise<StateReturn> {
+  async prepend(args: { name: string; text?: unknown; makedirs: boolean; header: boolean } & SourcesArgs, ctx: StateContext): Promise<StateReturn> {
     const name = expandUser(args.name);
     const ret: StateReturn = { name, changes: {}, result: false, comment: '' };
     if (!args.name) return fail(ret, 'Must provide name to file.prepend');
+    const fromSources = await templateTexts(args, ctx);
+    if (fromSources && !Array.isArray(fromSources) && fromSources.name === '') return fail(ret, String(fromSources.comment));
     const stop = this.ensureTarget(name, args.makedirs, ret, ctx.test);
     if (stop) return stop;
+    if (fromSources && !Array.isArray(fromSources)) return fromSources;
     const before = readFileSync(name, 'utf8');
     const preface: string[] = [];
-    for (const chunk of strList(args.text)) {
+    for (const chunk of fromSources ?? strList(args.text)) {
       if (!args.header && regex(whitespaceSplitRegex(chunk), 8).test(before)) continue;
       preface.push(...splitLines(chunk));
     }
@@ -336,6 +398,7 @@ export class FileEditStates {
       ...NAME,
       marker_start: arg.string({ default: '#-- start managed zone --' }),
       marker_end: arg.string({ default: '#-- end managed zone --' }),
+      ...SOURCES,
       content: arg.any({ default: '' }),
       append_if_not_found: arg.boolean({ default: false }),
       prepend_if_not_found: arg.boolean({ default: false }),
@@ -360,14 +423,19 @@ export class FileEditStates {
       append_newline?: unknown;
       insert_before_match?: string;
       insert_after_match?: string;
-    },
+    } & SourcesArgs,
     ctx: StateContext,
   ): Promise<StateReturn> {
     const name = expandUser(args.name);
     const ret: StateReturn = { name, changes: {}, result: false, comment: '' };
     if (!args.name) return fail(ret, 'Must provide name to file.blockreplace');
+    const fromSources = await templateTexts(args, ctx);
+    if (fromSources && !Array.isArray(fromSources) && fromSources.name === '') return fail(ret, String(fromSources.comment));
     const missing = checkFile(name);
     if (missing) return fail(ret, missing);
+    if (fromSources && !Array.isArray(fromSources)) return fromSources;
+    let content = args.content === null || args.content === undefined ? '' : String(args.content);
+    if (fromSources) content += fromSources.join('');
     const before = readFileSync(name, 'utf8');
     let after: string;
     try {
@@ -375,7 +443,7 @@ export class FileEditStates {
       after = blockReplace(before, {
         markerStart: args.marker_start,
         markerEnd: args.marker_end,
-        content: args.content === null ? '' : String(args.content),
+        content,
         appendIfNotFound: args.append_if_not_found,
         prependIfNotFound: args.prepend_if_not_found,
         appendNewline: nl === undefined || nl === null ? null : nl === true || nl === 'True' || nl === 'true',

@@ -4,8 +4,7 @@
  */
 import { readdirSync, rmSync, statSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
-import { fnmatch } from 'brine/plugin';
-import { regex } from './file-edit';
+import { CommandExecutionError, checkIncludeExclude as checkPaths } from 'brine/plugin';
 import { isLink } from './file-paths';
 
 /** One step of Python's `os.walk` (top-down): a directory, its subdirectories and other entries. */
@@ -38,22 +37,13 @@ export function walkTree(top: string, maxDepth: number | null = null): WalkStep[
   return out;
 }
 
-function patMatches(path: string, pat: string): boolean {
-  if (pat.startsWith('E@')) return regex(pat.slice(2), 0).test(path);
-  return fnmatch(pat, path);
-}
-
-/**
- * Salt's `check_include_exclude`: true when the path matches include_pat (any of a list) and not
- * exclude_pat. Patterns are globs, or regular expressions after `E@`.
- */
+/** Salt's `check_include_exclude` (globs, or regular expressions after `E@`); a bad regex is a CommandExecutionError. */
 export function checkIncludeExclude(path: string, includePat?: unknown, excludePat?: unknown): boolean {
-  const list = (p: unknown): string[] => (Array.isArray(p) ? p.map(String) : [String(p)]);
-  const hasInc = includePat !== undefined && includePat !== null && includePat !== '';
-  const hasExc = excludePat !== undefined && excludePat !== null && excludePat !== '';
-  const included = !hasInc || list(includePat).some((p) => patMatches(path, p));
-  const excluded = hasExc && list(excludePat).some((p) => patMatches(path, p));
-  return included && !excluded;
+  try {
+    return checkPaths(path, includePat, excludePat);
+  } catch (err) {
+    throw new CommandExecutionError((err as Error).message);
+  }
 }
 
 /** Salt's `_find_keep_files`: the kept paths and every directory above them up to `/`, and the root. */

@@ -1,4 +1,5 @@
 import { createSocket } from 'node:dgram';
+import { parseTraceroute, tracerouteVersion } from './traceroute';
 import { lookup } from 'node:dns/promises';
 import { Socket, isIP } from 'node:net';
 import {
@@ -377,6 +378,46 @@ export class NetworkModule {
   })
   is_loopback({ ip_addr }: { ip_addr: string }): boolean {
     return isLoopback(ipOf(ip_addr));
+  }
+
+  @Fn({
+    summary: 'Performs a traceroute to a 3rd party host: one {count, hostname, ip, ms1, ms2, ms3} per hop',
+    examples: ["salt '*' network.traceroute archlinux.org"],
+    args: { host: arg.string() },
+  })
+  async traceroute({ host }: { host: string }): Promise<Array<Record<string, unknown>>> {
+    if (!(await this.shell.which('traceroute'))) throw new CommandExecutionError("The 'traceroute' binary was not found in $PATH.");
+    const out = await this.cmdRun(['traceroute', sanitizeHost(host)]);
+    const kernel = String(this.grains.get('kernel') ?? '');
+    const version = ['SunOS', 'AIX'].includes(kernel) ? [0, 0, 0] : tracerouteVersion(await this.cmdRun(['traceroute', '--version']));
+    return parseTraceroute(out, version, kernel);
+  }
+
+  @Fn({
+    summary: 'Performs a DNS lookup with dig; its output',
+    examples: ["salt '*' network.dig archlinux.org"],
+    args: { host: arg.string() },
+  })
+  async dig({ host }: { host: string }): Promise<string> {
+    if (!(await this.shell.which('dig'))) throw new CommandExecutionError("The 'dig' binary was not found in $PATH.");
+    return this.cmdRun(['dig', sanitizeHost(host)]);
+  }
+
+  @Fn({
+    summary: 'Return routing information for a given destination: {destination, gateway, interface, source}',
+    examples: ["salt '*' network.get_route 10.10.10.10"],
+    args: { ip: arg.string() },
+  })
+  async get_route({ ip }: { ip: string }): Promise<Record<string, unknown>> {
+    if (this.grains.get('kernel') !== 'Linux')
+      throw new CommandExecutionError('network.get_route is implemented by brine for Linux (ip route get) only');
+    if (isIP(ip) === 0) throw new CommandExecutionError(`'${ip}' is not an IP address`);
+    const res = await this.shell.run(['ip', 'route', 'get', ip], { mergeStderr: true });
+    const first = res.stdout.split('\n')[0] ?? '';
+    const m = /(via\s+(?<gateway>[\w.:]+))?\s+dev\s+(?<interface>[\w.:-]+)\s+.*src\s+(?<source>[\w.:]+)/.exec(first);
+    // Salt fails on m.group() of no match; brine says what ip answered.
+    if (!m?.groups) throw new CommandExecutionError(`ip route get ${ip} gave no route: ${res.stdout.trim()}`);
+    return { destination: ip, gateway: m.groups.gateway ?? null, interface: m.groups.interface, source: m.groups.source };
   }
 
   @Fn({ summary: 'Return the arp table from the minion: {mac: ip} (arp -an)', examples: ["salt '*' network.arp"] })

@@ -1,6 +1,22 @@
 import { statfs } from 'node:fs/promises';
 import { strftime } from './strftime';
-import { CommandExecutionError, Fn, IGrains, IHost, IShell, Module, arg, compilePythonSearch, fnmatch, inject } from 'brine/plugin';
+import { lookup } from 'node:dns/promises';
+import {
+  CommandExecutionError,
+  Fn,
+  IConfig,
+  IGrains,
+  IHost,
+  IMasterLink,
+  IMinionEvents,
+  IShell,
+  Module,
+  arg,
+  compilePythonSearch,
+  fnmatch,
+  inject,
+} from 'brine/plugin';
+import { remotesOnPort } from './tcp-remotes';
 
 type Stats = Record<string, unknown>;
 
@@ -37,6 +53,10 @@ export class StatusModule {
     @inject(IHost) private readonly host: IHost,
     @inject(IShell) private readonly shell: IShell,
     @inject(IGrains) private readonly grains: IGrains,
+    @inject(IConfig) private readonly config: IConfig,
+    @inject(IMasterLink) private readonly masterLink: IMasterLink,
+    // Only status.master fires events; without a minion bus it still answers.
+    @inject(IMinionEvents, { optional: true }) private readonly events: IMinionEvents | undefined,
   ) {}
 
   private get linux(): boolean {
@@ -354,5 +374,64 @@ export class StatusModule {
       vmstats: await this.vmstats(),
       w: await this.w(),
     };
+  }
+
+  @Fn({
+    summary:
+      "Whether this minion holds a connection to the master's publish port; fires __master_connected/__master_disconnected when not as expected",
+    description: 'Meant to run from the minion scheduler. The master (a name or an address) must resolve; without one the answer is None.',
+    examples: ["salt '*' status.master 10.0.0.5", "salt '*' status.master salt connected=False"],
+    args: { master: arg.string({ optional: true }), connected: arg.boolean({ default: true }) },
+  })
+  async master({ master, connected }: { master?: string; connected: boolean }): Promise<boolean | null> {
+    if (!master) return null;
+    let ips: string[];
+    try {
+      ips = (await lookup(master, { all: true })).map((a) => a.address);
+    } catch {
+      return null;
+    }
+    if (ips.length === 0) return null;
+    const port = Number(this.config.get('publish_port', 4505));
+    const tables: Array<{ v6: boolean; text: string }> = [];
+    for (const [path, v6] of [
+      ['/proc/net/tcp', false],
+      ['/proc/net/tcp6', true],
+    ] as const) {
+      const text = await this.host.readFile(path);
+      if (text !== null) tables.push({ v6, text });
+    }
+    if (tables.length === 0) throw new CommandExecutionError('status.master reads /proc/net/tcp, which this host does not have');
+    const remotes = remotesOnPort(tables, port);
+    const status = ips.some((ip) => remotes.has(ip));
+    if (status !== connected) await this.events?.fire(status ? '__master_connected' : '__master_disconnected', { master });
+    return status;
+  }
+
+  @Fn({
+    summary: 'Whether a master answers on its request port (a clear ping on a connection of its own); fires __master_failback when it does',
+    examples: ["salt '*' status.ping_master localhost"],
+    args: { master: arg.any() },
+  })
+  async ping_master({ master }: { master: unknown }): Promise<boolean> {
+    if (master === null || master === undefined || master === '') return false;
+    let host = String(master);
+    let port = Number(this.config.get('master_port', 4506));
+    // Salt's prep_ip_port: "host:port" (an IPv6 address in brackets when it has a port).
+    const m = /^\[([^\]]+)\](?::(\d+))?$/.exec(host) ?? (host.split(':').length === 2 ? /^([^:]+):(\d+)$/.exec(host) : null);
+    if (m) {
+      host = m[1];
+      if (m[2]) port = Number(m[2]);
+    }
+    let address: string;
+    try {
+      address = (await lookup(host)).address;
+    } catch {
+      return false;
+    }
+    const timeoutSec = Number(this.config.get('auth_timeout', 60));
+    const ok = await this.masterLink.ping(address, port, timeoutSec * 1000);
+    if (ok) await this.events?.fire('__master_failback', { master: String(master) });
+    return ok;
   }
 }

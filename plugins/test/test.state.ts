@@ -1,4 +1,14 @@
-import { arg, CommandExecutionError, State, StateModule, type StateContext, type StateReturn } from 'brine/plugin';
+import {
+  arg,
+  CommandExecutionError,
+  inject,
+  InvocationError,
+  ISalt,
+  State,
+  StateModule,
+  type StateContext,
+  type StateReturn,
+} from 'brine/plugin';
 
 const changeData = (): Record<string, unknown> => ({ testing: { old: 'Unchanged', new: 'Something pretended to change' } });
 
@@ -7,9 +17,33 @@ const NAMED = { name: arg.string(), comment: arg.string({ optional: true }) };
 type Named = { name: string; comment?: string };
 const COMMENTED = { name: arg.string(), comment: arg.string() };
 
+/**
+ * check_pillar's checks in Salt's order, each with the type Salt names in its comment and the
+ * test of Python's isinstance (an integer check accepts booleans, as isinstance(True, int)).
+ */
+const PILLAR_CHECKS: { arg: string; type: string; is: (v: unknown) => boolean }[] = [
+  { arg: 'present', type: 'None', is: () => true },
+  { arg: 'boolean', type: "<class 'bool'>", is: (v) => typeof v === 'boolean' },
+  { arg: 'integer', type: "<class 'int'>", is: (v) => typeof v === 'boolean' || (typeof v === 'number' && Number.isInteger(v)) },
+  { arg: 'string', type: "(<class 'str'>,)", is: (v) => typeof v === 'string' },
+  { arg: 'listing', type: "<class 'list'>", is: (v) => Array.isArray(v) },
+  { arg: 'dictionary', type: "<class 'dict'>", is: (v) => typeof v === 'object' && v !== null && !Array.isArray(v) },
+];
+const KEYS = arg.any({ optional: true, description: 'A pillar key or a list of them (nested keys with :)' });
+
+/** Salt's _if_str_then_list. */
+function keyList(v: unknown): string[] {
+  if (v === undefined || v === null) return [];
+  if (typeof v === 'string') return [v];
+  if (Array.isArray(v)) return v.map(String);
+  throw new InvocationError('check_pillar takes a key or a list of keys for each check');
+}
+
 /** Salt 3007's `test` state module: states that succeed, fail and change on demand. */
 @StateModule('test')
 export class TestStates {
+  constructor(@inject(ISalt) private readonly salt: ISalt) {}
+
   @State({
     summary: 'A no-op state that does nothing',
     examples: ['salt-call state.single test.nop name=x'],
@@ -110,9 +144,47 @@ export class TestStates {
     return { name, changes: {}, result: true, comment: text };
   }
 
-  @State({ summary: 'Checks the presence and type of pillar values', args: { name: arg.string() }, kwargs: true })
-  check_pillar({ name }: { name: string }): StateReturn {
-    return { name, changes: {}, result: true, comment: '' };
+  @State({
+    summary: 'Checks the presence and, optionally, the type of given keys in Pillar',
+    examples: ['salt-call state.single test.check_pillar x present=[foo] integer=[bar]'],
+    args: {
+      name: arg.string(),
+      present: KEYS,
+      boolean: KEYS,
+      integer: KEYS,
+      string: KEYS,
+      listing: KEYS,
+      dictionary: KEYS,
+      verbose: arg.boolean({ default: false }),
+    },
+  })
+  async check_pillar(a: { name: string; verbose: boolean } & Record<string, unknown>): Promise<StateReturn> {
+    const checks = PILLAR_CHECKS.map((c) => ({ ...c, keys: keyList(a[c.arg]) }));
+    if (checks.every((c) => c.keys.length === 0)) throw new InvocationError('Missing required argument text.');
+    const ret: StateReturn = { name: a.name, changes: {}, result: true, comment: '' };
+    // By key, in first-seen order (a Python dict): the type it failed, null when missing.
+    const failed = new Map<string, string | null>();
+    const fine = new Map<string, string>();
+    for (const check of checks) {
+      for (const key of check.keys) {
+        const value = await this.salt.call('pillar.get', [key, null]);
+        if (value === null || value === undefined) {
+          failed.set(key, null);
+          ret.result = false;
+        } else if (!check.is(value)) {
+          failed.set(key, check.type);
+          ret.result = false;
+        } else if (a.verbose) fine.set(key, check.type);
+      }
+    }
+    let comment = '';
+    for (const [key, type] of failed) comment += `Pillar key "${key}" ${type === null ? 'is missing.' : `is not ${type}.`}\n`;
+    if (a.verbose && fine.size > 0) {
+      comment += 'Those keys passed the check:\n';
+      for (const [key, type] of fine) comment += `- ${key} (${type})\n`;
+    }
+    ret.comment = comment;
+    return ret;
   }
 
   @State({

@@ -1,8 +1,4 @@
-// oclif's subpaths: its index loads every part of oclif (semver, ux, help) on every run.
-import { flush } from '@oclif/core/flush';
-import { run } from '@oclif/core/run';
 import { resolve } from 'node:path';
-import { reportAndExit } from './errors';
 import { SALT_VERSION, versionsReport } from '../plugins/api/version';
 
 /**
@@ -15,6 +11,14 @@ export function main(commandId: string): void {
     process.stdout.write(early);
     return;
   }
+  // Loaded here, not at the top: `--version` answers without oclif (its ~100 modules are most of
+  // the CPU of a short command). oclif's subpaths: its index loads every part of oclif (semver,
+  // ux, help) on every run.
+  /* eslint-disable @typescript-eslint/no-require-imports */
+  const { run } = require('@oclif/core/run') as typeof import('@oclif/core/run');
+  const { flush } = require('@oclif/core/flush') as typeof import('@oclif/core/flush');
+  const { reportAndExit } = require('./errors') as typeof import('./errors');
+  /* eslint-enable @typescript-eslint/no-require-imports */
   const root = resolve(__dirname, '..', '..', '..');
   run([commandId, ...process.argv.slice(2)], root)
     .then(() => flush())

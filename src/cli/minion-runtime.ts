@@ -17,8 +17,6 @@ import { StaticConfig } from '../plugins/services/config';
 import { BUILTIN_MASTER_PLUGINS, BUILTIN_PLUGINS } from '../../plugins';
 import { CommandExecutionError, traverse } from '../plugins/api';
 import { MinionPillar, type PillarSource } from '../plugins/services/pillar';
-import { compilePillar } from '../core/pillar';
-import { extPillarsOf, renderersOf } from '../plugins/render-kinds';
 import type { SaltCaller } from '../core/render';
 import { pluginPackageDirs } from '../plugins/loader/package-dirs';
 
@@ -77,7 +75,12 @@ export function pillarSource(
     };
   }
   const log = logging.getLogger('salt.pillar');
-  return (o) => {
+  return async (o) => {
+    // The pillar compiler and its renderers (Jinja, YAML) load with the first local compile only.
+    const [{ compilePillar }, { extPillarsOf, renderersOf }] = await Promise.all([
+      import('../core/pillar/index.js'),
+      import('../plugins/render-kinds.js'),
+    ]);
     const caller = pillarTemplateCaller(runtime(), o.override ?? {});
     return compilePillar({
       minionId: minionId(config),

@@ -189,6 +189,11 @@ describe('flags scripts use', () => {
     }
   }, 30_000);
 
+  it("status.ping_master: a master's clear ping answers on its request port", async () => {
+    const res = await cluster.salt('day1', 'status.ping_master', `127.0.0.1:${cluster.retPort}`, '--out', 'json');
+    expect(JSON.parse(res.stdout)).toEqual({ day1: true });
+  }, 30_000);
+
   it('--no-parse keeps the named keyword arguments as text', async () => {
     const res = await cluster.salt('day1', 'test.arg', 'x=007', 'y=007', '--no-parse=x', '--out', 'json');
     const { kwargs } = JSON.parse(res.stdout).day1;

@@ -1,3 +1,4 @@
 // The package's brine entry (package.json "brine.entry" points at its compiled form): every
-// @Module and @GrainsProvider class exported here is loaded.
+// @Module, @StateModule and @GrainsProvider class exported here is loaded.
 export { HelloModule } from './hello.module';
+export { HelloStates } from './hello.state';

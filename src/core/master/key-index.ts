@@ -33,7 +33,12 @@ export interface KeyChanges {
 
 export class KeyIndex {
   /** What was on disk at the last read, per state. */
-  private readonly onDisk: Record<KeyState, Set<string>> = { accepted: new Set(), pending: new Set(), rejected: new Set(), denied: new Set() };
+  private readonly onDisk: Record<KeyState, Set<string>> = {
+    accepted: new Set(),
+    pending: new Set(),
+    rejected: new Set(),
+    denied: new Set(),
+  };
   /** Each directory's mtime (ns) when it was last read; undefined = read it at the next refresh. */
   private readonly stamps: Record<KeyState, bigint | undefined> = {
     accepted: undefined,

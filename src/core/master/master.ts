@@ -89,7 +89,10 @@ export type MasterSettings = Pick<
       | 'permissive_pki_access'
     >
   > &
-  JobCacheConfig;
+  JobCacheConfig & {
+    /** Salt's zmq_backlog (default 1000); the config loader keeps it as given. */
+    zmq_backlog?: unknown;
+  };
 
 /** loop_interval in ms for the job cache cleaner; a bad value is a configuration error. */
 function loopIntervalMs(value: unknown): number {
@@ -169,9 +172,11 @@ export class Master {
     this.rsaInProcess = options.rsa === 'in-process';
     this.keys = new KeyStore({ pkiDir: settings.pki_dir });
     this.keyIndex = new KeyIndex(this.keys, (changes) => this.onKeyChanges(changes));
-    this.publisher = this.transport.publishServer({ highWaterMark: settings.pub_hwm });
+    // zmq_backlog (Salt's, default 1000): the listen queue of both ports, for connection storms.
+    const backlog = positiveOption('zmq_backlog', settings.zmq_backlog, 1000);
+    this.publisher = this.transport.publishServer({ highWaterMark: settings.pub_hwm, backlog });
     const connections = connectionRate(settings.connection_rate_limit, log);
-    this.requests = this.transport.requestServer(connections ? { admit: (address) => connections.allow(address) } : {});
+    this.requests = this.transport.requestServer({ backlog, ...(connections ? { admit: (address) => connections.allow(address) } : {}) });
     this.events = new MasterEvents(this.transport);
     this.sessions = new Sessions({
       publishSession: settings.publish_session,

@@ -134,6 +134,9 @@ export class RequestHandler {
         this.hooks.beforePublish();
         return encode({ enc: 'clear', load: await this.jobs.publish(req) });
       }
+      case 'ping':
+        // Salt's ClearFuncs.ping: the load back to the sender (status.ping_master asks it).
+        return encode({ enc: 'clear', load });
       default:
         this.log.warning(`Clear request with unknown command ${logField(load.cmd)} refused`);
         return BAD_LOAD_REPLY;

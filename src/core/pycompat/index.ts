@@ -46,6 +46,7 @@ export { yamlifyArg } from './yamlify';
 export { SliceError, pySlice } from './slice';
 export { formatJson, pyJsonDumps, jsonString, type JsonIndent } from './json';
 export { exprMatch } from './expr-match';
+export { checkIncludeExclude } from './include-exclude';
 export {
   compareIp,
   formatIp,

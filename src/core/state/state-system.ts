@@ -30,11 +30,9 @@ export interface StateSystemOptions {
   top?: Pick<TopContext, 'strategy' | 'envOrder' | 'defaultTop' | 'nodegroups' | 'warn'>;
 }
 
-export type StateReturn = Record<string, StateResult> | string[];
-
-/** Salt's exit codes of state runs (salt.defaults.exitcodes). */
-export const EX_STATE_COMPILER_ERROR = 1;
-export const EX_STATE_FAILURE = 2;
+// In a file of their own so that a retcode needs no compiler loaded (plugins/services/states.ts).
+export { EX_STATE_COMPILER_ERROR, EX_STATE_FAILURE, stateRetcode, type StateReturn } from './retcode';
+import { EX_STATE_COMPILER_ERROR, type StateReturn } from './retcode';
 
 export interface RunOptions {
   saltenv?: string;
@@ -203,15 +201,6 @@ function addExclude(high: HighData, exclude: unknown): void {
   const list = typeof exclude === 'string' ? exclude.split(',').map((s) => ({ sls: s.trim() })) : Array.isArray(exclude) ? exclude : [];
   (high.__exclude__ as unknown[] | undefined) ?? (high.__exclude__ = []);
   (high.__exclude__ as unknown[]).push(...list);
-}
-
-/** Salt's _set_retcode: compile errors 1, any failed state 2, else 0. */
-export function stateRetcode(ret: StateReturn): number {
-  if (Array.isArray(ret)) return EX_STATE_COMPILER_ERROR;
-  for (const r of Object.values(ret)) {
-    if (isPlainObject(r) && r.result === false) return EX_STATE_FAILURE;
-  }
-  return 0;
 }
 
 export { stateTag };

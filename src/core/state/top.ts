@@ -6,6 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { fnmatch } from '../pycompat';
 import { matchTarget, type Nodegroups, type TargetType } from '../targeting';
+import { subdictMatch } from '../targeting/subdict';
 import type { SlsRenderer } from './render-sls';
 import type { SlsSource } from './sls-source';
 import { TopMergeError, mergeTops, topEnvs, topMergeStrategy, type TopData } from './top-merge';
@@ -30,7 +31,7 @@ export interface TopContext {
   warn?: (msg: string) => void;
 }
 
-const MATCHERS: Record<string, TargetType> = {
+const MATCHERS: Record<string, TargetType | 'pillar_exact'> = {
   glob: 'glob',
   pcre: 'pcre',
   list: 'list',
@@ -38,6 +39,8 @@ const MATCHERS: Record<string, TargetType> = {
   grain_pcre: 'grain_pcre',
   pillar: 'pillar',
   pillar_pcre: 'pillar_pcre',
+  // Salt's pillar_exact matcher exists for top files only (no CLI flag, no compound letter).
+  pillar_exact: 'pillar_exact',
   ipcidr: 'ipcidr',
   compound: 'compound',
   nodegroup: 'nodegroup',
@@ -46,10 +49,11 @@ const MATCHERS: Record<string, TargetType> = {
 /** A target that cannot be parsed matches nothing, as Salt's confirm_top answers False. */
 function confirm(
   tgt: string,
-  tgtType: TargetType,
+  tgtType: TargetType | 'pillar_exact',
   minion: { id: string; grains: Record<string, unknown>; pillar: Record<string, unknown> },
   nodegroups: Nodegroups,
 ): boolean {
+  if (tgtType === 'pillar_exact') return subdictMatch(minion.pillar, tgt, ':', 'exact');
   try {
     return matchTarget({ tgt, tgtType }, minion, { nodegroups });
   } catch {
@@ -122,14 +126,15 @@ export async function topMatches(ctx: TopContext): Promise<{ matches: Record<str
     if (ctx.saltenv && saltenv !== ctx.saltenv) continue;
     for (const [tgt, list] of targets) {
       // Salt's confirm_top: compound unless a `- match:` line names another matcher.
-      let tgtType: TargetType = 'compound';
+      // An unknown matcher matches nothing (Salt 3007 fails on it with a KeyError).
+      let tgtType: TargetType | 'pillar_exact' | undefined = 'compound';
       const sls: string[] = [];
       for (const item of list) {
         if (isPlainObject(item)) {
-          if ('match' in item) tgtType = MATCHERS[String(item.match)] ?? 'compound';
+          if ('match' in item) tgtType = MATCHERS[String(item.match)];
         } else if (typeof item === 'string') sls.push(item);
       }
-      if (!confirm(tgt, tgtType, minion, ctx.nodegroups ?? {})) continue;
+      if (tgtType === undefined || !confirm(tgt, tgtType, minion, ctx.nodegroups ?? {})) continue;
       const into = (matches[saltenv] ??= []);
       for (const s of sls) if (!into.includes(s)) into.push(s);
     }

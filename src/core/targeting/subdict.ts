@@ -1,6 +1,12 @@
 import { fnmatch, isMapping, pyStr, pythonReMatch, traverse } from '../pycompat';
 
 /**
+ * How a value is compared: glob (false), Python regex (true), or equality of the lowered strings
+ * ('exact', Salt's exact_match: the pillar_exact matcher).
+ */
+export type ValueMatch = boolean | 'exact';
+
+/**
  * Salt's `salt.utils.data.subdict_match`, the walk behind grain and pillar targets.
  *
  * `expr` is `key<delim>subkey<delim>...<delim>pattern`. Every split point is tried, deepest key
@@ -11,7 +17,7 @@ import { fnmatch, isMapping, pyStr, pythonReMatch, traverse } from '../pycompat'
  * behaves this way and the master must predict it: the nested walk inside a dict value always uses
  * `:`, and a regex pattern is lowered too (so `\D` means `\d`).
  */
-export function subdictMatch(data: unknown, expr: string, delimiter = ':', regex = false): boolean {
+export function subdictMatch(data: unknown, expr: string, delimiter = ':', regex: ValueMatch = false): boolean {
   const splits = expr.split(delimiter);
   if (splits.length === 1) return false;
   for (let idx = splits.length - 1; idx > 0; idx--) {
@@ -61,7 +67,7 @@ function dictValues(d: Dict): unknown[] {
 }
 
 /** `_dict_match` inside subdict_match. */
-function dictMatch(target: Dict, pattern: string, regex: boolean): boolean {
+function dictMatch(target: Dict, pattern: string, regex: ValueMatch): boolean {
   const wildcard = pattern.startsWith('*:');
   if (wildcard) pattern = pattern.slice(2);
   if (pattern === '*') return true;
@@ -81,10 +87,11 @@ function dictMatch(target: Dict, pattern: string, regex: boolean): boolean {
   return false;
 }
 
-/** `_match`: both sides as lowered Python strings; glob, or regex where a bad regex is no match. */
-function valueMatch(value: unknown, pattern: string, regex: boolean): boolean {
+/** `_match`: both sides as lowered Python strings; glob, exact, or regex where a bad regex is no match. */
+function valueMatch(value: unknown, pattern: string, regex: ValueMatch): boolean {
   const target = pyStr(value).toLowerCase();
   const pat = pattern.toLowerCase();
+  if (regex === 'exact') return target === pat;
   if (!regex) return fnmatch(pat, target);
   try {
     return pythonReMatch(pat, target);

@@ -94,9 +94,10 @@ export interface IEventPusher {
 
 /** Makes the sockets; the master, the minion and the client take one (default: ZeroMQ). */
 export interface Transport {
-  publishServer(options?: { highWaterMark?: number }): IPublishServer;
+  /** `backlog`: pending TCP connections the listening socket queues (Salt's zmq_backlog). */
+  publishServer(options?: { highWaterMark?: number; backlog?: number }): IPublishServer;
   subscribeClient(options?: ReconnectOptions): ISubscribeClient;
-  requestServer(options?: { admit?: AdmitConnection }): IRequestServer;
+  requestServer(options?: { admit?: AdmitConnection; backlog?: number }): IRequestServer;
   requestClient(address: string, options?: ReconnectOptions): IRequestClient;
   eventPublisher(): IEventPublisher;
   eventSubscriber(address: string, prefixes: string[]): IEventSubscriber;

@@ -99,6 +99,21 @@ async function whenPortFree(endpoint: string): Promise<void> {
   }
 }
 
+/**
+ * sendTimeout for sockets whose sends never wait (PUB and XPUB drop at their high-water mark, a
+ * ROUTER drops a reply to a peer that is gone): 0 makes zeromq.js send at once instead of first
+ * asking libzmq whether the socket is writable (a ZMQ_EVENTS query, which processes libzmq's
+ * command mailbox), half of what a reply cost on a master with a thousand connections.
+ */
+const NEVER_WAITS = 0;
+
+/**
+ * Salt's zmq_backlog default: the listen queue of the publish and request ports. libzmq's own
+ * default (100) overflows when thousands of minions connect at once (the kernel then answers with
+ * SYN cookies and the connections are late).
+ */
+const DEFAULT_BACKLOG = 1000;
+
 /** Serialises sends on one socket: zeromq allows one pending send per socket at a time. */
 class SendQueue {
   private tail: Promise<void> = Promise.resolve();
@@ -116,8 +131,13 @@ export class PublishServer implements IPublishServer {
   private readonly queue: SendQueue;
   private readonly bound: string[] = [];
 
-  constructor(options: { highWaterMark?: number } = {}) {
-    this.socket = new zmq.Publisher({ linger: 0, sendHighWaterMark: options.highWaterMark ?? 1000 });
+  constructor(options: { highWaterMark?: number; backlog?: number } = {}) {
+    this.socket = new zmq.Publisher({
+      linger: 0,
+      sendHighWaterMark: options.highWaterMark ?? 1000,
+      sendTimeout: NEVER_WAITS,
+      backlog: options.backlog ?? DEFAULT_BACKLOG,
+    });
     this.queue = new SendQueue(this.socket);
   }
 
@@ -243,7 +263,7 @@ export class RequestServer implements IRequestServer {
   private loop?: Promise<void>;
   private readonly bound: string[] = [];
 
-  constructor(options: { admit?: AdmitConnection } = {}) {
+  constructor(options: { admit?: AdmitConnection; backlog?: number } = {}) {
     const context = options.admit ? new zmq.Context() : zmq.context;
     if (options.admit) this.zap = new ZapHandler(context, options.admit);
     this.socket = new zmq.Router({
@@ -251,6 +271,8 @@ export class RequestServer implements IRequestServer {
       linger: 0,
       receiveHighWaterMark: 0,
       sendHighWaterMark: 0,
+      sendTimeout: NEVER_WAITS,
+      backlog: options.backlog ?? DEFAULT_BACKLOG,
       ...(options.admit ? { zapDomain: 'brine' } : {}),
     });
     this.queue = new SendQueue(this.socket);
@@ -417,7 +439,7 @@ export class EventPublisher implements IEventPublisher {
   private loop?: Promise<void>;
 
   constructor() {
-    this.socket = new zmq.XPublisher({ linger: 0, sendHighWaterMark: 0 });
+    this.socket = new zmq.XPublisher({ linger: 0, sendHighWaterMark: 0, sendTimeout: NEVER_WAITS });
     this.queue = new SendQueue(this.socket);
   }
 

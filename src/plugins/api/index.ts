@@ -82,6 +82,7 @@ export {
   shlexSplit,
   ShlexError,
   compilePythonSearch,
+  checkIncludeExclude,
   formatYaml,
   loadYaml,
   pyJsonDumps,

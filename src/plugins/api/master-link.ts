@@ -50,6 +50,11 @@ export interface IMasterLink {
    * true, or false when it refuses (its `file_recv` is off, or the file is too large).
    */
   pushFileChunk(chunk: { path: string[]; size: number; loc: number; data: Buffer }): Promise<unknown>;
+  /**
+   * Asks any master (`host`, its request port) whether it answers, on a connection of its own
+   * (Salt's clear `ping`, what `status.ping_master` sends); false when no answer in `timeoutMs`.
+   */
+  ping(host: string, port: number, timeoutMs: number): Promise<boolean>;
 }
 /** Service id of {@link IMasterLink}. @example constructor(@inject(IMasterLink) private readonly master: IMasterLink) {} */
 export const IMasterLink: unique symbol = Symbol.for('brine.IMasterLink');

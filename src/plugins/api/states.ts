@@ -37,5 +37,11 @@ export interface IStates {
   retcode(ret: StateRunReturn): number;
   /** The minion's `test` option (state runs default to test mode when it is true). */
   defaultTest(): boolean;
+  /**
+   * Renders a local template file with Salt's Jinja (the run's grains, `opts.pillar`, `salt[...]`
+   * through `opts.caller`, and `context` as extra variables), as `cp.get_template` and
+   * `file.managed template: jinja` do; `name` is the path shown in errors.
+   */
+  renderTemplate(path: string, name: string, opts: StateRunOptions, context?: Record<string, unknown>): Promise<string>;
 }
 export const IStates: unique symbol = Symbol.for('brine.IStates');

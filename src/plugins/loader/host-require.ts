@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import Module from 'node:module';
 import { readFileSync, realpathSync } from 'node:fs';
 import { dirname } from 'node:path';
@@ -32,25 +33,42 @@ export function setHostApi(api: object): void {
   hostApi = api;
 }
 
-/** Whether the `typescript` package can be loaded, for `.ts` plugin files. */
-function loadTypeScript(): typeof import('typescript') | undefined {
+/** Where the `typescript` package is, or undefined when it is not installed. */
+function findTypeScript(): string | undefined {
   try {
-    return require('typescript') as typeof import('typescript');
+    return require.resolve('typescript');
   } catch {
     return undefined;
   }
 }
 
-function transpileWith(ts: typeof import('typescript'), source: string, fileName: string): string {
-  return ts.transpileModule(source, {
-    fileName,
-    compilerOptions: {
-      module: ts.ModuleKind.CommonJS,
-      target: ts.ScriptTarget.ES2022,
-      experimentalDecorators: true,
-      esModuleInterop: true,
-    },
-  }).outputText;
+// Run by a child node: reads {source, fileName} on stdin, writes the CommonJS text on stdout.
+const TRANSPILE = `
+const ts = require(process.argv[1]);
+const { source, fileName } = JSON.parse(require('node:fs').readFileSync(0, 'utf8'));
+process.stdout.write(ts.transpileModule(source, { fileName, compilerOptions: {
+  module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022, experimentalDecorators: true, esModuleInterop: true,
+} }).outputText);
+`;
+
+/**
+ * The CommonJS text of a TypeScript source, compiled by a child node process: the compiler is
+ * about 45 MiB once loaded, and a process never gives that memory back, so the minion does not
+ * load it itself ("no TypeScript compiler held after use").
+ */
+function transpileWith(typescript: string, source: string, fileName: string): string {
+  const res = spawnSync(process.execPath, ['-e', TRANSPILE, typescript], {
+    input: JSON.stringify({ source, fileName }),
+    encoding: 'utf8',
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  if (res.status !== 0) {
+    throw new PluginDefinitionError(`cannot compile ${fileName}: the TypeScript compiler failed`, {
+      cause: res.error ?? new Error(res.stderr),
+      hint: 'Check that the typescript package installed next to brine works (npx tsc --version)',
+    });
+  }
+  return res.stdout;
 }
 
 /**
@@ -62,7 +80,7 @@ function transpileWith(ts: typeof import('typescript'), source: string, fileName
  * transpilePluginSource("export const x: number = 1;", 'x.ts') // '"use strict";\n...exports.x = 1;\n'
  */
 export function transpilePluginSource(source: string, fileName: string): string {
-  const ts = loadTypeScript();
+  const ts = findTypeScript();
   if (!ts) {
     throw new PluginDefinitionError(`cannot compile ${fileName}: TypeScript plugins need the 'typescript' package`, {
       hint: 'Install typescript next to brine, or put compiled .js files in _modules',
@@ -130,7 +148,7 @@ export function requirePluginFile(file: string, lone = true): Record<string, unk
     }
   }
   if (!file.endsWith('.ts')) return compileLoneFile(file, readFileSync(file, 'utf8'));
-  const ts = loadTypeScript();
+  const ts = findTypeScript();
   if (!ts) {
     throw new PluginDefinitionError(`cannot load ${file}: .ts plugins need the 'typescript' package`, {
       hint: 'Install typescript next to brine, or compile the plugin to .js',

@@ -1,6 +1,7 @@
 import { CommandExecutionError } from '../api/errors';
 import type { IMasterLink, MasterFileHash } from '../api/master-link';
 import { FileClient, type MasterRequest } from '../../core/minion/file-client';
+import { pingMaster } from './master-ping';
 
 function stringList(reply: unknown, what: string): string[] {
   if (!Array.isArray(reply) || !reply.every((p) => typeof p === 'string')) {
@@ -69,10 +70,19 @@ export class MasterLink implements IMasterLink {
   pushFileChunk(chunk: { path: string[]; size: number; loc: number; data: Buffer }): Promise<unknown> {
     return this.request({ cmd: '_file_recv', path: chunk.path, size: chunk.size, loc: chunk.loc, data: chunk.data });
   }
+
+  ping(host: string, port: number, timeoutMs: number): Promise<boolean> {
+    return pingMaster(host, port, timeoutMs);
+  }
 }
 
 /** {@link IMasterLink} of a minion without a master (salt-call --local): every request is a clear error. */
 export class NoMasterLink implements IMasterLink {
+  /** Pinging a given master needs no session with one. */
+  ping(host: string, port: number, timeoutMs: number): Promise<boolean> {
+    return pingMaster(host, port, timeoutMs);
+  }
+
   private refuse(what: string): never {
     throw new CommandExecutionError(`Cannot ${what}: this minion runs without a master (salt-call --local or file_client: local)`);
   }

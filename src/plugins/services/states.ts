@@ -9,10 +9,11 @@ import type { IStates, StateContext, StateReturn, StateRunOptions, StateRunRetur
 import type { ModuleRegistry } from '../loader/registry';
 import { packArgs } from '../../core/protocol/salt-args';
 import { isTrue } from '../../core/pycompat/is-true';
-import { PipelineSlsRenderer } from '../../core/state/render-sls';
+import type { PipelineSlsRenderer } from '../../core/state/render-sls';
 import { LocalSlsSource, type SlsSource } from '../../core/state/sls-source';
 import type { StateFunction, StateFunctions } from '../../core/state/state-functions';
-import { StateSystem, stateRetcode } from '../../core/state/state-system';
+import type { StateSystem } from '../../core/state/state-system';
+import { stateRetcode } from '../../core/state/retcode';
 import type { LowChunk, StateResult } from '../../core/state/types';
 
 /** Calls one state function inside the current job with Salt's `arg` list and its {@link StateContext}. */
@@ -73,14 +74,36 @@ export class NodeStates implements IStates {
     private readonly sourceFor: () => SlsSource = () => new LocalSlsSource(fileRoots(config)),
   ) {}
 
-  private system(opts: StateRunOptions): StateSystem {
+  private async renderer(opts: StateRunOptions): Promise<PipelineSlsRenderer> {
+    // The renderers (Jinja, YAML) load with the first state run or template, not with every
+    // minion and salt-call: most jobs render nothing.
+    const { PipelineSlsRenderer } = await import('../../core/state/render-sls.js');
+    return new PipelineSlsRenderer(
+      this.config.all(),
+      opts.caller ? { call: (f, a, k) => opts.caller!.call(f, a, k), has: (f) => opts.caller!.has(f) } : undefined,
+      this.config.get<string | undefined>('renderer', undefined),
+    );
+  }
+
+  async renderTemplate(path: string, name: string, opts: StateRunOptions, context: Record<string, unknown> = {}): Promise<string> {
+    const saltenv = opts.saltenv ?? 'base';
+    return (await this.renderer(opts)).template(path, name, {
+      saltenv,
+      sls: '',
+      grains: this.grains.all(),
+      pillar: opts.pillar ?? {},
+      roots: this.sourceFor().roots(saltenv),
+      context,
+    });
+  }
+
+  private async system(opts: StateRunOptions): Promise<StateSystem> {
+    // The compiler and the runner load with the first state run too.
+    const { StateSystem } = await import('../../core/state/state-system.js');
+    const renderer = await this.renderer(opts);
     return new StateSystem({
       source: this.sourceFor(),
-      renderer: new PipelineSlsRenderer(
-        this.config.all(),
-        opts.caller ? { call: (f, a, k) => opts.caller!.call(f, a, k), has: (f) => opts.caller!.has(f) } : undefined,
-        this.config.get<string | undefined>('renderer', undefined),
-      ),
+      renderer,
       functions: this.functions,
       minionId: String(this.config.get('id', '')),
       grains: this.grains.all(),
@@ -118,44 +141,44 @@ export class NodeStates implements IStates {
     return isTrue(this.config.get('test', false));
   }
 
-  sls(mods: string[], opts: StateRunOptions): Promise<StateRunReturn> {
-    return this.system(opts).sls(mods, this.run(opts)) as Promise<StateRunReturn>;
+  async sls(mods: string[], opts: StateRunOptions): Promise<StateRunReturn> {
+    return (await this.system(opts)).sls(mods, this.run(opts)) as Promise<StateRunReturn>;
   }
 
-  highstate(opts: StateRunOptions): Promise<StateRunReturn> {
-    return this.system(opts).highstate(this.run(opts)) as Promise<StateRunReturn>;
+  async highstate(opts: StateRunOptions): Promise<StateRunReturn> {
+    return (await this.system(opts)).highstate(this.run(opts)) as Promise<StateRunReturn>;
   }
 
-  single(fun: string, name: string, kwargs: Record<string, unknown>, opts: StateRunOptions): Promise<StateRunReturn> {
-    return this.system(opts).single(fun, name, kwargs, this.run(opts)) as Promise<StateRunReturn>;
+  async single(fun: string, name: string, kwargs: Record<string, unknown>, opts: StateRunOptions): Promise<StateRunReturn> {
+    return (await this.system(opts)).single(fun, name, kwargs, this.run(opts)) as Promise<StateRunReturn>;
   }
 
   async slsId(id: string, mods: string[], opts: StateRunOptions): Promise<StateRunReturn> {
-    const ret = await this.system(opts).slsId(id, mods, this.run(opts));
+    const ret = await (await this.system(opts)).slsId(id, mods, this.run(opts));
     // Salt raises SaltInvocationError: "ERROR executing 'state.sls_id': ..." from the minion.
     if (ret === null)
       throw new InvocationError(`No matches for ID '${id}' found in SLS '${mods.join(',')}' within saltenv '${opts.saltenv ?? 'base'}'`);
     return ret as StateRunReturn;
   }
 
-  showSls(mods: string[], opts: StateRunOptions): Promise<unknown> {
-    return this.system(opts).showSls(mods, opts.saltenv ?? 'base');
+  async showSls(mods: string[], opts: StateRunOptions): Promise<unknown> {
+    return (await this.system(opts)).showSls(mods, opts.saltenv ?? 'base');
   }
 
-  showLowSls(mods: string[], opts: StateRunOptions): Promise<unknown> {
-    return this.system(opts).showLowSls(mods, opts.saltenv ?? 'base');
+  async showLowSls(mods: string[], opts: StateRunOptions): Promise<unknown> {
+    return (await this.system(opts)).showLowSls(mods, opts.saltenv ?? 'base');
   }
 
-  showTop(opts: StateRunOptions): Promise<unknown> {
-    return this.system(opts).showTop();
+  async showTop(opts: StateRunOptions): Promise<unknown> {
+    return (await this.system(opts)).showTop();
   }
 
-  showHighstate(opts: StateRunOptions): Promise<unknown> {
-    return this.system(opts).showHighstate();
+  async showHighstate(opts: StateRunOptions): Promise<unknown> {
+    return (await this.system(opts)).showHighstate();
   }
 
-  showLowstate(opts: StateRunOptions): Promise<unknown> {
-    return this.system(opts).showLowstate();
+  async showLowstate(opts: StateRunOptions): Promise<unknown> {
+    return (await this.system(opts)).showLowstate();
   }
 
   retcode(ret: StateRunReturn): number {

@@ -73,6 +73,16 @@ export function fakeShell(
   };
 }
 
+/**
+ * The built-in modules (`state`, `test`, `cmd`, `file`, ...), for a harness that runs a
+ * third-party module beside them: a state module is applied through the built-in `state` module.
+ *
+ * @example
+ * const h = await createHarness({ modules: [...BUILTIN_PLUGINS, HelloStates] });
+ * await h.call('state.single', ['hello.greeting', '/tmp/g'], { who: 'bob' });
+ */
+export { BUILTIN_PLUGINS };
+
 export interface HarnessOptions {
   /** Module classes (and grains providers) to load; default: the built-ins. */
   modules?: readonly unknown[];

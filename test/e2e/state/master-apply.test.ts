@@ -255,3 +255,15 @@ describe('three minions applying one state tree', () => {
     expect(done.stdout).toContain('Comment: Success!');
   }, 120_000);
 });
+
+describe('file.recurse through the master', () => {
+  it("copies a salt:// directory listed and fetched from the master's file server, templates rendered", async () => {
+    const dest = join(vec, 'work', 'recursed');
+    const res = await cluster.salt('vec1', 'state.single', 'file.recurse', dest, 'source=salt://fleet', 'include_pat=*.j2', 'template=jinja', 'defaults={"port": 9}', '--out', 'json');
+    expect(res.code, res.stdout + res.stderr).toBe(0);
+    const ret = Object.values(JSON.parse(res.stdout).vec1 as Record<string, { result: boolean; changes: Record<string, unknown> }>)[0];
+    expect(ret.result).toBe(true);
+    expect(Object.keys(ret.changes)).toEqual([`${dest}/app.conf.j2`]);
+    expect(readFileSync(join(dest, 'app.conf.j2'), 'utf8')).toMatch(/^id=vec1 k=\S+ port=9\n/);
+  }, 60_000);
+});

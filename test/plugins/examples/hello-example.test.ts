@@ -12,6 +12,7 @@ import { installPackage } from './build-package';
 
 // The example's own tests, run by this repository's vitest.
 import '../../../examples/brine-plugin-hello/test/hello.module.test';
+import '../../../examples/brine-plugin-hello/test/hello.state.test';
 
 const EXAMPLE = resolve(__dirname, '../../../examples/brine-plugin-hello');
 const dirs: string[] = [];
@@ -34,6 +35,9 @@ describe('the example plugin installed as an npm package', () => {
       npm: { nodeModules: [join(root, 'node_modules')] },
     }).load();
     expect(plugins.registry.module('hello')?.origin).toBe('npm:brine-plugin-hello');
+    // Its state module too: hello.greeting and the mod_watch a watch calls.
+    expect(plugins.registry.find('hello.greeting', 'state')).toBeDefined();
+    expect(plugins.registry.find('hello.mod_watch', 'state')).toBeDefined();
     const ex = new Executor(plugins);
     expect(await ex.run({ fun: 'hello.world', arg: [], jid: '20240101000000000001' })).toEqual({
       return: 'hello world from web1',

@@ -295,6 +295,28 @@ describe('text edits', () => {
     expect((await single('file.uncomment', `${d}/f`, { regex: 'two' })).comment).toBe('Pattern already uncommented');
     expect(readFileSync(`${d}/f`, 'utf8')).toBe('# head\none\ntwo\n# BEGIN\nx=1\n# END\n');
   });
+
+  it('append, prepend and blockreplace read their text from rendered template sources', async () => {
+    const d = dir('edit-sources');
+    writeFileSync(`${d}/f`, 'body\n# BEGIN\n# END\n');
+    const tmpl = { source: 'salt://files/tmpl.conf', defaults: { v: 1, d: 'x' }, context: { v: 2 } };
+    expect(await single('file.append', `${d}/f`, tmpl)).toMatchObject({ result: true, comment: 'Appended 1 lines' });
+    expect(await single('file.prepend', `${d}/f`, { sources: ['salt://files/plain.conf'], template: '' })).toMatchObject({
+      result: true,
+      comment: 'Prepended 1 lines',
+    });
+    await single('file.blockreplace', `${d}/f`, { ...tmpl, marker_start: '# BEGIN', marker_end: '# END' });
+    expect(readFileSync(`${d}/f`, 'utf8')).toBe('plain\nbody\n# BEGIN\nv=2 d=x\n# END\nv=2 d=x\n');
+    expect(await single('file.append', `${d}/f`, { source: 'salt://files/nope' })).toMatchObject({
+      name: 'salt://files/nope',
+      result: false,
+      comment: 'Failed to load template file salt://files/nope',
+    });
+    expect(await single('file.append', `${d}/f`, { source: 'salt://files/plain.conf', sources: ['salt://x'] })).toMatchObject({
+      result: false,
+      comment: 'source and sources are mutually exclusive',
+    });
+  });
 });
 
 describe('touch, copy, rename', () => {

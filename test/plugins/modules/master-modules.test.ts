@@ -3,11 +3,12 @@
  * are Salt 3007's own (salt/modules/event.py, salt/fileclient.py, salt/modules/mine.py). A master
  * in memory answers them; test/interop proves the same modules against a real Salt master.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import type { MasterFiles } from '../../../src/plugins/services/extension-sync';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createHarness } from 'brine/testing';
 import { MasterLink } from '../../../src/plugins/services/master-link';
@@ -17,7 +18,29 @@ import type { MinionEvent } from '../../../src/plugins/api/minion-events';
 
 type Load = Record<string, unknown>;
 
-const FILES: Record<string, string> = { 'files/motd': 'hello\n', 'files/conf/app.conf': 'x=1\n', 'filesystem.txt': 'not in files/\n' };
+const FILES: Record<string, string> = {
+  'files/motd': 'hello\n',
+  'files/conf/app.conf': 'x=1\n',
+  'filesystem.txt': 'not in files/\n',
+  'tpl/motd.j2': "{{ grains.os }} says {{ greeting }}{{ salt['test.echo'](' twice') }} as {{ pillar.role }}\n",
+  'tpl/broken.j2': '{{ nosuch.attr }}\n',
+  'top.sls': 'base: {}\n',
+  'web/init.sls': '{}\n',
+  'web/site.sls': '{}\n',
+};
+
+/** The same files for the minion's file cache (cp.cache_file and what uses it). */
+const MASTER_FILES: MasterFiles = {
+  async list(_saltenv, prefix) {
+    return Object.keys(FILES).filter((p) => p.startsWith(prefix));
+  },
+  async fetch(_saltenv, path, dest) {
+    if (FILES[path] === undefined) return false;
+    mkdirSync(dirname(dest), { recursive: true });
+    writeFileSync(dest, FILES[path]);
+    return true;
+  },
+};
 
 /** A master in memory: records every load, answers as Salt's master does. */
 function fakeMaster() {
@@ -205,6 +228,48 @@ describe('event, cp and mine over the master link', async () => {
     expect(lastLoad()).toEqual({ cmd: '_mine_delete', fun: 'test.echo' });
     await h.call('mine.flush');
     expect(lastLoad()).toEqual({ cmd: '_mine_flush' });
+  });
+});
+
+describe("cp functions over the minion's file cache", async () => {
+  const cachedir = join(tmp, 'cp-cache');
+  const h = await createHarness({
+    masterLink: fakeMaster().link,
+    files: MASTER_FILES,
+    config: { cachedir },
+    grains: { os: 'Debian', id: 'minion' },
+    pillar: { role: 'web' },
+  });
+
+  it('cp.get_template renders a salt:// Jinja template with grains, salt[...] and the keyword arguments, into dest', async () => {
+    const dest = join(tmp, 'tpl-out', 'motd');
+    expect((await h.call('cp.get_template', ['salt://tpl/motd.j2', dest], { greeting: 'hello' })).return).toBe('');
+    expect((await h.call('cp.get_template', ['salt://tpl/motd.j2', dest], { greeting: 'hello', makedirs: true })).return).toBe(dest);
+    expect(readFileSync(dest, 'utf8')).toBe('Debian says hello twice as web\n');
+    // Without dest: the minion's cache (extrn_files), as Salt's fileclient.
+    const cached = (await h.call('cp.get_template', ['salt://tpl/motd.j2', ''], { greeting: 'hi' })).return as string;
+    expect(cached).toBe(join(cachedir, 'extrn_files', 'base', 'tpl', 'motd.j2'));
+    expect(readFileSync(cached, 'utf8')).toBe('Debian says hi twice as web\n');
+    // A missing source, a template that fails, an engine brine has not: '' as Salt answers.
+    expect((await h.call('cp.get_template', ['salt://tpl/nope.j2', dest])).return).toBe('');
+    expect((await h.call('cp.get_template', ['salt://tpl/broken.j2', dest])).return).toBe('');
+    expect((await h.call('cp.get_template', ['salt://tpl/motd.j2', dest], { template: 'mako' })).return).toBe('');
+  });
+
+  it('cp.cache_dir caches the files under a directory (include_pat/exclude_pat), and its empty directories on request', async () => {
+    const base = join(cachedir, 'files', 'base');
+    expect((await h.call('cp.cache_dir', ['salt://files'])).return).toEqual([join(base, 'files/motd'), join(base, 'files/conf/app.conf')]);
+    expect(readFileSync(join(base, 'files/conf/app.conf'), 'utf8')).toBe('x=1\n');
+    expect((await h.call('cp.cache_dir', ['salt://files'], { exclude_pat: 'E@conf' })).return).toEqual([join(base, 'files/motd')]);
+    expect((await h.call('cp.cache_dir', ['salt://files/'], { include_pat: '*.conf', include_empty: true })).return).toEqual([
+      join(base, 'files/conf/app.conf'),
+      `${base}/files/empty`,
+    ]);
+    expect(existsSync(join(base, 'files/empty'))).toBe(true);
+  });
+
+  it('cp.list_states names the SLS files of the environment as states (init.sls is its folder)', async () => {
+    expect((await h.call('cp.list_states')).return).toEqual(['top', 'web', 'web.site']);
   });
 });
 

@@ -23,6 +23,15 @@ const COMMANDS: Record<string, string> = {
   'ip -4 route show table main': OUT('ip-route4.txt'),
   'ip -6 route show table all': OUT('ip-route6.txt'),
   'ping -W 2 -c 4 example.org': 'PING example.org 4 packets\n',
+  'traceroute example.org':
+    'traceroute to example.org (93.184.216.34), 30 hops max, 60 byte packets\n' +
+    ' 1  gateway (192.0.2.1)  0.345 ms  0.301 ms  0.298 ms\n' +
+    ' 2  * * *\n' +
+    ' 3  edge.example.net (198.51.100.7)  10.123 ms  9.876 ms  10.001 ms\n',
+  'traceroute --version': 'Modern traceroute for Linux, version 2.1.2, Oct 24 2022\n',
+  'dig example.org': '; <<>> DiG 9.18 <<>> example.org\n;; ANSWER SECTION:\nexample.org.\t300\tIN\tA\t93.184.216.34\n',
+  'ip route get 8.8.8.8': '8.8.8.8 via 192.0.2.1 dev eth0 src 192.0.2.2 uid 0 \n    cache \n',
+  'ip route get 127.0.0.1': 'local 127.0.0.1 dev lo src 127.0.0.1 uid 0 \n    cache <local> \n',
   'arp -an': '? (192.0.2.1) at 02:fc:00:00:00:05 [ether] on eth0\n? (192.0.2.9) at <incomplete> on eth0\n',
 };
 
@@ -41,8 +50,32 @@ describe('network module', () => {
   let viaSs: Harness;
   beforeAll(async () => {
     const host = new NodeHost(fixture('roots', 'status-linux'));
-    h = await createHarness({ host, shell: shellWith(['ip', 'netstat', 'ping', 'arp']), grains: { kernel: 'Linux' } });
+    h = await createHarness({ host, shell: shellWith(['ip', 'netstat', 'ping', 'arp', 'traceroute', 'dig']), grains: { kernel: 'Linux' } });
     viaSs = await createHarness({ host, shell: shellWith(['ip']), grains: { kernel: 'Linux' } });
+  });
+
+  it('traceroute, dig and get_route parse and answer as Salt does', async () => {
+    expect((await h.call('network.traceroute', ['example.org'])).return).toEqual([
+      { count: 1, hostname: 'gateway', ip: '192.0.2.1', ms1: 0.345, ms2: 0.301, ms3: 0.298 },
+      { count: 2, hostname: '*' },
+      { count: 3, hostname: 'edge.example.net', ip: '198.51.100.7', ms1: 10.123, ms2: 9.876, ms3: 10.001 },
+    ]);
+    expect((await h.call('network.dig', ['example.org'])).return).toContain('93.184.216.34');
+    expect((await h.call('network.get_route', ['8.8.8.8'])).return).toEqual({
+      destination: '8.8.8.8',
+      gateway: '192.0.2.1',
+      interface: 'eth0',
+      source: '192.0.2.2',
+    });
+    expect((await h.call('network.get_route', ['127.0.0.1'])).return).toEqual({
+      destination: '127.0.0.1',
+      gateway: null,
+      interface: 'lo',
+      source: '127.0.0.1',
+    });
+    // Without the binaries: Salt's which() text.
+    expect((await viaSs.call('network.traceroute', ['example.org'])).return).toBe("ERROR: The 'traceroute' binary was not found in $PATH.");
+    expect((await viaSs.call('network.dig', ['example.org'])).return).toBe("ERROR: The 'dig' binary was not found in $PATH.");
   });
 
   it("interfaces, ip_addrs (loopback, interface glob, public/private, cidr), ip_addrs6, subnets equal Salt's", async () => {

@@ -12,6 +12,7 @@ import { describe, expect, it } from 'vitest';
 import { createHarness } from 'brine/testing';
 import { normalise } from '../../support/state-corpus';
 import { formatHighstate, highstateOptionsOf } from '../../../src/cli/output/highstate';
+import { NodeShell } from '../../../src/plugins/services/shell';
 
 const DIR = join(__dirname, '../../core/state/fixtures/state-functions');
 const CONF = {
@@ -49,6 +50,7 @@ describe('state functions and minion options, as Salt 3007.10', () => {
     ['conf2_highstate', CONF2, 'state.apply', []],
     ['conf2_show_lowstate', CONF2, 'state.show_lowstate', []],
     ['req_more', CONF, 'state.apply', ['req_more']],
+    ['test_more', CONF, 'state.apply', ['test_more']],
   ];
   for (const [name, config, fun, args, kwargs] of cases) {
     it(`${name}: ${fun} ${JSON.stringify(args)} ${JSON.stringify(kwargs ?? {})}`, async () => {
@@ -82,4 +84,29 @@ describe('state functions and minion options, as Salt 3007.10', () => {
       expect(sortFailed(normalise(text)), file).toBe(sortFailed(normalise(readFileSync(join(DIR, 'salt-3007', file), 'utf8'))));
     }
   });
+
+  it('state.show_top with a top target for every match: type, as Salt 3007 matches them', async () => {
+    const h = await createHarness({
+      pillar: PILLAR,
+      grains: { id: 'vec1', os: 'Debian', ipv4: ['127.0.0.1', '192.0.2.2'] },
+      config: { ...CONF, state_top: 'matchers_top.sls', nodegroups: { webs: 'L@vec1,other' } },
+    });
+    const res = await h.call('state.show_top');
+    expect(JSON.stringify({ local: res.return }, null, 4) + '\n').toBe(
+      readFileSync(join(DIR, 'salt-3007', 'matchers_show_top.json'), 'utf8'),
+    );
+  });
+
+  // runas: root needs root, as the capture had.
+  it.skipIf(process.getuid?.() !== 0)(
+    'cmd states: wait, wait_script, script, success_retcodes, shell, timeout, output_loglevel, runas, as Salt 3007 (a real shell)',
+    async () => {
+      const h = await createHarness({ pillar: PILLAR, config: CONF, shell: new NodeShell() });
+      const res = await h.call('state.apply', ['cmd_more']);
+      expect(normalise(JSON.stringify({ local: res.return }, null, 4)) + '\n').toBe(
+        normalise(readFileSync(join(DIR, 'salt-3007', 'cmd_more.json'), 'utf8')),
+      );
+      expect(res.retcode === 0 ? '0' : '1').toBe(retcodes.get('cmd_more'));
+    },
+  );
 });

@@ -1,5 +1,8 @@
-import { describe, expect, it } from 'vitest';
-import { readFileSync } from 'node:fs';
+import { afterAll, describe, expect, it } from 'vitest';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { freePort } from '../../support/ports';
 import { createHarness, fakeShell, type Harness } from 'brine/testing';
 import { NodeHost } from '../../../src/plugins/services/host';
 import { NodeShell } from '../../../src/plugins/services/shell';
@@ -36,6 +39,41 @@ const shell = fakeShell(
   },
   Object.fromEntries(['who', 'w', 'df', 'nproc'].map((c) => [c, `/usr/bin/${c}`])),
 );
+
+describe('status.master and status.ping_master', () => {
+  const head = '  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode\n';
+  const tail = ' 00000000:00000000 00:00000000 00000000     0        0 1 1 0 100 0 0 10 0\n';
+  const root = mkdtempSync(join(tmpdir(), 'brine-status-master-'));
+  mkdirSync(join(root, 'proc', 'net'), { recursive: true });
+  // Established to 127.0.0.1:4505, listening on 4505 (not a connection), established to [::ffff:10.0.0.5]:4505 and [::1]:4505 on port 4506.
+  writeFileSync(
+    join(root, 'proc', 'net', 'tcp'),
+    `${head}   0: 0100007F:C350 0100007F:1199 01${tail}   1: 00000000:1199 00000000:0000 0A${tail}`,
+  );
+  writeFileSync(
+    join(root, 'proc', 'net', 'tcp6'),
+    `${head}   0: 00000000000000000000000001000000:C351 0000000000000000FFFF00000500000A:1199 01${tail}` +
+      `   1: 00000000000000000000000001000000:C352 00000000000000000000000001000000:119A 01${tail}`,
+  );
+  afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+  it('status.master: whether a connection to the master publish_port is established (IPv4, v4-mapped IPv6), None without a master', async () => {
+    const h = await createHarness({ host: new NodeHost(root), grains: { kernel: 'Linux' } });
+    expect((await h.call('status.master', ['127.0.0.1'])).return).toBe(true);
+    expect((await h.call('status.master', ['10.0.0.5'])).return).toBe(true);
+    expect((await h.call('status.master', ['10.0.0.6'])).return).toBe(false);
+    expect((await h.call('status.master')).return).toBeNull();
+    const other = await createHarness({ host: new NodeHost(root), grains: { kernel: 'Linux' }, config: { publish_port: 4506 } });
+    expect((await other.call('status.master', ['::1'])).return).toBe(true);
+    expect((await other.call('status.master', ['127.0.0.1'])).return).toBe(false);
+  });
+
+  it('status.ping_master: False for no master or one that does not answer', async () => {
+    const h = await createHarness({ grains: { kernel: 'Linux' }, config: { auth_timeout: 1 } });
+    expect((await h.call('status.ping_master', [''])).return).toBe(false);
+    expect((await h.call('status.ping_master', [`127.0.0.1:${await freePort()}`])).return).toBe(false);
+  });
+});
 
 describe('status and disk modules', () => {
   let h: Harness;

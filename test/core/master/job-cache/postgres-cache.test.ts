@@ -161,6 +161,91 @@ describe.skipIf(SKIP_PG)('PostgreSQL job cache against a real server', () => {
     });
   });
 
+  describe("the postgres returner: Salt's text tables, through the job cache connection", () => {
+    const errors: string[] = [];
+    const logger = new StreamLogger('error', (line) => errors.push(line));
+    const sql = async (text: string, values: unknown[] = []) => {
+      const client = new Client(pg.options());
+      await client.connect();
+      try {
+        return (await client.query(text, values)).rows;
+      } finally {
+        await client.end();
+      }
+    };
+
+    it('stores returns, loads and events as JSON text, and reads them back as Salt does', async () => {
+      // The pgjsonb cases above made jsonb tables of the same names: start from Salt's own layout.
+      await sql('DROP TABLE IF EXISTS jids, salt_returns, salt_events');
+      const o = pg.options();
+      const runtime = await PluginRuntime.start({
+        config: new StaticConfig({
+          id: 'web1',
+          'returner.postgres.host': o.host,
+          'returner.postgres.port': o.port,
+          'returner.postgres.user': o.user,
+          'returner.postgres.passwd': o.password,
+          'returner.postgres.db': o.database,
+        }),
+        grains: new MemoryGrains({ kernel: 'Linux' }),
+        logger,
+        builtins: BUILTIN_PLUGINS,
+      });
+      const jid = '20261203140000000001';
+      await runtime.sendToReturners({ fun: 'test.echo', arg: ['hi'], jid, ret: 'postgres' }, { return: 'hi', retcode: 0, success: true });
+      expect(errors).toEqual([]);
+      const types = await sql(
+        "SELECT column_name, data_type FROM information_schema.columns WHERE table_name = 'salt_returns' AND column_name IN ('return', 'full_ret') ORDER BY 1",
+      );
+      expect(types).toEqual([
+        { column_name: 'full_ret', data_type: 'text' },
+        { column_name: 'return', data_type: 'text' },
+      ]);
+      const full = { id: 'web1', jid, fun: 'test.echo', fun_args: ['hi'], return: 'hi', retcode: 0, success: true };
+      expect(await sql('SELECT fun, jid, return, id, success, full_ret FROM salt_returns')).toEqual([
+        { fun: 'test.echo', jid, return: '"hi"', id: 'web1', success: 'true', full_ret: JSON.stringify(full) },
+      ]);
+      const call = (fun: string, arg: unknown[]) => runtime.invoke('returner', fun, { arg }, { fun, jid: 'req' });
+      await call('postgres.save_load', [jid, { fun: 'test.echo', arg: ['hi'], tgt: 'web*', tgt_type: 'glob', user: 'root' }]);
+      await call('postgres.save_load', [jid, { fun: 'other' }]);
+      expect(await call('postgres.get_load', [jid])).toEqual({
+        fun: 'test.echo',
+        arg: ['hi'],
+        tgt: 'web*',
+        tgt_type: 'glob',
+        user: 'root',
+      });
+      expect(await call('postgres.get_load', ['20000101000000000000'])).toEqual({});
+      expect(await call('postgres.get_jid', [jid])).toEqual({ web1: full });
+      expect(await call('postgres.get_fun', ['test.echo'])).toEqual({ web1: full });
+      expect(await call('postgres.get_jids', [])).toEqual({
+        [jid]: {
+          Function: 'test.echo',
+          Arguments: ['hi'],
+          Target: 'web*',
+          'Target-type': 'glob',
+          User: 'root',
+          StartTime: '2026, Dec 03 14:00:00.000001',
+        },
+      });
+      expect(await call('postgres.get_minions', [])).toEqual(['web1']);
+      const cache = await PostgresJobCache.open(pg.options());
+      const returns = await EventReturns.start({
+        config: { event_return: 'postgres', id: 'master-b' },
+        logger,
+        builtins: BUILTIN_RETURNERS,
+        jobCache: cache,
+      });
+      returns!.push('brine/test/pg', { n: 3 });
+      await returns!.stop();
+      await cache.close();
+      expect(errors).toEqual([]);
+      expect(await sql("SELECT tag, data, master_id FROM salt_events WHERE master_id = 'master-b'")).toEqual([
+        { tag: 'brine/test/pg', data: '{"n":3}', master_id: 'master-b' },
+      ]);
+    });
+  });
+
   it('a wrong password is a JOB_CACHE_IO error', async () => {
     expect(await codeOf(() => PostgresJobCache.open({ ...pg.options(), password: 'wrong' }))).toBe('JOB_CACHE_IO');
   });

@@ -1,0 +1,100 @@
+/**
+ * The weight of brine's own processes, as the scale issue measures them: a real `salt-minion`'s
+ * resident memory idle (signed in, one job answered) and after `saltutil.sync_modules` brought a
+ * TypeScript and a JavaScript module; the `salt` CLI's peak RSS for `salt '*' test.ping`; the CPU
+ * of `salt --version`. The CLIs run under `/usr/bin/time -v` (its "Maximum resident set size" and
+ * user + system time); the minion's figures are its VmRSS from /proc while it runs.
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { Cluster, REPO } from '../scripts/cluster';
+import { BenchError } from './bench-error';
+import { rssMiB } from './procfs';
+import { median, RUNS } from './render-bench';
+
+/** The plugins e2e test's master file_roots: `_modules/greeter.ts` and `_modules/shouter.js`. */
+const FILE_ROOTS = resolve(REPO, 'test', 'e2e', 'fixtures', 'plugins', 'file_roots');
+const TIME = '/usr/bin/time';
+
+export interface ProcessBenchResult {
+  saltVersionCpuMs: number;
+  saltVersionPeakRssMiB: number;
+  saltPingPeakRssMiB: number;
+  saltPingCpuMs: number;
+  minionIdleRssMiB: number;
+  minionSyncedRssMiB: number;
+}
+
+interface Timed {
+  cpuMs: number;
+  peakRssMiB: number;
+}
+
+/** One run of `argv` under `/usr/bin/time -v`: its user + system CPU and maximum RSS. */
+function timed(argv: string[]): Timed {
+  const res = spawnSync(TIME, ['-v', ...argv], { encoding: 'utf8' });
+  if (res.status !== 0) throw new BenchError('BENCH_PROCESS', `bench: ${argv.join(' ')} failed (exit ${res.status}): ${res.stderr}`);
+  const field = (name: string): number => {
+    const m = new RegExp(`${name}: ([\\d.]+)`).exec(res.stderr);
+    if (!m) throw new BenchError('BENCH_PROCESS', `bench: no '${name}' in /usr/bin/time -v output:\n${res.stderr}`);
+    return Number(m[1]);
+  };
+  return {
+    cpuMs: (field('User time \\(seconds\\)') + field('System time \\(seconds\\)')) * 1000,
+    peakRssMiB: field('Maximum resident set size \\(kbytes\\)') / 1024,
+  };
+}
+
+/** Median CPU and median peak RSS of RUNS runs after one warm-up run. */
+function timedMedian(argv: string[]): Timed {
+  timed(argv);
+  const runs = Array.from({ length: RUNS }, () => timed(argv));
+  return { cpuMs: median(runs.map((r) => r.cpuMs)), peakRssMiB: median(runs.map((r) => r.peakRssMiB)) };
+}
+
+export async function runProcessBench(): Promise<ProcessBenchResult> {
+  if (!existsSync(TIME)) {
+    throw new BenchError('BENCH_PROCESS', 'bench: /usr/bin/time is missing', { hint: 'install it: apt-get install time' });
+  }
+  const bin = (name: string) => [process.execPath, join(REPO, 'bin', name)];
+  const version = timedMedian([...bin('salt'), '--version']);
+  const cluster = await Cluster.create({ file_roots: { base: [FILE_ROOTS] } });
+  try {
+    await cluster.startMaster();
+    await cluster.startAccepted([{ id: 'm1' }]);
+    const minion = cluster.minions.get('m1')!;
+    const ping = timedMedian([...bin('salt'), '-c', cluster.masterDir, '*', 'test.ping']);
+    const minionIdleRssMiB = rssMiB(minion.child.pid!);
+    const synced = await cluster.salt('m1', 'saltutil.sync_modules', '--out', 'json');
+    if (synced.code !== 0 || !synced.stdout.includes('modules.greeter')) {
+      throw new BenchError('BENCH_PROCESS', `bench: saltutil.sync_modules failed (exit ${synced.code}): ${synced.stdout}${synced.stderr}`);
+    }
+    // A call of the synced TypeScript module: it is loaded, not only on disk.
+    const hi = await cluster.salt('m1', 'greeter.hi', 'bob');
+    if (hi.code !== 0) throw new BenchError('BENCH_PROCESS', `bench: greeter.hi failed after the sync: ${hi.stdout}${hi.stderr}`);
+    return {
+      saltVersionCpuMs: version.cpuMs,
+      saltVersionPeakRssMiB: version.peakRssMiB,
+      saltPingPeakRssMiB: ping.peakRssMiB,
+      saltPingCpuMs: ping.cpuMs,
+      minionIdleRssMiB,
+      minionSyncedRssMiB: rssMiB(minion.child.pid!),
+    };
+  } finally {
+    await cluster.stop();
+  }
+}
+
+/** Lines for the report, each with the issue's target. */
+export function processBenchLines(r: ProcessBenchResult): string[] {
+  return [
+    `salt-minion RSS: ${r.minionIdleRssMiB.toFixed(1)} MiB idle (target <= 45), ${r.minionSyncedRssMiB.toFixed(1)} MiB after syncing a TypeScript and a JavaScript module (target <= 55)`,
+    `salt '*' test.ping (1 minion): ${r.saltPingPeakRssMiB.toFixed(1)} MiB peak RSS (target <= 45), ${r.saltPingCpuMs.toFixed(0)} ms CPU`,
+    `salt --version: ${r.saltVersionCpuMs.toFixed(0)} ms CPU (target <= 150), ${r.saltVersionPeakRssMiB.toFixed(1)} MiB peak RSS (medians of ${RUNS} runs under /usr/bin/time -v)`,
+  ];
+}
+
+if (require.main === module) {
+  void runProcessBench().then((r) => process.stdout.write(`${processBenchLines(r).join('\n')}\n`));
+}
