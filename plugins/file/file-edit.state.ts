@@ -40,7 +40,8 @@ interface SourcesArgs {
 async function templateTexts(a: SourcesArgs, ctx: StateContext): Promise<string[] | StateReturn | null> {
   const err = (name: string, comment: string): StateReturn => ({ name, changes: {}, result: false, comment });
   if (a.source && a.sources && a.sources.length > 0) return err('', 'source and sources are mutually exclusive');
-  if (a.source_hash && a.source_hashes && a.source_hashes.length > 0) return err('', 'source_hash and source_hashes are mutually exclusive');
+  if (a.source_hash && a.source_hashes && a.source_hashes.length > 0)
+    return err('', 'source_hash and source_hashes are mutually exclusive');
   const list = a.source ? [a.source] : (a.sources ?? []).map(String);
   if (list.length === 0) return null;
   const texts: string[] = [];
@@ -49,9 +50,11 @@ async function templateTexts(a: SourcesArgs, ctx: StateContext): Promise<string[
     if (!local) return err(source, `Failed to load template file ${source}`);
     let text: string;
     if (!a.template) text = readFileSync(local, 'utf8');
-    else if (a.template !== 'jinja') throw new CommandExecutionError(`The template renderer '${a.template}' is not available (brine renders jinja)`);
+    else if (a.template !== 'jinja')
+      throw new CommandExecutionError(`The template renderer '${a.template}' is not available (brine renders jinja)`);
     else {
-      if (!ctx.renderTemplate) throw new CommandExecutionError('templates need the state runner: run the state through state.apply / state.sls');
+      if (!ctx.renderTemplate)
+        throw new CommandExecutionError('templates need the state runner: run the state through state.apply / state.sls');
       const name = source.startsWith('salt://') ? source.slice('salt://'.length).split('?')[0] : source;
       text = await ctx.renderTemplate(local, name, { ...(a.defaults ?? {}), ...(a.context ?? {}) });
     }
@@ -196,7 +199,8 @@ export class FileEditStates {
       if (regex(pattern, 8).test(before)) continue;
       add.push(...splitLines(chunk));
     }
-    const after = add.length === 0 ? before : (before === '' || before.endsWith('\n') ? before : `${before}\n`) + add.map((l) => `${l}\n`).join('');
+    const after =
+      add.length === 0 ? before : (before === '' || before.endsWith('\n') ? before : `${before}\n`) + add.map((l) => `${l}\n`).join('');
     if (after !== before) ret.changes = { diff: isText(name) ? appendDiff(before, after) : 'Replace binary file' };
     ret.result = true;
     if (add.length === 0) {
@@ -217,10 +221,19 @@ export class FileEditStates {
     summary: 'Ensure that some text appears at the beginning of a file',
     description: 'header=True compares the first lines verbatim instead of searching the whole file.',
     examples: ['salt-call state.single file.prepend /etc/motd text="# managed by salt"'],
-    args: { ...NAME, text: arg.any({ optional: true }), makedirs: arg.boolean({ default: false }), ...SOURCES, header: arg.boolean({ default: false }) },
+    args: {
+      ...NAME,
+      text: arg.any({ optional: true }),
+      makedirs: arg.boolean({ default: false }),
+      ...SOURCES,
+      header: arg.boolean({ default: false }),
+    },
     kwargs: true,
   })
-  async prepend(args: { name: string; text?: unknown; makedirs: boolean; header: boolean } & SourcesArgs, ctx: StateContext): Promise<StateReturn> {
+  async prepend(
+    args: { name: string; text?: unknown; makedirs: boolean; header: boolean } & SourcesArgs,
+    ctx: StateContext,
+  ): Promise<StateReturn> {
     const name = expandUser(args.name);
     const ret: StateReturn = { name, changes: {}, result: false, comment: '' };
     if (!args.name) return fail(ret, 'Must provide name to file.prepend');

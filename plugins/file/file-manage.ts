@@ -76,7 +76,8 @@ export function manageFile(ret: StateReturn, name: string, data: Buffer | undefi
       }
     }
     checkPerms(replaceLink ? name : real, ret, perms, false);
-    if (ret.result !== false) ret.comment = Object.keys(changes).length > 0 ? `File ${name} updated` : `File ${name} is in the correct state`;
+    if (ret.result !== false)
+      ret.comment = Object.keys(changes).length > 0 ? `File ${name} updated` : `File ${name} is in the correct state`;
     return ret;
   }
   // A new file.

@@ -122,7 +122,8 @@ export function extractHash(text: string, fileName: string, source: string, sour
       const tail = kind === 'source_hash_name' ? full : base;
       if (line.endsWith(tail)) {
         const before = line[line.length - tail.length - 1];
-        const ok = kind === 'source_hash_name' ? before !== undefined && /\s/.test(before) : before !== undefined && separators.test(before);
+        const ok =
+          kind === 'source_hash_name' ? before !== undefined && /\s/.test(before) : before !== undefined && separators.test(before);
         if (ok) found[kind] = matched;
       } else if (new RegExp(`^${escapeRegex(full)}\\s+`).test(line)) found[kind] = matched;
     }
@@ -135,7 +136,8 @@ export const digest = (data: Buffer, type: string): string => createHash(type).u
 
 /** Download an http(s) source to a temporary file; its path. */
 export async function download(url: string): Promise<string> {
-  if (schemeOf(url) === 'ftp') throw new CommandExecutionError(`Failed to cache ${url}: ftp sources are not supported by brine; use http(s)`);
+  if (schemeOf(url) === 'ftp')
+    throw new CommandExecutionError(`Failed to cache ${url}: ftp sources are not supported by brine; use http(s)`);
   let res: Response;
   try {
     res = await fetch(url);

@@ -2,18 +2,7 @@
  * What the file states share: Salt's `_error`, `_check_user`, `check_perms`, the atomic write
  * (a temporary file in the target's directory, then rename) and the `backup: minion` copy.
  */
-import {
-  chmodSync,
-  chownSync,
-  copyFileSync,
-  lchownSync,
-  lstatSync,
-  mkdirSync,
-  renameSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-} from 'node:fs';
+import { chmodSync, chownSync, copyFileSync, lchownSync, lstatSync, mkdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import type { StateReturn } from 'brine/plugin';
 import { gidToGroup, groupToGid, normalizeMode, uidToUser, userToUid } from './file-paths';
@@ -199,4 +188,3 @@ export function permsDiffer(path: string, want: Perms): Record<string, unknown> 
   const probe: StateReturn = { name: path, changes: {}, result: true, comment: '' };
   return checkPerms(path, probe, want, true).changes as Record<string, unknown>;
 }
-

@@ -141,12 +141,18 @@ export class FileStates extends FileEditStates {
     if (!Array.isArray(source)) return [String(source), sourceHash];
     for (const item of source) {
       const [src, hash] =
-        item !== null && typeof item === 'object' ? (Object.entries(item as Record<string, unknown>)[0] ?? ['', null]) : [String(item), null];
+        item !== null && typeof item === 'object'
+          ? (Object.entries(item as Record<string, unknown>)[0] ?? ['', null])
+          : [String(item), null];
       if (!src) continue;
       const scheme = schemeOf(src);
       let exists = false;
       if (scheme === 'salt') exists = (await needed(ctx.cacheFile, 'cacheFile')(src)) !== null;
-      else if (isRemote(src)) exists = await fetch(src, { method: 'HEAD' }).then((r) => r.ok, () => false);
+      else if (isRemote(src))
+        exists = await fetch(src, { method: 'HEAD' }).then(
+          (r) => r.ok,
+          () => false,
+        );
       else exists = existsSync(localPath(src));
       if (exists) return [src, hash || sourceHash];
     }
@@ -170,7 +176,10 @@ export class FileStates extends FileEditStates {
     description:
       'source: a salt:// URL, a local path, an http(s) URL (needs source_hash unless skip_verify) or a list (the first that exists). ' +
       'contents, contents_pillar or contents_grains give the text instead. backup: minion keeps the old file under the cachedir file_backup/.',
-    examples: ['salt-call state.single file.managed /etc/motd contents=hi', 'salt-call state.single file.managed /etc/app.conf source=salt://app/app.conf'],
+    examples: [
+      'salt-call state.single file.managed /etc/motd contents=hi',
+      'salt-call state.single file.managed /etc/app.conf source=salt://app/app.conf',
+    ],
     args: MANAGED,
     kwargs: true,
   })
@@ -240,7 +249,8 @@ export class FileStates extends FileEditStates {
             : `File ${name} not updated`;
       } else {
         checkPerms(name, ret, perms, false);
-        if (Object.keys(ret.changes).length === 0 && ret.result) ret.comment = `File ${name} exists with proper permissions. No changes made.`;
+        if (Object.keys(ret.changes).length === 0 && ret.result)
+          ret.comment = `File ${name} exists with proper permissions. No changes made.`;
       }
       return ret;
     }
@@ -280,7 +290,8 @@ export class FileStates extends FileEditStates {
 
   /** Render text (file.managed's `contents` with `template`) as a template file would be. */
   private async renderText(text: string, args: ManagedArgs, ctx: StateContext): Promise<string> {
-    if (args.template !== 'jinja') throw new CommandExecutionError(`The template renderer '${args.template}' is not available (brine renders jinja)`);
+    if (args.template !== 'jinja')
+      throw new CommandExecutionError(`The template renderer '${args.template}' is not available (brine renders jinja)`);
     const dir = mkdtempSync(join(tmpdir(), 'brine-tpl-'));
     try {
       const path = join(dir, 'contents');
@@ -352,7 +363,7 @@ export class FileStates extends FileEditStates {
   @State({
     summary: 'Serialize a data structure (dataset or dataset_pillar) to a file as yaml or json',
     description: "json is written with indent 2 and sorted keys, yaml in block style, as Salt's serializers write them.",
-    examples: ["salt-call state.single file.serialize /etc/app.json dataset='{\"a\": 1}' serializer=json"],
+    examples: ['salt-call state.single file.serialize /etc/app.json dataset=\'{"a": 1}\' serializer=json'],
     args: {
       ...NAME,
       dataset: arg.any({ optional: true }),
@@ -562,14 +573,17 @@ export class FileStates extends FileEditStates {
     const perms: StateReturn = { name, changes: {}, result: true, comment: '' };
     const own = { user: recurseSet.has('user') ? args.user : undefined, group: recurseSet.has('group') ? args.group : undefined };
     const inner = { fmode: recurseSet.has('mode') ? fileMode : undefined, dmode: recurseSet.has('mode') ? dirMode : undefined };
-    if (!args.children_only) checkPerms(name, perms, { user: args.user, group: args.group, mode: dirMode, followSymlinks: args.follow_symlinks }, false);
+    if (!args.children_only)
+      checkPerms(name, perms, { user: args.user, group: args.group, mode: dirMode, followSymlinks: args.follow_symlinks }, false);
     if (recurseSet.size > 0) {
       for (const step of walkTree(name, args.max_depth ?? null)) {
         if (!recurseSet.has('ignore_files')) {
-          for (const f of step.files) checkPerms(join(step.root, f), perms, { ...own, mode: inner.fmode, followSymlinks: args.follow_symlinks }, false);
+          for (const f of step.files)
+            checkPerms(join(step.root, f), perms, { ...own, mode: inner.fmode, followSymlinks: args.follow_symlinks }, false);
         }
         if (!recurseSet.has('ignore_dirs')) {
-          for (const d of step.dirs) checkPerms(join(step.root, d), perms, { ...own, mode: inner.dmode, followSymlinks: args.follow_symlinks }, false);
+          for (const d of step.dirs)
+            checkPerms(join(step.root, d), perms, { ...own, mode: inner.dmode, followSymlinks: args.follow_symlinks }, false);
         }
       }
     }
@@ -715,7 +729,25 @@ export class FileStates extends FileEditStates {
         rmSync(d, { force: true });
         merge(d, { name, changes: { diff: 'Replaced file with a directory' }, result: true, comment: '' });
       }
-      merge(d, await this.directory({ name: d, user: args.user, group: args.group, recurse: [], dir_mode: dirMode, makedirs: true, clean: false, follow_symlinks: false, force: false, allow_symlink: true, children_only: false }, ctx));
+      merge(
+        d,
+        await this.directory(
+          {
+            name: d,
+            user: args.user,
+            group: args.group,
+            recurse: [],
+            dir_mode: dirMode,
+            makedirs: true,
+            clean: false,
+            follow_symlinks: false,
+            force: false,
+            allow_symlink: true,
+            children_only: false,
+          },
+          ctx,
+        ),
+      );
     }
     for (const [dest, src] of managed) {
       if (args.clean && isDir(dest) && !isLink(dest) && args.replace) {
@@ -807,7 +839,8 @@ export class FileStates extends FileEditStates {
     }
     if (ctx.test) {
       ret.result = null;
-      ret.comment = current === null ? `Symlink ${name} to ${target} is set for creation` : `Symlink ${name} will be updated to point to ${target}`;
+      ret.comment =
+        current === null ? `Symlink ${name} to ${target} is set for creation` : `Symlink ${name} will be updated to point to ${target}`;
       ret.changes = current === null ? { new: name } : { change: name };
       return ret;
     }
@@ -937,7 +970,8 @@ export class FileStates extends FileEditStates {
     kwargs: true,
   })
   async rename(args: { name: string; source: string; force: boolean; makedirs: boolean }, ctx: StateContext): Promise<StateReturn> {
-    const expand = (p: string): string => expandUser(p).replace(/\$(\w+)|\$\{(\w+)\}/g, (m, a: string, b: string) => process.env[a ?? b] ?? m);
+    const expand = (p: string): string =>
+      expandUser(p).replace(/\$(\w+)|\$\{(\w+)\}/g, (m, a: string, b: string) => process.env[a ?? b] ?? m);
     const name = expand(args.name);
     const source = expand(args.source);
     const ret: StateReturn = { name, changes: {}, comment: '', result: true };
@@ -1056,7 +1090,10 @@ interface DirectoryPlan {
 }
 
 /** Salt's `_check_directory`: what file.directory would change, as result, comment and changes. */
-function checkDirectory(name: string, o: DirectoryPlan): { result: boolean | null; comment: string; changes: Record<string, Record<string, unknown>> } {
+function checkDirectory(
+  name: string,
+  o: DirectoryPlan,
+): { result: boolean | null; comment: string; changes: Record<string, Record<string, unknown>> } {
   const changes: Record<string, Record<string, unknown>> = {};
   const walk = o.recurse.size > 0 || o.clean ? walkTree(name, o.maxDepth) : [];
   if (o.recurse.size > 0) {
@@ -1068,7 +1105,12 @@ function checkDirectory(name: string, o: DirectoryPlan): { result: boolean | nul
         for (const f of step.files) {
           const p = join(step.root, f);
           const isSymlink = isLink(p);
-          const c = permsDiffer(p, { user, group, mode: withMode && (o.followSymlinks || !isSymlink) ? o.fileMode : undefined, followSymlinks: o.followSymlinks });
+          const c = permsDiffer(p, {
+            user,
+            group,
+            mode: withMode && (o.followSymlinks || !isSymlink) ? o.fileMode : undefined,
+            followSymlinks: o.followSymlinks,
+          });
           if (Object.keys(c).length > 0) changes[p] = c;
         }
       }

@@ -79,7 +79,7 @@ export class DebianServiceModule extends InitScriptService {
   @Fn({
     summary: 'Enable the named service to start at boot',
     description:
-      "Salt runs `insserv NAME && update-rc.d NAME enable`; brine makes the links insserv would with `update-rc.d NAME defaults` " +
+      'Salt runs `insserv NAME && update-rc.d NAME enable`; brine makes the links insserv would with `update-rc.d NAME defaults` ' +
       '(Debian 12 ships without insserv) and then turns the K links of Default-Start into S links, as update-rc.d enable does.',
     examples: ["salt '*' service.enable <service name>"],
     args: NAME,
@@ -102,7 +102,12 @@ export class DebianServiceModule extends InitScriptService {
     return this.toggle(name, false);
   }
 
-  @Fn({ summary: 'Whether the named service starts at boot', examples: ["salt '*' service.enabled <service name>"], args: NAME, kwargs: true })
+  @Fn({
+    summary: 'Whether the named service starts at boot',
+    examples: ["salt '*' service.enabled <service name>"],
+    args: NAME,
+    kwargs: true,
+  })
   async enabled({ name }: { name: string }): Promise<boolean> {
     return (await this.get_enabled()).includes(name);
   }
@@ -112,7 +117,10 @@ export class DebianServiceModule extends InitScriptService {
     return (await this.get_disabled()).includes(name);
   }
 
-  @Fn({ summary: 'The services enabled on boot (S links of the current runlevel and rcS.d), sorted', examples: ["salt '*' service.get_enabled"] })
+  @Fn({
+    summary: 'The services enabled on boot (S links of the current runlevel and rcS.d), sorted',
+    examples: ["salt '*' service.get_enabled"],
+  })
   async get_enabled(): Promise<string[]> {
     const ret = new Set<string>();
     for (const lvl of ['S', await this.runlevel()]) {
@@ -141,7 +149,11 @@ export class DebianServiceModule extends InitScriptService {
     return (await this.get_all()).includes(name);
   }
 
-  @Fn({ summary: 'Whether the service is not available (the inverse of service.available)', examples: ["salt '*' service.missing sshd"], args: NAME })
+  @Fn({
+    summary: 'Whether the service is not available (the inverse of service.available)',
+    examples: ["salt '*' service.missing sshd"],
+    args: NAME,
+  })
   async missing({ name }: { name: string }): Promise<boolean> {
     return !(await this.available({ name }));
   }

@@ -17,7 +17,10 @@ function requested(runlevels: unknown): Set<string> {
  * `/etc/init.d/<name> <action>`, boot runlevels through `rc-update`. The scripts' directory sits
  * under the minion option `service_root` (default `/`).
  */
-@Module('service', { doc: 'Service support for OpenRC (Gentoo, Alpine): /etc/init.d scripts and rc-update', available: backendVerdict('openrc') })
+@Module('service', {
+  doc: 'Service support for OpenRC (Gentoo, Alpine): /etc/init.d scripts and rc-update',
+  available: backendVerdict('openrc'),
+})
 export class OpenrcServiceModule extends InitScriptService {
   constructor(
     @inject(IShell) private readonly shell: IShell,
@@ -50,7 +53,11 @@ export class OpenrcServiceModule extends InitScriptService {
     return res.retcode === 0;
   }
 
-  @Fn({ summary: "Forget a crashed service's state (the init script's zap)", examples: ["salt '*' service.zap <service name>"], args: NAME })
+  @Fn({
+    summary: "Forget a crashed service's state (the init script's zap)",
+    examples: ["salt '*' service.zap <service name>"],
+    args: NAME,
+  })
   zap({ name }: { name: string }): Promise<boolean> {
     return this.scripts.ok(name, 'zap');
   }
@@ -128,7 +135,11 @@ export class OpenrcServiceModule extends InitScriptService {
     return Object.hasOwn(enabled, name) || disabled.includes(name);
   }
 
-  @Fn({ summary: 'Whether OpenRC does not know the service (the inverse of service.available)', examples: ["salt '*' service.missing sshd"], args: NAME })
+  @Fn({
+    summary: 'Whether OpenRC does not know the service (the inverse of service.available)',
+    examples: ["salt '*' service.missing sshd"],
+    args: NAME,
+  })
   async missing({ name }: { name: string }): Promise<boolean> {
     return !(await this.available({ name }));
   }

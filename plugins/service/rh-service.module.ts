@@ -100,18 +100,32 @@ export class RhServiceModule extends InitScriptService {
     return this.toggle(name, 'off');
   }
 
-  @Fn({ summary: 'Remove the named service from chkconfig (chkconfig --del)', examples: ["salt '*' service.delete <service name>"], args: NAME, kwargs: true })
+  @Fn({
+    summary: 'Remove the named service from chkconfig (chkconfig --del)',
+    examples: ["salt '*' service.delete <service name>"],
+    args: NAME,
+    kwargs: true,
+  })
   async delete({ name }: { name: string }): Promise<boolean> {
     if (!(await this.isChkconfig(name))) return false;
     return (await this.chkconfig(['--del', name])).retcode === 0;
   }
 
-  @Fn({ summary: 'Whether the named service starts at boot in the current runlevel', examples: ["salt '*' service.enabled <service name>"], args: NAME, kwargs: true })
+  @Fn({
+    summary: 'Whether the named service starts at boot in the current runlevel',
+    examples: ["salt '*' service.enabled <service name>"],
+    args: NAME,
+    kwargs: true,
+  })
   enabled({ name }: { name: string }): Promise<boolean> {
     return this.isEnabled(name);
   }
 
-  @Fn({ summary: 'Whether the named service does not start at boot in the current runlevel', examples: ["salt '*' service.disabled <service name>"], args: NAME })
+  @Fn({
+    summary: 'Whether the named service does not start at boot in the current runlevel',
+    examples: ["salt '*' service.disabled <service name>"],
+    args: NAME,
+  })
   async disabled({ name }: { name: string }): Promise<boolean> {
     return !(await this.isEnabled(name));
   }
@@ -140,12 +154,20 @@ export class RhServiceModule extends InitScriptService {
     return (await this.sysvServices()).sort();
   }
 
-  @Fn({ summary: 'Whether the service has an init script or chkconfig knows it', examples: ["salt '*' service.available sshd"], args: NAME })
+  @Fn({
+    summary: 'Whether the service has an init script or chkconfig knows it',
+    examples: ["salt '*' service.available sshd"],
+    args: NAME,
+  })
   async available({ name }: { name: string }): Promise<boolean> {
     return this.isSysv(name) || (await this.isChkconfig(name));
   }
 
-  @Fn({ summary: 'Whether the service has no init script (the inverse of service.available, as Salt has it)', examples: ["salt '*' service.missing sshd"], args: NAME })
+  @Fn({
+    summary: 'Whether the service has no init script (the inverse of service.available, as Salt has it)',
+    examples: ["salt '*' service.missing sshd"],
+    args: NAME,
+  })
   missing({ name }: { name: string }): boolean {
     return !this.isSysv(name);
   }

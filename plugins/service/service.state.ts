@@ -1,15 +1,4 @@
-import {
-  arg,
-  IGrains,
-  IModules,
-  inject,
-  isTrue,
-  ISalt,
-  State,
-  StateModule,
-  type StateContext,
-  type StateReturn,
-} from 'brine/plugin';
+import { arg, IGrains, IModules, inject, isTrue, ISalt, State, StateModule, type StateContext, type StateReturn } from 'brine/plugin';
 import { serviceBackend } from './backend';
 
 /** Salt's SYSTEMD_ONLY: passed on only where systemd runs, and only to functions that take them. */
@@ -136,7 +125,14 @@ export class ServiceStates {
    * Salt's _enable (on) and _disable (off): set the boot state and say so. `started` is true
    * (running), null (as wanted) or false (dead); `result` is the result when all goes well.
    */
-  private async setBoot(on: boolean, name: string, started: boolean | null, test: boolean, kwargs: Kwargs, result = true): Promise<Partial> {
+  private async setBoot(
+    on: boolean,
+    name: string,
+    started: boolean | null,
+    test: boolean,
+    kwargs: Kwargs,
+    result = true,
+  ): Promise<Partial> {
     const [verb, check] = on ? (['enable', 'enabled'] as const) : (['disable', 'disabled'] as const);
     const ret: Partial = {};
     try {
@@ -204,7 +200,14 @@ export class ServiceStates {
   }
 
   /** `enable: True/False` after running/dead: enable or disable at boot, as Salt does. */
-  private toggle(enable: unknown, name: string, started: boolean | null, test: boolean, kwargs: Kwargs, result = true): Promise<Partial> | null {
+  private toggle(
+    enable: unknown,
+    name: string,
+    started: boolean | null,
+    test: boolean,
+    kwargs: Kwargs,
+    result = true,
+  ): Promise<Partial> | null {
     return enable === true || enable === false ? this.setBoot(enable, name, started, test, kwargs, result) : null;
   }
 
@@ -247,7 +250,8 @@ export class ServiceStates {
     const beforeStatus = await this.status(name, sig, statusKwargs);
     const beforeEnabled = this.has('enabled') ? Boolean(await this.call('enabled', [name])) : true;
     let unmaskComment = '';
-    if (kwargs.unmask) unmaskComment = String((await this.unmasked({ name, runtime: isTrue(kwargs.unmask_runtime ?? false) }, ctx)).comment);
+    if (kwargs.unmask)
+      unmaskComment = String((await this.unmasked({ name, runtime: isTrue(kwargs.unmask_runtime ?? false) }, ctx)).comment);
 
     if (beforeStatus) {
       ret.comment = [`The service ${name} is already running`, unmaskComment].filter(Boolean).join('\n');

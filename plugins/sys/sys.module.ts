@@ -203,7 +203,11 @@ export class SysModule {
 
   @Fn({
     summary: 'List the functions of returners, or the returner functions matching globs',
-    examples: ["salt '*' sys.list_returner_functions", "salt '*' sys.list_returner_functions syslog", "salt '*' sys.list_returner_functions 'pgjsonb.get_*'"],
+    examples: [
+      "salt '*' sys.list_returner_functions",
+      "salt '*' sys.list_returner_functions syslog",
+      "salt '*' sys.list_returner_functions 'pgjsonb.get_*'",
+    ],
     args: {},
     varargs: 'names',
     kwargs: true,

@@ -104,7 +104,15 @@ export async function runSalt(opts: SaltOptions, io: Io): Promise<number> {
   try {
     let pub;
     try {
-      pub = await client.publish({ tgt, tgtType: opts.tgtType, fun: opts.fun, arg: opts.arg, delimiter: opts.delimiter, ret: opts.ret, metadata: opts.metadata });
+      pub = await client.publish({
+        tgt,
+        tgtType: opts.tgtType,
+        fun: opts.fun,
+        arg: opts.arg,
+        delimiter: opts.delimiter,
+        ret: opts.ret,
+        metadata: opts.metadata,
+      });
     } catch (err) {
       if (err instanceof BrineError && err.code === 'NO_MINIONS') return noMinions(io);
       throw err;

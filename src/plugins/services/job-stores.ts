@@ -63,7 +63,14 @@ export class JobCacheService implements IJobCache {
     const job = await (await this.get()).getJob(String(jid));
     if (!job) return undefined;
     // Salt's local_cache.get_load: the publication, plus the expected minions as `Minions`.
-    const load: Record<string, unknown> = { jid: job.jid, tgt: job.tgt, tgt_type: job.tgt_type, fun: job.fun, arg: job.arg, user: job.user };
+    const load: Record<string, unknown> = {
+      jid: job.jid,
+      tgt: job.tgt,
+      tgt_type: job.tgt_type,
+      fun: job.fun,
+      arg: job.arg,
+      user: job.user,
+    };
     if (job.metadata !== undefined) load.metadata = job.metadata;
     load.Minions = job.minions;
     return load;

@@ -259,7 +259,18 @@ describe('three minions applying one state tree', () => {
 describe('file.recurse through the master', () => {
   it("copies a salt:// directory listed and fetched from the master's file server, templates rendered", async () => {
     const dest = join(vec, 'work', 'recursed');
-    const res = await cluster.salt('vec1', 'state.single', 'file.recurse', dest, 'source=salt://fleet', 'include_pat=*.j2', 'template=jinja', 'defaults={"port": 9}', '--out', 'json');
+    const res = await cluster.salt(
+      'vec1',
+      'state.single',
+      'file.recurse',
+      dest,
+      'source=salt://fleet',
+      'include_pat=*.j2',
+      'template=jinja',
+      'defaults={"port": 9}',
+      '--out',
+      'json',
+    );
     expect(res.code, res.stdout + res.stderr).toBe(0);
     const ret = Object.values(JSON.parse(res.stdout).vec1 as Record<string, { result: boolean; changes: Record<string, unknown> }>)[0];
     expect(ret.result).toBe(true);

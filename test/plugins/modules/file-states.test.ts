@@ -89,7 +89,12 @@ describe('file.managed', () => {
     expect(r).toMatchObject({ result: true, comment: `File ${d}/a.conf updated`, changes: { diff: 'New file', mode: '0644' } });
     const none = await single('file.managed', `${d}/b.conf`, { source: ['salt://files/nope.conf', '/no/such/file'] });
     expect(none).toMatchObject({ result: false, comment: 'Unable to manage file: none of the specified sources were found' });
-    await single('file.managed', `${d}/t.conf`, { source: 'salt://files/tmpl.conf', template: 'jinja', defaults: { v: 1, d: 'x' }, context: { v: 2 } });
+    await single('file.managed', `${d}/t.conf`, {
+      source: 'salt://files/tmpl.conf',
+      template: 'jinja',
+      defaults: { v: 1, d: 'x' },
+      context: { v: 2 },
+    });
     expect(readFileSync(`${d}/t.conf`, 'utf8')).toBe('v=2 d=x\n');
   });
 
@@ -147,14 +152,23 @@ describe('file.managed', () => {
       result: true,
       comment: `File ${d}/new.txt is not present and is not set for creation`,
     });
-    expect(await single('file.managed', `${d}/empty.txt`)).toMatchObject({ comment: 'Empty file', changes: { new: `file ${d}/empty.txt created` } });
+    expect(await single('file.managed', `${d}/empty.txt`)).toMatchObject({
+      comment: 'Empty file',
+      changes: { new: `file ${d}/empty.txt created` },
+    });
     const hidden = await single('file.managed', `${d}/p.txt`, { contents: 'changed', show_changes: false });
     expect(hidden.changes).toEqual({ diff: '<show_changes=False>' });
   });
 
   it('sets user, group and mode, makes parents, keeps a backup: minion copy, follows symlinks', async () => {
     const d = dir('managed-perms');
-    const r = await single('file.managed', `${d}/deep/er/f.txt`, { contents: 'one', makedirs: true, mode: 600, user: 'root', group: 'root' });
+    const r = await single('file.managed', `${d}/deep/er/f.txt`, {
+      contents: 'one',
+      makedirs: true,
+      mode: 600,
+      user: 'root',
+      group: 'root',
+    });
     expect(r.changes).toEqual({ diff: 'New file', mode: '0600' });
     expect(statSync(`${d}/deep/er/f.txt`).mode & 0o777).toBe(0o600);
     const again = await single('file.managed', `${d}/deep/er/f.txt`, { contents: 'two', backup: 'minion', mode: '0640' });
@@ -225,7 +239,13 @@ describe('file.recurse', () => {
     const d = join(dir('recurse'), 'www');
     mkdirSync(d);
     writeFileSync(`${d}/stale.html`, 'old');
-    const r = await single('file.recurse', d, { source: 'salt://site', exclude_pat: '*.tmp', file_mode: 600, clean: true, template: 'jinja' });
+    const r = await single('file.recurse', d, {
+      source: 'salt://site',
+      exclude_pat: '*.tmp',
+      file_mode: 600,
+      clean: true,
+      template: 'jinja',
+    });
     expect(r.result).toBe(true);
     expect(r.comment).toBe(`Recursively updated ${d}`);
     expect(Object.keys(r.changes).sort()).toEqual([`${d}/conf.j2`, `${d}/index.html`, `${d}/sub`, `${d}/sub/page.html`, 'removed']);
@@ -233,12 +253,21 @@ describe('file.recurse', () => {
     expect(readFileSync(`${d}/conf.j2`, 'utf8')).toBe('id=minion\n');
     expect(statSync(`${d}/sub/page.html`).mode & 0o777).toBe(0o600);
     expect(existsSync(`${d}/skip.tmp`)).toBe(false);
-    const again = await single('file.recurse', d, { source: 'salt://site', exclude_pat: '*.tmp', file_mode: 600, clean: true, template: 'jinja' });
+    const again = await single('file.recurse', d, {
+      source: 'salt://site',
+      exclude_pat: '*.tmp',
+      file_mode: 600,
+      clean: true,
+      template: 'jinja',
+    });
     expect(again).toMatchObject({ result: true, changes: {}, comment: `The directory ${d} is in the correct state` });
     const only = await single('file.recurse', `${d}-html`, { source: 'salt://site', include_pat: 'E@\\.html$' });
     expect(Object.keys(only.changes).sort()).toEqual([`${d}-html/index.html`, `${d}-html/sub`, `${d}-html/sub/page.html`]);
     const missing = await single('file.recurse', `${d}-x`, { source: 'salt://nothing' });
-    expect(missing).toMatchObject({ result: false, comment: "The directory 'nothing' does not exist on the salt fileserver in saltenv 'base'" });
+    expect(missing).toMatchObject({
+      result: false,
+      comment: "The directory 'nothing' does not exist on the salt fileserver in saltenv 'base'",
+    });
     expect(await single('file.recurse', `${d}-y`, { source: '/srv/site' })).toMatchObject({
       result: false,
       comment: "Invalid source '/srv/site' (must be a salt:// URI)",
@@ -277,9 +306,18 @@ describe('text edits', () => {
     const d = dir('edits');
     writeFileSync(`${d}/f`, 'one\ntwo\n');
     const pre = await single('file.prepend', `${d}/f`, { text: ['# head', 'one'] });
-    expect(pre).toMatchObject({ result: true, comment: 'Prepended 1 lines', changes: { diff: '--- \n+++ \n@@ -1,2 +1,3 @@\n+# head\n one\n two\n' } });
+    expect(pre).toMatchObject({
+      result: true,
+      comment: 'Prepended 1 lines',
+      changes: { diff: '--- \n+++ \n@@ -1,2 +1,3 @@\n+# head\n one\n two\n' },
+    });
     expect((await single('file.prepend', `${d}/f`, { text: '# head' })).comment).toBe(`File ${d}/f is in correct state`);
-    const block = await single('file.blockreplace', `${d}/f`, { marker_start: '# BEGIN', marker_end: '# END', content: 'x=1', append_if_not_found: true });
+    const block = await single('file.blockreplace', `${d}/f`, {
+      marker_start: '# BEGIN',
+      marker_end: '# END',
+      content: 'x=1',
+      append_if_not_found: true,
+    });
     expect(block).toMatchObject({ result: true, comment: 'Changes were made' });
     expect(readFileSync(`${d}/f`, 'utf8')).toBe('# head\none\ntwo\n# BEGIN\nx=1\n# END\n');
     expect((await single('file.blockreplace', `${d}/f`, { marker_start: '# BEGIN', marker_end: '# END', content: 'x=1' })).comment).toBe(
@@ -287,7 +325,11 @@ describe('text edits', () => {
     );
     expect(readFileSync(`${d}/f.bak`, 'utf8')).toBe('# head\none\ntwo\n');
     const com = await single('file.comment', `${d}/f`, { regex: '^two' });
-    expect(com).toMatchObject({ result: true, comment: 'Commented lines successfully', changes: { diff: expect.stringContaining('-two\n+#two\n') } });
+    expect(com).toMatchObject({
+      result: true,
+      comment: 'Commented lines successfully',
+      changes: { diff: expect.stringContaining('-two\n+#two\n') },
+    });
     expect((await single('file.comment', `${d}/f`, { regex: '^two' })).comment).toBe('Pattern already commented');
     expect(await single('file.comment', `${d}/f`, { regex: '^zzz' })).toMatchObject({ result: false, comment: 'zzz: Pattern not found' });
     const un = await single('file.uncomment', `${d}/f`, { regex: 'two' });
@@ -322,8 +364,15 @@ describe('text edits', () => {
 describe('touch, copy, rename', () => {
   it('touch creates or updates times; copy honours force/preserve/makedirs; rename honours force/makedirs', async () => {
     const d = dir('ops');
-    expect(await single('file.touch', `${d}/t`)).toMatchObject({ result: true, comment: `Created empty file ${d}/t`, changes: { new: `${d}/t` } });
-    expect(await single('file.touch', `${d}/t`, { mtime: 1000000000 })).toMatchObject({ comment: `Updated times on file ${d}/t`, changes: { touched: `${d}/t` } });
+    expect(await single('file.touch', `${d}/t`)).toMatchObject({
+      result: true,
+      comment: `Created empty file ${d}/t`,
+      changes: { new: `${d}/t` },
+    });
+    expect(await single('file.touch', `${d}/t`, { mtime: 1000000000 })).toMatchObject({
+      comment: `Updated times on file ${d}/t`,
+      changes: { touched: `${d}/t` },
+    });
     expect(statSync(`${d}/t`).mtimeMs).toBe(1000000000 * 1000);
     expect((await single('file.touch', `${d}/no/t`)).comment).toBe(`Directory not present to touch file ${d}/no/t`);
     writeFileSync(`${d}/src`, 'data');
@@ -334,7 +383,9 @@ describe('touch, copy, rename', () => {
       changes: { [`${d}/new/dst`]: `${d}/src` },
     });
     expect(statSync(`${d}/new/dst`).mode & 0o777).toBe(0o600);
-    expect((await single('file.copy', `${d}/other/dst`, { source: `${d}/src` })).comment).toBe(`The target directory ${d}/other is not present`);
+    expect((await single('file.copy', `${d}/other/dst`, { source: `${d}/src` })).comment).toBe(
+      `The target directory ${d}/other is not present`,
+    );
     writeFileSync(`${d}/src`, 'data2');
     expect((await single('file.copy', `${d}/new/dst`, { source: `${d}/src` })).comment).toBe(
       `The target file "${d}/new/dst" exists and will not be overwritten`,
@@ -346,7 +397,9 @@ describe('touch, copy, rename', () => {
       comment: `Moved "${d}/src" to "${d}/moved/r"`,
       changes: { [`${d}/moved/r`]: `${d}/src` },
     });
-    expect((await single('file.rename', `${d}/moved/r`, { source: `${d}/src` })).comment).toBe(`Source file "${d}/src" has already been moved out of place`);
+    expect((await single('file.rename', `${d}/moved/r`, { source: `${d}/src` })).comment).toBe(
+      `Source file "${d}/src" has already been moved out of place`,
+    );
     writeFileSync(`${d}/src2`, 'two');
     expect((await single('file.rename', `${d}/moved/r`, { source: `${d}/src2` })).comment).toBe(
       `The target file "${d}/moved/r" exists and will not be overwritten`,
@@ -357,7 +410,7 @@ describe('touch, copy, rename', () => {
 });
 
 describe('hash files', () => {
-  it("extract_hash prefers the line naming source_hash_name, then the target, then the source", () => {
+  it('extract_hash prefers the line naming source_hash_name, then the target, then the source', () => {
     const text = `${'1'.repeat(64)}  other.tar\n${'2'.repeat(64)}  app.tar\n${'3'.repeat(64)} *target.bin\n`;
     expect(extractHash(text, '/x/target.bin', 'http://h/app.tar')?.hsum).toBe('3'.repeat(64));
     expect(extractHash(text, '/x/none', 'http://h/app.tar')?.hsum).toBe('2'.repeat(64));

@@ -28,7 +28,10 @@ describe('service module availability', () => {
     );
     // Without a service module the service states are not loaded either (Salt's states/service.py __virtual__).
     const ran = (await h.call('state.single', ['service.running', 'ssh'])).return as Record<string, unknown>;
-    expect(Object.values(ran)[0]).toMatchObject({ result: false, comment: expect.stringMatching(/^State 'service.running' was not found in SLS/) });
+    expect(Object.values(ran)[0]).toMatchObject({
+      result: false,
+      comment: expect.stringMatching(/^State 'service.running' was not found in SLS/),
+    });
   });
 
   it("is chosen by grains as Salt's __virtual__ functions choose", () => {
@@ -106,7 +109,7 @@ describe.skipIf(!hasSystemctl)('service module on systemctl', () => {
     });
   });
 
-  it('a unit file changed on disk makes systemd reload its units before acting (Salt\'s _check_for_unit_changes)', async () => {
+  it("a unit file changed on disk makes systemd reload its units before acting (Salt's _check_for_unit_changes)", async () => {
     const state = join(dir, 'state');
     writeFileSync(join(state, 'brine-web.service.changed'), '');
     expect((await h.call('service.restart', ['brine-web'])).return).toBe(true);

@@ -29,7 +29,12 @@ const CASES = JSON.parse(readFileSync(fixture('service-states/salt-cases.json'),
 const backend = { running: false, enabled: false, fails: false, raises: false, masked: false, calls: [] as string[] };
 
 const NAME = { name: arg.string() };
-const ACT = { name: arg.string(), no_block: arg.boolean({ default: false }), unmask: arg.boolean({ default: false }), unmask_runtime: arg.boolean({ default: false }) };
+const ACT = {
+  name: arg.string(),
+  no_block: arg.boolean({ default: false }),
+  unmask: arg.boolean({ default: false }),
+  unmask_runtime: arg.boolean({ default: false }),
+};
 
 function act(fn: string, to: boolean | null): boolean {
   if (backend.raises && fn !== 'stop') throw new CommandExecutionError(`${fn} refused`);
@@ -135,7 +140,8 @@ describe("service states against Salt 3007.10's answers", () => {
         after: { running: backend.running, enabled: backend.enabled, masked: backend.masked },
       };
       const want = { ret: c.ret, calls: c.calls, after: c.after };
-      if (JSON.stringify(got) !== JSON.stringify(want)) mismatches.push({ case: { fun: c.fun, kwargs: c.kwargs, test: c.test, before: c.before }, got, want });
+      if (JSON.stringify(got) !== JSON.stringify(want))
+        mismatches.push({ case: { fun: c.fun, kwargs: c.kwargs, test: c.test, before: c.before }, got, want });
     }
     expect(mismatches.slice(0, 3)).toEqual([]);
   });

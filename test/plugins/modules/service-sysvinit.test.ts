@@ -95,7 +95,9 @@ describe.skipIf(!hasTools)('service on sysvinit (Debian): real init scripts, sta
   afterAll(() => stopAll(root));
 
   it('is the Debian backend here, as Salt chooses: no systemd booted, os Debian', async () => {
-    expect((await h.call('sys.doc', ['service.enable'])).return).toMatchObject({ 'service.enable': expect.stringContaining('update-rc.d') });
+    expect((await h.call('sys.doc', ['service.enable'])).return).toMatchObject({
+      'service.enable': expect.stringContaining('update-rc.d'),
+    });
     const stateDoc = (await h.call('sys.state_doc', ['service'])).return as Record<string, string>;
     expect(Object.keys(stateDoc).sort()).toEqual([
       'service',
@@ -181,7 +183,10 @@ describe.skipIf(!hasTools)('service on sysvinit (Debian): real init scripts, sta
       comment: 'Service brine-web has been enabled, and is in the desired state',
       changes: { 'brine-web': true },
     });
-    expect(await one('service.dead', 'brine-web', { test: true })).toMatchObject({ result: null, comment: 'Service brine-web is set to be killed' });
+    expect(await one('service.dead', 'brine-web', { test: true })).toMatchObject({
+      result: null,
+      comment: 'Service brine-web is set to be killed',
+    });
     expect(await one('service.dead', 'brine-web', { enable: false })).toMatchObject({
       result: true,
       comment: 'Service brine-web has been disabled, and is dead',
@@ -189,7 +194,11 @@ describe.skipIf(!hasTools)('service on sysvinit (Debian): real init scripts, sta
       changes: { 'brine-web': true },
     });
     expect((await h.call('service.status', ['brine-web'])).return).toBe(false);
-    expect(await one('service.dead', 'brine-web')).toMatchObject({ result: true, comment: 'The service brine-web is already dead', changes: {} });
+    expect(await one('service.dead', 'brine-web')).toMatchObject({
+      result: true,
+      comment: 'The service brine-web is already dead',
+      changes: {},
+    });
     expect(await one('service.running', 'brine-web', { enabled: true })).toMatchObject({
       result: false,
       comment: 'Service brine-web uses non-existent option "enabled".  Perhaps "enable" option was intended?',
@@ -197,7 +206,11 @@ describe.skipIf(!hasTools)('service on sysvinit (Debian): real init scripts, sta
   });
 
   it('a service that is not there: running fails, dead succeeds, test mode says what would have happened', async () => {
-    expect(await one('service.running', 'nope')).toMatchObject({ result: false, comment: 'The named service nope is not available', changes: {} });
+    expect(await one('service.running', 'nope')).toMatchObject({
+      result: false,
+      comment: 'The named service nope is not available',
+      changes: {},
+    });
     expect(await one('service.running', 'nope', { test: true })).toMatchObject({
       result: null,
       comment: 'Service nope not present; if created in this state run, it would have been started',
@@ -211,7 +224,10 @@ describe.skipIf(!hasTools)('service on sysvinit (Debian): real init scripts, sta
   });
 
   it('service.enabled and service.disabled', async () => {
-    expect(await one('service.enabled', 'brine-db', { test: true })).toMatchObject({ result: null, comment: 'Service brine-db set to be enabled' });
+    expect(await one('service.enabled', 'brine-db', { test: true })).toMatchObject({
+      result: null,
+      comment: 'Service brine-db set to be enabled',
+    });
     expect(await one('service.enabled', 'brine-db')).toMatchObject({
       result: true,
       comment: 'Service brine-db has been enabled, and is in the desired state',
@@ -222,7 +238,10 @@ describe.skipIf(!hasTools)('service on sysvinit (Debian): real init scripts, sta
       comment: 'Service brine-db is already enabled, and is in the desired state',
       changes: {},
     });
-    expect(await one('service.disabled', 'brine-db', { test: true })).toMatchObject({ result: null, comment: 'Service brine-db set to be disabled' });
+    expect(await one('service.disabled', 'brine-db', { test: true })).toMatchObject({
+      result: null,
+      comment: 'Service brine-db set to be disabled',
+    });
     expect(await one('service.disabled', 'brine-db')).toMatchObject({
       result: true,
       comment: 'Service brine-db has been disabled, and is in the desired state',
@@ -232,7 +251,10 @@ describe.skipIf(!hasTools)('service on sysvinit (Debian): real init scripts, sta
       comment: 'Service brine-db is already disabled, and is in the desired state',
       changes: {},
     });
-    expect(await one('service.masked', 'brine-db')).toMatchObject({ result: false, comment: 'Service masking not available on this minion' });
+    expect(await one('service.masked', 'brine-db')).toMatchObject({
+      result: false,
+      comment: 'Service masking not available on this minion',
+    });
   });
 
   it('watch: a changed file restarts the running daemon (mod_watch), reload: True reloads it, test mode only says so', async () => {
@@ -253,7 +275,11 @@ describe.skipIf(!hasTools)('service on sysvinit (Debian): real init scripts, sta
     expect(restarted).not.toBe(pid);
     expect(svc(await apply('three', true))).toMatchObject({ result: true, comment: 'Service reloaded', changes: { 'brine-web': true } });
     expect(pidOf(root, 'brine-web')).toBe(restarted);
-    expect(svc(await apply('three', true))).toMatchObject({ result: true, comment: 'The service brine-web is already running', changes: {} });
+    expect(svc(await apply('three', true))).toMatchObject({
+      result: true,
+      comment: 'The service brine-web is already running',
+      changes: {},
+    });
     expect(readFileSync(conf, 'utf8')).toBe('three\n');
   });
 });
@@ -267,7 +293,12 @@ describe.skipIf(!hasTools)('service on OpenRC (Alpine): real init scripts, a sta
     root = makeRoot('brine-openrc-', ['brine-web', 'sshd']);
     process.env.BRINE_OPENRC_ROOT = root;
     process.env.PATH = `${fixture('openrc-standin')}:${process.env.PATH}`;
-    h = await createHarness({ shell: new NodeShell(), grains: { kernel: 'Linux', os: 'Alpine', os_family: 'Alpine', init: 'unknown' }, config: { service_root: root }, pillar: {} });
+    h = await createHarness({
+      shell: new NodeShell(),
+      grains: { kernel: 'Linux', os: 'Alpine', os_family: 'Alpine', init: 'unknown' },
+      config: { service_root: root },
+      pillar: {},
+    });
   });
   afterAll(() => {
     process.env.PATH = saved.PATH;
@@ -359,7 +390,11 @@ describe.skipIf(!hasTools)('service on sysvinit (Red Hat family before systemd):
       changes: { 'brine-web': true },
     });
     expect((await h.call('service.get_running')).return).toEqual(['brine-web']);
-    expect(await one('service.dead')).toMatchObject({ result: true, comment: 'Service brine-web was killed', changes: { 'brine-web': false } });
+    expect(await one('service.dead')).toMatchObject({
+      result: true,
+      comment: 'Service brine-web was killed',
+      changes: { 'brine-web': false },
+    });
     expect((await h.call('service.status', ['brine-web'])).return).toBe(false);
   });
 });

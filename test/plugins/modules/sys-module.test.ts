@@ -138,15 +138,27 @@ describe('sys module', () => {
     expect(await call('sys.list_returners')).toEqual(expect.arrayContaining(['local_cache', 'pgjsonb', 'syslog']));
     expect(await call('sys.list_returners', ['s*', 'local_cache', 'nope'])).toEqual(['local_cache', 'syslog']);
     expect(await call('sys.list_returner_functions', ['syslog'])).toEqual(['syslog.returner']);
-    expect(await call('sys.list_returner_functions', ['pgjsonb.get_*'])).toEqual(['pgjsonb.get_jid', 'pgjsonb.get_load', 'pgjsonb.get_minions']);
+    expect(await call('sys.list_returner_functions', ['pgjsonb.get_*'])).toEqual([
+      'pgjsonb.get_jid',
+      'pgjsonb.get_load',
+      'pgjsonb.get_minions',
+    ]);
     const docs = (await call('sys.returner_doc', ['local_cache'])) as Record<string, string>;
-    expect(Object.keys(docs).sort()).toEqual(['local_cache.get_jid', 'local_cache.get_load', 'local_cache.returner', 'local_cache.save_load']);
+    expect(Object.keys(docs).sort()).toEqual([
+      'local_cache.get_jid',
+      'local_cache.get_load',
+      'local_cache.returner',
+      'local_cache.save_load',
+    ]);
     expect(docs['local_cache.returner']).toMatch(/job return/);
     expect(await call('sys.returner_argspec', ['syslog'])).toEqual({
       'syslog.returner': { args: ['ret'], defaults: null, varargs: null, kwargs: null },
     });
     // The state and runner twins.
-    expect(await call('sys.list_state_functions', ['test.succeed_with_*'])).toEqual(['test.succeed_with_changes', 'test.succeed_with_comment']);
+    expect(await call('sys.list_state_functions', ['test.succeed_with_*'])).toEqual([
+      'test.succeed_with_changes',
+      'test.succeed_with_comment',
+    ]);
     expect(Object.keys((await call('sys.state_argspec', ['test.nop'])) as object)).toEqual(['test.nop']);
     const r = await createHarness({ listedOnly: BUILTIN_MASTER_PLUGINS });
     expect((await r.call('sys.list_runner_functions', ['manage.up'])).return).toEqual(['manage.up']);

@@ -52,7 +52,9 @@ describe('SQLite job cache specifics', () => {
     const old = new Database(path);
     old.exec(`CREATE TABLE brine_jobs (jid TEXT PRIMARY KEY, tgt TEXT NOT NULL, tgt_type TEXT NOT NULL, fun TEXT NOT NULL,
       arg TEXT NOT NULL, user TEXT NOT NULL, minions TEXT NOT NULL, started_ms INTEGER NOT NULL)`);
-    old.prepare('INSERT INTO brine_jobs VALUES (?, ?, ?, ?, ?, ?, ?, ?)').run('20261202131309576618', '"*"', 'glob', '"test.ping"', '[]', 'root', '[]', 1);
+    old
+      .prepare('INSERT INTO brine_jobs VALUES (?, ?, ?, ?, ?, ?, ?, ?)')
+      .run('20261202131309576618', '"*"', 'glob', '"test.ping"', '[]', 'root', '[]', 1);
     old.close();
     const cache = new SqliteJobCache(path);
     expect(cache.getJob('20261202131309576618')?.fun).toBe('test.ping');
