@@ -11,6 +11,7 @@ import { isAlias, isMap, isPair, isScalar, isSeq, parseDocument, type Document, 
 import { cacheEntry, readCacheEntry, renderCacheDir, writeCacheEntry } from './disk-cache';
 import { constructBool, constructFloat, constructInt, deepCopy, isOrdered, markOrdered, resolvePlainScalar } from '../pycompat';
 import { RenderError } from './errors';
+import { loadSimpleYaml } from './yaml-fast';
 import { describeYamlError, markText, type Mark } from './yaml-errors';
 
 const TAG = 'tag:yaml.org,2002:';
@@ -60,7 +61,9 @@ export function loadSaltYaml(text: string): unknown {
     LOADED.set(text, cached);
     return deepCopy(cached.value);
   }
-  const value = text.length <= CACHE_MAX_TEXT ? loadThroughDisk(text) : parseSaltYaml(text);
+  // Plain block YAML is read directly (yaml-fast.ts); the rest goes through the disk cache and the `yaml` package.
+  let value = loadSimpleYaml(text);
+  if (value === undefined) value = text.length <= CACHE_MAX_TEXT ? loadThroughDisk(text) : parseSaltYaml(text);
   if (text.length <= CACHE_MAX_TEXT) {
     LOADED.set(text, { value: deepCopy(value) });
     if (LOADED.size > CACHE_ENTRIES) LOADED.delete(LOADED.keys().next().value!);
@@ -159,7 +162,8 @@ function decodeData(v: unknown): unknown {
   return e.o ? markOrdered(out) : out;
 }
 
-function parseSaltYaml(text: string): unknown {
+/** The full loader: the `yaml` package's document, read as Salt's loader reads it. */
+export function parseSaltYaml(text: string): unknown {
   const doc = parseDocument(text, { version: '1.1', schema: 'failsafe', uniqueKeys: false, prettyErrors: false, keepSourceTokens: false });
   if (doc.errors.length > 0) {
     const { message, code } = describeYamlError(text, doc.errors);
