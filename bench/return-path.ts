@@ -16,6 +16,8 @@ import { AutosignFile } from '../src/core/master/autosign';
 import { MasterEvents } from '../src/core/master/events';
 import { ReturnBatcher } from '../src/core/master/job-cache/return-batcher';
 import { SqliteJobCache } from '../src/core/master/job-cache/sqlite-cache';
+import { PostgresJobCache, type PostgresOptions } from '../src/core/master/job-cache/postgres-cache';
+import type { JobCache, JobInput, JobRecord, ReturnInput } from '../src/core/master/job-cache/types';
 import { JobService } from '../src/core/master/jobs';
 import { KeyStore } from '../src/core/master/key-store';
 import { MineStore } from '../src/core/master/mine-store';
@@ -28,10 +30,52 @@ import { RequestHandler } from '../src/core/master/request-handler';
 import { runRsaJob } from '../src/core/master/rsa-jobs';
 import { Sessions } from '../src/core/master/sessions';
 import { MemoryTransport } from '../src/core/transport/memory';
+import { startThrowawayPostgres, type ThrowawayPostgres } from './pg-sandbox';
+
+/** Where the returns go: SQLite, a PostgreSQL server, or nowhere (the job cache's share, by difference). */
+export type ReturnPathCache = 'sqlite' | { postgres: PostgresOptions } | 'none';
+
+/**
+ * A job cache that keeps jobs and answers every new return as stored without storing it: the
+ * master's return path with the job cache's own work taken out.
+ */
+class DiscardingJobCache implements JobCache {
+  readonly backend = 'local_cache' as const;
+  private readonly jobs = new Map<string, JobInput>();
+  private readonly seen = new Set<string>();
+  saveJob(job: JobInput): void {
+    this.jobs.set(job.jid, job);
+  }
+  saveReturn(ret: ReturnInput): boolean {
+    const key = `${ret.jid}/${ret.id}`;
+    if (this.seen.has(key)) return false;
+    this.seen.add(key);
+    return true;
+  }
+  saveReturns(rets: readonly ReturnInput[]): boolean[] {
+    return rets.map((r) => this.saveReturn(r));
+  }
+  getJob(jid: string): JobRecord | undefined {
+    return this.jobs.get(jid);
+  }
+  getReturns(): Record<string, never> {
+    return {};
+  }
+  listJobs(): JobRecord[] {
+    return [];
+  }
+  clean(): number {
+    return 0;
+  }
+  close(): void {}
+}
 
 export interface ReturnPathResult {
   minions: number;
   jobs: number;
+  cache: string;
+  /** Median over the jobs of the wall time to handle all of a job's returns, ms. */
+  wallPerJobMs: number;
   /** Median over the jobs of the handler's CPU (user + system) per return, µs. */
   cpuPerReturnUs: number;
   /** Each job's figure, µs. */
@@ -39,7 +83,7 @@ export interface ReturnPathResult {
 }
 
 /** `minions` returns per job, `jobs` jobs; the job cache is a SQLite file in a temporary root. */
-export async function runReturnPathBench(minions = 1000, jobs = 7): Promise<ReturnPathResult> {
+export async function runReturnPathBench(minions = 1000, jobs = 7, cacheKind: ReturnPathCache = 'sqlite'): Promise<ReturnPathResult> {
   const root = mkdtempSync(join(tmpdir(), 'brine-return-path-'));
   const log = createLogging({ level: 'warning', console: false }).getLogger('bench');
   const keys = new KeyStore({ pkiDir: join(root, 'pki') });
@@ -50,7 +94,12 @@ export async function runReturnPathBench(minions = 1000, jobs = 7): Promise<Retu
   const net = new MemoryTransport();
   const events = new MasterEvents(net);
   await events.open(join(root, 'sock'));
-  const cache = new SqliteJobCache(join(root, 'jobs.sqlite'));
+  const cache: JobCache =
+    cacheKind === 'sqlite'
+      ? new SqliteJobCache(join(root, 'jobs.sqlite'))
+      : cacheKind === 'none'
+        ? new DiscardingJobCache()
+        : await PostgresJobCache.open(cacheKind.postgres);
   const dataCache = new MinionDataCache(join(root, 'cache'));
   const sessions = new Sessions();
   const publishKey = new PublishKey(masterKey);
@@ -101,6 +150,7 @@ export async function runReturnPathBench(minions = 1000, jobs = 7): Promise<Retu
   for (const id of ids) sessions.open(id, minionPublic).tok = tok;
   const peer = Buffer.from('peer');
   const perJobUs: number[] = [];
+  const wallMs: number[] = [];
   try {
     // Every job's requests are built first, so that what is measured is the master's work alone.
     const batches: Buffer[][] = [];
@@ -131,26 +181,44 @@ export async function runReturnPathBench(minions = 1000, jobs = 7): Promise<Retu
     }
     for (const [j, requests] of batches.entries()) {
       const before = process.cpuUsage();
+      const started = performance.now();
       await Promise.all(requests.map((bytes) => handler.handle(bytes, peer)));
+      const wall = performance.now() - started;
       const used = process.cpuUsage(before);
       // The first job warms the JIT and is not counted.
-      if (j > 0) perJobUs.push((used.user + used.system) / minions);
+      if (j > 0) {
+        perJobUs.push((used.user + used.system) / minions);
+        wallMs.push(wall);
+      }
     }
   } finally {
     await events.close();
-    cache.close();
+    await cache.close();
     rmSync(root, { recursive: true, force: true });
   }
-  const sorted = [...perJobUs].sort((a, b) => a - b);
-  return { minions, jobs, cpuPerReturnUs: sorted[Math.floor(sorted.length / 2)], perJobUs };
+  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+  const cacheName = typeof cacheKind === 'string' ? cacheKind : 'postgres';
+  return { minions, jobs, cache: cacheName, wallPerJobMs: median(wallMs), cpuPerReturnUs: median(perJobUs), perJobUs };
 }
 
-if (require.main === module) {
+/** `node dist/bench/return-path.js [N] [JOBS] [none|sqlite|postgres]...`: one line per job cache. */
+async function main(): Promise<void> {
   const n = Number(process.argv[2] ?? 1000);
   const jobs = Number(process.argv[3] ?? 7);
-  void runReturnPathBench(n, jobs).then((r) => {
-    console.log(
-      `master return path, ${r.minions} returns per job: ${r.cpuPerReturnUs.toFixed(1)} µs CPU per return (median of ${r.jobs}; ${r.perJobUs.map((u) => u.toFixed(1)).join(' ')})`,
-    );
-  });
+  const kinds = process.argv.slice(4).length > 0 ? process.argv.slice(4) : ['none', 'sqlite'];
+  let pg: ThrowawayPostgres | undefined;
+  try {
+    for (const kind of kinds) {
+      if (kind === 'postgres') pg ??= await startThrowawayPostgres();
+      const r = await runReturnPathBench(n, jobs, kind === 'postgres' ? { postgres: pg!.options } : (kind as 'sqlite' | 'none'));
+      console.log(
+        `master return path, ${r.minions} returns per job, job cache ${r.cache}: ${r.cpuPerReturnUs.toFixed(1)} µs CPU per return, ` +
+          `${r.wallPerJobMs.toFixed(0)} ms per job (medians of ${r.jobs}; µs: ${r.perJobUs.map((u) => u.toFixed(1)).join(' ')})`,
+      );
+    }
+  } finally {
+    await pg?.stop();
+  }
 }
+
+if (require.main === module) void main();
