@@ -40,7 +40,7 @@ export type ReturnPathCache = 'sqlite' | { postgres: PostgresOptions } | 'none';
  * master's return path with the job cache's own work taken out.
  */
 class DiscardingJobCache implements JobCache {
-  readonly backend = 'local_cache' as const;
+  readonly backend = 'returner' as const;
   private readonly jobs = new Map<string, JobInput>();
   private readonly seen = new Set<string>();
   saveJob(job: JobInput): void {
