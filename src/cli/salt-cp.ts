@@ -15,6 +15,8 @@ import { LocalJobs } from '../core/client/local-jobs';
 import { KeyStore } from '../core/master/key-store';
 import { parseKwargString } from '../core/protocol/salt-args';
 import { targetResolver } from '../runners/master-functions';
+import type { Logger } from '../core/log';
+import { pyStr } from '../core/pycompat';
 import { formatOutput, type Outputter } from './output';
 import type { Io } from './salt';
 import { CliError } from './errors';
@@ -35,6 +37,8 @@ export interface SaltCpOptions {
   color?: boolean;
   /** --out-file: write the output there instead of stdout. */
   outFile?: string;
+  /** Where the command logs (--log-file): Salt's debug line per chunk and empty directory. */
+  log?: Pick<Logger, 'debug' | 'error'>;
 }
 
 /** Salt's exit codes of salt-cp: a missing source is 42 (its sys.exit(42)). */
@@ -168,13 +172,19 @@ async function chunked(o: SaltCpOptions, cmd: Cmd): Promise<Record<string, unkno
 
   const ret: Record<string, Record<string, unknown>> = {};
   const put = (id: string, path: string, value: unknown) => ((ret[id] ??= {})[path] = value);
+  // Salt's log lines name the target option (-L: `list `) and the target as Python prints it.
+  const on = `${o.tgtType === 'glob' ? '' : `${o.tgtType} `}target '${pyStr(o.tgt)}'`;
   for (const [path, mode] of files) {
     const remote = remotePath(path);
-    if (remote === null) continue;
+    if (remote === null) {
+      o.log?.error(`Failed to find remote path for ${path}`);
+      continue;
+    }
     const failed = new Map<string, unknown>();
     let index = 1;
     for (const chunk of chunksOf(path, chunkSize, o.gzip)) {
       const append = index > 1;
+      o.log?.debug(`Copying ${path} to ${on} as ${remote}${append ? ` (chunk #${index})` : ''}`);
       const result = await cmd('cp.recv_chunked', [remote, encodeChunk(chunk), append, o.gzip, mode]);
       if (Object.keys(result).length === 0) {
         const msg = `Publish failed.${index > 1 ? ' File partially transferred.' : ''} It may be necessary to decrease salt_cp_chunk_size (current value: ${chunkSize})`;
@@ -193,6 +203,7 @@ async function chunked(o: SaltCpOptions, cmd: Cmd): Promise<Record<string, unkno
   for (const dir of emptyDirs) {
     const remote = remotePath(dir);
     if (remote === null) continue;
+    o.log?.debug(`Creating empty dir ${dir} on ${on}`);
     for (const [id, value] of Object.entries(await cmd('cp.recv_chunked', [remote, null]))) put(id, remote, value);
   }
   return ret;

@@ -12,23 +12,12 @@
  *   await returns?.stop(); // flushes what is queued
  */
 import { fnmatch } from '../core/pycompat';
-import type { JobCache } from '../core/master/job-cache';
-import type { ILogger } from './api/services';
-import { Executor } from './executor';
-import { PluginLoader } from './loader/loader';
-import { pluginPackageDirs } from './loader/package-dirs';
-import { StaticConfig } from './services/config';
-import { returnerStores, type ReturnerStores } from './services/job-stores';
+import type { Executor } from './executor';
+import { loadMasterReturners, type MasterReturnersOptions } from './master-returners';
+import type { ReturnerStores } from './services/job-stores';
 import { returnerNames } from './runtime';
 
-export interface EventReturnsOptions {
-  /** The master's configuration (Salt's option names). */
-  config: Record<string, unknown>;
-  logger: ILogger;
-  builtins: readonly unknown[];
-  /** The master's job cache: `local_cache` writes there, and PostgreSQL returners share its pool. */
-  jobCache?: JobCache;
-}
+export type EventReturnsOptions = MasterReturnersOptions;
 
 function patterns(v: unknown): string[] {
   return Array.isArray(v) ? v.map(String) : typeof v === 'string' && v !== '' ? [v] : [];
@@ -49,23 +38,13 @@ export class EventReturns {
   static async start(o: EventReturnsOptions): Promise<EventReturns | undefined> {
     const names = returnerNames(undefined, o.config.event_return);
     if (names.length === 0) return undefined;
-    const packages = pluginPackageDirs(o.config.plugin_dirs);
-    const stores = returnerStores(o.config, o.jobCache);
-    const plugins = await new PluginLoader({
-      config: new StaticConfig(o.config),
-      logger: o.logger,
-      builtins: o.builtins,
-      moduleDirs: patterns(o.config.module_dirs),
-      npm: { nodeModules: packages.dirs },
-      services: stores.services,
-    }).load();
-    for (const p of [...packages.problems, ...plugins.registry.problems]) o.logger.warning(`${p.origin}: ${p.error.message}`);
+    const { plugins, executor, stores } = await loadMasterReturners(o);
     for (const name of names) {
       if (!plugins.registry.find(`${name}.event_return`, 'returner')) {
         o.logger.error(`Could not store events - returner '${name}' raised exception: '${name}.event_return' is not available.`);
       }
     }
-    return new EventReturns(names, new Executor(plugins, o.logger), stores, o);
+    return new EventReturns(names, executor, stores, o);
   }
 
   /** Salt's EventReturn._filter: the whitelist (when given) must match, the blacklist must not. */

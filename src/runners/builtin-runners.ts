@@ -17,6 +17,8 @@ export interface BuiltinRunnerDeps {
   /** The complete tables (plugins included), for doc.runner and doc.wheel. */
   runners(): FunctionTable;
   wheels(): FunctionTable;
+  /** Opens the master job cache (built-in or a returner's); default the built-in caches only. */
+  openCache?: () => Promise<JobCache>;
 }
 
 /** Docstrings as Salt's (salt/runners/jobs.py, doc.py), shortened to their first paragraph and example. */
@@ -53,7 +55,7 @@ export function builtinRunners(deps: BuiltinRunnerDeps): Map<string, MasterFunct
   const add = (name: string, call: MasterFunction['call']) => table.set(name, { doc: DOCS[name] ?? '', call });
 
   const withCache = async <T>(use: (cache: JobCache) => Promise<T>): Promise<T> => {
-    const cache = await openJobCache({ ...master });
+    const cache = await (deps.openCache ? deps.openCache() : openJobCache({ ...master }));
     try {
       return await use(cache);
     } finally {

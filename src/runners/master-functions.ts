@@ -32,7 +32,9 @@ import { MinionPillar } from '../plugins/services/pillar';
 import { compilePillar, pillarTop, type CompilePillarOptions, type PillarLog } from '../core/pillar';
 import type { PillarPlugins } from '../core/master/pillar-service';
 import { hostname } from 'node:os';
-import { BUILTIN_MASTER_PLUGINS } from '../../plugins';
+import { BUILTIN_MASTER_PLUGINS, BUILTIN_RETURNERS } from '../../plugins';
+import { openMasterJobCache } from '../plugins/master-returners';
+import { StreamLogger } from '../plugins/services/logger';
 import { builtinRunners } from './builtin-runners';
 import { wheelFunctions } from './wheel';
 
@@ -209,7 +211,19 @@ export class MasterFunctions {
       ...fromPlugins('wheel'),
     ]);
     const runners = new Map<string, MasterFunction>();
-    const builtin = builtinRunners({ master, jobs: o.jobs, runners: () => runners, wheels: () => wheels });
+    const builtin = builtinRunners({
+      master,
+      jobs: o.jobs,
+      runners: () => runners,
+      wheels: () => wheels,
+      // jobs.* read the job cache the master keeps, a returner's when master_job_cache names one.
+      openCache: () =>
+        openMasterJobCache({
+          config: master as unknown as Record<string, unknown>,
+          logger: o.logger ?? new StreamLogger(),
+          builtins: BUILTIN_RETURNERS,
+        }),
+    });
     for (const [name, f] of [...builtin, ...fromPlugins('runner')]) runners.set(name, f);
     return new MasterFunctions(runners, wheels, problems, resolveTarget);
   }

@@ -294,6 +294,22 @@ describe('salt-cp', () => {
   }, 60_000);
 });
 
+describe('salt-cp --log-file', () => {
+  it("writes Salt's debug line for each chunk and empty directory at --log-file-level debug", async () => {
+    const src = join(cluster.root, 'cp-log');
+    mkdirSync(join(src, 'empty'), { recursive: true });
+    writeFileSync(join(src, 'a.txt'), 'a\n');
+    const log = join(cluster.root, 'salt-cp.log');
+    const res = await cluster.run('salt-cp', ['-L', 'day1', '-C', src, 'logged/', '--log-file', log, '--log-file-level', 'debug']);
+    expect(res.code).toBe(0);
+    const text = await waitForFileText(log, 'Creating empty dir');
+    // `[DEBUG   ][<pid>] <message>`, as the other commands' log files.
+    const line = (m: string) => new RegExp(`\\[DEBUG   \\]\\[\\d+\\] ${m.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\n`);
+    expect(text).toMatch(line(`Copying ${join(src, 'a.txt')} to list target '['day1']' as logged/cp-log/a.txt`));
+    expect(text).toMatch(line(`Creating empty dir ${join(src, 'empty')} on list target '['day1']'`));
+  }, 30_000);
+});
+
 describe('cp.push with file_recv on the master', () => {
   it("writes the minion's file under the master's cachedir/minions/<id>/files", async () => {
     const file = join(cluster.root, 'work', 'day1', 'report.txt');

@@ -1,7 +1,7 @@
 import * as Args from '@oclif/core/args';
 import { Command } from '@oclif/core/command';
 import * as Flags from '@oclif/core/flags';
-import { commonFlags, outputFlags } from '../flags';
+import { commonFlags, logFileFlags, outputFlags } from '../flags';
 import { CliError, EXIT_USAGE } from '../errors';
 
 export default class SaltCp extends Command {
@@ -21,6 +21,7 @@ export default class SaltCp extends Command {
   static override flags = {
     ...commonFlags,
     ...outputFlags,
+    ...logFileFlags,
     chunked: Flags.boolean({
       char: 'C',
       description: 'Use chunked files transfer. Supports big files, recursive lookup and directories creation.',
@@ -37,7 +38,7 @@ export default class SaltCp extends Command {
   async run(): Promise<void> {
     const { args, flags, raw } = await this.parse(SaltCp);
     const { positionalWords } = await import('../args.js');
-    const { loadMasterForCli } = await import('../context.js');
+    const { clientLogging, loadMasterForCli } = await import('../context.js');
     const { runSaltCp } = await import('../salt-cp.js');
     const { useColor } = await import('../output/colors.js');
     const { realpathSync } = await import('node:fs');
@@ -57,22 +58,28 @@ export default class SaltCp extends Command {
       }
     };
     const { config } = loadMasterForCli(flags['config-dir'], flags['log-level']);
-    process.exitCode = await runSaltCp(
-      {
-        master: config,
-        tgt,
-        tgtType,
-        src: words.slice(1, -1).map(real),
-        dest: words[words.length - 1],
-        chunked: flags.chunked,
-        gzip: !flags['no-compression'],
-        timeoutSec: flags.timeout ?? 5,
-        out: (flags.out ?? 'nested') as 'nested',
-        outIndent: flags['out-indent'],
-        color: useColor(flags, process.stdout.isTTY === true),
-        outFile: flags['out-file'],
-      },
-      { out: (t) => process.stdout.write(t), err: (t) => process.stderr.write(t) },
-    );
+    const logging = clientLogging(flags);
+    try {
+      process.exitCode = await runSaltCp(
+        {
+          master: config,
+          tgt,
+          tgtType,
+          src: words.slice(1, -1).map(real),
+          dest: words[words.length - 1],
+          chunked: flags.chunked,
+          gzip: !flags['no-compression'],
+          timeoutSec: flags.timeout ?? 5,
+          out: (flags.out ?? 'nested') as 'nested',
+          outIndent: flags['out-indent'],
+          color: useColor(flags, process.stdout.isTTY === true),
+          outFile: flags['out-file'],
+          log: logging.getLogger('salt.cli.cp'),
+        },
+        { out: (t) => process.stdout.write(t), err: (t) => process.stderr.write(t) },
+      );
+    } finally {
+      await logging.close();
+    }
   }
 }

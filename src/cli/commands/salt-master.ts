@@ -14,9 +14,19 @@ export default class SaltMaster extends Command {
     const { Master } = await import('../../core/master/master.js');
     const { masterPillarPlugins } = await import('../master-pillar-plugins.js');
     const { EventReturns } = await import('../../plugins/event-returns.js');
+    const { openMasterJobCache } = await import('../../plugins/master-returners.js');
     const { BUILTIN_RETURNERS } = await import('../../../plugins/index.js');
     await startDaemon('master', flags, (config, logging) => {
-      const master = new Master(config, logging.getLogger('salt.master'), { pillarPlugins: masterPillarPlugins(config, logging) });
+      const master = new Master(config, logging.getLogger('salt.master'), {
+        pillarPlugins: masterPillarPlugins(config, logging),
+        // master_job_cache: a built-in cache, or any returner (Salt's pluggable master job cache).
+        openJobCache: () =>
+          openMasterJobCache({
+            config: config as unknown as Record<string, unknown>,
+            logger: logging.getLogger('salt.loaded.int.returner'),
+            builtins: BUILTIN_RETURNERS,
+          }),
+      });
       let returns: Awaited<ReturnType<typeof EventReturns.start>>;
       return {
         start: async () => {

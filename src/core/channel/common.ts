@@ -39,15 +39,24 @@ export function newNonce(): string {
   return randomUUID().replace(/-/g, '');
 }
 
+const NONCE = /^[0-9a-f]{32}$/;
+
 export function isNonce(s: unknown): s is string {
-  return typeof s === 'string' && /^[0-9a-f]{32}$/.test(s);
+  return typeof s === 'string' && NONCE.test(s);
 }
 
-/** Encrypt `pickle::` + [nonce] + msgpack(value). */
+/** msgpack of null: the body of every `_return` and `_minion_event` reply. */
+const MSGPACK_NIL = Buffer.from([0xc0]);
+
+/** Encrypt `pickle::` + [nonce] + msgpack(value), the plaintext written once into one buffer. */
 export function sealValue(key: SymmetricKey, value: unknown, nonce?: string): Buffer {
-  const body = encode(value);
-  const head = nonce === undefined ? PICKLE_PREFIX : Buffer.concat([PICKLE_PREFIX, Buffer.from(nonce, 'latin1')]);
-  return crypticleFor(key).encrypt(Buffer.concat([head, body]));
+  const body = value === null ? MSGPACK_NIL : encode(value);
+  const at = PICKLE_PREFIX.length + (nonce === undefined ? 0 : nonce.length);
+  const plain = Buffer.allocUnsafe(at + body.length);
+  PICKLE_PREFIX.copy(plain, 0);
+  if (nonce !== undefined) plain.write(nonce, PICKLE_PREFIX.length, 'latin1');
+  body.copy(plain, at);
+  return crypticleFor(key).encrypt(plain);
 }
 
 /** Decrypt and strip `pickle::`; returns the bytes after it. HMAC failures stay `CryptoError BAD_HMAC`. */

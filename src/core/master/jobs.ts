@@ -7,6 +7,7 @@ import { checkTarget, expandNodegroups, expectedMinions, type Target, type Targe
 import type { IPublishServer } from '../transport/types';
 import type { Logger } from '../log';
 import type { MasterEvents } from './events';
+import { JobCacheError } from './job-cache/errors';
 import type { JobCache, ReturnBatcher } from './job-cache';
 import type { MinionDataCache } from './minion-data-cache';
 import type { PublishKey } from './publish-key';
@@ -101,17 +102,24 @@ export class JobService {
     if (metadata !== undefined) job.metadata = metadata;
     job.serial = ++this.serial;
     // Stored before it is published: a return can never arrive for a job the cache does not know.
-    await this.cache.jobs.saveJob({
-      jid,
-      tgt: load.tgt,
-      tgt_type: load.tgt_type,
-      fun: load.fun,
-      arg: (load.arg ?? []) as unknown[],
-      user: String(job.user),
-      minions,
-      started: new Date(),
-      ...(metadata === undefined ? {} : { metadata }),
-    });
+    try {
+      await this.cache.jobs.saveJob({
+        jid,
+        tgt: load.tgt,
+        tgt_type: load.tgt_type,
+        fun: load.fun,
+        arg: (load.arg ?? []) as unknown[],
+        user: String(job.user),
+        minions,
+        started: new Date(),
+        ...(metadata === undefined ? {} : { metadata }),
+      });
+    } catch (err) {
+      // A returner job cache without prep_jid: as Salt, the publication fails with the reason.
+      if (!(err instanceof JobCacheError) || err.code !== 'JOB_NOT_ALLOCATED') throw err;
+      this.log.error(err.message);
+      return { jid: null, minions: [], error: err.message };
+    }
     // Salt's three events of a new job, in its order and shapes (salt/master.py _send_pub and
     // salt/client LocalClient): the bare jid, `new`, then `publish` once it is on the wire.
     this.events.fire(jid, { minions });

@@ -156,6 +156,7 @@ export class Master {
   private readonly rsaInProcess: boolean;
   /** What the daemon's plugins add to pillar compiles (ext_pillar packages, salt[...] in pillar templates). */
   private readonly pillarPlugins?: PillarPlugins;
+  private readonly openJobCache: (settings: MasterSettings) => Promise<JobCache>;
 
   /**
    * `transport`: ZeroMQ unless given (unit tests run the master over the in-memory one).
@@ -165,9 +166,16 @@ export class Master {
   constructor(
     private readonly settings: MasterSettings,
     private readonly log: Logger,
-    options: { transport?: Transport; rsa?: 'threads' | 'in-process'; pillarPlugins?: PillarPlugins } = {},
+    options: {
+      transport?: Transport;
+      rsa?: 'threads' | 'in-process';
+      pillarPlugins?: PillarPlugins;
+      /** Opens the job cache (the daemon's: built-in or a returner's); default the built-in caches only. */
+      openJobCache?: (settings: MasterSettings) => Promise<JobCache>;
+    } = {},
   ) {
     this.pillarPlugins = options.pillarPlugins;
+    this.openJobCache = options.openJobCache ?? openJobCache;
     this.transport = options.transport ?? zeromqTransport;
     this.rsaInProcess = options.rsa === 'in-process';
     this.keys = new KeyStore({ pkiDir: settings.pki_dir });
@@ -207,7 +215,7 @@ export class Master {
     this.publishKey = new PublishKey(masterKey);
     this.rootKey = writeRootKey(s.cachedir);
     const dataCache = (this.dataCache = new MinionDataCache(s.cachedir));
-    const jobCache = (this.jobCache = await openJobCache(s));
+    const jobCache = (this.jobCache = await this.openJobCache(s));
     const returns = (this.returns = new ReturnBatcher(jobCache));
     this.cleaner = startJobCacheCleaner(jobCache, {
       keepSeconds: retentionSeconds(s),

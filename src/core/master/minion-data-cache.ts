@@ -1,6 +1,7 @@
 import { mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { mkdir, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { SharedValues } from './shared-values';
 
 export interface MinionData {
   grains?: Record<string, unknown>;
@@ -26,6 +27,9 @@ export function readMinionData(cachedir: string, id: string): MinionData {
  */
 export class MinionDataCache {
   private readonly data = new Map<string, MinionData>();
+  /** Grain values alike between minions are held once (see SharedValues); each minion's keys to them. */
+  private readonly sharedGrains = new SharedValues();
+  private readonly grainKeys = new Map<string, string[]>();
   private readonly root: string;
 
   constructor(cachedir: string) {
@@ -33,11 +37,30 @@ export class MinionDataCache {
     mkdirSync(this.root, { recursive: true, mode: 0o700 });
     for (const id of readdirSync(this.root)) {
       try {
-        this.data.set(id, JSON.parse(readFileSync(join(this.root, id, 'data.json'), 'utf8')) as MinionData);
+        this.set(id, JSON.parse(readFileSync(join(this.root, id, 'data.json'), 'utf8')) as MinionData);
       } catch {
         // A damaged entry is as good as none: the minion sends its grains again when it starts.
       }
     }
+  }
+
+  /** Distinct grain values held for all minions together. */
+  get sharedGrainValues(): number {
+    return this.sharedGrains.size;
+  }
+
+  private set(id: string, data: MinionData): void {
+    const old = this.grainKeys.get(id);
+    if (data.grains && (old === undefined || data.grains !== this.data.get(id)?.grains)) {
+      const { shared, keys } = this.sharedGrains.share(data.grains);
+      data = { ...data, grains: shared };
+      this.grainKeys.set(id, keys);
+      if (old) this.sharedGrains.release(old);
+    } else if (!data.grains && old) {
+      this.sharedGrains.release(old);
+      this.grainKeys.delete(id);
+    }
+    this.data.set(id, data);
   }
 
   grains(id: string): Record<string, unknown> | undefined {
@@ -50,7 +73,7 @@ export class MinionDataCache {
   }
 
   update(id: string, patch: MinionData): void {
-    this.data.set(id, { ...this.data.get(id), ...patch });
+    this.set(id, { ...this.data.get(id), ...patch });
     this.scheduleWrite(id);
   }
 
@@ -87,6 +110,9 @@ export class MinionDataCache {
 
   remove(id: string): void {
     this.data.delete(id);
+    const keys = this.grainKeys.get(id);
+    if (keys) this.sharedGrains.release(keys);
+    this.grainKeys.delete(id);
     rmSync(join(this.root, id), { recursive: true, force: true });
   }
 }

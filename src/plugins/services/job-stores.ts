@@ -4,7 +4,14 @@
  * never use them opens nothing.
  */
 import { IJobCache, IPostgres, type CachedReturn, type JobLoad, type JobReturn } from '../api/returner-services';
-import { openJobCache, PostgresConnection, postgresOptions, type JobCache, type JobCacheConfig } from '../../core/master/job-cache';
+import {
+  jobLoad,
+  openJobCache,
+  PostgresConnection,
+  postgresOptions,
+  type JobCache,
+  type JobCacheConfig,
+} from '../../core/master/job-cache';
 import { isJid, jidToDate } from '../../core/protocol/jid';
 
 function toList(v: unknown): unknown[] {
@@ -63,17 +70,7 @@ export class JobCacheService implements IJobCache {
     const job = await (await this.get()).getJob(String(jid));
     if (!job) return undefined;
     // Salt's local_cache.get_load: the publication, plus the expected minions as `Minions`.
-    const load: Record<string, unknown> = {
-      jid: job.jid,
-      tgt: job.tgt,
-      tgt_type: job.tgt_type,
-      fun: job.fun,
-      arg: job.arg,
-      user: job.user,
-    };
-    if (job.metadata !== undefined) load.metadata = job.metadata;
-    load.Minions = job.minions;
-    return load;
+    return { ...jobLoad(job), Minions: job.minions };
   }
 
   async getReturns(jid: string): Promise<Record<string, CachedReturn>> {

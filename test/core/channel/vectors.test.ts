@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import * as C from '../../../src/core/channel';
 import { oaepDecrypt, signPkcs1v15Sha1 } from '../../../src/core/crypto/rsa';
-import { decode, encode } from '../../../src/core/protocol/msgpack';
+import { decode, encode, toBytes } from '../../../src/core/protocol/msgpack';
 import { Json, MINION_KEYS, allMessages, fromJson, jsonBytes, lastFrame, wireJson } from '../protocol/wire-vectors';
 import { minionOf, privateKey, publicPem, requestReplyPairs } from './channel-vectors';
 
@@ -35,6 +35,24 @@ describe('channel openers decrypt every captured message to the recorded plainte
       n++;
     }
     expect(n).toBeGreaterThan(60);
+  });
+
+  it("our reply to a _return is Salt's master's: same framing, same plaintext under the session key", () => {
+    let n = 0;
+    for (const p of pairs.filter((x) => x.rep.kind === 'aes-reply:_return' && x.rep.session_key_used)) {
+      const key = p.rep.session_key_used as string;
+      const theirs = lastFrame(p.rep);
+      const ours = C.buildAesReply(key, p.rep.reply_nonce, null);
+      // Raw string header (str16, as Salt's use_bin_type=False packs it) and length alike.
+      expect(ours.length, p.source).toBe(theirs.length);
+      expect(ours.subarray(0, 3).equals(theirs.subarray(0, 3)), p.source).toBe(true);
+      // The IV is random; what a Salt minion reads, `pickle::` + the nonce + msgpack nil, is the same.
+      const plain = (bytes: Buffer) => C.crypticleFor(key).decrypt(toBytes(decode(bytes) as Buffer));
+      expect(plain(ours).equals(plain(theirs)), p.source).toBe(true);
+      expect(C.openAesReply(ours, key, p.rep.reply_nonce)).toBeNull();
+      n++;
+    }
+    expect(n).toBeGreaterThan(3);
   });
 
   it('the plain "bad load" reply is BAD_LOAD_REPLY and opens as MASTER_BAD_LOAD', () => {

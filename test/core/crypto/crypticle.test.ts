@@ -49,6 +49,14 @@ describe('Crypticle', () => {
     expect(c.encrypt(Buffer.from('x')).equals(c.encrypt(Buffer.from('x')))).toBe(false);
   });
 
+  it('never reuses an IV across refills of the IV pool', () => {
+    const c = new Crypticle(Crypticle.generateKeyString());
+    const ivs = new Set<string>();
+    // 4 KiB pools of 16-byte IVs: 1,000 messages span several refills.
+    for (let i = 0; i < 1000; i++) ivs.add(c.encrypt(Buffer.from('x')).subarray(0, 16).toString('hex'));
+    expect(ivs.size).toBe(1000);
+  });
+
   it('rejects a flipped bit in the ciphertext, the IV and the HMAC with BAD_HMAC', () => {
     const c = new Crypticle(v.key_string);
     for (const at of [0, 20, message.length - 1]) {

@@ -6,6 +6,7 @@
  *     postgres: {host, port, user, pass, db}    (nested, as brine documents it), or Salt's flat
  *     returner.postgres.host / postgres.host ... (Salt's postgres returner names, `passwd`; the
  *     pgjsonb names `returner.pgjsonb.*` / `pgjsonb.*` are read too)
+ *   master_job_cache: <returner>             -> that returner's job cache functions (returner-cache.ts)
  *   keep_jobs (hours, default 24) / keep_jobs_seconds (Salt 3006+; default 86400)
  *
  * Defaults of the connection are Salt's postgres returner's: host `salt`, port 5432, user `salt`,
@@ -37,6 +38,13 @@ const BACKENDS: Record<string, JobCacheBackend> = {
   postgres: 'postgres',
   pgjsonb: 'postgres',
 };
+
+/** The job caches built into the master (any other name is a returner's, see src/plugins/master-job-cache.ts). */
+export const BUILTIN_JOB_CACHES: readonly string[] = Object.keys(BACKENDS);
+
+export function isBuiltinJobCache(name: unknown): boolean {
+  return typeof name === 'string' && Object.hasOwn(BACKENDS, name);
+}
 
 export function jobCacheBackend(config: JobCacheConfig): JobCacheBackend {
   const name = config.master_job_cache ?? 'local_cache';

@@ -16,7 +16,10 @@ export type { JobCache, JobCacheBackend, JobFilter, JobInput, JobRecord, MaybePr
 export { SqliteJobCache, type SqliteJobCacheOptions, type SqliteSynchronous } from './sqlite-cache';
 export { PostgresJobCache, type PostgresOptions } from './postgres-cache';
 export { PostgresConnection } from './postgres-connection';
+export { jobLoad, ReturnerJobCache, type JobCacheReturner, type ReturnerCacheLog } from './returner-cache';
 export {
+  BUILTIN_JOB_CACHES,
+  isBuiltinJobCache,
   jobCacheBackend,
   postgresOptions,
   retentionSeconds,

@@ -64,7 +64,8 @@ export interface JobFilter {
   startedTo?: Date;
 }
 
-export type JobCacheBackend = 'sqlite' | 'postgres';
+/** `returner`: the jobs are kept by the returner `master_job_cache` names (returner-cache.ts). */
+export type JobCacheBackend = 'sqlite' | 'postgres' | 'returner';
 
 export interface JobCache {
   readonly backend: JobCacheBackend;

@@ -1,0 +1,69 @@
+import { encode } from '../protocol/msgpack';
+
+/** Values smaller than this (as msgpack) are kept per minion: a table entry would cost more. */
+const MIN_SHARED_BYTES = 24;
+
+/**
+ * One copy of each grain value that several minions send alike (os, kernel, cpu_flags, path,
+ * systemd, ...), counted by reference. A fleet's grains are mostly the same values: kept as each
+ * minion's own decoded objects they cost ~16 KiB of heap per minion (160 MiB at 10,000), shared
+ * they cost the per-minion values and one object per property. Values are keyed by their msgpack
+ * bytes, which is exact for what msgpack decoding yields (the same bytes decode to the same
+ * types), and frozen: a consumer that tried to change one minion's grains would change them all.
+ */
+export class SharedValues {
+  private readonly byBytes = new Map<string, { value: unknown; refs: number }>();
+
+  /**
+   * `record` with its large values replaced by the shared copies, and the keys to give back to
+   * {@link release} when the record is replaced or dropped.
+   */
+  share(record: Record<string, unknown>): { shared: Record<string, unknown>; keys: string[] } {
+    const shared: Record<string, unknown> = {};
+    const keys: string[] = [];
+    for (const [name, value] of Object.entries(record)) {
+      let out = value;
+      if (value !== null && (typeof value === 'object' || (typeof value === 'string' && value.length >= MIN_SHARED_BYTES))) {
+        const key = encode(value).toString('latin1');
+        if (key.length >= MIN_SHARED_BYTES) {
+          let entry = this.byBytes.get(key);
+          if (entry === undefined) {
+            entry = { value: deepFreeze(value), refs: 0 };
+            this.byBytes.set(key, entry);
+          }
+          entry.refs++;
+          keys.push(key);
+          out = entry.value;
+        }
+      }
+      // defineProperty: a `__proto__` grain stays a plain property, as the decoder made it.
+      Object.defineProperty(shared, name, { value: out, enumerable: true, writable: true, configurable: true });
+    }
+    return { shared, keys };
+  }
+
+  release(keys: readonly string[]): void {
+    for (const key of keys) {
+      const entry = this.byBytes.get(key);
+      if (entry !== undefined && --entry.refs === 0) this.byBytes.delete(key);
+    }
+  }
+
+  /** Distinct values held (for tests and the bench). */
+  get size(): number {
+    return this.byBytes.size;
+  }
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value === null || typeof value !== 'object' || Object.isFrozen(value) || ArrayBuffer.isView(value)) return value;
+  if (value instanceof Map) {
+    for (const [k, v] of value) {
+      deepFreeze(k);
+      deepFreeze(v);
+    }
+  } else {
+    for (const v of Object.values(value)) deepFreeze(v);
+  }
+  return Object.freeze(value);
+}
