@@ -38,7 +38,7 @@ export function pluginFiles(name: string): Record<string, string> {
     brine: { entry: 'dist/index.js' },
     scripts: { build: 'tsc -p tsconfig.json', test: 'vitest run' },
     peerDependencies: { brine: '>=0.1.0' },
-    devDependencies: { brine: '>=0.1.0', typescript: '^5.9.0', vitest: '^4.1.0' },
+    devDependencies: { '@types/node': '^20.19.43', brine: '>=0.1.0', typescript: '^5.9.0', vitest: '^4.1.0' },
   };
   const tsconfig = {
     compilerOptions: {

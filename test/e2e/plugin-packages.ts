@@ -1,7 +1,7 @@
 /**
  * Plugin packages as a user builds and installs them, for the plugin end-to-end test: the package
  * is compiled by the real `tsc` against the built brine (its devDependency, here a symlink to this
- * repository, as `npm install` in the package folder would give), then its published files
+ * repository, with this repository's @types beside it, as `npm install` in the package folder would give), then its published files
  * (package.json and dist/) are copied into `<prefix>/node_modules/<name>`, which is what
  * `npm install --prefix <prefix> <tarball>` leaves behind.
  */
@@ -32,6 +32,8 @@ export async function buildPackage(source: string, work: string): Promise<string
   cpSync(source, dir, { recursive: true, filter: (p) => !/\/(node_modules|dist)(\/|$)/.test(p.slice(source.length)) });
   mkdirSync(join(dir, 'node_modules'), { recursive: true });
   symlinkSync(REPO, join(dir, 'node_modules', 'brine'), 'dir');
+  // Its other devDependencies (@types/node for `node:` imports), as `npm install` would give them.
+  symlinkSync(join(REPO, 'node_modules', '@types'), join(dir, 'node_modules', '@types'), 'dir');
   const tsc = await runNode([join(REPO, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(dir, 'tsconfig.json')], dir);
   if (tsc.code !== 0) throw new Error(`tsc failed for ${dir} (exit ${tsc.code}):\n${tsc.stdout}${tsc.stderr}`);
   return dir;
