@@ -9,6 +9,7 @@ import { dirname, isAbsolute } from 'node:path';
 import { arg, CommandExecutionError, State, type StateContext, type StateReturn } from 'brine/plugin';
 import { blockReplace, commentLines, regex, replaceText, splitKeep } from './file-edit';
 import { backupOf, expandUser, isText, stats } from './file-paths';
+import { backupStamp, editLines } from './file-line';
 import { atomicWrite, fail, isFile, lexists, ownerOf } from './file-state-kit';
 import { appendDiff, unifiedDiff } from './unified-diff';
 
@@ -349,11 +350,25 @@ export class FileEditStates {
       location: arg.string({ optional: true }),
       before: arg.any({ optional: true }),
       after: arg.any({ optional: true }),
+      show_changes: arg.boolean({ default: true }),
+      backup: arg.boolean({ default: false }),
+      indent: arg.boolean({ default: true }),
     },
     kwargs: true,
   })
   async line(
-    args: { name: string; content?: unknown; match?: unknown; mode?: string; location?: string; before?: unknown; after?: unknown },
+    args: {
+      name: string;
+      content?: unknown;
+      match?: unknown;
+      mode?: string;
+      location?: string;
+      before?: unknown;
+      after?: unknown;
+      show_changes: boolean;
+      backup: boolean;
+      indent: boolean;
+    },
     ctx: StateContext,
   ): Promise<StateReturn> {
     const name = expandUser(args.name);
@@ -363,43 +378,28 @@ export class FileEditStates {
       return fail(ret, mode ? `Unknown mode: ${mode}` : 'Mode was not defined. How to process the file?');
     }
     if (!isFile(name)) return fail(ret, `File "${name}" doesn't exist`);
-    const before = readFileSync(name, 'utf8');
-    const lines = before.split('\n');
-    const trailing = lines[lines.length - 1] === '';
-    if (trailing) lines.pop();
-    const content = args.content === undefined || args.content === null ? '' : String(args.content);
-    const matches = (l: string, p: unknown): boolean => p !== undefined && p !== null && new RegExp(String(p)).test(l);
-    const out = [...lines];
-    if (mode === 'insert') {
-      if (!out.includes(content)) {
-        if (args.after !== undefined) {
-          const i = out.findIndex((l) => matches(l, args.after));
-          if (i !== -1) out.splice(i + 1, 0, content);
-        } else if (args.before !== undefined) {
-          const i = out.findIndex((l) => matches(l, args.before));
-          if (i !== -1) out.splice(i, 0, content);
-        } else if (args.location === 'start') out.unshift(content);
-        else out.push(content);
-      }
-    } else if (mode === 'replace') {
-      for (let i = 0; i < out.length; i++) if (matches(out[i], args.match ?? content)) out[i] = content;
-    } else if (mode === 'delete') {
-      for (let i = out.length - 1; i >= 0; i--) if (matches(out[i], args.match ?? content)) out.splice(i, 1);
-    } else if (!out.includes(content)) {
-      out.push(content);
+    if (mode !== 'delete' && (args.content === undefined || args.content === null)) {
+      return fail(ret, "Content can only be empty if mode is ['delete']");
     }
-    const after = out.join('\n') + (trailing || out.length > lines.length ? '\n' : '');
+    const before = readFileSync(name, 'utf8');
+    let after: string;
+    try {
+      after = editLines(before, { ...args, mode });
+    } catch (err) {
+      if (err instanceof CommandExecutionError) return fail(ret, err.message);
+      throw err;
+    }
     if (after === before) {
       ret.comment = 'No changes needed to be made';
       return ret;
     }
-    ret.changes = { diff: unifiedDiff(before, after) };
+    ret.changes = { diff: args.show_changes ? unifiedDiff(before, after) : true };
     if (ctx.test) {
       ret.result = null;
       ret.comment = 'Changes would be made';
       return ret;
     }
-    commitText(name, after);
+    commitText(name, after, args.backup ? `.${backupStamp(new Date())}` : false);
     ret.comment = 'Changes were made';
     return ret;
   }

@@ -1,7 +1,9 @@
-import { existsSync, readFileSync, statSync, writeFileSync, appendFileSync } from 'node:fs';
+import { appendFileSync, constants, copyFileSync, existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { CommandExecutionError, Fn, IShell, InvocationError, arg, fnmatch } from 'brine/plugin';
 import { backupOf, expandUser, guard, isText, linesOf, realpathIfExists, rewrite, text } from './file-paths';
 import { blockReplace, commentLines, regex, replaceText, splitKeep } from './file-edit';
+import { backupStamp, editLines, LINE_MODES } from './file-line';
+import { atomicWrite, isFile, ownerOf } from './file-state-kit';
 import { unifiedDiff } from './unified-diff';
 
 /** Salt's `get_diff`: empty when nothing changed (difflib then writes no header either). */
@@ -304,6 +306,65 @@ export class FileTextFunctions {
     const diff = diffOf(before, after);
     if (diff !== '' && !a.dry_run) rewrite(p, before, after, backupOf(a.backup));
     return a.show_changes ? diff : diff !== '';
+  }
+
+  @Fn({
+    summary:
+      'Line-focused editing of a file: insert, ensure, replace or delete one line; returns the diff (show_changes) or whether it changed',
+    description:
+      'match, before and after are tried as a Python regular expression and as a fragment of the line; before and after must each find exactly one line. ' +
+      'mode=insert needs location (start or end) or before/after. backup=True keeps a copy named path.YYYY-MM-DD-HH-MM-SS.',
+    examples: [
+      'salt \'*\' file.line /etc/nsswitch.conf "networks:\\tfiles dns" after="hosts:.*?" mode=ensure',
+      "salt '*' file.line /path/to/file content=CREATEMAIL_SPOOL=no match=CREATE_MAIL_SPOOL=yes mode=replace",
+    ],
+    args: {
+      path: arg.string({ nonEmpty: true }),
+      content: arg.any({ optional: true }),
+      match: arg.any({ optional: true }),
+      mode: arg.any({ optional: true }),
+      location: arg.any({ optional: true }),
+      before: arg.any({ optional: true }),
+      after: arg.any({ optional: true }),
+      show_changes: arg.boolean({ default: true }),
+      backup: arg.boolean({ default: false }),
+      quiet: arg.boolean({ default: false }),
+      indent: arg.boolean({ default: true }),
+    },
+  })
+  line(a: {
+    path: string;
+    content?: unknown;
+    match?: unknown;
+    mode?: unknown;
+    location?: unknown;
+    before?: unknown;
+    after?: unknown;
+    show_changes: boolean;
+    backup: boolean;
+    quiet: boolean;
+    indent: boolean;
+  }): string | boolean {
+    const p = realpathIfExists(expandUser(a.path));
+    if (!isFile(p)) {
+      if (a.quiet) return false;
+      throw new CommandExecutionError(`File "${p}" does not exists or is not a file.`);
+    }
+    const mode = a.mode === undefined || a.mode === null || a.mode === '' ? null : text(a.mode).toLowerCase();
+    if (mode === null) throw new CommandExecutionError('Mode was not defined. How to process the file?');
+    if (!(LINE_MODES as readonly string[]).includes(mode)) throw new CommandExecutionError(`Unknown mode: "${mode}"`);
+    if (mode !== 'delete' && (a.content === undefined || a.content === null)) {
+      throw new CommandExecutionError('Content can only be empty if mode is "delete"');
+    }
+    const before = readFileSync(p, 'utf8');
+    const after = editLines(before, { ...a, mode });
+    if (after === before) return false;
+    if (a.backup) {
+      const stamp = backupStamp(new Date());
+      guard(() => copyFileSync(p, `${p}.${stamp}`, constants.COPYFILE_EXCL), `${p}.${stamp}`);
+    }
+    guard(() => atomicWrite(p, after, statSync(p).mode & 0o7777, ownerOf(p)), p);
+    return a.show_changes ? unifiedDiff(before, after) : true;
   }
 
   @Fn({
