@@ -16,7 +16,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 export interface HostDependentCase {
@@ -59,6 +59,28 @@ function aptOffering(root: string, pkg: string, version: string): Record<string,
   return { APT_CONFIG: join(apt, 'apt.conf') };
 }
 
+interface DpkgState {
+  installed: [string, string][];
+  /** dpkg rewrites its status file (by rename) and journals into updates/ on every operation. */
+  status: string;
+  updates: string[];
+}
+
+/**
+ * The dpkg state a run of list_pkgs depends on. Not the package list alone: a package being
+ * upgraded by another test is briefly not installed, and the list before and after the run can
+ * be equal while the run saw the gap; the status file's identity and the journal show it.
+ */
+function dpkgFingerprint(): string {
+  const st = statSync('/var/lib/dpkg/status', { bigint: true });
+  const state: DpkgState = {
+    installed: dpkgInstalled(),
+    status: `${st.ino}:${st.mtimeNs}:${st.size}`,
+    updates: readdirSync('/var/lib/dpkg/updates').sort(),
+  };
+  return JSON.stringify(state);
+}
+
 /** This host's installed packages as dpkg reports them (what Salt's aptpkg counts as installed), sorted. */
 function dpkgInstalled(): [string, string][] {
   const out = execFileSync('dpkg-query', ['-W', '-f', '${Status}\t${Package}\t${Version}\t${Architecture}\n'], { encoding: 'utf8' });
@@ -95,7 +117,7 @@ function byteCut(text: string, length: number): string {
 export const HOST_DEPENDENT: Record<string, HostDependentCase> = {
   '89-pkg-testtrue': { env: (root) => aptOffering(root, 'cowsay', '3.03+dfsg2-8') },
   '92-pkg-list-pkgs': {
-    fingerprint: () => JSON.stringify(dpkgInstalled()),
+    fingerprint: dpkgFingerprint,
     expected(file, stored, fingerprint) {
       const layout = LIST_LAYOUT[file];
       if (!layout) throw new Error(`92-pkg-list-pkgs: no entry layout known for ${file}`);
@@ -109,7 +131,7 @@ export const HOST_DEPENDENT: Record<string, HostDependentCase> = {
       const partial = stored.slice(rebuilt.length);
       if (!stored.startsWith(rebuilt) || rebuilt === layout.header || partial.length > 80 || partial.includes('\n    }'))
         throw new Error(`92-pkg-list-pkgs/${file}: the entry layout does not reproduce the stored output`);
-      const installed = fingerprint === undefined ? dpkgInstalled() : (JSON.parse(fingerprint) as [string, string][]);
+      const installed = fingerprint === undefined ? dpkgInstalled() : (JSON.parse(fingerprint) as DpkgState).installed;
       const host = layout.header + installed.map(([n, v]) => layout.render(n, v)).join('');
       return byteCut(host, Buffer.byteLength(stored));
     },

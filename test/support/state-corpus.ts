@@ -225,7 +225,7 @@ export async function runVariant(
         const before = host.fingerprint?.();
         out = await runSaltCall(['-c', join(vec, 'conf'), ...argv], env);
         state = host.fingerprint?.();
-        if (before === state || attempt === 3) break;
+        if (before === state || attempt === 5) break;
       }
       const stored = swap(readFileSync(join(spec.dir, file), 'utf8'));
       results.push({
