@@ -9,7 +9,7 @@ import { dirname, isAbsolute } from 'node:path';
 import { arg, CommandExecutionError, State, type StateContext, type StateReturn } from 'brine/plugin';
 import { blockReplace, commentLines, regex, replaceText, splitKeep } from './file-edit';
 import { backupOf, expandUser, isText, stats } from './file-paths';
-import { backupStamp, editLines } from './file-line';
+import { backupStamp, editLines, LINE_MODES } from './file-line';
 import { atomicWrite, fail, isFile, lexists, ownerOf } from './file-state-kit';
 import { appendDiff, unifiedDiff } from './unified-diff';
 
@@ -374,7 +374,7 @@ export class FileEditStates {
     const name = expandUser(args.name);
     const ret: StateReturn = { name, changes: {}, result: true, comment: '' };
     const mode = String(args.mode ?? '').toLowerCase();
-    if (!['insert', 'ensure', 'replace', 'delete'].includes(mode)) {
+    if (!(LINE_MODES as readonly string[]).includes(mode)) {
       return fail(ret, mode ? `Unknown mode: ${mode}` : 'Mode was not defined. How to process the file?');
     }
     if (!isFile(name)) return fail(ret, `File "${name}" doesn't exist`);

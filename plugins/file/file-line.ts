@@ -25,7 +25,7 @@ const present = (v: unknown): boolean => v !== undefined && v !== null;
 const truthy = (v: unknown): boolean => present(v) && v !== '' && v !== false && v !== 0;
 
 /** Python's `_get_eol`: the line's ending (`\n`, `\r` or `\r\n`), or ''. */
-export function eolOf(line: string): string {
+function eolOf(line: string): string {
   return /(?:(?<!\r)\n|\r(?!\n)|\r\n)$/.exec(line)?.[0] ?? '';
 }
 

@@ -491,3 +491,27 @@ describe('test=True', () => {
     expect(fns.filter((f) => !listed.has(f))).toEqual([]);
   });
 });
+
+describe('file.line', () => {
+  it('edits through file.line: show_changes=False reports True, backup keeps a dated copy, indent follows the anchor', async () => {
+    const d = dir('line-state');
+    const t = join(d, 'conf');
+    writeFileSync(t, 'top\n    key = 1\n');
+    const ret = await single('file.line', t, { content: 'other = 2', mode: 'ensure', after: 'key', show_changes: false, backup: true });
+    expect(ret).toMatchObject({ result: true, changes: { diff: true }, comment: 'Changes were made' });
+    expect(readFileSync(t, 'utf8')).toBe('top\n    key = 1\n    other = 2\n');
+    const copies = readdirSync(d).filter((n) => n !== 'conf');
+    expect(copies).toHaveLength(1);
+    expect(readFileSync(join(d, copies[0]), 'utf8')).toBe('top\n    key = 1\n');
+    const noIndent = await single('file.line', t, { content: 'last', mode: 'ensure', after: 'other', indent: false });
+    expect(noIndent.changes.diff).toBe('--- \n+++ \n@@ -1,3 +1,4 @@\n top\n     key = 1\n     other = 2\n+last\n');
+  });
+
+  it('fails with the editor error, leaving the file as it was, when an anchor matches more than one line', async () => {
+    const t = join(dir('line-state-err'), 'conf');
+    writeFileSync(t, 'a\na\n');
+    const ret = await single('file.line', t, { content: 'x', mode: 'insert', after: 'a' });
+    expect(ret).toMatchObject({ result: false, comment: 'Found more than expected occurrences in "after" expression' });
+    expect(readFileSync(t, 'utf8')).toBe('a\na\n');
+  });
+});
