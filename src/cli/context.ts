@@ -3,7 +3,7 @@ import { join, resolve } from 'node:path';
 import { loadMasterConfig, loadMinionConfig, type MasterConfig, type MinionConfig } from '../core/config';
 import { createLogging, type Logging } from '../core/log';
 import { CliError } from './errors';
-import { DEFAULT_CONFIG_DIR } from './flags';
+import { DEFAULT_CONFIG_DIR } from './flag-specs';
 import { daemonize, isDaemonChild, lockPidFile, onShutdown, removePidFile, reportReady, reportStartFailure } from './daemon';
 
 /**

@@ -1,4 +1,3 @@
-import * as Errors from '@oclif/core/errors';
 import { BrineError, type CoreErrorCode } from '../core/errors';
 import type { RenderErrorCode } from '../core/render/errors';
 import type { MinionErrorCode } from '../core/minion/minion-errors';
@@ -33,9 +32,14 @@ export class CliError extends BrineError<CliErrorCode> {
 /** Prints an error the way Salt's commands do and exits; stack traces only for real bugs. */
 export function reportAndExit(err: unknown): never {
   const oclifExit = (err as { oclif?: { exit?: number } })?.oclif?.exit;
+  // oclif's errors carry an `oclif` field: only then is oclif loaded here (the commands main runs
+  // without oclif never load it).
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const Errors =
+    (err as { oclif?: unknown })?.oclif !== undefined ? (require('@oclif/core/errors') as typeof import('@oclif/core/errors')) : undefined;
   // oclif's exit: its ExitError, or (from another copy of @oclif/core) an error with its EEXIT code.
   if (
-    err instanceof Errors.ExitError ||
+    (Errors && err instanceof Errors.ExitError) ||
     (oclifExit !== undefined && !(err instanceof BrineError) && (err as { code?: unknown }).code === 'EEXIT')
   ) {
     process.exit(oclifExit ?? 0);
@@ -45,7 +49,7 @@ export function reportAndExit(err: unknown): never {
     if (err.hint) process.stderr.write(`${err.hint}\n`);
     process.exit(err instanceof CliError ? err.exitCode : 1);
   }
-  if (err instanceof Errors.CLIError) {
+  if (Errors && err instanceof Errors.CLIError) {
     // oclif's own parse errors: unknown flag, missing argument.
     // oclif ends some messages with its own "See more help" line: one pointer to --help is enough.
     const lines = err.message

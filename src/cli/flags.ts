@@ -1,90 +1,71 @@
+import * as Args from '@oclif/core/args';
 import * as Flags from '@oclif/core/flags';
+import {
+  commonSpecs,
+  configDirSpec,
+  daemonSpecs,
+  forceColorSpec,
+  logFileSpecs,
+  logLevelSpec,
+  noColorSpec,
+  noParseSpec,
+  outputSpecs,
+  outSpec,
+  stateOutputSpecs,
+  type CommandSpec,
+  type FlagSpec,
+  type FlagSpecs,
+  type FlagValue,
+} from './flag-specs';
+import type { Arg, BooleanFlag, OptionFlag } from '@oclif/core/interfaces';
 
-/** Where Salt's commands look for their configuration when -c is not given. */
-export const DEFAULT_CONFIG_DIR = '/etc/salt';
+export { DEFAULT_CONFIG_DIR, stateVerboseFlag } from './flag-specs';
 
-/** Flags every brine command shares with Salt's. */
-export const configDirFlag = Flags.string({
-  char: 'c',
-  description: 'Directory holding the master / minion configuration files',
-  default: DEFAULT_CONFIG_DIR,
-  helpValue: 'CONFIG_DIR',
-});
+type Char = Parameters<typeof Flags.string>[0] extends infer O ? (O extends { char?: infer C } ? C : never) : never;
 
-export const logLevelFlag = Flags.string({
-  char: 'l',
-  description: 'Console logging level',
-  options: ['all', 'garbage', 'trace', 'debug', 'profile', 'info', 'warning', 'error', 'critical', 'quiet'],
-});
+/** The oclif flag of a spec, typed as the value flag-specs says it parses to. */
+type OclifFlag<S extends FlagSpec> = S['type'] extends 'boolean' ? BooleanFlag<boolean> : OptionFlag<FlagValue<S>>;
 
-export const outFlag = Flags.string({
-  description: 'Print the output with this outputter',
-  options: ['nested', 'json', 'yaml', 'txt', 'raw', 'pprint', 'quiet', 'newline_values_only'],
-  aliases: ['output'],
-});
-
-export const outFileFlag = Flags.string({ description: 'Write the output to this file', aliases: ['output-file'] });
-export const outIndentFlag = Flags.integer({ description: 'Indentation of json/yaml output', aliases: ['output-indent'] });
-
-/** Answered before parsing (see main.ts versionAnswer); declared so that --help lists them. */
-export const versionFlags = {
-  version: Flags.boolean({ description: 'Print the Salt version brine reproduces and exit' }),
-  'versions-report': Flags.boolean({ char: 'V', description: "Print brine's, its dependencies' and the system's versions and exit" }),
-};
-
-/** -c and -l: what every command takes. */
-export const commonFlags = {
-  'config-dir': configDirFlag,
-  'log-level': logLevelFlag,
-  ...versionFlags,
-};
-
-/** Salt's --no-color / --force-color: without either, the nested and highstate outputters colour only on a terminal. */
-export const noColorFlag = Flags.boolean({ description: 'Disable all colored output', aliases: ['no-colour'] });
-export const forceColorFlag = Flags.boolean({ description: 'Force colored output', aliases: ['force-colour'] });
-
-/** How a command that prints returns prints them. */
-export const outputFlags = {
-  out: outFlag,
-  'out-file': outFileFlag,
-  'out-indent': outIndentFlag,
-  'no-color': noColorFlag,
-  'force-color': forceColorFlag,
-};
-
-/** How the highstate outputter prints state runs (salt and salt-call). */
-export const stateOutputFlags = {
-  'state-output': Flags.string({
-    description: 'Highstate output mode: full, terse, mixed, changes (and their _id forms)',
-    aliases: ['state_output'],
-  }),
-  'state-verbose': Flags.string({ description: 'False hides states that succeeded without changes', aliases: ['state_verbose'] }),
-};
-
-/** --state-verbose's value as Salt reads it; undefined when not given. */
-export function stateVerboseFlag(value: string | undefined): boolean | undefined {
-  return value === undefined ? undefined : ['true', 'yes', '1', 'on'].includes(value.toLowerCase());
+/** One of flag-specs' flags as oclif declares it. */
+export function oclifFlag<S extends FlagSpec>(spec: S): OclifFlag<S> {
+  return toOclif(spec) as unknown as OclifFlag<S>;
 }
 
-/** A command's log file: a daemon's or salt-call's over the config's log_file / log_level_logfile; salt, salt-run, salt-key only when given. */
-export const logFileFlags = {
-  'log-file': Flags.string({ description: 'Log file path (overrides log_file in the config)' }),
-  'log-file-level': Flags.string({
-    description: 'Log file logging level (overrides log_level_logfile in the config)',
-    options: ['all', 'garbage', 'trace', 'debug', 'profile', 'info', 'warning', 'error', 'critical', 'quiet'],
-  }),
-};
+function toOclif(spec: FlagSpec) {
+  const common = {
+    description: spec.description,
+    ...(spec.char ? { char: spec.char as Char } : {}),
+    ...(spec.aliases ? { aliases: [...spec.aliases] } : {}),
+  };
+  if (spec.type === 'boolean') return Flags.boolean(common);
+  if (spec.type === 'integer') return Flags.integer(common);
+  const options = {
+    ...common,
+    ...(spec.options ? { options: [...spec.options] } : {}),
+    ...(spec.helpValue ? { helpValue: spec.helpValue } : {}),
+  };
+  if (spec.multiple) return Flags.string({ ...options, multiple: true });
+  return Flags.string({ ...options, ...(spec.default !== undefined ? { default: spec.default } : {}) });
+}
 
-/** salt-master and salt-minion: the daemon's life. */
-export const daemonFlags = {
-  ...commonFlags,
-  ...logFileFlags,
-  daemon: Flags.boolean({ char: 'd', description: 'Run in the background' }),
-};
+/** A group of flag-specs' flags as oclif declares them. */
+export function oclifFlags<F extends FlagSpecs>(specs: F): { -readonly [K in keyof F]: OclifFlag<F[K]> } {
+  return Object.fromEntries(Object.entries(specs).map(([name, spec]) => [name, toOclif(spec)])) as never;
+}
 
-/** Salt's --no-parse: keyword arguments whose values are passed as typed, not YAML-loaded. */
-export const noParseFlag = Flags.string({
-  description: 'Comma-separated names of keyword arguments (name=value) not to parse as YAML',
-  multiple: true,
-  helpValue: 'ARG1,ARG2',
-});
+/** A command's positional arguments as oclif declares them (all required). */
+export function oclifArgs(spec: CommandSpec): Record<string, Arg<string>> {
+  return Object.fromEntries(spec.args.map((a) => [a.name, Args.string({ description: a.description, required: true })]));
+}
+
+export const configDirFlag = oclifFlag(configDirSpec);
+export const logLevelFlag = oclifFlag(logLevelSpec);
+export const outFlag = oclifFlag(outSpec);
+export const commonFlags = oclifFlags(commonSpecs);
+export const noColorFlag = oclifFlag(noColorSpec);
+export const forceColorFlag = oclifFlag(forceColorSpec);
+export const outputFlags = oclifFlags(outputSpecs);
+export const stateOutputFlags = oclifFlags(stateOutputSpecs);
+export const logFileFlags = oclifFlags(logFileSpecs);
+export const daemonFlags = oclifFlags(daemonSpecs);
+export const noParseFlag = oclifFlag(noParseSpec);

@@ -1,5 +1,32 @@
 import { resolve } from 'node:path';
 import { SALT_VERSION, versionsReport } from '../plugins/api/version';
+import { SALT, SALT_CALL, SALT_MASTER, SALT_MINION } from './flag-specs';
+import { quickParse } from './quick-parse';
+
+/* eslint-disable @typescript-eslint/no-require-imports */
+/**
+ * The commands that run without oclif when their command line is plain (see quick-parse.ts):
+ * oclif's ~100 modules are about 100 ms of a salt-call's CPU and 10 MiB of a minion's memory.
+ * Each answers undefined when oclif must read the line (help, a usage error).
+ */
+const QUICK: Record<string, (argv: string[]) => Promise<void> | undefined> = {
+  'salt-call': (argv) => {
+    const parsed = quickParse(SALT_CALL, argv);
+    return parsed && (require('./salt-call') as typeof import('./salt-call')).saltCallCommand(parsed.flags, parsed.words);
+  },
+  salt: (argv) => {
+    const parsed = quickParse(SALT, argv);
+    return parsed && (require('./salt') as typeof import('./salt')).saltCommand(parsed.flags, parsed.words);
+  },
+  'salt-minion': (argv) => {
+    const parsed = quickParse(SALT_MINION, argv);
+    return parsed && (require('./minion-runtime') as typeof import('./minion-runtime')).minionCommand(parsed.flags);
+  },
+  'salt-master': (argv) => {
+    const parsed = quickParse(SALT_MASTER, argv);
+    return parsed && (require('./salt-master') as typeof import('./salt-master')).masterCommand(parsed.flags);
+  },
+};
 
 /**
  * Entry point of every bin: `salt-key -L` runs the oclif command `salt-key` with the rest of argv,
@@ -11,19 +38,23 @@ export function main(commandId: string): void {
     process.stdout.write(early);
     return;
   }
+  const quick = QUICK[commandId]?.(process.argv.slice(2));
+  if (quick) {
+    quick.catch((err: unknown) => (require('./errors') as typeof import('./errors')).reportAndExit(err));
+    return;
+  }
   // Loaded here, not at the top: `--version` answers without oclif (its ~100 modules are most of
   // the CPU of a short command). oclif's subpaths: its index loads every part of oclif (semver,
   // ux, help) on every run.
-  /* eslint-disable @typescript-eslint/no-require-imports */
   const { run } = require('@oclif/core/run') as typeof import('@oclif/core/run');
   const { flush } = require('@oclif/core/flush') as typeof import('@oclif/core/flush');
   const { reportAndExit } = require('./errors') as typeof import('./errors');
-  /* eslint-enable @typescript-eslint/no-require-imports */
   const root = resolve(__dirname, '..', '..', '..');
   run([commandId, ...process.argv.slice(2)], root)
     .then(() => flush())
     .catch(reportAndExit);
 }
+/* eslint-enable @typescript-eslint/no-require-imports */
 
 /**
  * `--version` and `-V`/`--versions-report` answer before anything is parsed, as Salt's option

@@ -19,6 +19,8 @@ import { CommandExecutionError, traverse } from '../plugins/api';
 import { MinionPillar, type PillarSource } from '../plugins/services/pillar';
 import type { SaltCaller } from '../core/render';
 import { pluginPackageDirs } from '../plugins/loader/package-dirs';
+import { startDaemon } from './context';
+import type { ParsedFlags, SALT_MINION } from './flag-specs';
 
 /**
  * Salt's minion id rules (config `id`, the `minion_id` cache, then the host's names), with a
@@ -285,4 +287,13 @@ export async function printMinionId(configDir: string, logLevel = 'warning'): Pr
   } finally {
     await logging.close();
   }
+}
+
+/** `salt-minion` from its parsed command line (by oclif or quick-parse). */
+export async function minionCommand(flags: ParsedFlags<(typeof SALT_MINION)['flags']>): Promise<void> {
+  if (flags['print-id']) {
+    process.stdout.write(await printMinionId(flags['config-dir'], flags['log-level']));
+    return;
+  }
+  await startDaemon('minion', flags, (config, logging) => createMinion(config, logging));
 }

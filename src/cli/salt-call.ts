@@ -12,6 +12,41 @@ import type { Io } from './salt';
 import { formatHighstate, highstateOptionsOf } from './output/highstate';
 import { getColors } from './output/colors';
 import { JidFactory } from '../core/protocol/jid';
+import { loadMinionForCli } from './context';
+import { noParseNames, parseCliArgs } from './args';
+import { useColor } from './output/colors';
+import { yamlifyArg } from '../core/pycompat';
+import { stateVerboseFlag, type ParsedFlags, type SALT_CALL } from './flag-specs';
+
+/** `salt-call FUN ARGS` from its parsed command line (by oclif or quick-parse); sets the exit code. */
+export async function saltCallCommand(flags: ParsedFlags<(typeof SALT_CALL)['flags']>, words: string[]): Promise<void> {
+  const overrides: Record<string, unknown> = {};
+  if (flags['log-file']) overrides.log_file = flags['log-file'];
+  if (flags['log-file-level']) overrides.log_level_logfile = flags['log-file-level'];
+  const { config } = loadMinionForCli(flags['config-dir'], flags['log-level'], overrides);
+  if (flags.id) config.id = flags.id;
+  process.exitCode = await runSaltCall(
+    {
+      config,
+      fun: words[0],
+      arg: parseCliArgs(words.slice(1), noParseNames(flags['no-parse'])),
+      local: flags.local,
+      out: flags.out as Outputter | undefined,
+      stateOutput: flags['state-output'],
+      stateVerbose: stateVerboseFlag(flags['state-verbose']),
+      outFile: flags['out-file'],
+      outIndent: flags['out-indent'],
+      retcodePassthrough: flags['retcode-passthrough'],
+      color: useColor(flags, process.stdout.isTTY === true),
+      metadata: flags.metadata,
+      ret: flags.return,
+      ...(flags['set-metadata'] === undefined ? {} : { setMetadata: yamlifyArg(flags['set-metadata']) }),
+      // Salt's salt-call logs to the console at the config's log_level (default warning) unless -l says.
+      logLevel: String(flags['log-level'] ?? config.log_level ?? 'warning'),
+    },
+    { out: (t) => process.stdout.write(t), err: (t) => process.stderr.write(t) },
+  );
+}
 
 export interface SaltCallOptions {
   config: MinionConfig;

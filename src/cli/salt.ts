@@ -6,8 +6,13 @@ import { JobWaiter } from '../core/client/local-client-wait';
 import { checkTarget, type TargetType } from '../core/targeting';
 import { formatNoReturn, formatOutput, isOutputter, noReturnMessage, type Outputter } from './output';
 import { getColors } from './output/colors';
-import { formatHighstate, type HighstateOptions } from './output/highstate';
-import { CliError } from './errors';
+import { formatHighstate, highstateOptionsOf, type HighstateOptions } from './output/highstate';
+import { CliError, EXIT_USAGE } from './errors';
+import { noParseNames, parseCliArgs } from './args';
+import { clientLogging, loadMasterForCli } from './context';
+import { useColor } from './output/colors';
+import { yamlifyArg } from '../core/pycompat';
+import { stateVerboseFlag, TARGET_TYPE_FLAGS, type ParsedFlags, type SALT } from './flag-specs';
 import { runBatch } from './batch';
 
 export interface SaltOptions {
@@ -238,4 +243,53 @@ export function isFailure(ret: MinionReturn): boolean {
   if (ret.retcode !== 0 || !ret.success) return true;
   const r = ret.return as Record<string, unknown> | null;
   return typeof r === 'object' && r !== null && !Array.isArray(r) && (r.result === false || r.success === false);
+}
+
+/** `salt TARGET FUN ARGS` from its parsed command line (by oclif or quick-parse); sets the exit code. */
+export async function saltCommand(flags: ParsedFlags<(typeof SALT)['flags']>, words: string[]): Promise<void> {
+  const types = TARGET_TYPE_FLAGS.filter((t) => flags[t]);
+  if (types.length > 1) throw new CliError(`choose one target type, not ${types.map((t) => `--${t}`).join(' and ')}`, EXIT_USAGE);
+  const tgtType = (types[0] ?? 'glob').replace('-', '_') as TargetType;
+  const { config } = loadMasterForCli(flags['config-dir'], flags['log-level']);
+  const logging = clientLogging(flags);
+  let code: number;
+  try {
+    code = await runSalt(
+      {
+        master: config,
+        tgt: words[0],
+        tgtType,
+        fun: words[1],
+        arg: parseCliArgs(words.slice(2), noParseNames(flags['no-parse'])),
+        timeoutSec: flags.timeout ?? config.timeout,
+        out: flags.out as Outputter | undefined,
+        highstate: highstateOptionsOf(config as unknown as Record<string, unknown>, {
+          stateOutput: flags['state-output'],
+          stateVerbose: stateVerboseFlag(flags['state-verbose']),
+        }),
+        outFile: flags['out-file'],
+        outIndent: flags['out-indent'],
+        static: flags.static,
+        async: flags.async,
+        showJid: flags['show-jid'],
+        verbose: flags.verbose,
+        delimiter: flags.delimiter,
+        ret: flags.return,
+        ...(flags.metadata === undefined ? {} : { metadata: yamlifyArg(flags.metadata) }),
+        gatherJobTimeoutSec: config.gather_job_timeout,
+        hideTimeout: flags['hide-timeout'],
+        summary: flags.summary,
+        batch: flags['batch-size'],
+        failhard: flags.failhard,
+        subset: flags.subset,
+        batchWaitSec: flags['batch-wait'] === undefined ? 0 : Number(flags['batch-wait']),
+        color: useColor(flags, process.stdout.isTTY === true),
+        log: logging.getLogger('salt.cli.salt'),
+      },
+      { out: (t) => process.stdout.write(t), err: (t) => process.stderr.write(t), errIsTty: process.stderr.isTTY === true },
+    );
+  } finally {
+    await logging.close();
+  }
+  process.exitCode = code;
 }

@@ -12,7 +12,6 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { globSync } from 'glob';
 import { ConfigError } from '../errors';
 import { checkOption, showValue } from './option-types';
 import { MASTER_OPTIONS, MINION_OPTIONS, type OptionSpec } from './options';
@@ -57,6 +56,18 @@ function readLayer(file: string): Layer | null {
 
 function globFiles(pattern: string, configDir: string): string[] {
   const abs = path.isAbsolute(pattern) ? pattern : path.join(configDir, pattern);
+  // The default `minion.d/*.conf` is looked up on every start, and its folder is often missing:
+  // then there is nothing to match, and glob (a dozen modules) is not loaded.
+  const segments = abs.split(path.sep);
+  const fixed = segments
+    .slice(
+      0,
+      segments.findIndex((s) => /[*?[\]{}()!+@]/.test(s)),
+    )
+    .join(path.sep);
+  if (!fs.existsSync(fixed || path.sep)) return [];
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { globSync } = require('glob') as typeof import('glob');
   return globSync(abs, { nodir: true }).sort();
 }
 

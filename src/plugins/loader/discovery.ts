@@ -1,6 +1,5 @@
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync, type Dirent } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { globSync } from 'glob';
 import { PluginDefinitionError } from '../api/errors';
 import { readGrainsProvider, readModule } from '../api/metadata';
 import { requirePluginFile } from './host-require';
@@ -61,13 +60,54 @@ export function discoverModuleDirs(dirs: readonly string[]): { found: Discovered
       problems.push({ origin: abs, error: new PluginDefinitionError(`module_dirs entry ${abs} is not a directory`) });
       continue;
     }
-    const files = globSync(['*.js', '*.cjs', '*.ts'], { cwd: abs, absolute: true, nodir: true })
-      .filter((f) => !f.endsWith('.d.ts'))
+    const files = listDir(abs)
+      .filter((e) => /\.(c?js|ts)$/.test(e.name) && !e.name.endsWith('.d.ts') && !isDir(abs, e))
+      .map((e) => join(abs, e.name))
       .sort();
     for (const file of files) loadFile(file, found, problems);
     seen.push(...files);
   }
   return { found, problems, files: seen };
+}
+
+/** A folder's entries, without hidden ones (as a glob's `*` leaves them out). */
+function listDir(dir: string): Dirent[] {
+  try {
+    return readdirSync(dir, { withFileTypes: true }).filter((e) => !e.name.startsWith('.'));
+  } catch {
+    return [];
+  }
+}
+
+function isDir(dir: string, entry: Dirent): boolean {
+  if (!entry.isSymbolicLink()) return entry.isDirectory();
+  try {
+    return statSync(join(dir, entry.name)).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The names in a node_modules folder that match `pattern` or `@*\/pattern`, sorted. A pattern
+ * that is a plain prefix and `*` (the default `brine-plugin-*`) is matched on the folder's listing;
+ * any other goes through glob, loaded only then (a dozen modules every command would pay for).
+ */
+function packageNames(root: string, pattern: string): string[] {
+  const prefix = /^([^*?[\]{}()!+@\\/]*)\*$/.exec(pattern)?.[1];
+  if (prefix === undefined) {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { globSync } = require('glob') as typeof import('glob');
+    return globSync([pattern, `@*/${pattern}`], { cwd: root, nodir: false }).sort();
+  }
+  const names: string[] = [];
+  for (const entry of listDir(root)) {
+    if (entry.name.startsWith(prefix)) names.push(entry.name);
+    if (entry.name.startsWith('@') && isDir(root, entry)) {
+      for (const inner of listDir(join(root, entry.name))) if (inner.name.startsWith(prefix)) names.push(`${entry.name}/${inner.name}`);
+    }
+  }
+  return names.sort();
 }
 
 /**
@@ -83,7 +123,7 @@ export function findPluginPackages(options: NpmPluginOptions): Map<string, strin
   for (const nm of options.nodeModules) {
     const root = resolve(nm);
     if (!existsSync(root)) continue;
-    const matches = globSync([pattern, `@*/${pattern}`], { cwd: root, nodir: false }).sort();
+    const matches = packageNames(root, pattern);
     for (const name of matches) if (!dirs.has(name)) dirs.set(name, join(root, name));
     for (const name of options.packages ?? []) {
       if (!dirs.has(name) && existsSync(join(root, name, 'package.json'))) dirs.set(name, join(root, name));
