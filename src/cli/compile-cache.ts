@@ -14,7 +14,7 @@
  * cached data loses its dynamic-import callback on Node 20.
  */
 import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import Module from 'node:module';
 import { tmpdir, userInfo } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -53,12 +53,86 @@ export function enableCompileCache(dir: string | undefined = compileCacheDir()):
   enabled = true;
   // Other caches of compiled code (brine's Jinja templates) find the folder here.
   process.env.BRINE_COMPILE_CACHE = dir;
+  installResolveCache(dir);
   const builtin = (Module as unknown as { enableCompileCache?: (dir: string) => unknown }).enableCompileCache;
   if (typeof builtin === 'function') {
     builtin(dir);
     return;
   }
   installCodeCache(dir);
+}
+
+/** brine's own folder (the package root): only what resolves inside it is remembered. */
+const ROOT = join(__dirname, '..', '..', '..');
+
+/**
+ * What identifies this installation's files: the build (tsc rewrites every file of dist, this one
+ * too) and the installed packages (npm rewrites node_modules/.package-lock.json on every install).
+ * Any change starts a new table.
+ */
+function installationStamp(): string {
+  const parts = [process.version];
+  for (const file of [__filename, join(ROOT, 'node_modules', '.package-lock.json'), join(ROOT, 'node_modules')]) {
+    try {
+      const st = statSync(file);
+      parts.push(`${st.ino}.${st.mtimeMs}`);
+    } catch {
+      parts.push('-');
+    }
+  }
+  return createHash('sha1').update(parts.join(':')).digest('hex').slice(0, 16);
+}
+
+/**
+ * Remembers how `require` resolved each request of brine's modules (a folder and a name to a
+ * file) from one run to the next: Node's resolution reads package.json files and tries file
+ * names for each of the ~400 requires of a command, a third of its module loading. Only requests
+ * made from brine's files and resolved to brine's files are kept, the table belongs to one
+ * build and one install (see installationStamp), and a remembered file that is gone is resolved
+ * again.
+ */
+function installResolveCache(dir: string): void {
+  const M = Module as AnyModule;
+  const resolveFilename = M._resolveFilename;
+  const table = join(dir, `resolve-${installationStamp()}.json`);
+  let loaded: Record<string, string> | undefined;
+  try {
+    loaded = JSON.parse(readFileSync(table, 'utf8')) as Record<string, string>;
+  } catch {
+    loaded = undefined;
+  }
+  // A new table: those of earlier builds and installs are of no more use.
+  const stale = loaded === undefined;
+  const known = loaded ?? {};
+  let added = false;
+  M._resolveFilename = function (request: string, parent: AnyModule, isMain: boolean, options: unknown) {
+    const from = parent?.filename as string | undefined;
+    if (options !== undefined || isMain || typeof from !== 'string' || !from.startsWith(ROOT)) {
+      return resolveFilename.call(this, request, parent, isMain, options);
+    }
+    const key = `${dirname(from)}\0${request}`;
+    const hit = known[key];
+    if (hit !== undefined && existsSync(hit)) return hit;
+    const filename = resolveFilename.call(this, request, parent, isMain, options) as string;
+    if (filename.startsWith(ROOT)) {
+      known[key] = filename;
+      added = true;
+    }
+    return filename;
+  };
+  process.once('exit', () => {
+    if (!added) return;
+    try {
+      if (stale) {
+        for (const f of readdirSync(dir)) if (f.startsWith('resolve-') && join(dir, f) !== table) rmSync(join(dir, f), { force: true });
+      }
+      const temp = `${table}.${process.pid}`;
+      writeFileSync(temp, JSON.stringify(known));
+      renameSync(temp, table);
+    } catch {
+      // A table that cannot be written costs only speed.
+    }
+  });
 }
 
 function installCodeCache(dir: string): void {

@@ -5,7 +5,7 @@
  * used; BRINE_COMPILE_CACHE=0 turns it off.
  */
 import { spawnSync } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -34,10 +34,37 @@ describe('the code cache of the commands', () => {
     const cache = join(root, 'cache');
     expect(run(cache)).toBe('tool:function:true');
     const entries = readdirSync(cache);
-    // tool.js is cached; dyn.js (it uses import()) is compiled by Node itself.
+    // tool.js is cached; dyn.js (it uses import()) is compiled by Node itself. Nothing of brine's
+    // was required, so there is no resolution table.
     expect(entries).toHaveLength(1);
     expect(run(cache)).toBe('tool:function:true');
     expect(readdirSync(cache)).toEqual(entries);
+  });
+
+  it("remembers how brine's requires resolved, and resolves again a file that is gone", () => {
+    const cache = join(root, 'resolve');
+    const script = [
+      `require(${JSON.stringify(join(REPO, 'dist', 'src', 'cli', 'compile-cache.js'))}).enableCompileCache(${JSON.stringify(cache)});`,
+      `const { versionAnswer } = require(${JSON.stringify(join(REPO, 'dist', 'src', 'cli', 'main.js'))});`,
+      `process.stdout.write(versionAnswer('salt-call', ['--version']));`,
+    ].join('\n');
+    const once = () => {
+      const res = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8' });
+      expect(res.status, res.stderr).toBe(0);
+      return res.stdout;
+    };
+    expect(once()).toBe('salt-call 3007.10 (Chlorine)\n');
+    const tables = readdirSync(cache).filter((f) => f.startsWith('resolve-'));
+    expect(tables).toHaveLength(1);
+    const table = join(cache, tables[0]);
+    const known = JSON.parse(readFileSync(table, 'utf8')) as Record<string, string>;
+    const key = Object.keys(known).find((k) => k.endsWith('\0./quick-parse'));
+    expect(key && known[key]).toBe(join(REPO, 'dist', 'src', 'cli', 'quick-parse.js'));
+    expect(once()).toBe('salt-call 3007.10 (Chlorine)\n');
+    // A table pointing at a file that is no longer there (a rebuild moved it): resolved again.
+    writeFileSync(table, JSON.stringify({ ...known, [key!]: join(root, 'gone.js') }));
+    expect(once()).toBe('salt-call 3007.10 (Chlorine)\n');
+    expect((JSON.parse(readFileSync(table, 'utf8')) as Record<string, string>)[key!]).toBe(known[key!]);
   });
 
   it('ignores a folder that others may write, and is off with BRINE_COMPILE_CACHE=0', () => {
