@@ -12,12 +12,16 @@
  * `<tmpdir>/brine-compile-cache-<uid>`, as Node's own cache lives under the temporary folder.
  * Modules that use `import()` are compiled as Node compiles them: a `vm.Script` restored from
  * cached data loses its dynamic-import callback on Node 20.
+ *
+ * It also remembers how brine's requires resolved (installResolveCache), and starts the short
+ * commands without V8's optimizing compiler for their first second (QUICK_START_MS).
  */
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import Module from 'node:module';
 import { tmpdir, userInfo } from 'node:os';
 import { dirname, join } from 'node:path';
+import { setFlagsFromString } from 'node:v8';
 import { Script } from 'node:vm';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
@@ -39,8 +43,22 @@ export function compileCacheDir(env: NodeJS.ProcessEnv = process.env): string | 
 
 let enabled = false;
 
+/**
+ * How long a short command (salt-call, salt, salt-key, ...) runs before V8's optimizing compiler
+ * (TurboFan) is turned on. A command that ends sooner runs its code in V8's interpreter and
+ * baseline compiler, as most of it is run once: optimizing the renderer and the YAML parser on
+ * background threads cost about 30 ms of CPU out of 400 and saved nothing. A longer run (a big
+ * state tree, a loop in a template) is optimized from then on as usual.
+ */
+export const QUICK_START_MS = 1000;
+
+export interface CompileCacheOptions {
+  /** A command that usually ends within a second: start without TurboFan (see QUICK_START_MS). */
+  shortLived?: boolean;
+}
+
 /** Turns the cache on for the rest of this process (once; a cache that cannot be created is skipped). */
-export function enableCompileCache(dir: string | undefined = compileCacheDir()): void {
+export function enableCompileCache(dir: string | undefined = compileCacheDir(), options: CompileCacheOptions = {}): void {
   if (enabled || dir === undefined) return;
   try {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
@@ -59,7 +77,20 @@ export function enableCompileCache(dir: string | undefined = compileCacheDir()):
     builtin(dir);
     return;
   }
-  installCodeCache(dir);
+  if (!options.shortLived) {
+    installCodeCache(dir, false);
+    return;
+  }
+  // V8 checks its flags when it reads cached code: the short commands keep theirs apart from the
+  // daemons' (which run with TurboFan), or each would reject and rewrite the other's.
+  const own = join(dir, 'short');
+  try {
+    mkdirSync(own, { mode: 0o700 });
+  } catch {
+    // Already there (made by this user: the folder above is checked).
+  }
+  setFlagsFromString('--no-turbofan');
+  installCodeCache(own, true);
 }
 
 /** brine's own folder (the package root): only what resolves inside it is remembered. */
@@ -135,10 +166,30 @@ function installResolveCache(dir: string): void {
   });
 }
 
-function installCodeCache(dir: string): void {
+function installCodeCache(dir: string, quickStart: boolean): void {
   const M = Module as AnyModule;
   const compile = M.prototype._compile;
   const fresh: [string, Script][] = [];
+  // Entries are written while the flags are those this folder's entries are read with.
+  let writable = true;
+  const flush = () => {
+    for (const [entry, script] of fresh.splice(0)) {
+      try {
+        const temp = `${entry}.${process.pid}`;
+        writeFileSync(temp, script.createCachedData());
+        renameSync(temp, entry);
+      } catch {
+        // A cache that cannot be written costs only speed.
+      }
+    }
+  };
+  if (quickStart) {
+    setTimeout(() => {
+      flush();
+      writable = false;
+      setFlagsFromString('--turbofan');
+    }, QUICK_START_MS).unref();
+  }
   M.prototype._compile = function (this: AnyModule, content: string, filename: string) {
     if (/\bimport\s*\(/.test(content)) return compile.call(this, content, filename);
     const entry = join(dir, createHash('sha1').update(filename).digest('hex'));
@@ -156,15 +207,7 @@ function installCodeCache(dir: string): void {
     return wrapper.call(this.exports, this.exports, requireFor(this), this, filename, dirname(filename));
   };
   process.once('exit', () => {
-    for (const [entry, script] of fresh) {
-      try {
-        const temp = `${entry}.${process.pid}`;
-        writeFileSync(temp, script.createCachedData());
-        renameSync(temp, entry);
-      } catch {
-        // A cache that cannot be written costs only speed.
-      }
-    }
+    if (writable) flush();
   });
 }
 

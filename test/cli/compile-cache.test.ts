@@ -67,6 +67,24 @@ describe('the code cache of the commands', () => {
     expect((JSON.parse(readFileSync(table, 'utf8')) as Record<string, string>)[key!]).toBe(known[key!]);
   });
 
+  it('runs a short command without TurboFan for its first QUICK_START_MS, then optimizes as usual', () => {
+    const cache = join(root, 'quick');
+    // %GetOptimizationStatus's bit 4 (16) is "optimized" (TurboFan).
+    const script = [
+      `const cc = require(${JSON.stringify(join(REPO, 'dist', 'src', 'cli', 'compile-cache.js'))});`,
+      `cc.enableCompileCache(${JSON.stringify(cache)}, { shortLived: true });`,
+      'function hot(n) { let s = 0; for (let i = 0; i < n; i++) s += i % 7; return s; }',
+      'const run = () => { for (let k = 0; k < 2000; k++) hot(1000); return %GetOptimizationStatus(hot) & 16; };',
+      'const before = run();',
+      'setTimeout(() => process.stdout.write(JSON.stringify({ before, after: run() })), cc.QUICK_START_MS + 50);',
+    ].join('\n');
+    const res = spawnSync(process.execPath, ['--allow-natives-syntax', '-e', script], { encoding: 'utf8' });
+    expect(res.status, res.stderr).toBe(0);
+    expect(JSON.parse(res.stdout)).toEqual({ before: 0, after: 16 });
+    // Its code cache is kept apart from the daemons' (V8 rejects cached code made under other flags).
+    expect(readdirSync(cache)).toContain('short');
+  });
+
   it('ignores a folder that others may write, and is off with BRINE_COMPILE_CACHE=0', () => {
     const open = join(root, 'open');
     mkdirSync(open);
