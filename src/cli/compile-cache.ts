@@ -20,7 +20,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import Module from 'node:module';
 import { tmpdir, userInfo } from 'node:os';
-import { dirname, join } from 'node:path';
+import { dirname, join, sep } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { Script } from 'node:vm';
 
@@ -72,6 +72,7 @@ export function enableCompileCache(dir: string | undefined = compileCacheDir(), 
   // Other caches of compiled code (brine's Jinja templates) find the folder here.
   process.env.BRINE_COMPILE_CACHE = dir;
   installResolveCache(dir);
+  skipPackageTypeChecks();
   const builtin = (Module as unknown as { enableCompileCache?: (dir: string) => unknown }).enableCompileCache;
   if (typeof builtin === 'function') {
     builtin(dir);
@@ -112,6 +113,21 @@ function installationStamp(): string {
     }
   }
   return createHash('sha1').update(parts.join(':')).digest('hex').slice(0, 16);
+}
+
+/**
+ * Node looks up the nearest package.json of every `.js` file it requires, to refuse an ES module
+ * (`"type": "module"`): for brine's own compiled files the answer is known (brine is CommonJS),
+ * and the look-up, path work up the folders of ~200 files, was about 10 ms of a salt-call.
+ */
+function skipPackageTypeChecks(): void {
+  const M = Module as AnyModule;
+  const loadJs = M._extensions['.js'];
+  const dist = join(ROOT, 'dist') + sep;
+  M._extensions['.js'] = function (this: unknown, module: AnyModule, filename: string) {
+    if (!filename.startsWith(dist)) return loadJs.call(this, module, filename);
+    module._compile(readFileSync(filename, 'utf8'), filename);
+  };
 }
 
 /**
@@ -192,7 +208,8 @@ function installCodeCache(dir: string, quickStart: boolean): void {
   }
   M.prototype._compile = function (this: AnyModule, content: string, filename: string) {
     if (/\bimport\s*\(/.test(content)) return compile.call(this, content, filename);
-    const entry = join(dir, createHash('sha1').update(filename).digest('hex'));
+    // Plain concatenation, not path.join: this runs for each of ~400 modules.
+    const entry = `${dir}${sep}${createHash('sha1').update(filename).digest('hex')}`;
     let cachedData: Buffer | undefined;
     try {
       cachedData = readFileSync(entry);
@@ -204,7 +221,7 @@ function installCodeCache(dir: string, quickStart: boolean): void {
     const script = new Script(M.wrap(source), { filename, cachedData });
     if (cachedData === undefined || script.cachedDataRejected) fresh.push([entry, script]);
     const wrapper = script.runInThisContext({ displayErrors: true });
-    return wrapper.call(this.exports, this.exports, requireFor(this), this, filename, dirname(filename));
+    return wrapper.call(this.exports, this.exports, requireFor(this), this, filename, filename.slice(0, filename.lastIndexOf(sep)));
   };
   process.once('exit', () => {
     if (writable) flush();
