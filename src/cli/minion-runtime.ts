@@ -14,7 +14,7 @@ import { FileClient } from '../core/minion/file-client';
 import { MasterLink } from '../plugins/services/master-link';
 import type { IMasterLink } from '../plugins/api/master-link';
 import { StaticConfig } from '../plugins/services/config';
-import { BUILTIN_MASTER_PLUGINS, BUILTIN_PLUGINS } from '../../plugins';
+import { lazyBuiltins } from '../../plugins/manifest';
 import { CommandExecutionError, traverse } from '../plugins/api';
 import { MinionPillar, type PillarSource } from '../plugins/services/pillar';
 import type { SaltCaller } from '../core/render';
@@ -116,6 +116,18 @@ export function pillarTemplateCaller(runtime: PluginRuntime, early: Record<strin
   };
 }
 
+/**
+ * The built-in plugins: from the compiled tree, each module loaded when first asked for
+ * (plugins/manifest.ts); from the TypeScript sources (vitest), all of them at once. The master's
+ * runners are listed for sys.list_runners / sys.runner_doc; they run on the master only.
+ */
+async function builtinPlugins() {
+  const lazy = lazyBuiltins();
+  if (lazy) return lazy;
+  const { BUILTIN_MASTER_PLUGINS, BUILTIN_PLUGINS } = await import('../../plugins/index.js');
+  return { builtins: BUILTIN_PLUGINS, listedOnly: BUILTIN_MASTER_PLUGINS };
+}
+
 export async function startPlugins(
   config: MinionConfig,
   logging: Logging,
@@ -129,9 +141,7 @@ export async function startPlugins(
   const runtime = await PluginRuntime.start({
     config: new StaticConfig({ ...config, id: minionId(config) } as Record<string, unknown>),
     logger,
-    builtins: BUILTIN_PLUGINS,
-    // Listed for sys.list_runners / sys.runner_doc; they run on the master only.
-    listedOnly: BUILTIN_MASTER_PLUGINS,
+    ...(await builtinPlugins()),
     npm: { nodeModules: packages.dirs },
     files,
     pillar,

@@ -7,6 +7,7 @@ import type { PluginKind } from './api/metadata';
 import { findPluginPackages } from './loader/discovery';
 import { forgetPluginFiles } from './loader/host-require';
 import { PluginLoader, type LoadedPlugins, type PluginLoaderOptions } from './loader/loader';
+import type { LoadProblem } from './loader/registry';
 import { EXTENSION_FORMS, extensionModulesDir, syncExtensions, type MasterFiles } from './services/extension-sync';
 import { GrainsStore } from './services/grains-store';
 import { cleanSaltPath, FileCache } from '../core/minion/file-cache';
@@ -297,16 +298,23 @@ export class PluginRuntime implements IMinionControl {
     return [...base, ...ext];
   }
 
-  /** Load (or reload) the plugins; what failed or is unavailable goes to the log, each time. */
+  /**
+   * Load (or reload) the plugins; what failed or is unavailable goes to the log, each time (for
+   * built-ins loaded on first use, when they load).
+   */
   private async loadPlugins(): Promise<LoadedPlugins> {
     const plugins = await new PluginLoader({ ...this.options, moduleDirs: this.moduleDirs(), control: this }).load();
     const log = this.options.logger;
-    for (const p of plugins.registry.problems) {
-      log?.warning('%s failed to load: %s', p.module ? `Module '${p.module}' from ${p.origin}` : p.origin, p.error.message);
-    }
-    for (const [mod, reason] of plugins.registry.unavailable()) {
-      log?.info("Module '%s' is unavailable: __virtual__ returned False%s", mod, reason ? `: ${reason}` : '');
-    }
+    const report = (problems: readonly LoadProblem[], unavailable: Iterable<readonly [string, string | undefined]>) => {
+      for (const p of problems) {
+        log?.warning('%s failed to load: %s', p.module ? `Module '${p.module}' from ${p.origin}` : p.origin, p.error.message);
+      }
+      for (const [mod, reason] of unavailable) {
+        log?.info("Module '%s' is unavailable: __virtual__ returned False%s", mod, reason ? `: ${reason}` : '');
+      }
+    };
+    report(plugins.registry.problems, plugins.registry.unavailable('execution', true));
+    plugins.registry.onSettled = report;
     return plugins;
   }
 }

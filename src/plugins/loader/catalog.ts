@@ -69,6 +69,7 @@ export class ModuleCatalog implements IModules {
     return out;
   }
   problems(): ModuleProblem[] {
+    this.registry.settleAll();
     return this.registry.problems.map((p) => ({ origin: p.origin, module: problemKey(p), message: p.error.message }));
   }
   files(): string[] {

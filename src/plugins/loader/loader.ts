@@ -37,6 +37,11 @@ export interface PluginLoaderOptions {
   /** Built-in plugin classes, loaded first. */
   builtins?: readonly unknown[];
   /**
+   * Built-in modules known by kind and name, whose code is loaded when first asked for (see
+   * {@link ModuleRegistry.defer}); they come before the `builtins` classes' modules.
+   */
+  lazyBuiltins?: readonly LazyBuiltin[];
+  /**
    * Plugin classes registered for their names and docs only, their services unchecked: this
    * process lists them but never calls them (a minion's `sys.list_runners` lists the master's
    * built-in runners, which need the master's services).
@@ -56,6 +61,15 @@ export interface PluginLoaderOptions {
   files?: RemoteFiles;
   /** Services of this host only (the master's {@link api.IMaster} for runners), by service id. */
   services?: ReadonlyArray<readonly [symbol, unknown]>;
+}
+
+/** A built-in module loaded on first use: its kind and name, and how to get its class. */
+export interface LazyBuiltin {
+  kind: api.PluginKind;
+  name: string;
+  load(): unknown;
+  /** Registered for its name and docs only, as {@link PluginLoaderOptions.listedOnly}. */
+  listedOnly?: boolean;
 }
 
 /** Everything a loaded plugin set offers the executor. */
@@ -136,6 +150,18 @@ export class PluginLoader {
 
     const allGrains = grains.all();
     for (const cls of this.options.listedOnly ?? []) this.addModule(cls, 'builtin', container, registry, allGrains, false);
+    for (const entry of this.options.lazyBuiltins ?? []) {
+      registry.defer(entry.kind, entry.name, () => {
+        let cls: unknown;
+        try {
+          cls = entry.load();
+        } catch (err) {
+          registry.problems.push({ origin: 'builtin', module: entry.name, error: toError(err) });
+          return;
+        }
+        this.addModule(cls, 'builtin', container, registry, allGrains, !entry.listedOnly);
+      });
+    }
     for (const source of sources) {
       for (const cls of source.modules) this.addModule(cls, source.origin, container, registry, allGrains);
     }

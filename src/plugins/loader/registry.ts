@@ -56,15 +56,60 @@ export class ModuleRegistry {
   /** Every plugin file found in module_dirs, loaded or not (Salt's `test.not_loaded` reads them). */
   readonly files: string[] = [];
 
+  /** Modules registered by {@link defer} and not loaded yet, by kind and name, in load order. */
+  private readonly pending = new Map<PluginKind, Map<string, (() => void)[]>>();
+  /** Told what the loading of deferred modules found (problems, names left unavailable), after each settle. */
+  onSettled?: (problems: readonly LoadProblem[], unavailable: ReadonlyArray<readonly [string, string | undefined]>) => void;
+
   private of<T>(map: Map<PluginKind, Map<string, T>>, kind: PluginKind): Map<string, T> {
     let m = map.get(kind);
     if (!m) map.set(kind, (m = new Map()));
     return m;
   }
 
+  /**
+   * A module known by kind and name whose code is loaded only when that name (or the whole kind)
+   * is first asked for: `load` then adds it here as an eager module would be added (add,
+   * markUnavailable or a problem). Modules of one name load in the order they were deferred, and
+   * before any module of that name added later, so the order of sources holds as when all load
+   * at once.
+   */
+  defer(kind: PluginKind, name: string, load: () => void): void {
+    const byName = this.of(this.pending, kind);
+    byName.set(name, [...(byName.get(name) ?? []), load]);
+  }
+
+  /** Loads the deferred modules of `name` in `kind` (every kind when undefined; every name when `name` is undefined). */
+  private settle(kind: PluginKind | undefined, name?: string): void {
+    if (this.pending.size === 0) return;
+    const problemsBefore = this.problems.length;
+    const names: [PluginKind, string][] = [];
+    for (const [k, byName] of this.pending) {
+      if (kind !== undefined && k !== kind) continue;
+      for (const [n, loads] of [...byName]) {
+        if (name !== undefined && n !== name) continue;
+        byName.delete(n);
+        names.push([k, n]);
+        for (const load of loads) load();
+      }
+      if (byName.size === 0) this.pending.delete(k);
+    }
+    if (names.length === 0 || !this.onSettled) return;
+    const unavailable = names
+      .filter(([k, n]) => this.unavailableReasons.get(k)?.has(n))
+      .map(([k, n]) => [n, this.unavailableReasons.get(k)?.get(n)] as const);
+    this.onSettled(this.problems.slice(problemsBefore), unavailable);
+  }
+
+  /** Loads every deferred module (for what must see them all: problems, sys.missing_modules). */
+  settleAll(): void {
+    this.settle(undefined);
+  }
+
   /** Register an available module; a module of the same kind and name loaded earlier is replaced. */
   add(descriptor: ModuleDescriptor, origin: PluginOrigin): void {
     const { kind, name } = descriptor;
+    this.settle(kind, name);
     const previous = this.of(this.modules, kind).get(name);
     if (previous) this.overrides.push({ module: name, replaced: previous.origin, by: origin, kind });
     this.of(this.modules, kind).set(name, { descriptor, origin });
@@ -73,25 +118,30 @@ export class ModuleRegistry {
 
   /** Record a module that declared itself unavailable (kept only if no available one has the name). */
   markUnavailable(name: string, reason: string | undefined, kind: PluginKind = 'execution'): void {
+    this.settle(kind, name);
     if (!this.of(this.modules, kind).has(name)) this.of(this.unavailableReasons, kind).set(name, reason);
   }
 
   module(name: string, kind: PluginKind = 'execution'): LoadedModule | undefined {
+    this.settle(kind, name);
     return this.modules.get(kind)?.get(name);
   }
 
   /** Names of available modules of a kind, sorted. */
   moduleNames(kind: PluginKind = 'execution'): string[] {
+    this.settle(kind);
     return sorted(this.modules.get(kind)?.keys() ?? []);
   }
 
-  /** Unavailable modules of a kind and their reasons. */
-  unavailable(kind: PluginKind = 'execution'): ReadonlyMap<string, string | undefined> {
+  /** Unavailable modules of a kind and their reasons (`loadedOnly`: among those loaded so far, deferred ones left as they are). */
+  unavailable(kind: PluginKind = 'execution', loadedOnly = false): ReadonlyMap<string, string | undefined> {
+    if (!loadedOnly) this.settle(kind);
     return this.of(this.unavailableReasons, kind);
   }
 
   /** Every `mod.fn` of a kind, sorted. */
   functionNames(kind: PluginKind = 'execution'): string[] {
+    this.settle(kind);
     const names: string[] = [];
     for (const [mod, { descriptor }] of this.modules.get(kind) ?? [])
       for (const fn of descriptor.functions.keys()) names.push(`${mod}.${fn}`);
@@ -108,6 +158,7 @@ export class ModuleRegistry {
 
   /** Why module `mod` failed to load, as `sys.missing_modules` says it, or undefined. */
   loadFailure(mod: string): string | undefined {
+    this.settle(undefined, mod);
     const problem = this.problems.find((p) => problemKey(p) === mod);
     return problem ? `failed to load from ${problem.origin}: ${problem.error.message}` : undefined;
   }

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import * as hostApi from 'brine/plugin';
 import { createHarness, MemoryGrains } from 'brine/testing';
-import { BUILTIN_PLUGINS } from '../../../plugins';
+import { BUILTIN_PLUGINS, PkgModule } from '../../../plugins';
+import { readModule } from '../../../src/plugins/api/metadata';
 import { Executor } from '../../../src/plugins/executor';
 import { PluginLoader } from '../../../src/plugins/loader/loader';
 import { StaticConfig } from '../../../src/plugins/services/config';
@@ -125,5 +126,81 @@ describe('PluginLoader', () => {
     expect(a.plugins.container).not.toBe(b.plugins.container);
     expect((await a.call('grains.get', ['a'])).return).toBe(1);
     expect((await b.call('grains.get', ['a'])).return).toBe('');
+  });
+});
+
+describe('PluginLoader with lazy built-ins', () => {
+  /** BUILTIN_PLUGINS as lazy entries (as plugins/manifest.ts gives them in the compiled tree), counting loads. */
+  function lazyLoader(opts: { moduleDirs?: string[]; grains?: Record<string, unknown> } = {}) {
+    const loaded: string[] = [];
+    const lazyBuiltins = BUILTIN_PLUGINS.filter((cls) => readModule(cls) !== undefined).map((cls) => {
+      const { kind, name } = readModule(cls)!;
+      return {
+        kind,
+        name,
+        load: () => {
+          loaded.push(`${kind}:${name}:${(cls as { name: string }).name}`);
+          return cls;
+        },
+      };
+    });
+    const settled: unknown[] = [];
+    const l = new PluginLoader({
+      config: new StaticConfig({ id: 'web1' }),
+      grains: new MemoryGrains(opts.grains ?? { kernel: 'Linux' }),
+      logger: quiet,
+      builtins: BUILTIN_PLUGINS.filter((cls) => readModule(cls) === undefined),
+      lazyBuiltins,
+      moduleDirs: opts.moduleDirs ?? [],
+    });
+    return { loader: l, loaded, settled };
+  }
+
+  it('loads a module only when it is first asked for, in the order of its sources', async () => {
+    const { loader: l, loaded } = lazyLoader({ grains: { kernel: 'Linux', os_family: 'Debian' } });
+    const plugins = await l.load();
+    expect(loaded).toEqual([]);
+    expect(plugins.registry.find('test.ping')?.fn.name).toBe('ping');
+    expect(loaded).toEqual(['execution:test:TestModule']);
+    // Every module named pkg loads, in order, before the name is answered (here apt's is the available one).
+    expect(plugins.registry.module('pkg')?.descriptor.cls).toBe(PkgModule);
+    expect(loaded.slice(1)).toEqual(['execution:pkg:PkgModule', 'execution:pkg:DnfPkgModule', 'execution:pkg:ApkPkgModule']);
+    expect((await new Executor(plugins).run({ fun: 'test.echo', arg: ['x'], jid: '1' })).return).toBe('x');
+  });
+
+  it('answers as an eager load does: names, functions, unavailable modules, problems', async () => {
+    const eager = await loader().load();
+    const { loader: l, loaded } = lazyLoader();
+    const lazy = await l.load();
+    expect(lazy.registry.moduleNames()).toEqual(eager.registry.moduleNames());
+    expect(lazy.registry.functionNames()).toEqual(eager.registry.functionNames());
+    expect(lazy.registry.moduleNames('state')).toEqual(eager.registry.moduleNames('state'));
+    expect(new Map(lazy.registry.unavailable())).toEqual(new Map(eager.registry.unavailable()));
+    lazy.registry.settleAll();
+    expect(lazy.registry.problems.map((p) => p.module)).toEqual(eager.registry.problems.map((p) => p.module));
+    expect(new Set(loaded).size).toBe(loaded.length);
+  });
+
+  it('lets a module_dirs module override a built-in it has not loaded yet', async () => {
+    const { loader: l } = lazyLoader({ moduleDirs: [fixture('override_dir')] });
+    const plugins = await l.load();
+    expect(plugins.registry.overrides).toEqual([
+      { module: 'test', replaced: 'builtin', by: fixture('override_dir', 'test.js'), kind: 'execution' },
+    ]);
+    expect((await new Executor(plugins).run({ fun: 'test.ping', arg: [], jid: '1' })).return).toBe('custom pong');
+  });
+
+  it('tells onSettled what a deferred load found unavailable or broken', async () => {
+    const { loader: l } = lazyLoader({ grains: { kernel: 'Linux', os_family: 'Plan9' } });
+    const plugins = await l.load();
+    const reports: [string[], [string, string | undefined][]][] = [];
+    plugins.registry.onSettled = (problems, unavailable) =>
+      reports.push([problems.map((p) => String(p.module)), unavailable.map(([n, r]) => [n, r])]);
+    expect(plugins.registry.module('pkg')).toBeUndefined();
+    expect(plugins.registry.module('saltutil')).toBeUndefined();
+    expect(reports).toEqual([
+      [[], [['pkg', expect.any(String)]]],
+      [['saltutil'], []],
+    ]);
   });
 });
