@@ -96,7 +96,8 @@ export async function runRenderBench(): Promise<RenderBenchResult> {
     mkdirSync(conf, { recursive: true });
     writeFileSync(
       join(conf, 'minion'),
-      `root_dir: ${join(root, 'saltroot')}\nfile_client: local\nfile_roots: {base: [${root}]}\npillar_roots: {base: [${join(root, 'nopillar')}]}\nid: bench\n`,
+      // Block style, as Salt's documentation writes it (and as state-bench.ts does).
+      `root_dir: ${join(root, 'saltroot')}\nfile_client: local\nfile_roots:\n  base:\n    - ${root}\npillar_roots:\n  base:\n    - ${join(root, 'nopillar')}\nid: bench\n`,
     );
     const args = ['-c', conf, '--local', 'state.show_sls', 'bench', '--out', 'quiet'];
     const brineCpuMs = cpuMedian([process.execPath, join(__dirname, '..', '..', 'bin', 'salt-call'), ...args], root);

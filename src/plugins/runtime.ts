@@ -314,7 +314,11 @@ export class PluginRuntime implements IMinionControl {
       }
     };
     report(plugins.registry.problems, plugins.registry.unavailable('execution', true));
-    plugins.registry.onSettled = report;
+    plugins.registry.onSettled = (problems, unavailable) =>
+      report(
+        problems,
+        unavailable.filter(([, , kind]) => kind === 'execution').map(([name, reason]) => [name, reason] as const),
+      );
     return plugins;
   }
 }

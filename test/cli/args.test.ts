@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { noParseNames, parseCliArgs, parseKwarg, positionalWords } from '../../src/cli/args';
-import { yamlifyArg } from '../../src/core/pycompat';
+import { loadYaml, yamlifyArg } from '../../src/core/pycompat';
+import { ConfigError } from '../../src/core/errors';
 
 // Expected values were produced by Salt 3007's own parse_input/yamlify_arg (with
 // SaltYamlSafeLoader) on the same words; floats that are whole numbers are plain JS numbers.
@@ -116,6 +117,67 @@ describe('parseKwarg', () => {
 describe('yamlifyArg', () => {
   it('keeps a date as its text', () => {
     expect(yamlifyArg('2024-05-01T10:00:00Z')).toBe('2024-05-01T10:00:00Z');
+  });
+
+  // Plain words are resolved without the YAML parser: the answer must be the parser's.
+  const plainWords = [
+    'web',
+    'test.ping',
+    'True',
+    'TRUE',
+    'yes',
+    'No',
+    'on',
+    'Off',
+    'y',
+    'n',
+    '80',
+    '017',
+    '0o17',
+    '0x1F',
+    '0b101',
+    '190',
+    '1.5',
+    '.5',
+    '+.5',
+    '1.',
+    '1e3',
+    '1.0e+3',
+    '.inf',
+    '.NaN',
+    '+1',
+    '~',
+    'null',
+    'Null',
+    'NULL',
+    '2024-05-01',
+    '2001-12-14t21',
+    'a,b',
+    '(x)',
+    'a=b',
+    '=',
+    'a.b.c',
+    '/tmp/x',
+    '~x',
+    'x~',
+    'web-1',
+    'v1.2.3',
+    '+',
+    '.',
+    '..',
+    '0',
+    '00',
+    '09',
+  ];
+  it.each(plainWords)('reads the plain word %j as the YAML parser does', (word) => {
+    let parsed: unknown;
+    try {
+      parsed = loadYaml(word, 'argument');
+    } catch (err) {
+      if (!(err instanceof ConfigError)) throw err;
+      parsed = word;
+    }
+    expect(yamlifyArg(word)).toEqual(parsed);
   });
 });
 

@@ -3,7 +3,9 @@
  * duplicate keys refused, one document only. The `yaml` package parses (failsafe schema: every
  * scalar a string, plus its quoting style); yaml11-resolver.ts gives plain scalars their types.
  */
-import { Alias, Document, isAlias, isMap, isPair, isScalar, isSeq, parseDocument, Scalar, type Node } from 'yaml';
+import type { Alias, Document, Node, Scalar } from 'yaml';
+import { yamlLib } from './yaml-lib';
+import { loadSimpleYaml } from './yaml-fast';
 import { ConfigError } from '../errors';
 import { classifyPlainScalar, constructBool, constructFloat, constructInt, resolvePlainScalar } from './yaml11-resolver';
 
@@ -19,7 +21,7 @@ export type YamlValue = null | boolean | number | bigint | string | YamlValue[] 
 export function loadYaml(text: string, source = '<string>'): YamlValue {
   let doc: Document.Parsed;
   try {
-    doc = parseDocument(text, { schema: 'failsafe', version: '1.1', uniqueKeys: true, prettyErrors: true });
+    doc = yamlLib().parseDocument(text, { schema: 'failsafe', version: '1.1', uniqueKeys: true, prettyErrors: true });
   } catch (err) {
     throw new ConfigError('BAD_YAML', `${source}: cannot parse YAML: ${(err as Error).message}`, { cause: err });
   }
@@ -33,13 +35,26 @@ export function loadYaml(text: string, source = '<string>'): YamlValue {
   return toValue(doc.contents, { doc, source, text });
 }
 
+function holdsPlainEquals(v: unknown): boolean {
+  if (v === '=') return true;
+  if (Array.isArray(v)) return v.some(holdsPlainEquals);
+  return v !== null && typeof v === 'object' && Object.values(v).some(holdsPlainEquals);
+}
+
 /**
  * As loadYaml, plus the line of each top-level key (when the document is a mapping), so a
  * config loader can say where an unknown or invalid option is.
  */
 export function loadYamlWithLines(text: string, source = '<string>'): { value: YamlValue; keyLines: Map<string, number> } {
-  const value = loadYaml(text, source);
   const keyLines = new Map<string, number>();
+  // Most config files are plain block YAML (or only comments): read without the `yaml` package.
+  if (/^(?:[ \t]*(?:#.*)?(?:\r?\n|$))*$/.test(text)) return { value: null, keyLines };
+  const simple = loadSimpleYaml(text, { ordered: false, keyLines });
+  // A plain `=` is PyYAML's value tag, which this loader refuses: the full loader says so.
+  if (simple !== undefined && !holdsPlainEquals(simple)) return { value: simple as YamlValue, keyLines };
+  keyLines.clear();
+  const value = loadYaml(text, source);
+  const { isMap, isScalar, parseDocument } = yamlLib();
   const doc = parseDocument(text, { schema: 'failsafe', version: '1.1' });
   if (isMap(doc.contents)) {
     for (const pair of doc.contents.items) {
@@ -69,6 +84,7 @@ function fail(ctx: Ctx, node: Node | null | undefined, message: string): never {
 }
 
 function toValue(node: unknown, ctx: Ctx, depth = 0): YamlValue {
+  const { isAlias, isMap, isPair, isScalar, isSeq } = yamlLib();
   if (depth > 200) fail(ctx, node as Node, 'YAML nested too deeply (or a recursive alias)');
   if (node === null || node === undefined) return null;
   if (isAlias(node)) {

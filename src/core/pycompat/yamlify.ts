@@ -1,5 +1,13 @@
 import { ConfigError } from '../errors';
 import { loadYaml, type YamlValue } from './yaml11-load';
+import { classifyPlainScalar, resolvePlainScalar } from './yaml11-resolver';
+
+/**
+ * A word YAML reads as one plain scalar, whatever its text: letters, digits and `_ . / + ~ = , ( ) -`,
+ * not starting with `-`, `,` or `=`. Resolved here without the YAML parser (most words are such:
+ * `test.ping`, `web`, `True`, `80`), with the parser's answer.
+ */
+const PLAIN_WORD = /^[A-Za-z0-9_./+~(][A-Za-z0-9_./+~=,()-]*$/;
 
 /**
  * Salt's `salt.utils.args.yamlify_arg`: the value a command-line word stands for, read as YAML
@@ -19,6 +27,9 @@ export function yamlifyArg(word: string): unknown {
   if (stripped === '' || stripped === '---' || stripped === '...') return word;
   if (word.includes('_') && /^[0-9_]*$/.test(stripped)) return word;
   if (/[\t\r\n]/.test(word)) return word;
+  if (word === 'None') return null;
+  // PyYAML has no constructor for a plain `=` (the value tag): the word stays as typed.
+  if (PLAIN_WORD.test(word)) return classifyPlainScalar(word) === 'value' ? word : resolvePlainScalar(word);
   let parsed: YamlValue;
   try {
     if (word.includes('#')) {

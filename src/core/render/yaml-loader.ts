@@ -7,11 +7,12 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { extname, join } from 'node:path';
-import { isAlias, isMap, isPair, isScalar, isSeq, parseDocument, type Document, type Node, type Scalar } from 'yaml';
+import type { Document, Node, Scalar } from 'yaml';
+import { yamlLib } from '../pycompat/yaml-lib';
 import { cacheEntry, readCacheEntry, renderCacheDir, writeCacheEntry } from './disk-cache';
 import { constructBool, constructFloat, constructInt, deepCopy, isOrdered, markOrdered, resolvePlainScalar } from '../pycompat';
 import { RenderError } from './errors';
-import { loadSimpleYaml } from './yaml-fast';
+import { loadSimpleYaml } from '../pycompat/yaml-fast';
 import { describeYamlError, markText, type Mark } from './yaml-errors';
 
 const TAG = 'tag:yaml.org,2002:';
@@ -61,7 +62,7 @@ export function loadSaltYaml(text: string): unknown {
     LOADED.set(text, cached);
     return deepCopy(cached.value);
   }
-  // Plain block YAML is read directly (yaml-fast.ts); the rest goes through the disk cache and the `yaml` package.
+  // Plain block YAML is read directly (pycompat/yaml-fast.ts); the rest goes through the disk cache and the `yaml` package.
   let value = loadSimpleYaml(text);
   if (value === undefined) value = text.length <= CACHE_MAX_TEXT ? loadThroughDisk(text) : parseSaltYaml(text);
   if (text.length <= CACHE_MAX_TEXT) {
@@ -164,7 +165,13 @@ function decodeData(v: unknown): unknown {
 
 /** The full loader: the `yaml` package's document, read as Salt's loader reads it. */
 export function parseSaltYaml(text: string): unknown {
-  const doc = parseDocument(text, { version: '1.1', schema: 'failsafe', uniqueKeys: false, prettyErrors: false, keepSourceTokens: false });
+  const doc = yamlLib().parseDocument(text, {
+    version: '1.1',
+    schema: 'failsafe',
+    uniqueKeys: false,
+    prettyErrors: false,
+    keepSourceTokens: false,
+  });
   if (doc.errors.length > 0) {
     const { message, code } = describeYamlError(text, doc.errors);
     throw new RenderError(code, message, { cause: doc.errors[0] });
@@ -179,6 +186,7 @@ function keyText(key: unknown): string {
 }
 
 function toValue(node: unknown, ctx: Ctx, depth: number): unknown {
+  const { isAlias, isMap, isPair, isScalar, isSeq } = yamlLib();
   if (node === null || node === undefined) return null;
   if (depth > 500) throw new RenderError('YAML_SYNTAX', 'YAML nested too deeply (or a recursive alias)');
   if (isAlias(node)) {

@@ -59,7 +59,7 @@ export class ModuleRegistry {
   /** Modules registered by {@link defer} and not loaded yet, by kind and name, in load order. */
   private readonly pending = new Map<PluginKind, Map<string, (() => void)[]>>();
   /** Told what the loading of deferred modules found (problems, names left unavailable), after each settle. */
-  onSettled?: (problems: readonly LoadProblem[], unavailable: ReadonlyArray<readonly [string, string | undefined]>) => void;
+  onSettled?: (problems: readonly LoadProblem[], unavailable: ReadonlyArray<readonly [string, string | undefined, PluginKind]>) => void;
 
   private of<T>(map: Map<PluginKind, Map<string, T>>, kind: PluginKind): Map<string, T> {
     let m = map.get(kind);
@@ -97,7 +97,7 @@ export class ModuleRegistry {
     if (names.length === 0 || !this.onSettled) return;
     const unavailable = names
       .filter(([k, n]) => this.unavailableReasons.get(k)?.has(n))
-      .map(([k, n]) => [n, this.unavailableReasons.get(k)?.get(n)] as const);
+      .map(([k, n]) => [n, this.unavailableReasons.get(k)?.get(n), k] as const);
     this.onSettled(this.problems.slice(problemsBefore), unavailable);
   }
 

@@ -1,6 +1,6 @@
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import YAML from 'yaml';
+import { yamlLib } from '../../core/pycompat/yaml-lib';
 import { traverse } from '../../core/pycompat';
 import { CommandExecutionError } from '../api/errors';
 import type { IGrains, ILogger } from '../api/services';
@@ -119,7 +119,7 @@ export class GrainsStore extends GrainsView implements IGrains {
     } catch {
       return {};
     }
-    const parsed: unknown = YAML.parse(text);
+    const parsed: unknown = yamlLib().parse(text);
     if (parsed === null || parsed === undefined) return {};
     if (typeof parsed !== 'object' || Array.isArray(parsed)) {
       throw new CommandExecutionError(`Grains file ${this.grainsFile} does not hold a YAML mapping`);
@@ -130,7 +130,7 @@ export class GrainsStore extends GrainsView implements IGrains {
   private async writeStaticFile(file: string, data: Tree): Promise<void> {
     await mkdir(dirname(file), { recursive: true });
     const tmp = `${file}.tmp-${process.pid}`;
-    await writeFile(tmp, Object.keys(data).length === 0 ? '' : YAML.stringify(data), 'utf8');
+    await writeFile(tmp, Object.keys(data).length === 0 ? '' : yamlLib().stringify(data), 'utf8');
     await rename(tmp, file); // atomic: a reader never sees half a file
   }
 }

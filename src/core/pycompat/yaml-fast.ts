@@ -8,7 +8,8 @@
  * tabs, duplicate keys, bad indentation: whatever could be an error or need YAML's finer rules)
  * returns `undefined`, and the caller parses the text with the full loader.
  */
-import { markOrdered, resolvePlainScalar } from '../pycompat';
+import { markOrdered } from './ordered';
+import { resolvePlainScalar } from './yaml11-resolver';
 
 interface Line {
   indent: number;
@@ -31,13 +32,20 @@ const INDICATOR = new Set([',', '[', ']', '{', '}', '#', '&', '*', '!', '|', '>'
 /** Longest implicit key the `yaml` package accepts (YAML's 1024 characters, with a margin). */
 const MAX_KEY = 1000;
 
+export interface SimpleYamlOptions {
+  /** Mark mappings as ordered (the SLS loader's OrderedDicts); default true. */
+  ordered?: boolean;
+  /** Filled with the line (1-based) of each key of a top-level mapping. */
+  keyLines?: Map<string, number>;
+}
+
 /** The data of `text` as the SLS loader gives it, or undefined when the text needs the full loader. */
-export function loadSimpleYaml(text: string): unknown {
+export function loadSimpleYaml(text: string, options: SimpleYamlOptions = {}): unknown {
   // Tabs, carriage returns, control characters and a BOM all have rules of their own.
   // eslint-disable-next-line no-control-regex
   if (/[\u0000-\u0009\u000b-\u001f\u007f\ufeff]/.test(text)) return undefined;
   try {
-    return new Reader(text).document();
+    return new Reader(text, options.ordered ?? true, options.keyLines).document();
   } catch (err) {
     if (err instanceof NotSimple) return undefined;
     throw err;
@@ -50,7 +58,11 @@ class Reader {
   private readonly lines: Line[] = [];
   private pos = 0;
 
-  constructor(private readonly source: string) {
+  constructor(
+    private readonly source: string,
+    private readonly ordered: boolean,
+    private readonly keyLines: Map<string, number> | undefined,
+  ) {
     this.raw = source.split('\n');
     for (let i = 0; i < this.raw.length; i++) {
       const line = this.raw[i];
@@ -79,13 +91,14 @@ class Reader {
   }
 
   private mapping(indent: number): Record<string, unknown> {
-    const out: Record<string, unknown> = markOrdered({});
+    const out: Record<string, unknown> = this.ordered ? markOrdered({}) : {};
     for (;;) {
       const line = this.lines[this.pos];
       if (!line || line.indent < indent) return out;
       if (line.indent > indent || isDash(line.text)) return notSimple();
       const { key, rest } = splitKey(line.text);
       if (Object.prototype.hasOwnProperty.call(out, key)) return notSimple(); // the full loader says which
+      if (indent === 0) this.keyLines?.set(key, line.raw + 1);
       this.pos++;
       Object.defineProperty(out, key, { value: this.value(rest, indent, true), enumerable: true, writable: true, configurable: true });
     }
@@ -124,7 +137,7 @@ class Reader {
       return null;
     }
     if (rest.startsWith('|')) return this.literal(rest, indent);
-    const value = emptyFlow(rest) ?? scalar(rest);
+    const value = emptyFlow(rest, this.ordered) ?? scalar(rest);
     const next = this.lines[this.pos];
     if (next && next.indent > indent) return notSimple(); // a continued scalar, or an error
     return value;
@@ -173,11 +186,11 @@ class Reader {
 }
 
 /** `[]` or `{}` (as in `pkg.installed: []`), else undefined. */
-function emptyFlow(text: string): unknown[] | Record<string, unknown> | undefined {
+function emptyFlow(text: string, ordered: boolean): unknown[] | Record<string, unknown> | undefined {
   const token = text.slice(0, 2);
   if (token !== '[]' && token !== '{}') return undefined;
   if (text.length > 2 && (text[2] !== ' ' || !text.slice(2).trimStart().startsWith('#'))) return notSimple();
-  return token === '[]' ? [] : markOrdered({});
+  return token === '[]' ? [] : ordered ? markOrdered({}) : {};
 }
 
 /** `- item` or a lone `-`. */

@@ -1,8 +1,8 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { isOrdered } from '../../../src/core/pycompat';
-import { loadSimpleYaml } from '../../../src/core/render/yaml-fast';
+import { isOrdered, loadYaml, loadYamlWithLines } from '../../../src/core/pycompat';
+import { loadSimpleYaml } from '../../../src/core/pycompat/yaml-fast';
 import { parseSaltYaml } from '../../../src/core/render/yaml-loader';
 
 /** Data with what toEqual does not see: key order, OrderedDict marks, number kinds. */
@@ -194,5 +194,35 @@ describe('loadSimpleYaml', () => {
       expect({ text, ...full(text) }).toEqual({ text, value: canon(fast) });
     }
     expect(taken).toBeGreaterThan(100);
+  });
+});
+
+describe('loadYamlWithLines (config files) through the fast path', () => {
+  const configs = [
+    'id: web1\nmaster: 127.0.0.1\n',
+    '# a comment\nroot_dir: /srv/x\nfile_roots:\n  base:\n    - /srv/salt\n    - /srv/formulas\nlog_level: warning  # trailing\n',
+    'grains:\n  roles:\n  - web\n  - db\n  port: 0644\nmine_enabled: no\ntimeout: 5\nextra: ~\n',
+    "pillar_roots:\n  base: []\nopts: {}\n\"quoted key\": 'it''s'\n",
+    'banner: |\n  line one\n  line two\nafter: 1\n',
+  ];
+  it.each(configs)('gives the full loader data and the line of each top-level key: %j', (text) => {
+    const { value, keyLines } = loadYamlWithLines(text);
+    // Plain dicts (not OrderedDicts) with the same numbers, as the full loader gives.
+    expect(canon(value)).toEqual(canon(loadYaml(text)));
+    const lines = text.split('\n');
+    for (const [key, line] of keyLines) expect(lines[line - 1].startsWith(key) || lines[line - 1].startsWith(`"${key}"`)).toBe(true);
+    expect([...keyLines.keys()]).toEqual(Object.keys(value as object));
+  });
+
+  it('answers null for a file of comments and blank lines, and leaves the rest to the full loader', () => {
+    expect(loadYamlWithLines('# nothing\n\n   # here\n')).toEqual({ value: null, keyLines: new Map() });
+    expect(loadYamlWithLines('')).toEqual({ value: null, keyLines: new Map() });
+    // Flow style and duplicates: the full loader's answers (and its errors).
+    expect(loadYamlWithLines('file_roots: {base: [/srv/salt]}\n')).toEqual({
+      value: { file_roots: { base: ['/srv/salt'] } },
+      keyLines: new Map([['file_roots', 1]]),
+    });
+    expect(() => loadYamlWithLines('a: 1\na: 2\n', 'minion')).toThrow(/minion/);
+    expect(() => loadYamlWithLines('a: =\n', 'minion')).toThrow(/value/);
   });
 });
