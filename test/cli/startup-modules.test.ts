@@ -1,0 +1,61 @@
+/**
+ * What a short command loads, from the built tree: `salt-call --local` with a plain (block YAML)
+ * config reads its command line without oclif, its config and words without the `yaml` package,
+ * and loads only the built-in modules it uses. Each of these was a measured part of its start-up
+ * CPU (README, "Performance"); this keeps a static import from bringing them back unnoticed.
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+
+const REPO = join(__dirname, '..', '..');
+const root = mkdtempSync(join(tmpdir(), 'brine-startup-modules-'));
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+function loadedBy(args: string[]): { stdout: string; modules: string[] } {
+  const list = join(root, 'modules.json');
+  const hook = join(root, 'hook.js');
+  writeFileSync(
+    hook,
+    `process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(list)}, JSON.stringify(Object.keys(require.cache))));\n`,
+  );
+  const res = spawnSync(
+    process.execPath,
+    ['--require', hook, join(REPO, 'bin', 'salt-call'), '-c', join(root, 'conf'), '--local', ...args],
+    {
+      encoding: 'utf8',
+      env: { ...process.env, BRINE_COMPILE_CACHE: join(root, 'cache') },
+    },
+  );
+  expect(res.status, res.stderr).toBe(0);
+  return { stdout: res.stdout, modules: (JSON.parse(readFileSync(list, 'utf8')) as string[]).map((m) => m.slice(REPO.length + 1)) };
+}
+
+describe('what salt-call --local loads', () => {
+  mkdirSync(join(root, 'conf'));
+  mkdirSync(join(root, 'states'));
+  writeFileSync(
+    join(root, 'conf', 'minion'),
+    `root_dir: ${root}/root\nfile_client: local\nfile_roots:\n  base:\n    - ${root}/states\nid: probe\n`,
+  );
+  writeFileSync(join(root, 'states', 'probe.sls'), 'hello:\n  test.succeed_without_changes:\n    - name: hi\n');
+
+  it('test.echo: no oclif, no yaml package, only the test module of the built-ins', () => {
+    const { stdout, modules } = loadedBy(['test.echo', 'hello']);
+    expect(stdout).toBe('local:\n    hello\n');
+    expect(modules.filter((m) => m.includes('node_modules/@oclif/'))).toEqual([]);
+    expect(modules.filter((m) => m.includes('node_modules/yaml/'))).toEqual([]);
+    const plugins = modules.filter((m) => m.startsWith('dist/plugins/') && !m.startsWith('dist/plugins/grains/'));
+    expect(plugins).toEqual(['dist/plugins/manifest.js', 'dist/plugins/test/test.module.js']);
+  });
+
+  it('state.apply of a plain SLS: still no yaml package; the state modules it runs are loaded', () => {
+    const { stdout, modules } = loadedBy(['state.apply', 'probe', '--out', 'json']);
+    expect(JSON.parse(stdout).local['test_|-hello_|-hi_|-succeed_without_changes'].result).toBe(true);
+    expect(modules.filter((m) => m.includes('node_modules/yaml/'))).toEqual([]);
+    expect(modules).toContain('dist/plugins/test/test.state.js');
+    expect(modules).not.toContain('dist/plugins/pkg/pkg.module.js');
+  });
+});
