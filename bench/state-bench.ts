@@ -25,7 +25,7 @@ export interface StateBenchRow {
 }
 
 /** A fresh tree for one case under `root` (the corpus's /srv/saltvec rewritten to it); its salt-call arguments. */
-function makeCase(name: string, root: string): string[] {
+export function makeCase(name: string, root: string): string[] {
   const dir = join(CASES_DIR, name);
   for (const d of ['conf', 'states', 'pillar', 'work', 'root']) mkdirSync(join(root, d), { recursive: true });
   for (const d of ['states', 'pillar']) if (existsSync(join(dir, d))) cpSync(join(dir, d), join(root, d), { recursive: true });

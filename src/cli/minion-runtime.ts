@@ -21,6 +21,7 @@ import type { SaltCaller } from '../core/render';
 import { pluginPackageDirs } from '../plugins/loader/package-dirs';
 import { startDaemon } from './context';
 import type { ParsedFlags, SALT_MINION } from './flag-specs';
+import { lazyModule } from '../core/lazy-module';
 
 /**
  * Salt's minion id rules (config `id`, the `minion_id` cache, then the host's names), with a
@@ -79,10 +80,16 @@ export function pillarSource(
   const log = logging.getLogger('salt.pillar');
   return async (o) => {
     // The pillar compiler and its renderers (Jinja, YAML) load with the first local compile only.
-    const [{ compilePillar }, { extPillarsOf, renderersOf }] = await Promise.all([
-      import('../core/pillar/index.js'),
-      import('../plugins/render-kinds.js'),
-    ]);
+    /* eslint-disable @typescript-eslint/no-require-imports */
+    const { compilePillar } = await lazyModule(
+      () => require('../core/pillar/index.js') as typeof import('../core/pillar/index.js'),
+      () => import('../core/pillar/index.js'),
+    );
+    const { extPillarsOf, renderersOf } = await lazyModule(
+      () => require('../plugins/render-kinds.js') as typeof import('../plugins/render-kinds.js'),
+      () => import('../plugins/render-kinds.js'),
+    );
+    /* eslint-enable @typescript-eslint/no-require-imports */
     const caller = pillarTemplateCaller(runtime(), o.override ?? {});
     return compilePillar({
       minionId: minionId(config),
@@ -211,7 +218,11 @@ export function holdYoungGeneration(): void {
 export async function createMinion(config: MinionConfig, logging: Logging) {
   const log = logging.getLogger('salt.minion');
   const identity = await resolveId(config, logging);
-  const { EXIT_REJECTED, MasterKeyMismatchError, Minion, MinionRejectedError } = await import('../core/minion/job-loop.js');
+  const { EXIT_REJECTED, MasterKeyMismatchError, Minion, MinionRejectedError } = await lazyModule(
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    () => require('../core/minion/job-loop.js') as typeof import('../core/minion/job-loop.js'),
+    () => import('../core/minion/job-loop.js'),
+  );
   // The file client asks the master through the minion's own channel, which exists only once the
   // minion does: the late binding below closes that loop.
   let minion!: Minion;

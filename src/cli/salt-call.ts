@@ -17,6 +17,7 @@ import { noParseNames, parseCliArgs } from './args';
 import { useColor } from './output/colors';
 import { yamlifyArg } from '../core/pycompat';
 import { stateVerboseFlag, type ParsedFlags, type SALT_CALL } from './flag-specs';
+import { lazyModule } from '../core/lazy-module';
 
 /** `salt-call FUN ARGS` from its parsed command line (by oclif or quick-parse); sets the exit code. */
 export async function saltCallCommand(flags: ParsedFlags<(typeof SALT_CALL)['flags']>, words: string[]): Promise<void> {
@@ -93,7 +94,11 @@ export async function runSaltCall(opts: SaltCallOptions, io: Io): Promise<number
     const connected = async () => {
       if (!minion) {
         // Loaded only when a master is asked: salt-call --local needs no ZeroMQ.
-        const { Minion } = await import('../core/minion/job-loop.js');
+        const { Minion } = await lazyModule(
+          // eslint-disable-next-line @typescript-eslint/no-require-imports
+          () => require('../core/minion/job-loop.js') as typeof import('../core/minion/job-loop.js'),
+          () => import('../core/minion/job-loop.js'),
+        );
         minion = new Minion(minionSettings(opts.config), executor, grainsFor(runtime), logging.getLogger('salt.crypt'));
         await minion.connect({ once: true });
       }

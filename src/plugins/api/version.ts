@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import * as os from 'node:os';
 import { dirname, join } from 'node:path';
+import { lazyModule } from '../../core/lazy-module';
 
 interface PackageJson {
   name?: string;
@@ -71,7 +72,11 @@ export const SALT_VERSION_INFO: readonly number[] = Object.freeze(SALT_VERSION.s
  * await zmqVersion() // '4.3.5'
  */
 export async function zmqVersion(): Promise<string> {
-  const { libzmqVersion } = await import('../../core/transport/zeromq.js');
+  const { libzmqVersion } = await lazyModule(
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    () => require('../../core/transport/zeromq.js') as typeof import('../../core/transport/zeromq.js'),
+    () => import('../../core/transport/zeromq.js'),
+  );
   return libzmqVersion();
 }
 

@@ -15,6 +15,7 @@ import type { StateFunction, StateFunctions } from '../../core/state/state-funct
 import type { StateSystem } from '../../core/state/state-system';
 import { stateRetcode } from '../../core/state/retcode';
 import type { LowChunk, StateResult } from '../../core/state/types';
+import { lazyModule } from '../../core/lazy-module';
 
 /** Calls one state function inside the current job with Salt's `arg` list and its {@link StateContext}. */
 export type StateInvoker = (fun: string, arg: unknown[], ctx: StateContext) => Promise<unknown>;
@@ -77,7 +78,11 @@ export class NodeStates implements IStates {
   private async renderer(opts: StateRunOptions): Promise<PipelineSlsRenderer> {
     // The renderers (Jinja, YAML) load with the first state run or template, not with every
     // minion and salt-call: most jobs render nothing.
-    const { PipelineSlsRenderer } = await import('../../core/state/render-sls.js');
+    const { PipelineSlsRenderer } = await lazyModule(
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
+      () => require('../../core/state/render-sls.js') as typeof import('../../core/state/render-sls.js'),
+      () => import('../../core/state/render-sls.js'),
+    );
     return new PipelineSlsRenderer(
       this.config.all(),
       opts.caller ? { call: (f, a, k) => opts.caller!.call(f, a, k), has: (f) => opts.caller!.has(f) } : undefined,
@@ -99,7 +104,11 @@ export class NodeStates implements IStates {
 
   private async system(opts: StateRunOptions): Promise<StateSystem> {
     // The compiler and the runner load with the first state run too.
-    const { StateSystem } = await import('../../core/state/state-system.js');
+    const { StateSystem } = await lazyModule(
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
+      () => require('../../core/state/state-system.js') as typeof import('../../core/state/state-system.js'),
+      () => import('../../core/state/state-system.js'),
+    );
     const renderer = await this.renderer(opts);
     return new StateSystem({
       source: this.sourceFor(),
