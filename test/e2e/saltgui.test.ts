@@ -84,7 +84,8 @@ describe.skipIf(!haveBrowser)('SaltGUI in Chromium against brine', () => {
     await page.fill('#command', command);
     await page.click('#run-command');
     const output = page.locator('#popup-output');
-    await expect.poll(() => output.textContent(), { timeout: 30_000 }).not.toMatch(/Waiting for command|Loading/);
+    // SaltGUI shows "Waiting for command...", then "loading…" until the answer is in.
+    await expect.poll(() => output.textContent(), { timeout: 30_000 }).not.toMatch(/waiting for command|loading/i);
     await shot(name);
     const text = (await output.textContent()) ?? '';
     await page.click('#cmd-close-button');
