@@ -82,12 +82,14 @@ export class ModuleRegistry {
   /** Loads the deferred modules of `name` in `kind` (every kind when undefined; every name when `name` is undefined). */
   private settle(kind: PluginKind | undefined, name?: string): void {
     if (this.pending.size === 0) return;
+    // The common case, a lookup by kind and name (each job's function): one map read.
+    if (kind !== undefined && name !== undefined && !this.pending.get(kind)?.has(name)) return;
     const problemsBefore = this.problems.length;
     const names: [PluginKind, string][] = [];
     for (const [k, byName] of this.pending) {
       if (kind !== undefined && k !== kind) continue;
-      for (const [n, loads] of [...byName]) {
-        if (name !== undefined && n !== name) continue;
+      for (const [n, loads] of name === undefined ? [...byName] : [[name, byName.get(name)] as const]) {
+        if (loads === undefined) continue;
         byName.delete(n);
         names.push([k, n]);
         for (const load of loads) load();
