@@ -96,6 +96,8 @@ export function enableCompileCache(dir: string | undefined = compileCacheDir(), 
 
 /** brine's own folder (the package root): only what resolves inside it is remembered. */
 const ROOT = join(__dirname, '..', '..', '..');
+/** ROOT as a prefix of the paths inside it (not of a sibling folder whose name starts the same). */
+const ROOT_DIR = ROOT + sep;
 
 /**
  * What identifies this installation's files: the build (tsc rewrites every file of dist, this one
@@ -123,7 +125,7 @@ function installationStamp(): string {
 function skipPackageTypeChecks(): void {
   const M = Module as AnyModule;
   const loadJs = M._extensions['.js'];
-  const dist = join(ROOT, 'dist') + sep;
+  const dist = `${ROOT_DIR}dist${sep}`;
   M._extensions['.js'] = function (this: unknown, module: AnyModule, filename: string) {
     if (!filename.startsWith(dist)) return loadJs.call(this, module, filename);
     module._compile(readFileSync(filename, 'utf8'), filename);
@@ -154,14 +156,14 @@ function installResolveCache(dir: string): void {
   let added = false;
   M._resolveFilename = function (request: string, parent: AnyModule, isMain: boolean, options: unknown) {
     const from = parent?.filename as string | undefined;
-    if (options !== undefined || isMain || typeof from !== 'string' || !from.startsWith(ROOT)) {
+    if (options !== undefined || isMain || typeof from !== 'string' || !from.startsWith(ROOT_DIR)) {
       return resolveFilename.call(this, request, parent, isMain, options);
     }
     const key = `${dirname(from)}\0${request}`;
     const hit = known[key];
     if (hit !== undefined && existsSync(hit)) return hit;
     const filename = resolveFilename.call(this, request, parent, isMain, options) as string;
-    if (filename.startsWith(ROOT)) {
+    if (filename.startsWith(ROOT_DIR)) {
       known[key] = filename;
       added = true;
     }

@@ -2,7 +2,7 @@
  * The flags of brine's commands as plain data, without oclif: `flags.ts` builds oclif's flags from
  * them (for --help and the commands oclif runs), and `quick-parse.ts` reads a command line with
  * them, so that salt-call, salt, salt-minion and salt-master start without loading oclif's ~100
- * modules (about 100 ms of CPU and 10 MiB of a daemon's memory).
+ * modules (about 100 ms of a salt-call's CPU, in a profile).
  */
 
 /** Where Salt's commands look for their configuration when -c is not given. */

@@ -1,31 +1,30 @@
 import { resolve } from 'node:path';
 import { SALT_VERSION, versionsReport } from '../plugins/api/version';
-import { SALT, SALT_CALL, SALT_MASTER, SALT_MINION } from './flag-specs';
+import { SALT, SALT_CALL, SALT_MASTER, SALT_MINION, type CommandSpec, type ParsedFlags } from './flag-specs';
 import { quickParse } from './quick-parse';
+
+/**
+ * A command's quick start: parse `argv` with its specs and run its body, or undefined when oclif
+ * must read the line (help, a usage error).
+ */
+function quick<S extends CommandSpec>(spec: S, run: (flags: ParsedFlags<S['flags']>, words: string[]) => Promise<void>) {
+  return (argv: string[]): Promise<void> | undefined => {
+    const parsed = quickParse(spec, argv);
+    return parsed && run(parsed.flags, parsed.words);
+  };
+}
 
 /* eslint-disable @typescript-eslint/no-require-imports */
 /**
  * The commands that run without oclif when their command line is plain (see quick-parse.ts):
- * oclif's ~100 modules are about 100 ms of a salt-call's CPU and 10 MiB of a minion's memory.
- * Each answers undefined when oclif must read the line (help, a usage error).
+ * oclif's ~100 modules are about 100 ms of a salt-call's CPU. Each body is loaded only once the
+ * line is parsed.
  */
 const QUICK: Record<string, (argv: string[]) => Promise<void> | undefined> = {
-  'salt-call': (argv) => {
-    const parsed = quickParse(SALT_CALL, argv);
-    return parsed && (require('./salt-call') as typeof import('./salt-call')).saltCallCommand(parsed.flags, parsed.words);
-  },
-  salt: (argv) => {
-    const parsed = quickParse(SALT, argv);
-    return parsed && (require('./salt') as typeof import('./salt')).saltCommand(parsed.flags, parsed.words);
-  },
-  'salt-minion': (argv) => {
-    const parsed = quickParse(SALT_MINION, argv);
-    return parsed && (require('./minion-runtime') as typeof import('./minion-runtime')).minionCommand(parsed.flags);
-  },
-  'salt-master': (argv) => {
-    const parsed = quickParse(SALT_MASTER, argv);
-    return parsed && (require('./salt-master') as typeof import('./salt-master')).masterCommand(parsed.flags);
-  },
+  'salt-call': quick(SALT_CALL, (flags, words) => (require('./salt-call') as typeof import('./salt-call')).saltCallCommand(flags, words)),
+  salt: quick(SALT, (flags, words) => (require('./salt') as typeof import('./salt')).saltCommand(flags, words)),
+  'salt-minion': quick(SALT_MINION, (flags) => (require('./minion-runtime') as typeof import('./minion-runtime')).minionCommand(flags)),
+  'salt-master': quick(SALT_MASTER, (flags) => (require('./salt-master') as typeof import('./salt-master')).masterCommand(flags)),
 };
 
 /**

@@ -305,7 +305,7 @@ export class PluginRuntime implements IMinionControl {
   private async loadPlugins(): Promise<LoadedPlugins> {
     const plugins = await new PluginLoader({ ...this.options, moduleDirs: this.moduleDirs(), control: this }).load();
     const log = this.options.logger;
-    const report = (problems: readonly LoadProblem[], unavailable: Iterable<readonly [string, string | undefined]>) => {
+    const report = (problems: readonly LoadProblem[], unavailable: Iterable<readonly [string, string | undefined, ...unknown[]]>) => {
       for (const p of problems) {
         log?.warning('%s failed to load: %s', p.module ? `Module '${p.module}' from ${p.origin}` : p.origin, p.error.message);
       }
@@ -317,7 +317,7 @@ export class PluginRuntime implements IMinionControl {
     plugins.registry.onSettled = (problems, unavailable) =>
       report(
         problems,
-        unavailable.filter(([, , kind]) => kind === 'execution').map(([name, reason]) => [name, reason] as const),
+        unavailable.filter(([, , kind]) => kind === 'execution'),
       );
     return plugins;
   }

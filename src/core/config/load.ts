@@ -59,13 +59,9 @@ function globFiles(pattern: string, configDir: string): string[] {
   // The default `minion.d/*.conf` is looked up on every start, and its folder is often missing:
   // then there is nothing to match, and glob (a dozen modules) is not loaded.
   const segments = abs.split(path.sep);
-  const fixed = segments
-    .slice(
-      0,
-      segments.findIndex((s) => /[*?[\]{}()!+@]/.test(s)),
-    )
-    .join(path.sep);
-  if (!fs.existsSync(fixed || path.sep)) return [];
+  const magic = segments.findIndex((s) => /[*?[\]{}()!+@]/.test(s));
+  const fixed = magic === -1 ? path.dirname(abs) : segments.slice(0, magic).join(path.sep) || path.sep;
+  if (!fs.existsSync(fixed)) return [];
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const { globSync } = require('glob') as typeof import('glob');
   return globSync(abs, { nodir: true }).sort();

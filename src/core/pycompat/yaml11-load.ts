@@ -35,10 +35,11 @@ export function loadYaml(text: string, source = '<string>'): YamlValue {
   return toValue(doc.contents, { doc, source, text });
 }
 
+/** Whether `=` stands anywhere in the data, as a key or a value (then the full loader decides). */
 function holdsPlainEquals(v: unknown): boolean {
   if (v === '=') return true;
   if (Array.isArray(v)) return v.some(holdsPlainEquals);
-  return v !== null && typeof v === 'object' && Object.values(v).some(holdsPlainEquals);
+  return v !== null && typeof v === 'object' && Object.entries(v).some(([k, x]) => k === '=' || holdsPlainEquals(x));
 }
 
 /**

@@ -1,6 +1,6 @@
 import { ConfigError } from '../errors';
 import { loadYaml, type YamlValue } from './yaml11-load';
-import { classifyPlainScalar, resolvePlainScalar } from './yaml11-resolver';
+import { resolvePlainScalar } from './yaml11-resolver';
 
 /**
  * A word YAML reads as one plain scalar, whatever its text: letters, digits and `_ . / + ~ = , ( ) -`,
@@ -28,8 +28,7 @@ export function yamlifyArg(word: string): unknown {
   if (word.includes('_') && /^[0-9_]*$/.test(stripped)) return word;
   if (/[\t\r\n]/.test(word)) return word;
   if (word === 'None') return null;
-  // PyYAML has no constructor for a plain `=` (the value tag): the word stays as typed.
-  if (PLAIN_WORD.test(word)) return classifyPlainScalar(word) === 'value' ? word : resolvePlainScalar(word);
+  if (PLAIN_WORD.test(word)) return resolvePlainScalar(word);
   let parsed: YamlValue;
   try {
     if (word.includes('#')) {

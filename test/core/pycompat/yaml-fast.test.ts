@@ -224,5 +224,6 @@ describe('loadYamlWithLines (config files) through the fast path', () => {
     });
     expect(() => loadYamlWithLines('a: 1\na: 2\n', 'minion')).toThrow(/minion/);
     expect(() => loadYamlWithLines('a: =\n', 'minion')).toThrow(/value/);
+    expect(() => loadYamlWithLines('=: 1\n', 'minion')).toThrow(/value/);
   });
 });
