@@ -155,9 +155,13 @@ async function readStall(pid: number, file: string): Promise<LoopStall | undefin
 
 /** The master's node options: the stall probe, and a CPU profile when BRINE_BENCH_PROFILE names a folder. */
 function masterNodeArgs(): string[] {
-  const args = ['--require', join(__dirname, 'stall-probe.js')];
-  if (process.env.BRINE_BENCH_PROFILE) args.push('--cpu-prof', `--cpu-prof-dir=${process.env.BRINE_BENCH_PROFILE}`);
-  return args;
+  return ['--require', join(__dirname, 'stall-probe.js'), ...profileArgs('master')];
+}
+
+/** `--cpu-prof` into BRINE_BENCH_PROFILE/<who> when that names a folder (the master and each simulator). */
+function profileArgs(who: 'master' | 'sim'): string[] {
+  const dir = process.env.BRINE_BENCH_PROFILE;
+  return dir ? ['--cpu-prof', `--cpu-prof-dir=${join(dir, who)}`] : [];
 }
 
 /**
@@ -252,7 +256,7 @@ export async function runBrineScale(
         root: join(cluster.root, 'minions'),
         settings: { ...base, master_port: cluster.retPort },
       };
-      simulators.push(new IpcChild(`simulator ${w}`, 'sim-worker', [JSON.stringify(spec)]));
+      simulators.push(new IpcChild(`simulator ${w}`, 'sim-worker', [JSON.stringify(spec)], undefined, profileArgs('sim')));
     }
     await Promise.all(simulators.map((s) => s.expect('loaded', 300_000, 'plugins and minion keys not loaded')));
     const keyInstallMs = performance.now() - keysStart;

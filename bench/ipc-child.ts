@@ -22,8 +22,9 @@ export class IpcChild {
     script: string,
     args: string[],
     private readonly keyOf: (msg: ChildMessage) => string = (msg) => msg.type,
+    execArgv: string[] = [],
   ) {
-    this.child = fork(join(__dirname, `${script}.js`), args, { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    this.child = fork(join(__dirname, `${script}.js`), args, { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], execArgv });
     this.exited = new Promise((resolve) => this.child.on('exit', (code, signal) => resolve(code ?? (signal ? 128 : 0))));
     this.child.on('message', (msg: ChildMessage) => {
       if (msg.type === 'error') {

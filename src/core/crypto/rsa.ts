@@ -23,6 +23,7 @@ import { CryptoError } from '../errors';
 import { x931Open as x931OpenRaw, x931Sign as x931SignRaw } from './x931';
 import { publicParams } from './key-params';
 import { asBytes } from './bytes';
+import { derToPem, pemToDer, pkcs1FromSpki, spkiFromPkcs1 } from './spki';
 
 export { fingerprint } from './fingerprint';
 
@@ -114,7 +115,7 @@ export function publicKeyFromPem(pem: string | Buffer): KeyObject {
   }
   let key: KeyObject;
   try {
-    key = createPublicKey({ key: text, format: 'pem' });
+    key = loadPublicPem(text);
   } catch (cause) {
     throw new CryptoError('BAD_KEY', 'public key PEM could not be parsed', { cause });
   }
@@ -124,11 +125,26 @@ export function publicKeyFromPem(pem: string | Buffer): KeyObject {
   return remember(publicCache, text, key);
 }
 
+/** Through PKCS#1 DER when the PEM is a plain RSA key (30x faster, see spki.ts); else OpenSSL's PEM reader. */
+function loadPublicPem(text: string): KeyObject {
+  const spki = pemToDer(text, 'PUBLIC KEY');
+  const pkcs1 = spki ? pkcs1FromSpki(spki) : pemToDer(text, 'RSA PUBLIC KEY');
+  if (pkcs1) {
+    try {
+      return createPublicKey({ key: pkcs1, format: 'der', type: 'pkcs1' });
+    } catch {
+      // malformed inside: OpenSSL's PEM reader below gives its own error
+    }
+  }
+  return createPublicKey({ key: text, format: 'pem' });
+}
+
 /** The SubjectPublicKeyInfo PEM (`BEGIN PUBLIC KEY`, trailing newline) of a private or public key. */
 export function publicPemOf(key: RsaKeyInput): string {
   const obj = key instanceof KeyObject ? key : loadAny(key);
   const pub = obj.type === 'private' ? createPublicKey(obj) : obj;
-  return pub.export({ type: 'spki', format: 'pem' }).toString();
+  // The same bytes OpenSSL's SPKI PEM writer gives, in a thirtieth of the time (see spki.ts).
+  return derToPem(spkiFromPkcs1(pub.export({ type: 'pkcs1', format: 'der' })), 'PUBLIC KEY');
 }
 
 function loadAny(pem: string | Buffer): KeyObject {

@@ -95,12 +95,10 @@ export class AuthService {
     if (cap && !autoAccepts && this.keys.state(id) === undefined && !cap.allows(this.keys.list('pending').length)) {
       return this.clearReply('pending', nonce);
     }
-    let decision = this.keys.authDecision(id, req.pub);
-    if (decision.state === 'pending' && autoAccepts) {
-      this.keys.accept([id]);
+    const decision = this.keys.authDecision(id, req.pub, autoAccepts);
+    if (decision.state === 'accepted' && decision.autoAccepted) {
       this.onAccepted(id);
       this.log.info(`Accepted key for ${id} (${this.policy.autoAccept ? 'auto_accept' : 'autosign_file'})`);
-      decision = { state: 'accepted' };
     }
     switch (decision.state) {
       case 'rejected':

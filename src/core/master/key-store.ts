@@ -57,7 +57,8 @@ export type KeyMatches = Partial<Record<KeyState, string[]>>;
 
 /** What the master answers a minion's `_auth` with, as decided by the key store. */
 export type AuthDecision =
-  | { state: 'accepted' }
+  /** `autoAccepted`: this sign-in accepted the key (auto_accept or autosign_file). */
+  | { state: 'accepted'; autoAccepted?: true }
   | { state: 'pending' }
   | { state: 'rejected' }
   | { state: 'denied'; knownState: 'accepted' | 'pending'; knownFingerprint: string; offeredFingerprint: string };
@@ -255,18 +256,7 @@ export class KeyStore {
    * a different key is denied, and the offered key is written to minions_denied.
    */
   registerPending(id: string, pem: string): AuthDecision {
-    assertMinionId(id);
-    publicKeyFromPem(pem); // CryptoError BAD_KEY before anything touches the disk
-    if (this.files.read(this.file('rejected', id)) !== undefined) return { state: 'rejected' };
-    for (const known of ['accepted', 'pending'] as const) {
-      const stored = this.files.read(this.file(known, id));
-      if (stored === undefined) continue;
-      if (sameKey(stored, pem)) return { state: known };
-      this.deny(id, pem);
-      return { state: 'denied', knownState: known, knownFingerprint: fingerprint(stored), offeredFingerprint: fingerprint(pem) };
-    }
-    this.write('pending', id, pem);
-    return { state: 'pending' };
+    return this.authDecision(id, pem);
   }
 
   /**
@@ -287,9 +277,36 @@ export class KeyStore {
     this.files.forget(this.file('accepted', id));
   }
 
-  /** The same as registerPending, under the name the master's auth service uses. */
-  authDecision(id: string, pem: string): AuthDecision {
-    return this.registerPending(id, pem);
+  /**
+   * registerPending for the master's `_auth`. With `autoAccept` (auto_accept, or an autosign_file
+   * match) a new id's key goes straight to minions/, as Salt writes it, and a pending key the
+   * minion offers again is accepted; either way the decision is then `accepted`.
+   */
+  authDecision(id: string, pem: string, autoAccept = false): AuthDecision {
+    assertMinionId(id);
+    publicKeyFromPem(pem); // CryptoError BAD_KEY before anything touches the disk
+    if (this.files.read(this.file('rejected', id)) !== undefined) return { state: 'rejected' };
+    for (const known of ['accepted', 'pending'] as const) {
+      const stored = this.files.read(this.file(known, id));
+      if (stored === undefined) continue;
+      if (!sameKey(stored, pem)) {
+        this.deny(id, pem);
+        return { state: 'denied', knownState: known, knownFingerprint: fingerprint(stored), offeredFingerprint: fingerprint(pem) };
+      }
+      if (known === 'pending' && autoAccept) {
+        // Moved away meanwhile (salt-key in another process): decide again from what is there now.
+        return this.move(id, 'pending', 'accepted') ? { state: 'accepted', autoAccepted: true } : this.authDecision(id, pem, true);
+      }
+      return { state: known };
+    }
+    // Not fsynced when accepted here: a key lost to a crash is accepted again at the next sign-in,
+    // and a sign-in storm of thousands should not wait on the disk for each.
+    if (!autoAccept) {
+      this.write('pending', id, pem);
+      return { state: 'pending' };
+    }
+    this.write('accepted', id, pem, false);
+    return { state: 'accepted', autoAccepted: true };
   }
 
   private globTest(pattern: string): (name: string) => boolean {
@@ -312,7 +329,7 @@ export class KeyStore {
 
   private move(id: string, from: KeyState, to: KeyState): boolean {
     const source = this.file(from, id);
-    mkdirSync(this.dir(to), { recursive: true, mode: 0o700 });
+    this.ensureDir(to);
     try {
       renameSync(source, this.file(to, id)); // atomic; replaces a stale file of the same id
     } catch (err) {
@@ -323,9 +340,27 @@ export class KeyStore {
     return true;
   }
 
-  private write(state: KeyState, id: string, pem: string): void {
+  private readonly madeDirs = new Set<KeyState>();
+
+  /** `durable` (fsync) defaults to what `salt-key` decisions need: accepted and rejected keys. */
+  private write(state: KeyState, id: string, pem: string, durable = state === 'accepted' || state === 'rejected'): void {
+    this.ensureDir(state);
+    try {
+      writeFileAtomic(this.file(state, id), pem, 0o644, durable);
+    } catch (err) {
+      if (!isMissing(err)) throw err;
+      // The folder was removed behind our back: make it again.
+      this.madeDirs.delete(state);
+      this.ensureDir(state);
+      writeFileAtomic(this.file(state, id), pem, 0o644, durable);
+    }
+  }
+
+  /** Each state's folder is made once per store (a sign-in storm would stat it thousands of times). */
+  private ensureDir(state: KeyState): void {
+    if (this.madeDirs.has(state)) return;
     mkdirSync(this.dir(state), { recursive: true, mode: 0o700 });
-    writeFileAtomic(this.file(state, id), pem, 0o644, state === 'accepted' || state === 'rejected');
+    this.madeDirs.add(state);
   }
 }
 

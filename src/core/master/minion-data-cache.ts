@@ -92,14 +92,17 @@ export class MinionDataCache {
     const data = this.data.get(id);
     if (!data) return;
     const dir = join(this.root, id);
-    await mkdir(dir, { recursive: true, mode: 0o700 });
     const tmp = join(dir, `.data.json.${process.pid}`);
+    const text = JSON.stringify(data, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v));
     // Grains name hosts, addresses and whatever a job set: the master's user only.
-    await writeFile(
-      tmp,
-      JSON.stringify(data, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v)),
-      { mode: 0o600 },
-    );
+    try {
+      await writeFile(tmp, text, { mode: 0o600 });
+    } catch (err) {
+      // The minion's folder is made on its first write, not checked on every one.
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+      await mkdir(dir, { recursive: true, mode: 0o700 });
+      await writeFile(tmp, text, { mode: 0o600 });
+    }
     await rename(tmp, join(dir, 'data.json'));
   }
 

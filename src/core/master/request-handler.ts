@@ -1,4 +1,5 @@
 import { BAD_LOAD_REPLY, buildAesReply, openAesEnvelope, type OpenedAesRequest } from '../channel';
+import { publicPemOf } from '../crypto/rsa';
 import type { AesRequestEnvelope } from '../protocol/envelopes';
 import type { Crypticle } from '../crypto/crypticle';
 import { BrineError, CryptoError } from '../errors';
@@ -179,7 +180,7 @@ export class RequestHandler {
         // Compiled for the session's minion (whose key signed the request), sealed to its key alone.
         const pillar = await this.pillar.compile(session.id, req);
         // The send_private signature runs on the RSA pool, off the publishing thread.
-        const pem = (session.publicPem ??= session.publicKey.export({ type: 'spki', format: 'pem' }).toString());
+        const pem = (session.publicPem ??= publicPemOf(session.publicKey));
         return (await this.rsa.run({ op: 'sendPrivate', minionPublicPem: pem, nonce, pillar })).reply;
       }
       default:

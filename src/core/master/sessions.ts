@@ -100,9 +100,15 @@ export class Sessions {
   private save(id: string, sessionKey: string, createdAt: number): void {
     const dir = this.options.dir;
     if (!dir) return;
-    mkdirSync(dir, { recursive: true, mode: 0o700 });
     const tmp = join(dir, `.${id}.${process.pid}`);
-    writeFileSync(tmp, sessionKey, { mode: 0o600 });
+    try {
+      writeFileSync(tmp, sessionKey, { mode: 0o600 });
+    } catch (err) {
+      // The folder is made on the first save (or again if removed), not stat'ed on every sign-in.
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+      mkdirSync(dir, { recursive: true, mode: 0o700 });
+      writeFileSync(tmp, sessionKey, { mode: 0o600 });
+    }
     // The file's mtime is the session's age after a restart: stamp it with the session's own clock.
     utimesSync(tmp, createdAt / 1000, createdAt / 1000);
     renameSync(tmp, join(dir, id));

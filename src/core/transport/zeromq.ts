@@ -61,6 +61,23 @@ function subscriberContext(): zmq.Context {
   return subscribers;
 }
 
+/**
+ * zmq_connect reads the socket's command mailbox first, and a signal landing meanwhile (a child
+ * process ending, a profiler's tick) fails it with EINTR before it has done anything: it is safe,
+ * and needed, to call it again (pyzmq retries EINTR the same way).
+ */
+export function connectRetrying(socket: zmq.Socket, address: string): void {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      socket.connect(address);
+      return;
+    } catch (err) {
+      const { code, errno } = err as { code?: string; errno?: number };
+      if ((code !== 'EINTR' && errno !== 4) || attempt >= 100) throw err;
+    }
+  }
+}
+
 function wrap(what: string, err: unknown): TransportError {
   const code = (err as { code?: string })?.code;
   return new TransportError(code === 'EADDRINUSE' ? 'ADDRESS_IN_USE' : 'TRANSPORT', `${what}: ${(err as Error)?.message ?? err}`, {
@@ -204,7 +221,7 @@ export class SubscribeClient implements ISubscribeClient {
 
   connect(address: string): void {
     try {
-      this.socket.connect(address);
+      connectRetrying(this.socket, address);
     } catch (err) {
       throw wrap(`cannot connect to ${address}`, err);
     }
@@ -410,7 +427,7 @@ export class RequestClient implements IRequestClient {
       reconnectMaxInterval: this.options.reconnectMax ?? 0,
     });
     try {
-      socket.connect(this.address);
+      connectRetrying(socket, this.address);
     } catch (err) {
       socket.close();
       throw wrap(`cannot connect to ${this.address}`, err);
@@ -497,7 +514,7 @@ export class EventSubscriber implements IEventSubscriber {
 
   constructor(address: string, prefixes: string[]) {
     try {
-      this.socket.connect(address);
+      connectRetrying(this.socket, address);
     } catch (err) {
       throw wrap(`cannot connect to the event bus at ${address}`, err);
     }
@@ -589,7 +606,7 @@ export class EventPusher implements IEventPusher {
 
   constructor(address: string) {
     try {
-      this.socket.connect(address);
+      connectRetrying(this.socket, address);
     } catch (err) {
       throw wrap(`cannot connect to the event intake at ${address}`, err);
     }

@@ -70,6 +70,28 @@ describe('KeyStore auth decisions', () => {
     expect(store.state('web1')).toBe('accepted');
   });
 
+  it('auto-accepting writes a new key straight to minions/ (as Salt does) and accepts a pending one', () => {
+    expect(store.authDecision('web1', wirePub('web1'), true)).toEqual({ state: 'accepted', autoAccepted: true });
+    expect(readFileSync(path.join(dir, 'minions', 'web1'), 'utf8')).toBe(wirePub('web1'));
+    expect(readdirSync(path.join(dir, 'minions_pre'))).toEqual([]);
+    expect(store.authDecision('web1', wirePub('web1'), true)).toEqual({ state: 'accepted' });
+    store.registerPending('web2', wirePub('web2'));
+    expect(store.authDecision('web2', wirePub('web2'), true)).toEqual({ state: 'accepted', autoAccepted: true });
+    expect(store.state('web2')).toBe('accepted');
+    // auto-accepting does not overrule a rejection nor a different key
+    store.registerPending('db1', wirePub('db1'));
+    store.reject(['db1']);
+    expect(store.authDecision('db1', wirePub('db1'), true)).toEqual({ state: 'rejected' });
+    expect(store.authDecision('web1', wirePub('web2'), true)).toMatchObject({ state: 'denied', knownState: 'accepted' });
+  });
+
+  it('makes a state folder again when it was removed behind its back', () => {
+    store.registerPending('web1', wirePub('web1'));
+    rmSync(path.join(dir, 'minions_pre'), { recursive: true });
+    expect(store.registerPending('web2', wirePub('web2'))).toEqual({ state: 'pending' });
+    expect(readdirSync(path.join(dir, 'minions_pre'))).toEqual(['web2']);
+  });
+
   it('denies a different key for an accepted id and records it in minions_denied', () => {
     store.registerPending('web1', wirePub('web1'));
     store.accept(['web1']);
