@@ -3,7 +3,7 @@
  * replies. Pure functions over the bytes of the last ZeroMQ frame.
  */
 import { CryptoError, ProtocolError } from '../errors';
-import { RsaKeyInput, x931Open, x931Sign } from '../crypto/rsa';
+import { RsaKeyInput, privateKeyFromPem, x931Open, x931Sign } from '../crypto/rsa';
 import { decode, encode, toBytes } from '../protocol/msgpack';
 import { AesRequestLoad, Obj, isObj, parseAesRequestLoad, parseRequestEnvelope } from '../protocol/loads';
 import type { AesRequestEnvelope } from '../protocol/envelopes';
@@ -24,9 +24,19 @@ import {
 /** The master's answer to a request it cannot accept: the plain msgpack string "bad load". */
 export const BAD_LOAD_REPLY: Buffer = encode('bad load');
 
-/** `tok`: X9.31 of `salt` with the minion key; deterministic, so compute it once per key. */
+const toks = new WeakMap<object, Buffer>();
+
+/**
+ * `tok`: X9.31 of `salt` with the minion key. Deterministic, so made once per loaded key (an RSA
+ * private operation, about 1 ms: every channel a minion opens, and every minion of a simulator
+ * sharing keys, would pay it again). PEM input is loaded through the PEM cache first.
+ */
 export function makeTok(minionPrivateKey: RsaKeyInput): Buffer {
-  return x931Sign(minionPrivateKey, Buffer.from('salt', 'latin1'));
+  const key =
+    typeof minionPrivateKey === 'string' || Buffer.isBuffer(minionPrivateKey) ? privateKeyFromPem(minionPrivateKey) : minionPrivateKey;
+  let tok = toks.get(key);
+  if (!tok) toks.set(key, (tok = x931Sign(key, Buffer.from('salt', 'latin1'))));
+  return Buffer.from(tok); // callers own their copy
 }
 
 /** `{enc: 'clear', load, version: 3}` (the CLI's publish, `_auth` has its own builder). */

@@ -62,20 +62,24 @@ function subscriberContext(): zmq.Context {
 }
 
 /**
- * zmq_connect reads the socket's command mailbox first, and a signal landing meanwhile (a child
- * process ending, a profiler's tick) fails it with EINTR before it has done anything: it is safe,
- * and needed, to call it again (pyzmq retries EINTR the same way).
+ * libzmq's connect (and the monitor behind a socket's `events`) reads the socket's command mailbox
+ * first, and a signal landing meanwhile (a child process ending, a profiler's tick) fails it with
+ * EINTR before anything was done: it is safe, and needed, to call it again, as pyzmq does.
+ * zeromq.js retries EINTR itself for sends and receives, not for these.
  */
-export function connectRetrying(socket: zmq.Socket, address: string): void {
+export function retryInterrupted<T>(call: () => T): T {
   for (let attempt = 1; ; attempt++) {
     try {
-      socket.connect(address);
-      return;
+      return call();
     } catch (err) {
       const { code, errno } = err as { code?: string; errno?: number };
       if ((code !== 'EINTR' && errno !== 4) || attempt >= 100) throw err;
     }
   }
+}
+
+function connectRetrying(socket: zmq.Socket, address: string): void {
+  retryInterrupted(() => socket.connect(address));
 }
 
 function wrap(what: string, err: unknown): TransportError {
@@ -260,7 +264,8 @@ export class SubscribeClient implements ISubscribeClient {
 
   private async watch(): Promise<void> {
     try {
-      for await (const event of this.socket.events) {
+      // An observer that failed to start would leave this subscriber never "connected".
+      for await (const event of retryInterrupted(() => this.socket.events)) {
         if (event.type === 'handshake') {
           const again = this.everConnected && !this.connected;
           this.connected = true;
