@@ -79,6 +79,8 @@ export class MinionDataCache {
 
   /** Writes go to disk off the request path, coalesced per minion: the latest data wins. */
   private readonly dirty = new Set<string>();
+  /** Ids whose folder this process made or found (remove() forgets them). */
+  private readonly madeDirs = new Set<string>();
   private writing: Promise<void> = Promise.resolve();
 
   private scheduleWrite(id: string): void {
@@ -94,15 +96,13 @@ export class MinionDataCache {
     const dir = join(this.root, id);
     const tmp = join(dir, `.data.json.${process.pid}`);
     const text = JSON.stringify(data, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v));
-    // Grains name hosts, addresses and whatever a job set: the master's user only.
-    try {
-      await writeFile(tmp, text, { mode: 0o600 });
-    } catch (err) {
-      // The minion's folder is made on its first write, not checked on every one.
-      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+    // The minion's folder is made on its first write, not checked on every one.
+    if (!this.madeDirs.has(id)) {
       await mkdir(dir, { recursive: true, mode: 0o700 });
-      await writeFile(tmp, text, { mode: 0o600 });
+      this.madeDirs.add(id);
     }
+    // Grains name hosts, addresses and whatever a job set: the master's user only.
+    await writeFile(tmp, text, { mode: 0o600 });
     await rename(tmp, join(dir, 'data.json'));
   }
 
@@ -116,6 +116,7 @@ export class MinionDataCache {
     const keys = this.grainKeys.get(id);
     if (keys) this.sharedGrains.release(keys);
     this.grainKeys.delete(id);
+    this.madeDirs.delete(id);
     rmSync(join(this.root, id), { recursive: true, force: true });
   }
 }

@@ -13,6 +13,10 @@ import { MAX_DEPTH } from './msgpack-encode';
 
 const TWO_32 = 0x1_0000_0000;
 
+/** Map keys seen lately, by a hash of their bytes (see Decoder.readKey); shared by all decodes. */
+const KEY_SLOTS = 4096;
+const KEYS: Array<string | undefined> = new Array<string | undefined>(KEY_SLOTS);
+
 function truncated(what: string, at: number): ProtocolError {
   return new ProtocolError('MSGPACK_TRUNCATED', `msgpack decode: data ends inside ${what} at byte ${at}`);
 }
@@ -213,9 +217,9 @@ class Decoder {
 
   private readRaw(len: number): string | Buffer {
     const start = this.pos;
-    const bytes = this.readBytes(len);
-    const b = this.buf;
     const end = start + len;
+    if (end > this.buf.length) return this.readBytes(len); // throws MSGPACK_LENGTH
+    const b = this.buf;
     // Most raw values (keys, ids, function names) are short ASCII: no native call for those.
     if (len < 24) {
       let s = '';
@@ -225,11 +229,47 @@ class Decoder {
         if (c >= 0x80) break;
         s += String.fromCharCode(c);
       }
-      if (i === end) return s;
+      if (i === end) {
+        this.pos = end;
+        return s;
+      }
     }
+    const bytes = this.readBytes(len);
     if (isUtf8(bytes)) return b.toString('utf8', start, end);
     // Copy so the value does not pin (or alias) the caller's whole message buffer.
     return Buffer.from(bytes);
+  }
+
+  /**
+   * A map key: a short ASCII one comes from KEYS, so that the same key is the same string each
+   * time (V8 then finds it at once as a property name, instead of hashing a new string per map:
+   * that was a third of decoding a minion's grains). Anything else is read as any value.
+   */
+  private readKey(depth: number): unknown {
+    const b = this.buf;
+    const t = b[this.pos];
+    if (t === undefined || t < 0xa0 || t > 0xbf) return this.read(depth);
+    const len = t & 0x1f;
+    const start = this.pos + 1;
+    const end = start + len;
+    if (end > b.length) return this.read(depth); // the generic path reports it
+    let hash = len;
+    for (let i = start; i < end; i++) {
+      const c = b[i];
+      if (c >= 0x80) return this.read(depth);
+      hash = (Math.imul(hash, 31) + c) | 0;
+    }
+    const slot = hash & (KEY_SLOTS - 1);
+    const known = KEYS[slot];
+    this.pos = end;
+    if (known !== undefined && known.length === len) {
+      let i = 0;
+      while (i < len && known.charCodeAt(i) === b[start + i]) i++;
+      if (i === len) return known;
+    }
+    const key = b.toString('latin1', start, end);
+    KEYS[slot] = key;
+    return key;
   }
 
   private readArray(count: number, depth: number): unknown[] {
@@ -246,7 +286,7 @@ class Decoder {
     const obj: Record<string, unknown> = {};
     for (let i = 0; i < count; i++) {
       const keyAt = this.pos;
-      const key = this.read(depth + 1);
+      const key = this.readKey(depth + 1);
       if (typeof key !== 'string') {
         // A non-string key (int, bytes, ...) cannot be an object key without changing its type:
         // switch to a Map for this one map, keeping what was read so far in order.

@@ -202,3 +202,28 @@ describe('msgpack defensive decoding', () => {
     expect(codeOf(() => decode('c0' as unknown as Uint8Array))).toBe('MSGPACK_TYPE');
   });
 });
+
+describe('msgpack decode: map keys through the key cache', () => {
+  it('gives every key back exactly, across more keys than the cache has slots (so slots are shared)', () => {
+    const keys = Array.from({ length: 10_000 }, (_, i) => `k${i.toString(36)}${'x'.repeat(i % 20)}`);
+    const map = Object.fromEntries(keys.map((k, i) => [k, i]));
+    const bytes = encode(map);
+    for (let round = 0; round < 2; round++) {
+      const back = decode(bytes) as Record<string, number>;
+      expect(Object.keys(back)).toEqual(keys);
+      expect(keys.every((k, i) => back[k] === i)).toBe(true);
+    }
+  });
+
+  it('keys of the same length and slot-mates stay distinct; non-ASCII, long and __proto__ keys too', () => {
+    const value = { ab: 1, ba: 2, é: 3, ['y'.repeat(40)]: 4, nested: { ab: 5, ba: 6 } };
+    expect(decode(encode(value))).toEqual(value);
+    const proto = decode(Buffer.from([0x81, 0xa9, ...Buffer.from('__proto__'), 0x01])) as Record<string, unknown>;
+    expect(Object.getPrototypeOf(proto)).toBe(Object.prototype);
+    expect(Object.keys(proto)).toEqual(['__proto__']);
+  });
+
+  it('a key cut short is still MSGPACK_LENGTH', () => {
+    expect(() => decode(Buffer.from([0x81, 0xa5, 0x61, 0x62]))).toThrow(/declares 5 bytes/);
+  });
+});
