@@ -37,6 +37,9 @@ export interface LoopStall {
   maxMs: number;
   p99Ms: number;
   meanMs: number;
+  /** V8's heap in use, and the memory outside it that JavaScript objects hold (buffers, keys), when read. */
+  heapUsedMiB?: number;
+  externalMiB?: number;
 }
 
 export interface BrineScaleResult {
