@@ -1,6 +1,7 @@
 /**
  * The server half of the raw-ZeroMQ baseline, run as a child process (as the master is): a PUB
- * socket and a ROUTER socket through brine's transport classes, with no msgpack and no crypto.
+ * socket in a process of its own and a ROUTER socket, through brine's transport classes as the
+ * master has them, with no msgpack and no crypto.
  * The parent drives it over the IPC channel:
  *
  *   parent -> {type: 'round', round, expect}   publish `round` once; reply 'done' once `expect`
@@ -10,7 +11,8 @@
  *
  * Usage: node baseline-server.js <publish port> <request port>
  */
-import { PublishServer, RequestServer, raiseSocketLimit } from '../src/core/transport/zeromq';
+import { RequestServer, raiseSocketLimit } from '../src/core/transport/zeromq';
+import { ProcessPublishServer } from '../src/core/transport/publish-process';
 
 type Command = { type: 'round'; round: string; expect: number } | { type: 'republish'; round: string };
 
@@ -23,7 +25,7 @@ async function main(): Promise<void> {
   if (!process.send) throw new Error('baseline-server must be started with an IPC channel (child_process.fork)');
   if (!Number.isInteger(pubPort) || !Number.isInteger(retPort)) throw new Error('usage: baseline-server <publish port> <request port>');
   raiseSocketLimit(20_000);
-  const publisher = new PublishServer();
+  const publisher = new ProcessPublishServer();
   const requests = new RequestServer();
   await publisher.bind(`tcp://127.0.0.1:${pubPort}`);
   await requests.bind(`tcp://127.0.0.1:${retPort}`);
@@ -48,7 +50,7 @@ async function main(): Promise<void> {
   );
 
   const stop = async () => {
-    publisher.close();
+    await publisher.close();
     await requests.close();
     process.exit(0);
   };

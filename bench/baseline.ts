@@ -8,7 +8,7 @@
 import { BenchError } from './bench-error';
 import { freePort } from '../scripts/cluster';
 import { IpcChild } from './ipc-child';
-import { cpuSeconds, peakRssMiB, rssMiB } from './procfs';
+import { childPids, cpuSeconds, peakRssMiB, rssMiB, sumOver } from './procfs';
 import { summarize, type Summary } from './report';
 
 export interface BaselineResult {
@@ -61,7 +61,9 @@ export async function runBaseline(minions: number, rounds: number): Promise<Base
     const warmupMs = performance.now() - warmStart;
 
     const samples: number[] = [];
-    const cpu0 = cpuSeconds(server.pid);
+    // The server and its publish process, as the master is split (bench/brine-scale.ts).
+    const pids = [server.pid, ...childPids(server.pid)];
+    const cpu0 = sumOver(pids, cpuSeconds);
     for (let r = 1; r <= rounds; r++) {
       const round = `r${r}`;
       const t0 = performance.now();
@@ -69,15 +71,14 @@ export async function runBaseline(minions: number, rounds: number): Promise<Base
       await server.expect(`done:${round}`, ROUND_TIMEOUT_MS, `round ${r} did not get ${minions} replies`);
       samples.push(performance.now() - t0);
     }
-    const pid = server.pid;
-    const serverCpuPerReplyUs = ((cpuSeconds(pid) - cpu0) / (rounds * minions)) * 1e6;
+    const serverCpuPerReplyUs = ((sumOver(pids, cpuSeconds) - cpu0) / (rounds * minions)) * 1e6;
     return {
       minions,
       setupMs,
       warmupMs,
       jobsMs: summarize(samples),
-      serverRssMiB: rssMiB(pid),
-      serverPeakRssMiB: peakRssMiB(pid),
+      serverRssMiB: sumOver(pids, rssMiB),
+      serverPeakRssMiB: sumOver(pids, peakRssMiB),
       serverCpuPerReplyUs,
     };
   } finally {

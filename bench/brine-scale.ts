@@ -14,7 +14,7 @@ import { minionSettings } from '../src/cli/minion-runtime';
 import { Cluster, type Daemon } from '../scripts/cluster';
 import { BenchError } from './bench-error';
 import { IpcChild } from './ipc-child';
-import { cpuSeconds, openFds, peakRssMiB, rssMiB } from './procfs';
+import { childPids, cpuSeconds, openFds, peakRssMiB, rssMiB, sumOver } from './procfs';
 import { summarize, type Summary } from './report';
 import { minionIdOf } from './minion-ids';
 import type { SimWorkerSpec } from './sim-worker';
@@ -230,6 +230,9 @@ export async function runBrineScale(
     });
     const masterStartMs = performance.now() - masterStart;
     const masterPid = master.child.pid!;
+    // The master and its publish process (Salt's split: see src/core/transport/publish-process.ts):
+    // CPU, memory and open files are the sum of both.
+    const masterPids = [masterPid, ...childPids(masterPid)];
 
     // The minion defaults (auth_timeout, retries, ...) come from the real config loader.
     const templateDir = join(cluster.root, 'minion-template');
@@ -264,15 +267,15 @@ export async function runBrineScale(
     await Promise.all(simulators.map((s) => s.expect('loaded', 300_000, 'plugins and minion keys not loaded')));
     const keyInstallMs = performance.now() - keysStart;
 
-    const masterCpu0 = cpuSeconds(masterPid);
+    const masterCpu0 = sumOver(masterPids, cpuSeconds);
     await readStall(masterPid, stallFile);
     const signInStart = performance.now();
     for (const s of simulators) s.send({ type: 'start' });
     const signedIn = await Promise.all(simulators.map((s) => s.expect('signed-in', 900_000, 'minions not all signed in')));
     const signInMs = performance.now() - signInStart;
-    const masterCpuSignInS = cpuSeconds(masterPid) - masterCpu0;
+    const masterCpuSignInS = sumOver(masterPids, cpuSeconds) - masterCpu0;
     const masterStallSignIn = await readStall(masterPid, stallFile);
-    const masterRssAfterSignInMiB = rssMiB(masterPid);
+    const masterRssAfterSignInMiB = sumOver(masterPids, rssMiB);
     const signInFailed = signedIn.reduce((n, m) => n + Number(m.failed), 0);
     if (signInFailed === count) throw new Error(`no minion signed in: ${String(signedIn.find((m) => m.firstError)?.firstError)}`);
     if (signInFailed > 0)
@@ -284,32 +287,32 @@ export async function runBrineScale(
     await client.expect('ready', 60_000, 'not connected to the master event bus');
     const expect = count - signInFailed;
     const warmup = await timeJob(client, expect);
-    const masterCpu1 = cpuSeconds(masterPid);
+    const masterCpu1 = sumOver(masterPids, cpuSeconds);
     await readStall(masterPid, stallFile);
     const jobs: JobTiming[] = [];
     for (let r = 0; r < rounds; r++) jobs.push(await timeJob(client, expect));
-    const masterCpuJobsS = cpuSeconds(masterPid) - masterCpu1;
+    const masterCpuJobsS = sumOver(masterPids, cpuSeconds) - masterCpu1;
     const masterStallJobs = await readStall(masterPid, stallFile);
-    const masterRssMiB = rssMiB(masterPid);
-    const masterFds = openFds(masterPid);
+    const masterRssMiB = sumOver(masterPids, rssMiB);
+    const masterFds = sumOver(masterPids, openFds);
     const sum = await simulatorStats(simulators);
     const publicationsMissed = (rounds + 1) * expect - sum('jobsRun');
     if (during) await during(cluster.masterDir, expect);
 
     let soak: SoakResult | undefined;
-    if (options.soakSeconds) soak = await runSoak(client, expect, options.soakSeconds, masterPid);
+    if (options.soakSeconds) soak = await runSoak(client, expect, options.soakSeconds, masterPids);
 
     let rotation: RotationResult | undefined;
     if (options.rotate) {
       const before = await simulatorStats(simulators);
-      const cpu0 = cpuSeconds(masterPid);
+      const cpu0 = sumOver(masterPids, cpuSeconds);
       await readStall(masterPid, stallFile);
       // The real salt-key, as a user would: the master sees it through its key-directory watch
       // (or the check before the next publish) and rotates the publish key.
       const del = await cluster.saltKey('-d', minionIdOf(0), '-y');
       if (del.code !== 0) throw new BenchError('BENCH_SALT_KEY', `salt-key -d failed: ${del.stderr}`);
       const job = await timeJob(client, expect - 1);
-      const cpuS = cpuSeconds(masterPid) - cpu0;
+      const cpuS = sumOver(masterPids, cpuSeconds) - cpu0;
       const stall = await readStall(masterPid, stallFile);
       const after = await simulatorStats(simulators);
       rotation = {
@@ -341,7 +344,7 @@ export async function runBrineScale(
       masterStallJobs,
       masterRssAfterSignInMiB,
       masterRssMiB,
-      masterPeakRssMiB: peakRssMiB(masterPid),
+      masterPeakRssMiB: sumOver(masterPids, peakRssMiB),
       masterFds,
       publicationsMissed,
       rotation,
@@ -361,20 +364,20 @@ export async function runBrineScale(
  * One test.ping to '*' a second for `seconds` (a job that takes longer delays the next one): the
  * master's RSS and open files after the first minute (or half the soak, if shorter) and at the end.
  */
-async function runSoak(client: IpcChild, expect: number, seconds: number, masterPid: number): Promise<SoakResult> {
+async function runSoak(client: IpcChild, expect: number, seconds: number, masterPids: number[]): Promise<SoakResult> {
   const markS = Math.min(60, seconds / 2);
   const start = performance.now();
-  const cpu0 = cpuSeconds(masterPid);
+  const cpu0 = sumOver(masterPids, cpuSeconds);
   const jobs: JobTiming[] = [];
   let mark: { rss: number; fds: number } | undefined;
   for (let n = 0; performance.now() - start < seconds * 1000; n++) {
     jobs.push(await timeJob(client, expect));
-    if (!mark && performance.now() - start >= markS * 1000) mark = { rss: rssMiB(masterPid), fds: openFds(masterPid) };
+    if (!mark && performance.now() - start >= markS * 1000) mark = { rss: sumOver(masterPids, rssMiB), fds: sumOver(masterPids, openFds) };
     // The pace of the soak, not a synchronisation: the next job starts on the next second.
     const next = start + (n + 1) * 1000;
     if (next > performance.now()) await new Promise((resolve) => setTimeout(resolve, next - performance.now()));
   }
-  mark ??= { rss: rssMiB(masterPid), fds: openFds(masterPid) };
+  mark ??= { rss: sumOver(masterPids, rssMiB), fds: sumOver(masterPids, openFds) };
   return {
     seconds,
     jobs: jobs.length,
@@ -382,9 +385,9 @@ async function runSoak(client: IpcChild, expect: number, seconds: number, master
     lostReturns: jobs.reduce((n, j) => n + j.lost, 0),
     markS,
     rssAtMarkMiB: mark.rss,
-    rssAtEndMiB: rssMiB(masterPid),
+    rssAtEndMiB: sumOver(masterPids, rssMiB),
     fdsAtMark: mark.fds,
-    fdsAtEnd: openFds(masterPid),
-    masterCpuPerJobS: (cpuSeconds(masterPid) - cpu0) / jobs.length,
+    fdsAtEnd: sumOver(masterPids, openFds),
+    masterCpuPerJobS: (sumOver(masterPids, cpuSeconds) - cpu0) / jobs.length,
   };
 }

@@ -59,3 +59,18 @@ export function openFds(pid: number): number {
     });
   }
 }
+
+/** The process's child processes (from /proc/<pid>/task/<tid>/children, every thread's). */
+export function childPids(pid: number): number[] {
+  const children: number[] = [];
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    const text = readProc(pid, `task/${tid}/children`).trim();
+    if (text !== '') children.push(...text.split(/\s+/).map(Number));
+  }
+  return children;
+}
+
+/** A figure summed over several processes (the master and its publish process). */
+export function sumOver(pids: readonly number[], figure: (pid: number) => number): number {
+  return pids.reduce((total, pid) => total + figure(pid), 0);
+}

@@ -9,6 +9,7 @@ import { checkPkiPermissions } from '../crypto/key-permissions';
 import type { Logger } from '../log';
 import type { IPublishServer, IRequestServer, Transport } from '../transport/types';
 import { zeromqTransport } from '../transport/zeromq';
+import { ProcessPublishServer } from '../transport/publish-process';
 import { AuthService } from './auth';
 import { AutosignFile } from './autosign';
 import { MasterEvents } from './events';
@@ -162,6 +163,8 @@ export class Master {
    * `transport`: ZeroMQ unless given (unit tests run the master over the in-memory one).
    * `rsa: 'in-process'` runs the sign-in RSA on the main thread instead of worker threads (unit
    * tests: a worker started from the TypeScript sources first loads the compiler).
+   * `publisher`: the publish port in a process of its own (the default over ZeroMQ, as Salt runs
+   * it: see publish-process.ts), or in this one (the default over a given transport).
    */
   constructor(
     private readonly settings: MasterSettings,
@@ -169,6 +172,7 @@ export class Master {
     options: {
       transport?: Transport;
       rsa?: 'threads' | 'in-process';
+      publisher?: 'process' | 'in-process';
       pillarPlugins?: PillarPlugins;
       /** Opens the job cache (the daemon's: built-in or a returner's); default the built-in caches only. */
       openJobCache?: (settings: MasterSettings) => Promise<JobCache>;
@@ -182,7 +186,10 @@ export class Master {
     this.keyIndex = new KeyIndex(this.keys, (changes) => this.onKeyChanges(changes));
     // zmq_backlog (Salt's, default 1000): the listen queue of both ports, for connection storms.
     const backlog = positiveOption('zmq_backlog', settings.zmq_backlog, 1000);
-    this.publisher = this.transport.publishServer({ highWaterMark: settings.pub_hwm, backlog });
+    const ownProcess = (options.publisher ?? (options.transport ? 'in-process' : 'process')) === 'process';
+    this.publisher = ownProcess
+      ? new ProcessPublishServer({ highWaterMark: settings.pub_hwm, backlog, onError: (err) => this.log.error(err.message) })
+      : this.transport.publishServer({ highWaterMark: settings.pub_hwm, backlog });
     const connections = connectionRate(settings.connection_rate_limit, log);
     this.requests = this.transport.requestServer({ backlog, ...(connections ? { admit: (address) => connections.allow(address) } : {}) });
     this.events = new MasterEvents(this.transport);

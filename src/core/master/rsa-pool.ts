@@ -14,6 +14,7 @@ import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { BrineError } from '../errors';
+import { typescriptEntryScript } from '../typescript-entry';
 import { asBuffer, type RsaJob, type RsaJobResult } from './rsa-jobs';
 
 export interface RsaWorkerData {
@@ -52,23 +53,7 @@ interface Slot {
 export function startRsaWorker(data: RsaWorkerData): Worker {
   const compiled = join(__dirname, 'rsa-worker.js');
   if (existsSync(compiled)) return new Worker(compiled, { workerData: data });
-  const entry = join(__dirname, 'rsa-worker.ts');
-  const bootstrap = `
-    const { createRequire } = require('node:module');
-    const { readFileSync } = require('node:fs');
-    const { workerData } = require('node:worker_threads');
-    const req = createRequire(workerData.entry);
-    const ts = req('typescript');
-    req.extensions['.ts'] = (module, filename) => {
-      const out = ts.transpileModule(readFileSync(filename, 'utf8'), {
-        fileName: filename,
-        compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022, esModuleInterop: true, experimentalDecorators: true },
-      });
-      module._compile(out.outputText, filename);
-    };
-    req(workerData.entry);
-  `;
-  return new Worker(bootstrap, { eval: true, workerData: { ...data, entry } });
+  return new Worker(typescriptEntryScript(join(__dirname, 'rsa-worker.ts')), { eval: true, workerData: data });
 }
 
 /**

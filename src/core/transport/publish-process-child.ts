@@ -1,0 +1,50 @@
+/**
+ * Entry of the publish port's own process (see publish-process.ts). Started with its options as
+ * JSON in BRINE_PUBLISHER_OPTIONS, it serves the parent's messages over Node's IPC channel, in order:
+ *
+ *   {type: 'bind', id, address}  -> {type: 'bound', id} | {type: 'failed', id, code, message, hint}
+ *   {type: 'publish', frames}    -> (nothing: a PUB socket never waits nor answers)
+ *   {type: 'close'}              -> {type: 'closed'} once the ports are free, then exits
+ *
+ * It exits as soon as the channel to its parent closes, whatever the way the parent ended (kill -9
+ * included), so that a publish port is never left held by an orphan.
+ */
+import { TransportError, type BrineError } from '../errors';
+import { PublishServer, raiseSocketLimit } from './zeromq';
+
+type Message = { type: 'bind'; id: number; address: string } | { type: 'publish'; frames: Uint8Array[] } | { type: 'close' };
+
+if (!process.send)
+  throw new TransportError('TRANSPORT', 'publish-process-child must be started by ProcessPublishServer, with an IPC channel');
+const send = process.send.bind(process);
+const options = JSON.parse(process.env.BRINE_PUBLISHER_OPTIONS ?? '{}') as { highWaterMark?: number; backlog?: number };
+raiseSocketLimit(20_000);
+const server = new PublishServer({ highWaterMark: options.highWaterMark, backlog: options.backlog });
+
+/** Bytes cross the channel as Uint8Arrays: seen as Buffers again without a copy. */
+const asBuffer = (bytes: Uint8Array) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+
+process.on('disconnect', () => process.exit(0));
+process.on('message', (msg: Message) => {
+  switch (msg.type) {
+    case 'bind':
+      server.bind(msg.address).then(
+        () => send({ type: 'bound', id: msg.id }),
+        (err: unknown) => {
+          const e = err as BrineError;
+          send({ type: 'failed', id: msg.id, code: e.code ?? 'TRANSPORT', message: String(e.message ?? err), hint: e.hint });
+        },
+      );
+      break;
+    case 'publish':
+      // A closed socket (we are stopping) is the only way this fails: nothing to tell.
+      server.publish(msg.frames.map(asBuffer)).catch(() => undefined);
+      break;
+    case 'close':
+      void server.close().then(() => {
+        send({ type: 'closed' }, () => process.exit(0));
+      });
+      break;
+  }
+});
+send({ type: 'ready' });
