@@ -332,7 +332,12 @@ export class RequestServer implements IRequestServer {
   serve(handler: RequestServe, onError: (err: unknown) => void): void {
     this.loop = (async () => {
       try {
+        let handled = 0;
         for await (const frames of this.socket) {
+          // A queue of thousands (a sign-in storm) is read in one go otherwise: every
+          // YIELD_EVERY requests, timers and other sockets get their turn (the replies of the
+          // RSA threads, a publish, the event bus).
+          if (++handled % YIELD_EVERY === 0) await new Promise<void>((resolve) => setImmediate(resolve));
           if (frames.length !== 3 || frames[1].length !== 0) continue;
           const [peer, , payload] = frames;
           handler(payload, peer)
@@ -351,6 +356,9 @@ export class RequestServer implements IRequestServer {
     await this.zap?.close();
   }
 }
+
+/** How many requests the request port reads before it lets the rest of the event loop run. */
+const YIELD_EVERY = 32;
 
 /** ZAP's well-known address: libzmq asks whatever REP socket is bound there in the same context. */
 const ZAP_ENDPOINT = 'inproc://zeromq.zap.01';
