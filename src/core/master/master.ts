@@ -40,6 +40,7 @@ import {
   PendingKeyCap,
   SignInRateLimit,
 } from './sign-in-limits';
+import { SignInQueue } from './sign-in-queue';
 import { RsaPool, type MasterRsa } from './rsa-pool';
 import { runRsaJob } from './rsa-jobs';
 import { writeRootKey } from './root-key';
@@ -285,6 +286,8 @@ export class Master {
         signIns: new SignInRateLimit(positiveOption('auth_rate_limit', s.auth_rate_limit, DEFAULT_AUTH_RATE_LIMIT)),
         replays: new ReplayGuard(requestTtl(s.request_server_ttl)),
       },
+      // Enough sign-ins in progress to keep every RSA thread busy with one more ready behind it.
+      signInQueue: new SignInQueue(4 * (this.rsa?.threads ?? 1)),
     });
 
     await this.events.open(s.sock_dir);

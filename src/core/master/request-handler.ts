@@ -24,6 +24,7 @@ import type { MinionSession, Sessions } from './sessions';
 import type { MasterRsa } from './rsa-pool';
 import type { SignInRateLimit } from './sign-in-limits';
 import type { ReplayGuard } from './replay-guard';
+import type { SignInQueue } from './sign-in-queue';
 import type { MinionRequests } from './minion-requests';
 
 /** Bounds on what one request may cost (see docs/security.md). */
@@ -56,6 +57,8 @@ export interface RequestHandlerDeps {
   log: Logger;
   /** Default: max_request_size 64 MiB, no sign-in rate limit. */
   limits?: RequestLimits;
+  /** Sign-ins a few at a time (see SignInQueue); default: each as it comes. */
+  signInQueue?: SignInQueue;
 }
 
 /**
@@ -75,6 +78,7 @@ export class RequestHandler {
   private readonly pillar: MasterPillar;
   private readonly log: Logger;
   private readonly limits: RequestLimits;
+  private readonly signInQueue?: SignInQueue;
 
   constructor(deps: RequestHandlerDeps) {
     ({
@@ -90,10 +94,14 @@ export class RequestHandler {
       log: this.log,
     } = deps);
     this.limits = deps.limits ?? { maxRequestSize: DEFAULT_MAX_REQUEST_SIZE };
+    this.signInQueue = deps.signInQueue;
   }
 
-  /** `peer` is the connection the request came on (ZeroMQ's routing id), for rate limits. */
-  async handle(payload: Buffer, peer?: Buffer): Promise<Buffer> {
+  /**
+   * `peer` is the connection the request came on (ZeroMQ's routing id), for rate limits. Null:
+   * no reply (a sign-in the minion has given up, see SignInQueue).
+   */
+  async handle(payload: Buffer, peer?: Buffer): Promise<Buffer | null> {
     // Before decoding: an oversized request costs its length check, nothing more.
     if (payload.length > this.limits.maxRequestSize) {
       this.log.warning(`Dropped a request of ${payload.length} bytes, more than max_request_size (${this.limits.maxRequestSize})`);
@@ -116,16 +124,19 @@ export class RequestHandler {
     }
   }
 
-  private async clear(load: Record<string, unknown>, peer: Buffer | undefined): Promise<Buffer> {
+  private async clear(load: Record<string, unknown>, peer: Buffer | undefined): Promise<Buffer | null> {
     switch (load.cmd) {
-      case '_auth':
+      case '_auth': {
         if (this.limits.signIns && !this.limits.signIns.allow(peer)) {
           this.log.warning(
             `Sign-in refused: more than auth_rate_limit (${this.limits.signIns.perSecond}) _auth requests per second on one connection`,
           );
           return BAD_LOAD_REPLY;
         }
-        return await this.auth.handle(parseAuthRequest(load));
+        const req = parseAuthRequest(load);
+        if (!this.signInQueue) return await this.auth.handle(req);
+        return await this.signInQueue.run(req.id, () => this.auth.handle(req));
+      }
       case 'publish': {
         const req = parsePublishRequestLoad(load);
         if (req.key !== this.hooks.rootKey()) {

@@ -254,7 +254,7 @@ describe('RequestHandler', () => {
       limits: { maxRequestSize: 64 * 1024, signIns: new SignInRateLimit(2, () => 1_000_000) },
     });
     const signInFrom = async (peer: string) =>
-      !(await limited.handle(buildAuthRequest({ id: 'web1', publicPem: minionPair.publicPem }).bytes, Buffer.from(peer))).equals(
+      !(await limited.handle(buildAuthRequest({ id: 'web1', publicPem: minionPair.publicPem }).bytes, Buffer.from(peer)))!.equals(
         BAD_LOAD_REPLY,
       );
     const served: boolean[] = [];
