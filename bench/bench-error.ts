@@ -5,6 +5,7 @@ export type BenchErrorCode =
   | 'BAD_BENCH_FLAG'
   | 'BENCH_BASELINE'
   | 'BENCH_CHILD'
+  | 'BENCH_SOAK'
   | 'BENCH_KEY_MISSING'
   | 'BENCH_MASTER'
   | 'BENCH_PROCESS'

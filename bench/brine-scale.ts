@@ -115,6 +115,8 @@ export interface BrineScaleOptions {
   soakSeconds?: number;
   /** Runs after the timed jobs while the master and minions are still up (the salt-api bench). */
   during?: (masterDir: string, minions: number) => Promise<void>;
+  /** More master options (the job cache to write returns to). */
+  masterConfig?: Record<string, unknown>;
 }
 
 const JOB_TIMEOUT_MS = 130_000;
@@ -215,6 +217,7 @@ export async function runBrineScale(
     log_level_logfile: 'warning',
     pub_hwm: pubHwm,
     connection_rate_limit: 0,
+    ...options.masterConfig,
   });
   const simulators: IpcChild[] = [];
   let client: IpcChild | undefined;
@@ -371,7 +374,18 @@ async function runSoak(client: IpcChild, expect: number, seconds: number, master
   const jobs: JobTiming[] = [];
   let mark: { rss: number; fds: number } | undefined;
   for (let n = 0; performance.now() - start < seconds * 1000; n++) {
-    jobs.push(await timeJob(client, expect));
+    try {
+      jobs.push(await timeJob(client, expect));
+    } catch (err) {
+      const at = ((performance.now() - start) / 1000).toFixed(0);
+      throw new BenchError(
+        'BENCH_SOAK',
+        `soak: job ${n + 1} failed ${at} s in (master RSS ${sumOver(masterPids, rssMiB).toFixed(0)} MiB): ${(err as Error).message}`,
+        {
+          cause: err,
+        },
+      );
+    }
     if (!mark && performance.now() - start >= markS * 1000) mark = { rss: sumOver(masterPids, rssMiB), fds: sumOver(masterPids, openFds) };
     // The pace of the soak, not a synchronisation: the next job starts on the next second.
     const next = start + (n + 1) * 1000;

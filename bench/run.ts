@@ -27,6 +27,7 @@ import { KEY_POOL, runBrineScale, type BrineScaleResult } from './brine-scale';
 import { ensureKeyCache, type KeyCacheResult } from './keys';
 import { runMicroBench, type MicroResult } from './micro';
 import { runJobCacheBench, type BenchRow } from './job-cache-bench';
+import { startThrowawayPostgres } from './pg-sandbox';
 import { renderBenchLine, runRenderBench } from './render-bench';
 import { runStateBench, stateBenchLines } from './state-bench';
 import { processBenchLines, runProcessBench, type ProcessBenchResult } from './process-bench';
@@ -58,11 +59,13 @@ interface Options {
   soak: number;
   /** Real salt-minion processes (0: none). */
   real: number;
+  /** The scale runs' master_job_cache: SQLite (Salt's local_cache, the default) or a throwaway PostgreSQL. */
+  scaleJobCache: 'sqlite' | 'postgres';
 }
 
 const USAGE =
   'usage: npm run bench -- [--minions 100,1000] [--jobs 5] [--auth-timeout SECONDS] [--rotate] [--soak SECONDS] [--real N] ' +
-  '[--skip-micro] [--skip-render] [--skip-state] [--skip-fleet-state] [--skip-processes] [--skip-job-cache] [--skip-api]';
+  '[--job-cache sqlite|postgres] [--skip-micro] [--skip-render] [--skip-state] [--skip-fleet-state] [--skip-processes] [--skip-job-cache] [--skip-api]';
 
 function badFlag(message: string): BrineError {
   return new BenchError('BAD_BENCH_FLAG', message, { hint: USAGE });
@@ -82,6 +85,7 @@ export function parseArgs(argv: string[]): Options {
     rotate: false,
     soak: 0,
     real: 0,
+    scaleJobCache: 'sqlite',
   };
   const count = (name: string, v: string, max: number): number => {
     if (!/^\d+$/.test(v) || Number(v) < 1 || Number(v) > max)
@@ -129,6 +133,12 @@ export function parseArgs(argv: string[]): Options {
       case '--real':
         options.real = count('--real', value(), 1000);
         break;
+      case '--job-cache': {
+        const v = value();
+        if (v !== 'sqlite' && v !== 'postgres') throw badFlag(`--job-cache takes sqlite or postgres, not '${v}'`);
+        options.scaleJobCache = v;
+        break;
+      }
       case '--skip-job-cache':
         options.jobCache = false;
         break;
@@ -205,7 +215,7 @@ function printMicro(results: MicroResult[]): void {
   );
 }
 
-function printScale(rows: ScaleRow[], keys: KeyCacheResult, jobs: number): void {
+function printScale(rows: ScaleRow[], keys: KeyCacheResult, jobs: number, jobCache: Options['scaleJobCache']): void {
   process.stdout.write(`\nScale: test.ping to '*', ${jobs} timed jobs after one warm-up (publish -> last return, ms)\n\n`);
   process.stdout.write(
     table(
@@ -359,7 +369,8 @@ function printScale(rows: ScaleRow[], keys: KeyCacheResult, jobs: number): void 
     process.stdout.write(
       `\nMinion settings: auth_timeout ${settings.auth_timeout} s, auth_tries ${settings.auth_tries}, return_retry_timer ${settings.return_retry_timer} s, ` +
         `recon_default ${settings.recon_default} ms (randomize ${settings.recon_randomize}), random_reauth_delay ${settings.random_reauth_delay ?? 10} s; ` +
-        `master pub_hwm ${rows[0].brine.pubHwm}, connection_rate_limit 0 (every simulated minion connects from 127.0.0.1), log_level warning. ` +
+        `master pub_hwm ${rows[0].brine.pubHwm}, connection_rate_limit 0 (every simulated minion connects from 127.0.0.1), log_level warning, ` +
+        `master_job_cache ${jobCache}. ` +
         `Returns sent again: ${rows.map((r) => `${r.brine.returnRetries} at N=${r.minions}`).join(', ')}.\n`,
     );
   }
@@ -453,17 +464,40 @@ async function main(): Promise<void> {
   const keys = await ensureKeyCache(KEY_POOL, 2048);
   const rows: ScaleRow[] = [];
   let api: (ApiBenchResult & { cliMs: ApiBenchResult['postMs'] }) | undefined;
-  for (const n of options.minions) {
-    progress(`brine: ${n} minions`);
-    const soakSeconds = n === Math.max(...options.minions) ? options.soak : 0;
-    const brine = await runBrineScale(n, options.jobs, keys.dir, { authTimeout: options.authTimeout, rotate: options.rotate, soakSeconds });
-    progress(
-      `brine: ${n} minions signed in in ${fmtMs(brine.signInMs)} ms, median job ${fmtMs(brine.jobsMs.median)} ms, ${brine.masterCpuPerReturnUs.toFixed(0)} us master CPU per return`,
-    );
-    progress(`raw zeromq: ${n} subscribers`);
-    const baseline = await runBaseline(n, options.jobs);
-    progress(`raw zeromq: median ${fmtMs(baseline.jobsMs.median)} ms`);
-    rows.push({ minions: n, brine, baseline, ratio: brine.jobsMs.median / baseline.jobsMs.median });
+  // --job-cache postgres: every scale run's master writes its returns to one throwaway server.
+  const postgres = options.scaleJobCache === 'postgres' && options.minions.length > 0 ? await startThrowawayPostgres() : undefined;
+  const masterConfig = postgres
+    ? {
+        master_job_cache: 'postgres',
+        postgres: {
+          host: postgres.options.host,
+          port: postgres.options.port,
+          user: postgres.options.user,
+          pass: postgres.options.password,
+          db: postgres.options.database,
+        },
+      }
+    : undefined;
+  try {
+    for (const n of options.minions) {
+      progress(`brine: ${n} minions (job cache: ${options.scaleJobCache})`);
+      const soakSeconds = n === Math.max(...options.minions) ? options.soak : 0;
+      const brine = await runBrineScale(n, options.jobs, keys.dir, {
+        authTimeout: options.authTimeout,
+        rotate: options.rotate,
+        soakSeconds,
+        masterConfig,
+      });
+      progress(
+        `brine: ${n} minions signed in in ${fmtMs(brine.signInMs)} ms, median job ${fmtMs(brine.jobsMs.median)} ms, ${brine.masterCpuPerReturnUs.toFixed(0)} us master CPU per return`,
+      );
+      progress(`raw zeromq: ${n} subscribers`);
+      const baseline = await runBaseline(n, options.jobs);
+      progress(`raw zeromq: median ${fmtMs(baseline.jobsMs.median)} ms`);
+      rows.push({ minions: n, brine, baseline, ratio: brine.jobsMs.median / baseline.jobsMs.median });
+    }
+  } finally {
+    await postgres?.stop();
   }
   if (options.api) {
     progress(`salt-api: POST / test.ping to ${API_MINIONS} minions and /events, against the CLI and the bus`);
@@ -479,7 +513,7 @@ async function main(): Promise<void> {
       printApi(api);
     }
   }
-  printScale(rows, keys, options.jobs);
+  printScale(rows, keys, options.jobs, options.scaleJobCache);
 
   let real: RealMinionsResult | undefined;
   if (options.real > 0) {
