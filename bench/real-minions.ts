@@ -6,7 +6,7 @@
  */
 import { Cluster } from '../scripts/cluster';
 import { BenchError } from './bench-error';
-import { rssMiB } from './procfs';
+import { childPids, rssMiB, sumOver } from './procfs';
 import { summarize, type Summary } from './report';
 
 export interface RealMinionsResult {
@@ -57,7 +57,8 @@ export async function runRealMinions(count: number, rounds: number): Promise<Rea
       pingMs: summarize(samples),
       missing,
       minionRssMiB: summarize(rss),
-      masterRssMiB: rssMiB(cluster.master!.child.pid!),
+      // The master and its publish process, as in the scale runs.
+      masterRssMiB: sumOver([cluster.master!.child.pid!, ...childPids(cluster.master!.child.pid!)], rssMiB),
     };
   } finally {
     await cluster.stop();
