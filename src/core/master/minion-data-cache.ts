@@ -3,6 +3,9 @@ import { mkdir, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { SharedValues } from './shared-values';
 
+/** Grain files written in parallel while the cache drains. */
+const WRITES_AT_ONCE = 64;
+
 export interface MinionData {
   grains?: Record<string, unknown>;
   pillar?: Record<string, unknown>;
@@ -81,16 +84,36 @@ export class MinionDataCache {
   private readonly dirty = new Set<string>();
   /** Ids whose folder this process made or found (remove() forgets them). */
   private readonly madeDirs = new Set<string>();
-  private writing: Promise<void> = Promise.resolve();
+  private draining?: Promise<void>;
 
   private scheduleWrite(id: string): void {
-    if (this.dirty.has(id)) return;
     this.dirty.add(id);
-    this.writing = this.writing.then(() => this.write(id)).catch(() => undefined);
+    this.draining ??= this.drain();
+  }
+
+  /**
+   * Writes the dirty entries WRITES_AT_ONCE at a time (never two of one minion at once) until none
+   * is left. One at a time, each write waited for three turns of a busy event loop: after a
+   * 10,000-minion storm the grains reached the disk at 7 minions a second.
+   */
+  private async drain(): Promise<void> {
+    try {
+      while (this.dirty.size > 0) {
+        const batch: string[] = [];
+        for (const id of this.dirty) {
+          batch.push(id);
+          if (batch.length === WRITES_AT_ONCE) break;
+        }
+        for (const id of batch) this.dirty.delete(id);
+        await Promise.all(batch.map((id) => this.write(id).catch(() => undefined)));
+      }
+    } finally {
+      // In the same synchronous step as the emptiness check above: a later write starts a new drain.
+      this.draining = undefined;
+    }
   }
 
   private async write(id: string): Promise<void> {
-    this.dirty.delete(id);
     const data = this.data.get(id);
     if (!data) return;
     const dir = join(this.root, id);
@@ -107,8 +130,8 @@ export class MinionDataCache {
   }
 
   /** Resolves when every scheduled write is on disk. */
-  flush(): Promise<void> {
-    return this.writing;
+  async flush(): Promise<void> {
+    while (this.draining) await this.draining;
   }
 
   remove(id: string): void {

@@ -81,4 +81,17 @@ describe('MinionDataCache shares grain values between minions', () => {
     expect(Object.hasOwn(again.grains('web1')!, '__proto__')).toBe(true);
     expect(again.grains('web1')!.cpu_flags).toBe(again.grains('db222')!.cpu_flags);
   });
+
+  it('writes many minions in parallel batches, the latest data of each, changes made meanwhile too', async () => {
+    const dir = cacheDir();
+    const cache = new MinionDataCache(dir);
+    const ids = Array.from({ length: 300 }, (_, i) => `m${i}`);
+    for (const id of ids) cache.update(id, { grains: grains(id, { round: 1 }) });
+    // a second change of some minions while the first writes are under way
+    await new Promise((resolve) => setImmediate(resolve));
+    for (const id of ids.slice(0, 100)) cache.update(id, { grains: grains(id, { round: 2 }) });
+    await cache.flush();
+    const again = new MinionDataCache(dir);
+    for (const [i, id] of ids.entries()) expect(again.grains(id)?.round).toBe(i < 100 ? 2 : 1);
+  });
 });
