@@ -1,0 +1,79 @@
+import { describe, expect, it } from 'vitest';
+import { ReplayGuard } from '../../../src/core/master/replay-guard';
+
+const T0 = 1_796_216_183_000;
+
+/** A guard on a clock the test moves; ttl 300 s as brine's default request_server_ttl. */
+function guardAt(ttlSeconds = 300, maxRemembered?: number) {
+  const clock = { now: T0 };
+  const guard = new ReplayGuard(ttlSeconds, () => clock.now, maxRemembered);
+  return { guard, clock };
+}
+
+describe('ReplayGuard', () => {
+  it('lets a fresh request through once and refuses the same id and nonce again', () => {
+    const { guard } = guardAt();
+    expect(guard.check('web1', 'a'.repeat(32), T0 / 1000)).toBeUndefined();
+    expect(guard.check('web1', 'a'.repeat(32), T0 / 1000)).toMatch(/nonce was already used/);
+    // The same nonce from another minion, or another nonce from the same one, is no replay.
+    expect(guard.check('web2', 'a'.repeat(32), T0 / 1000)).toBeUndefined();
+    expect(guard.check('web1', 'b'.repeat(32), T0 / 1000)).toBeUndefined();
+  });
+
+  it('refuses a ts more than the ttl away, in the past or the future, and a ts that is no number', () => {
+    const { guard } = guardAt();
+    expect(guard.check('web1', 'n1', T0 / 1000 - 301)).toMatch(/request_server_ttl \(300 s\)/);
+    expect(guard.check('web1', 'n2', T0 / 1000 + 301)).toMatch(/away from the master's clock/);
+    expect(guard.check('web1', 'n3', Number.NaN)).toMatch(/request_server_ttl/);
+    expect(guard.size).toBe(0);
+  });
+
+  it('remembers a nonce for as long as its ts is accepted, also when the minion clock runs ahead', () => {
+    const { guard, clock } = guardAt();
+    // The minion's clock is 300 s ahead: its ts stays acceptable until 600 s from now.
+    const ts = T0 / 1000 + 300;
+    expect(guard.check('web1', 'ahead', ts)).toBeUndefined();
+    clock.now = T0 + 600_000;
+    expect(guard.check('web1', 'ahead', ts)).toMatch(/already used/);
+    clock.now = T0 + 600_001;
+    expect(guard.check('web1', 'ahead', ts)).toMatch(/away from the master's clock/);
+  });
+
+  it('forgets nonces once their ts is stale, so memory follows the request rate, not the uptime', () => {
+    const { guard, clock } = guardAt(10);
+    for (let i = 0; i < 1000; i++) {
+      clock.now += 10; // 100 requests a second for 10 s
+      expect(guard.check(`m${i % 50}`, `n${i}`, clock.now / 1000)).toBeUndefined();
+    }
+    expect(guard.size).toBe(1000);
+    // 10 s later still remembered: each ts is acceptable until ts + ttl.
+    clock.now += 9_000;
+    guard.check('late', 'x', clock.now / 1000);
+    expect(guard.size).toBeGreaterThan(1);
+    // After ts + ttl and at most a bucket (ttl / 4) more, every one of them is gone.
+    clock.now += 10_000 + 2_500;
+    guard.check('later', 'y', clock.now / 1000);
+    expect(guard.size).toBe(1);
+  });
+
+  it('keeps at most maxRemembered nonces, dropping the oldest first', () => {
+    const { guard, clock } = guardAt(300, 10_000);
+    let most = 0;
+    for (let i = 0; i < 50_000; i++) {
+      clock.now += 1;
+      guard.check('m', `n${i}`, clock.now / 1000);
+      most = Math.max(most, guard.size);
+    }
+    expect(most).toBe(10_000);
+    // The newest are still refused as replays; the oldest were let go.
+    expect(guard.check('m', 'n49999', clock.now / 1000)).toMatch(/already used/);
+    expect(guard.check('m', 'n0', clock.now / 1000)).toBeUndefined();
+  });
+
+  it('does nothing with a ttl of 0 (request_server_ttl off)', () => {
+    const { guard } = guardAt(0);
+    expect(guard.check('web1', 'n', 0)).toBeUndefined();
+    expect(guard.check('web1', 'n', 0)).toBeUndefined();
+    expect(guard.size).toBe(0);
+  });
+});
