@@ -26,6 +26,13 @@ export interface JobServiceDeps {
   log: Logger;
   /** Whether the master holds a session for the minion (it signed in since the master started); default: always. */
   hasSession?: (id: string) => boolean;
+  /** Bounds on the jobs kept in memory (default 10,000 jobs, 1,000,000 expected minions in all). */
+  remembered?: { jobs: number; ids: number };
+  /**
+   * Salt's `job_cache`: false stores no returns (the jobs still are), as Salt's `store_job`; the
+   * return events still fire. Default true.
+   */
+  storeReturns?: boolean;
 }
 
 /**
@@ -48,6 +55,14 @@ export class JobService {
   private readonly cache: { jobs: JobCache; returns: ReturnBatcher };
   private readonly log: Logger;
   private readonly hasSession: (id: string) => boolean;
+  /**
+   * Jobs remembered in memory, and their expected minions counted together; older jobs are looked
+   * up in the job cache. The second bound matters for large fleets: 10,000 jobs to 10,000 minions
+   * each would otherwise hold 100 million ids (gigabytes).
+   */
+  private readonly bounds: { jobs: number; ids: number };
+  private rememberedIds = 0;
+  private readonly storeReturns: boolean;
 
   constructor(deps: JobServiceDeps) {
     ({
@@ -62,6 +77,8 @@ export class JobService {
       log: this.log,
     } = deps);
     this.hasSession = deps.hasSession ?? (() => true);
+    this.bounds = deps.remembered ?? { jobs: 10_000, ids: 1_000_000 };
+    this.storeReturns = deps.storeReturns ?? true;
   }
 
   async publish(load: PublishRequestLoad): Promise<PublishReply> {
@@ -154,24 +171,17 @@ export class JobService {
    */
   async onReturn(id: string, load: ReturnLoad): Promise<void> {
     const jid = String(load.jid);
-    if (!(await this.wasAsked(jid, id))) {
-      this.log.warning(`Dropped a return from ${id} for job ${logField(jid, 40)}, which this master did not publish to ${id}`);
-      return;
-    }
-    const fresh = await this.cache.returns.save({
-      jid,
-      id,
-      fun: load.fun,
-      fun_args: (load.fun_args ?? []) as unknown[],
-      return: load.return,
-      retcode: typeof load.retcode === 'number' ? load.retcode : 0,
-      success: load.success ?? true,
-      at: new Date(),
-      ...(typeof load.out === 'string' ? { out: load.out } : {}),
-    });
-    if (!fresh) {
-      this.log.warning(`Dropped a repeated return from ${id} for job ${jid}`);
-      return;
+    if (!this.storeReturns) {
+      if (!(await this.firstWithoutCache(jid, id))) return;
+    } else {
+      if (!(await this.wasAsked(jid, id))) {
+        this.log.warning(`Dropped a return from ${id} for job ${logField(jid, 40)}, which this master did not publish to ${id}`);
+        return;
+      }
+      if (!(await this.store(jid, id, load))) {
+        this.log.warning(`Dropped a repeated return from ${id} for job ${jid}`);
+        return;
+      }
     }
     this.log.info(`Got return from ${id} for job ${jid}`);
     this.events.fire(`salt/job/${jid}/ret/${id}`, {
@@ -188,13 +198,53 @@ export class JobService {
     });
   }
 
-  /** Jobs remembered in memory; older ones are looked up in the job cache. */
-  private static readonly REMEMBERED_JOBS = 10_000;
+  /** Writes the return to the job cache: false when it already holds one for (jid, id). */
+  private store(jid: string, id: string, load: ReturnLoad): Promise<boolean> {
+    return this.cache.returns.save({
+      jid,
+      id,
+      fun: load.fun,
+      fun_args: (load.fun_args ?? []) as unknown[],
+      return: load.return,
+      retcode: typeof load.retcode === 'number' ? load.retcode : 0,
+      success: load.success ?? true,
+      at: new Date(),
+      ...(typeof load.out === 'string' ? { out: load.out } : {}),
+    });
+  }
+
+  /**
+   * `job_cache: false`: a repeat is known only while the job is remembered, where the first return
+   * takes its minion off the job's expected set (for older jobs Salt, storing nothing, knows none).
+   */
+  private async firstWithoutCache(jid: string, id: string): Promise<boolean> {
+    const expected = this.published.get(jid) as Set<string> | undefined;
+    if (expected?.delete(id)) {
+      this.rememberedIds--;
+      return true;
+    }
+    if (expected !== undefined || !(await this.wasAsked(jid, id))) {
+      this.log.warning(
+        `Dropped a return from ${id} for job ${logField(jid, 40)}: not expected from ${id} (not published to it, or it has returned already)`,
+      );
+      return false;
+    }
+    return true;
+  }
 
   private remember(jid: string, minions: readonly string[]): void {
+    this.forget(jid);
+    const expected = new Set(minions);
+    this.published.set(jid, expected);
+    this.rememberedIds += expected.size;
+    while (this.published.size > 1 && (this.published.size > this.bounds.jobs || this.rememberedIds > this.bounds.ids)) {
+      this.forget(this.published.keys().next().value as string);
+    }
+  }
+
+  private forget(jid: string): void {
+    this.rememberedIds -= this.published.get(jid)?.size ?? 0;
     this.published.delete(jid);
-    this.published.set(jid, new Set(minions));
-    if (this.published.size > JobService.REMEMBERED_JOBS) this.published.delete(this.published.keys().next().value as string);
   }
 
   /**

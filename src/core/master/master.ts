@@ -57,7 +57,7 @@ import { Sessions } from './sessions';
  * pending keys are answered "pending" without a key file; `auth_rate_limit`: `_auth` requests
  * allowed per connection per second; `connection_rate_limit`: new request-port connections per
  * address per second, 0 for no limit (docs/security.md). `hash_type`: the digest of `_file_hash`. `file_roots` feeds the file server; the
- * job cache options are {@link JobCacheConfig}'s.
+ * job cache options are {@link JobCacheConfig}'s, and `job_cache: false` stores no returns (as Salt).
  */
 export type MasterSettings = Pick<
   MasterConfig,
@@ -89,6 +89,7 @@ export type MasterSettings = Pick<
       | 'connection_rate_limit'
       | 'request_server_ttl'
       | 'permissive_pki_access'
+      | 'job_cache'
     >
   > &
   JobCacheConfig & {
@@ -262,6 +263,7 @@ export class Master {
       cache: { jobs: jobCache, returns },
       log,
       hasSession: (id) => sessions.connected(id),
+      storeReturns: s.job_cache !== false,
     });
     const handler = new RequestHandler({
       auth,

@@ -40,8 +40,10 @@ const connected = new Set(['web1', 'web2']);
 const fired: Array<{ tag: string; data: Record<string, unknown> }> = [];
 const events = { fire: (tag: string, data: Record<string, unknown>) => fired.push({ tag, data }) } as unknown as MasterEvents;
 
-function service(): JobService {
+function service(remembered?: { jobs: number; ids: number }, storeReturns?: boolean): JobService {
   return new JobService({
+    remembered,
+    storeReturns,
     accepted: () => accepted,
     dataCache,
     masterKey,
@@ -181,6 +183,46 @@ describe('JobService.onReturn', () => {
     await restarted.onReturn('web2', ret(jid!, 'web2', 'late'));
     await restarted.onReturn('db1', ret(jid!, 'db1'));
     expect(Object.keys(await cache.getReturns(jid!))).toEqual(['web2']);
+  });
+
+  it('keeps recent jobs in memory up to a number of expected minions, and asks the job cache for older ones', async () => {
+    const small = service({ jobs: 100, ids: 5 });
+    const jids: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      jids.push((await small.publish(request('web*'))).jid!);
+      await nextPublication();
+    }
+    const asked: string[] = [];
+    const getJob = cache.getJob.bind(cache);
+    cache.getJob = (jid) => (asked.push(jid), getJob(jid));
+    try {
+      // 3 jobs of 2 minions: the oldest went past 5 ids and is looked up in the job cache.
+      await small.onReturn('web1', ret(jids[2], 'web1', 'newest'));
+      await small.onReturn('web1', ret(jids[1], 'web1', 'middle'));
+      expect(asked).toEqual([]);
+      await small.onReturn('web1', ret(jids[0], 'web1', 'oldest'));
+      await small.onReturn('db1', ret(jids[0], 'db1'));
+      expect(asked).toEqual([jids[0], jids[0]]);
+    } finally {
+      cache.getJob = getJob;
+    }
+    expect(Object.keys(await cache.getReturns(jids[0]))).toEqual(['web1']);
+  });
+
+  it('with job_cache false stores no return, fires each event once, and still drops repeats', async () => {
+    const uncached = service(undefined, false);
+    const { jid } = await uncached.publish(request('web*'));
+    await nextPublication();
+    fired.length = 0;
+    await uncached.onReturn('web1', ret(jid!, 'web1', 'first'));
+    await uncached.onReturn('web1', ret(jid!, 'web1', 'again'));
+    await uncached.onReturn('db1', ret(jid!, 'db1'));
+    await uncached.onReturn('web2', ret(jid!, 'web2'));
+    expect(fired.map((e) => e.tag)).toEqual([`salt/job/${jid}/ret/web1`, `salt/job/${jid}/ret/web2`]);
+    expect(fired[0].data).toMatchObject({ id: 'web1', return: 'first' });
+    expect(await cache.getReturns(jid!)).toEqual({});
+    // The job itself is still stored, as in Salt.
+    expect((await cache.getJob(jid!))?.minions).toEqual(['web1', 'web2']);
   });
 
   it("stores a minion's own salt-call return (jid 'req')", async () => {
