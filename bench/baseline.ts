@@ -20,13 +20,25 @@ export interface BaselineResult {
   /** The server's CPU per reply over the timed rounds, in µs: the transport's own share of a return. */
   serverCpuPerReplyUs: number;
   serverPeakRssMiB: number;
+  /** The server's RSS after as many rounds as brine's soak ran jobs (see runBaseline's `soak`). */
+  soak?: { jobs: number; rssAtMarkMiB: number; rssAtEndMiB: number };
+}
+
+/**
+ * Rounds run back to back after the timed ones, as many as brine's soak ran jobs, with the RSS read
+ * after `markJobs` of them and at the end: ZeroMQ's own memory for the same traffic (each pipe's
+ * queue grows to its steady size over the first few hundred messages on it).
+ */
+export interface BaselineSoak {
+  markJobs: number;
+  jobs: number;
 }
 
 const ROUND_TIMEOUT_MS = 60_000;
 const PER_PROCESS = 2000;
 
 /** One publication per round to `minions` subscribers; `rounds` timed rounds after one warm-up. */
-export async function runBaseline(minions: number, rounds: number): Promise<BaselineResult> {
+export async function runBaseline(minions: number, rounds: number, soak?: BaselineSoak): Promise<BaselineResult> {
   const setupStart = performance.now();
   const pubPort = await freePort();
   const retPort = await freePort();
@@ -72,14 +84,28 @@ export async function runBaseline(minions: number, rounds: number): Promise<Base
       samples.push(performance.now() - t0);
     }
     const serverCpuPerReplyUs = ((sumOver(pids, cpuSeconds) - cpu0) / (rounds * minions)) * 1e6;
+    const serverRssMiB = sumOver(pids, rssMiB);
+    const serverPeakRssMiB = sumOver(pids, peakRssMiB);
+    let soaked: BaselineResult['soak'];
+    if (soak) {
+      let rssAtMarkMiB = serverRssMiB;
+      for (let r = 1; r <= soak.jobs; r++) {
+        const round = `s${r}`;
+        server.send({ type: 'round', round, expect: minions });
+        await server.expect(`done:${round}`, ROUND_TIMEOUT_MS, `soak round ${r} did not get ${minions} replies`);
+        if (r === soak.markJobs) rssAtMarkMiB = sumOver(pids, rssMiB);
+      }
+      soaked = { jobs: soak.jobs, rssAtMarkMiB, rssAtEndMiB: sumOver(pids, rssMiB) };
+    }
     return {
       minions,
       setupMs,
       warmupMs,
       jobsMs: summarize(samples),
-      serverRssMiB: sumOver(pids, rssMiB),
-      serverPeakRssMiB: sumOver(pids, peakRssMiB),
+      serverRssMiB,
+      serverPeakRssMiB,
       serverCpuPerReplyUs,
+      ...(soaked ? { soak: soaked } : {}),
     };
   } finally {
     for (const c of clients) c.stopGracefully();

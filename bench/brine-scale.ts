@@ -99,6 +99,8 @@ export interface SoakResult {
   lostReturns: number;
   /** When the first reading was taken (60 s, or half the soak when it is shorter). */
   markS: number;
+  /** How many soak jobs had run by then. */
+  jobsAtMark: number;
   rssAtMarkMiB: number;
   rssAtEndMiB: number;
   fdsAtMark: number;
@@ -372,7 +374,7 @@ async function runSoak(client: IpcChild, expect: number, seconds: number, master
   const start = performance.now();
   const cpu0 = sumOver(masterPids, cpuSeconds);
   const jobs: JobTiming[] = [];
-  let mark: { rss: number; fds: number } | undefined;
+  let mark: { rss: number; fds: number; jobs: number } | undefined;
   for (let n = 0; performance.now() - start < seconds * 1000; n++) {
     try {
       jobs.push(await timeJob(client, expect));
@@ -386,18 +388,21 @@ async function runSoak(client: IpcChild, expect: number, seconds: number, master
         },
       );
     }
-    if (!mark && performance.now() - start >= markS * 1000) mark = { rss: sumOver(masterPids, rssMiB), fds: sumOver(masterPids, openFds) };
+    if (!mark && performance.now() - start >= markS * 1000) {
+      mark = { rss: sumOver(masterPids, rssMiB), fds: sumOver(masterPids, openFds), jobs: jobs.length };
+    }
     // The pace of the soak, not a synchronisation: the next job starts on the next second.
     const next = start + (n + 1) * 1000;
     if (next > performance.now()) await new Promise((resolve) => setTimeout(resolve, next - performance.now()));
   }
-  mark ??= { rss: sumOver(masterPids, rssMiB), fds: sumOver(masterPids, openFds) };
+  mark ??= { rss: sumOver(masterPids, rssMiB), fds: sumOver(masterPids, openFds), jobs: jobs.length };
   return {
     seconds,
     jobs: jobs.length,
     jobsMs: summarize(jobs.map((j) => j.allReturnsMs)),
     lostReturns: jobs.reduce((n, j) => n + j.lost, 0),
     markS,
+    jobsAtMark: mark.jobs,
     rssAtMarkMiB: mark.rss,
     rssAtEndMiB: sumOver(masterPids, rssMiB),
     fdsAtMark: mark.fds,

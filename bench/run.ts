@@ -59,13 +59,16 @@ interface Options {
   soak: number;
   /** Real salt-minion processes (0: none). */
   real: number;
-  /** The scale runs' master_job_cache: SQLite (Salt's local_cache, the default) or a throwaway PostgreSQL. */
-  scaleJobCache: 'sqlite' | 'postgres';
+  /**
+   * The scale runs' job cache: SQLite (Salt's local_cache, the default), a throwaway PostgreSQL, or
+   * none (`job_cache: false`: no return stored, the figure the other two are compared with).
+   */
+  scaleJobCache: 'sqlite' | 'postgres' | 'none';
 }
 
 const USAGE =
   'usage: npm run bench -- [--minions 100,1000] [--jobs 5] [--auth-timeout SECONDS] [--rotate] [--soak SECONDS] [--real N] ' +
-  '[--job-cache sqlite|postgres] [--skip-micro] [--skip-render] [--skip-state] [--skip-fleet-state] [--skip-processes] [--skip-job-cache] [--skip-api]';
+  '[--job-cache sqlite|postgres|none] [--skip-micro] [--skip-render] [--skip-state] [--skip-fleet-state] [--skip-processes] [--skip-job-cache] [--skip-api]';
 
 function badFlag(message: string): BrineError {
   return new BenchError('BAD_BENCH_FLAG', message, { hint: USAGE });
@@ -135,7 +138,7 @@ export function parseArgs(argv: string[]): Options {
         break;
       case '--job-cache': {
         const v = value();
-        if (v !== 'sqlite' && v !== 'postgres') throw badFlag(`--job-cache takes sqlite or postgres, not '${v}'`);
+        if (v !== 'sqlite' && v !== 'postgres' && v !== 'none') throw badFlag(`--job-cache takes sqlite, postgres or none, not '${v}'`);
         options.scaleJobCache = v;
         break;
       }
@@ -344,6 +347,9 @@ function printScale(rows: ScaleRow[], keys: KeyCacheResult, jobs: number, jobCac
           'fds at mark',
           'fds at end',
           'mark s',
+          'jobs at mark',
+          'raw RSS at mark MiB',
+          'raw RSS at end MiB',
         ],
         soaked.map((r) => {
           const x = r.brine.soak!;
@@ -359,9 +365,16 @@ function printScale(rows: ScaleRow[], keys: KeyCacheResult, jobs: number, jobCac
             String(x.fdsAtMark),
             String(x.fdsAtEnd),
             String(x.markS),
+            String(x.jobsAtMark),
+            r.baseline.soak?.rssAtMarkMiB.toFixed(1) ?? '-',
+            r.baseline.soak?.rssAtEndMiB.toFixed(1) ?? '-',
           ];
         }),
       ),
+    );
+    process.stdout.write(
+      'raw RSS: the raw-ZeroMQ server (and its publish process) after as many rounds as the soak ran jobs, back to back, ' +
+        'read after the same number of jobs as the mark and at the end: ZeroMQ alone grows this much for the same traffic.\n',
     );
   }
   const settings = rows[0]?.brine.minionSettings;
@@ -370,7 +383,7 @@ function printScale(rows: ScaleRow[], keys: KeyCacheResult, jobs: number, jobCac
       `\nMinion settings: auth_timeout ${settings.auth_timeout} s, auth_tries ${settings.auth_tries}, return_retry_timer ${settings.return_retry_timer} s, ` +
         `recon_default ${settings.recon_default} ms (randomize ${settings.recon_randomize}), random_reauth_delay ${settings.random_reauth_delay ?? 10} s; ` +
         `master pub_hwm ${rows[0].brine.pubHwm}, connection_rate_limit 0 (every simulated minion connects from 127.0.0.1), log_level warning, ` +
-        `master_job_cache ${jobCache}. ` +
+        (jobCache === 'none' ? 'job_cache false (no return stored). ' : `master_job_cache ${jobCache}. `) +
         `Returns sent again: ${rows.map((r) => `${r.brine.returnRetries} at N=${r.minions}`).join(', ')}.\n`,
     );
   }
@@ -477,7 +490,9 @@ async function main(): Promise<void> {
           db: postgres.options.database,
         },
       }
-    : undefined;
+    : options.scaleJobCache === 'none'
+      ? { job_cache: false }
+      : undefined;
   try {
     for (const n of options.minions) {
       progress(`brine: ${n} minions (job cache: ${options.scaleJobCache})`);
@@ -492,7 +507,8 @@ async function main(): Promise<void> {
         `brine: ${n} minions signed in in ${fmtMs(brine.signInMs)} ms, median job ${fmtMs(brine.jobsMs.median)} ms, ${brine.masterCpuPerReturnUs.toFixed(0)} us master CPU per return`,
       );
       progress(`raw zeromq: ${n} subscribers`);
-      const baseline = await runBaseline(n, options.jobs);
+      const soaked = brine.soak;
+      const baseline = await runBaseline(n, options.jobs, soaked ? { markJobs: soaked.jobsAtMark, jobs: soaked.jobs } : undefined);
       progress(`raw zeromq: median ${fmtMs(baseline.jobsMs.median)} ms`);
       rows.push({ minions: n, brine, baseline, ratio: brine.jobsMs.median / baseline.jobsMs.median });
     }
