@@ -135,6 +135,25 @@ const NEVER_WAITS = 0;
  */
 const DEFAULT_BACKLOG = 1000;
 
+/**
+ * The read and write buffer of each connection on the ports every minion connects to (libzmq's
+ * ZMQ_IN_BATCH_SIZE and ZMQ_OUT_BATCH_SIZE, draft options the bundled libzmq has). libzmq's 8 KiB
+ * suit a few connections carrying streams of messages; a minion's connection carries one request
+ * or publication at a time, under 1 KiB (a larger one is read and written whole all the same).
+ * Measured with 2,000 connections and nothing but ZeroMQ: 226 MiB with the default, 204 MiB with
+ * 1 KiB, about 11 KiB a connection (110 MiB at 10,000 minions on the request port alone).
+ */
+const PER_CONNECTION_BATCH = 1024;
+const ZMQ_IN_BATCH_SIZE = 101;
+const ZMQ_OUT_BATCH_SIZE = 102;
+
+function setConnectionBatch(socket: zmq.Socket, bytes: number): void {
+  // zeromq.js declares its raw option setters protected; options without a name go through them.
+  const raw = socket as unknown as { setInt32Option(option: number, value: number): void };
+  raw.setInt32Option(ZMQ_IN_BATCH_SIZE, bytes);
+  raw.setInt32Option(ZMQ_OUT_BATCH_SIZE, bytes);
+}
+
 /** Serialises sends on one socket: zeromq allows one pending send per socket at a time. */
 class SendQueue {
   private tail: Promise<void> = Promise.resolve();
@@ -177,6 +196,7 @@ export class PublishServer implements IPublishServer {
       sendTimeout: NEVER_WAITS,
       backlog: options.backlog ?? DEFAULT_BACKLOG,
     });
+    setConnectionBatch(this.socket, PER_CONNECTION_BATCH);
     this.queue = new ImmediateSender(this.socket);
   }
 
@@ -315,6 +335,7 @@ export class RequestServer implements IRequestServer {
       backlog: options.backlog ?? DEFAULT_BACKLOG,
       ...(options.admit ? { zapDomain: 'brine' } : {}),
     });
+    setConnectionBatch(this.socket, PER_CONNECTION_BATCH);
     this.queue = new ImmediateSender(this.socket);
   }
 
