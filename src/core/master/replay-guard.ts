@@ -11,6 +11,16 @@ const MAX_REMEMBERED = 500_000;
 /** Buckets per ttl: a nonce is kept at most ttl / BUCKETS_PER_TTL past the moment it could matter. */
 const BUCKETS_PER_TTL = 4;
 
+/**
+ * `${id}\0${nonce}` as one flat string. V8 keeps a concatenation as a pair of its parts (133 bytes
+ * a remembered nonce, measured) until something reads its characters, which copies it flat (85).
+ */
+function flatKey(id: string, nonce: string): string {
+  const key = `${id}\0${nonce}`;
+  key.charCodeAt(0);
+  return key;
+}
+
 export class ReplayGuard {
   /** Every remembered `${id}\0${nonce}`. */
   private readonly seen = new Set<string>();
@@ -41,7 +51,7 @@ export class ReplayGuard {
       return `its ts (${ts}) is more than request_server_ttl (${this.ttlSeconds} s) away from the master's clock`;
     }
     this.expire(now);
-    const key = `${id}\0${nonce}`;
+    const key = flatKey(id, nonce);
     if (this.seen.has(key)) return 'its nonce was already used (a replayed request)';
     this.seen.add(key);
     // Kept until its ts is stale: from then on the ts check alone refuses a replay.
