@@ -5,12 +5,13 @@
  * of `salt --version`. The CLIs run under `/usr/bin/time -v` (its "Maximum resident set size" and
  * user + system time); the minion's figures are its VmRSS from /proc while it runs.
  */
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
+import { once } from 'node:events';
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { Cluster, REPO } from '../scripts/cluster';
 import { BenchError } from './bench-error';
-import { rssMiB } from './procfs';
+import { rssMiB, rssPartsMiB } from './procfs';
 import { median, RUNS } from './render-bench';
 
 /** The plugins e2e test's master file_roots: `_modules/greeter.ts` and `_modules/shouter.js`. */
@@ -23,7 +24,27 @@ export interface ProcessBenchResult {
   saltPingPeakRssMiB: number;
   saltPingCpuMs: number;
   minionIdleRssMiB: number;
+  /** The idle minion's RSS split: its own memory, and the pages of the files it maps (shared). */
+  minionIdleParts: { anon: number; file: number };
   minionSyncedRssMiB: number;
+  /** A bare `node` that has loaded zeromq and waits: the floor under any Node minion. */
+  nodeZeromqRssMiB: number;
+  nodeZeromqParts: { anon: number; file: number };
+}
+
+/** RSS of a Node process that loaded zeromq and does nothing else, read while it waits. */
+async function nodeWithZeromq(): Promise<{ rss: number; parts: { anon: number; file: number } }> {
+  const child = spawn(process.execPath, ['-e', "require('zeromq'); process.stdout.write('ready\\n'); setInterval(() => {}, 1000)"], {
+    cwd: REPO,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  try {
+    const [chunk] = (await once(child.stdout, 'data')) as [Buffer];
+    if (!String(chunk).startsWith('ready')) throw new BenchError('BENCH_PROCESS', `bench: node with zeromq said ${String(chunk)}`);
+    return { rss: rssMiB(child.pid!), parts: rssPartsMiB(child.pid!) };
+  } finally {
+    child.kill();
+  }
 }
 
 interface Timed {
@@ -59,6 +80,7 @@ export async function runProcessBench(): Promise<ProcessBenchResult> {
   }
   const bin = (name: string) => [process.execPath, join(REPO, 'bin', name)];
   const version = timedMedian([...bin('salt'), '--version']);
+  const bare = await nodeWithZeromq();
   const cluster = await Cluster.create({ file_roots: { base: [FILE_ROOTS] } });
   try {
     await cluster.startMaster();
@@ -66,6 +88,7 @@ export async function runProcessBench(): Promise<ProcessBenchResult> {
     const minion = cluster.minions.get('m1')!;
     const ping = timedMedian([...bin('salt'), '-c', cluster.masterDir, '*', 'test.ping']);
     const minionIdleRssMiB = rssMiB(minion.child.pid!);
+    const minionIdleParts = rssPartsMiB(minion.child.pid!);
     const synced = await cluster.salt('m1', 'saltutil.sync_modules', '--out', 'json');
     if (synced.code !== 0 || !synced.stdout.includes('modules.greeter')) {
       throw new BenchError('BENCH_PROCESS', `bench: saltutil.sync_modules failed (exit ${synced.code}): ${synced.stdout}${synced.stderr}`);
@@ -79,7 +102,10 @@ export async function runProcessBench(): Promise<ProcessBenchResult> {
       saltPingPeakRssMiB: ping.peakRssMiB,
       saltPingCpuMs: ping.cpuMs,
       minionIdleRssMiB,
+      minionIdleParts,
       minionSyncedRssMiB: rssMiB(minion.child.pid!),
+      nodeZeromqRssMiB: bare.rss,
+      nodeZeromqParts: bare.parts,
     };
   } finally {
     await cluster.stop();
@@ -90,6 +116,8 @@ export async function runProcessBench(): Promise<ProcessBenchResult> {
 export function processBenchLines(r: ProcessBenchResult): string[] {
   return [
     `salt-minion RSS: ${r.minionIdleRssMiB.toFixed(1)} MiB idle (target <= 45), ${r.minionSyncedRssMiB.toFixed(1)} MiB after syncing a TypeScript and a JavaScript module (target <= 55)`,
+    `  of which its own memory ${r.minionIdleParts.anon.toFixed(1)} MiB and mapped files ${r.minionIdleParts.file.toFixed(1)} MiB (the node binary's code it ran, shared by every node process); ` +
+      `a bare node with zeromq loaded: ${r.nodeZeromqRssMiB.toFixed(1)} MiB (own ${r.nodeZeromqParts.anon.toFixed(1)}, files ${r.nodeZeromqParts.file.toFixed(1)})`,
     `salt '*' test.ping (1 minion): ${r.saltPingPeakRssMiB.toFixed(1)} MiB peak RSS (target <= 45), ${r.saltPingCpuMs.toFixed(0)} ms CPU`,
     `salt --version: ${r.saltVersionCpuMs.toFixed(0)} ms CPU (target <= 150), ${r.saltVersionPeakRssMiB.toFixed(1)} MiB peak RSS (medians of ${RUNS} runs under /usr/bin/time -v)`,
   ];

@@ -23,6 +23,21 @@ export function rssMiB(pid: number): number {
   return Number(match[1]) / 1024;
 }
 
+/**
+ * The resident memory's two parts in MiB (RssAnon and RssFile + RssShmem): the process's own
+ * memory, and the pages of files it maps (above all the node binary's code it has run), which
+ * every process mapping the same file shares.
+ */
+export function rssPartsMiB(pid: number): { anon: number; file: number } {
+  const status = readProc(pid, 'status');
+  const field = (name: string): number => {
+    const match = new RegExp(`^${name}:\\s+(\\d+)\\s+kB`, 'm').exec(status);
+    if (!match) throw new BenchError('BENCH_PROCFS', `bench: no ${name} line in /proc/${pid}/status`);
+    return Number(match[1]) / 1024;
+  };
+  return { anon: field('RssAnon'), file: field('RssFile') + field('RssShmem') };
+}
+
 /** Peak resident set size in MiB (VmHWM). */
 export function peakRssMiB(pid: number): number {
   const match = /^VmHWM:\s+(\d+)\s+kB/m.exec(readProc(pid, 'status'));
