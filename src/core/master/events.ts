@@ -42,9 +42,13 @@ export class MasterEvents {
   }
 
   fire(tag: string, data: Record<string, unknown>): void {
+    // An event nobody listens to is not built: on a master with no CLI or salt-api waiting (jobs
+    // run --async, schedules), the encoding and send of every return's event cost for nothing.
+    const onBus = this.bus.wants(tag);
+    if (!onBus && this.listeners.size === 0) return;
     const body = { ...data, _stamp: new Date().toISOString().replace('Z', '') };
     // The bus has no high-water mark: a slow listener costs memory, never a lost return.
-    void this.bus.publish(tag, encode(body)).catch(() => undefined);
+    if (onBus) void this.bus.publish(tag, encode(body)).catch(() => undefined);
     for (const listener of this.listeners) listener(tag, body);
   }
 

@@ -322,6 +322,11 @@ class MemoryEventPublisher implements IEventPublisher {
     for (const sub of this.subscribers) sub.deliver(tag, Buffer.from(body));
   }
 
+  wants(tag: string): boolean {
+    for (const sub of this.subscribers) if (sub.listensTo(tag)) return true;
+    return false;
+  }
+
   async close(): Promise<void> {
     if (this.address !== undefined) this.net.eventBuses.unbind(this.address, this);
     this.address = undefined;
@@ -368,11 +373,18 @@ class MemoryEventSubscriber implements IEventSubscriber {
     return this.inbox.take(timeoutMs);
   }
 
+  private closed = false;
+
+  listensTo(tag: string): boolean {
+    return !this.closed && this.prefixes.some((p) => tag.startsWith(p));
+  }
+
   deliver(tag: string, body: Buffer): void {
-    if (this.prefixes.some((p) => tag.startsWith(p))) this.inbox.push({ tag, body });
+    if (this.listensTo(tag)) this.inbox.push({ tag, body });
   }
 
   close(): void {
+    this.closed = true;
     this.cancel();
     this.inbox.end();
   }

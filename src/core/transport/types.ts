@@ -64,6 +64,11 @@ export interface IRequestClient {
 export interface IEventPublisher {
   bind(address: string): Promise<void>;
   publish(tag: string, body: Buffer): Promise<void>;
+  /**
+   * Whether a subscriber listens to `tag` (one of its prefixes starts it), as far as the publisher
+   * has seen the subscriptions: a subscriber's own are seen once its sync() has resolved.
+   */
+  wants(tag: string): boolean;
   close(): Promise<void>;
 }
 

@@ -506,6 +506,11 @@ export class EventPublisher implements IEventPublisher {
   private readonly socket: zmq.XPublisher;
   private readonly queue: ImmediateSender;
   private loop?: Promise<void>;
+  /**
+   * The prefixes some subscriber holds. XPUB passes up a prefix's first subscription and its last
+   * unsubscription (a subscriber that goes away unsubscribes from everything), so a set suffices.
+   */
+  private readonly prefixes = new Set<string>();
 
   constructor() {
     this.socket = new zmq.XPublisher({ linger: 0, sendHighWaterMark: 0, sendTimeout: NEVER_WAITS });
@@ -521,8 +526,14 @@ export class EventPublisher implements IEventPublisher {
     this.loop = (async () => {
       try {
         for await (const [msg] of this.socket) {
-          const topic = msg.subarray(1).toString('latin1');
-          if (msg[0] === 1 && topic.startsWith(SYNC_PREFIX)) await this.queue.send([Buffer.from(topic), Buffer.alloc(0)]);
+          const topic = msg.subarray(1).toString('utf8');
+          if (topic.startsWith(SYNC_PREFIX)) {
+            if (msg[0] === 1) await this.queue.send([msg.subarray(1), Buffer.alloc(0)]);
+          } else if (msg[0] === 1) {
+            this.prefixes.add(topic);
+          } else if (msg[0] === 0) {
+            this.prefixes.delete(topic);
+          }
         }
       } catch {
         // Ends when the socket closes.
@@ -532,6 +543,11 @@ export class EventPublisher implements IEventPublisher {
 
   publish(tag: string, body: Buffer): Promise<void> {
     return this.queue.send([Buffer.from(tag), body]);
+  }
+
+  wants(tag: string): boolean {
+    for (const prefix of this.prefixes) if (tag.startsWith(prefix)) return true;
+    return false;
   }
 
   async close(): Promise<void> {

@@ -261,6 +261,27 @@ describe.each(cases)('transport over $name', ({ name, transport: make, address }
       expect(await sub.next(100)).toBeNull();
     });
 
+    it('knows which tags a subscriber wants, from its sync() on until it goes away', async () => {
+      const t = make();
+      const at = await address();
+      const bus = t.eventPublisher();
+      await bus.bind(at);
+      closers.push(() => bus.close());
+      expect(bus.wants('salt/job/1/ret/m1')).toBe(false);
+      const sub = t.eventSubscriber(at, ['salt/job/', 'salt/auth']);
+      await sub.sync(5000);
+      expect(bus.wants('salt/job/1/ret/m1')).toBe(true);
+      expect(bus.wants('salt/auth')).toBe(true);
+      expect(bus.wants('salt/key')).toBe(false);
+      // The sync topic itself is no subscription to events.
+      expect(bus.wants('brine/sync/x')).toBe(false);
+      sub.close();
+      // A gone subscriber's unsubscriptions reach the publisher a moment later.
+      const deadline = Date.now() + 5000;
+      while (bus.wants('salt/job/1/ret/m1') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+      expect(bus.wants('salt/job/1/ret/m1')).toBe(false);
+    });
+
     it('says clearly when no master answers', async () => {
       const t = make();
       const sub = t.eventSubscriber(await address(), ['salt/']);
