@@ -174,7 +174,8 @@ describe.each(cases)('transport over $name', ({ name, transport: make, address }
   });
 
   describe('publish port', () => {
-    it('delivers publications to a connected subscriber, frames intact', async () => {
+    /** A subscriber connected to a fresh publish port, and the first of `frames` published until one arrives. */
+    async function firstDelivered(frames: Buffer[]): Promise<{ got: Buffer[]; connected: boolean }> {
       const t = make();
       const at = await address();
       const pub = t.publishServer();
@@ -184,40 +185,28 @@ describe.each(cases)('transport over $name', ({ name, transport: make, address }
       closers.push(() => sub.close());
       sub.connect(at);
       await sub.whenConnected();
-      expect(sub.isConnected).toBe(true);
+      const connected = sub.isConnected;
       const it = sub.messages()[Symbol.asyncIterator]();
       // The subscription travels after the handshake: publish until the first one arrives.
-      const first = it.next();
       let got: IteratorResult<Buffer[]> | undefined;
-      void first.then((r) => (got = r));
+      void it.next().then((r) => (got = r));
       while (!got) {
-        await pub.publish([Buffer.from('topic'), Buffer.from('job')]);
+        await pub.publish(frames);
         await new Promise((r) => setImmediate(r));
       }
-      expect(got.value.map(String)).toEqual(['topic', 'job']);
+      return { got: got.value, connected };
+    }
+
+    it('delivers publications to a connected subscriber, frames intact', async () => {
+      const { got, connected } = await firstDelivered([Buffer.from('topic'), Buffer.from('job')]);
+      expect(connected).toBe(true);
+      expect(got.map(String)).toEqual(['topic', 'job']);
     });
 
     it('delivers a publication far larger than a connection buffer (1 KiB on ZeroMQ), intact', async () => {
-      const t = make();
-      const at = await address();
-      const pub = t.publishServer();
-      await pub.bind(at);
-      closers.push(() => pub.close());
-      const sub = t.subscribeClient();
-      closers.push(() => sub.close());
-      sub.connect(at);
-      await sub.whenConnected();
-      const it = sub.messages()[Symbol.asyncIterator]();
       const big = randomBytes(2 * 1024 * 1024 + 3);
-      const first = it.next();
-      let got: IteratorResult<Buffer[]> | undefined;
-      void first.then((r) => (got = r));
-      // The subscription travels after the handshake: publish until the first one arrives.
-      while (!got) {
-        await pub.publish([Buffer.from('topic'), big]);
-        await new Promise((r) => setImmediate(r));
-      }
-      expect(got.value[1].equals(big)).toBe(true);
+      const { got } = await firstDelivered([Buffer.from('topic'), big]);
+      expect(got[1].equals(big)).toBe(true);
     });
 
     it('tells the subscriber when its publisher comes back after a drop', async () => {
