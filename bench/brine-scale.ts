@@ -55,6 +55,8 @@ export interface BrineScaleResult {
   /** Minions whose start() failed (gave up). */
   signInFailed: number;
   masterCpuSignInS: number;
+  /** The simulator processes' CPU over the storm: the minions' side of it, on the same cores. */
+  simCpuSignInS: number;
   masterStallSignIn?: LoopStall;
   warmup: JobTiming;
   jobs: JobTiming[];
@@ -65,6 +67,8 @@ export interface BrineScaleResult {
   masterCpuJobsS: number;
   /** Master CPU per return in µs over the timed jobs. */
   masterCpuPerReturnUs: number;
+  /** The simulators' CPU per return over the timed jobs (each minion's publication, job and return). */
+  simCpuPerReturnUs: number;
   masterStallJobs?: LoopStall;
   masterRssAfterSignInMiB: number;
   masterRssMiB: number;
@@ -272,13 +276,16 @@ export async function runBrineScale(
     await Promise.all(simulators.map((s) => s.expect('loaded', 300_000, 'plugins and minion keys not loaded')));
     const keyInstallMs = performance.now() - keysStart;
 
+    const simPids = simulators.map((s) => s.pid);
     const masterCpu0 = sumOver(masterPids, cpuSeconds);
+    const simCpu0 = sumOver(simPids, cpuSeconds);
     await readStall(masterPid, stallFile);
     const signInStart = performance.now();
     for (const s of simulators) s.send({ type: 'start' });
     const signedIn = await Promise.all(simulators.map((s) => s.expect('signed-in', 900_000, 'minions not all signed in')));
     const signInMs = performance.now() - signInStart;
     const masterCpuSignInS = sumOver(masterPids, cpuSeconds) - masterCpu0;
+    const simCpuSignInS = sumOver(simPids, cpuSeconds) - simCpu0;
     const masterStallSignIn = await readStall(masterPid, stallFile);
     const masterRssAfterSignInMiB = sumOver(masterPids, rssMiB);
     const signInFailed = signedIn.reduce((n, m) => n + Number(m.failed), 0);
@@ -293,10 +300,12 @@ export async function runBrineScale(
     const expect = count - signInFailed;
     const warmup = await timeJob(client, expect);
     const masterCpu1 = sumOver(masterPids, cpuSeconds);
+    const simCpu1 = sumOver(simPids, cpuSeconds);
     await readStall(masterPid, stallFile);
     const jobs: JobTiming[] = [];
     for (let r = 0; r < rounds; r++) jobs.push(await timeJob(client, expect));
     const masterCpuJobsS = sumOver(masterPids, cpuSeconds) - masterCpu1;
+    const simCpuJobsS = sumOver(simPids, cpuSeconds) - simCpu1;
     const masterStallJobs = await readStall(masterPid, stallFile);
     const masterRssMiB = sumOver(masterPids, rssMiB);
     const masterFds = sumOver(masterPids, openFds);
@@ -338,6 +347,7 @@ export async function runBrineScale(
       signInRetries: sum('retries'),
       signInFailed,
       masterCpuSignInS,
+      simCpuSignInS,
       masterStallSignIn,
       warmup,
       jobs,
@@ -346,6 +356,7 @@ export async function runBrineScale(
       returnRetries: sum('returnRetries'),
       masterCpuJobsS,
       masterCpuPerReturnUs: (masterCpuJobsS / (rounds * expect)) * 1e6,
+      simCpuPerReturnUs: (simCpuJobsS / (rounds * expect)) * 1e6,
       masterStallJobs,
       masterRssAfterSignInMiB,
       masterRssMiB,

@@ -266,7 +266,7 @@ export class MinionChannel {
       }
       if (!this.masterKey) {
         checkMasterFinger(answer.masterPublicPem, this.settings.master_finger, this.settings.hash_type);
-        cacheMasterKey(s.pki_dir, answer.masterPublicPem);
+        await cacheMasterKey(s.pki_dir, answer.masterPublicPem);
         this.masterKey = publicKeyFromPem(answer.masterPublicPem);
       }
       this.session = {

@@ -1,7 +1,7 @@
 import type { MinionConfig } from '../config';
 import { logField, type Logger } from '../log';
 import type { JobLoad, JobResult } from '../protocol/loads';
-import { matchTarget, type TargetType } from '../targeting';
+import { matchTarget, needsData, type TargetType } from '../targeting';
 import { MinionChannel, type ChannelSettings, type Session } from './channel-client';
 import type { RandomSource } from './sign-in-policy';
 import type { Transport } from '../transport/types';
@@ -123,7 +123,9 @@ export class Minion {
     const target = { tgt: job.tgt, tgtType: (job.tgt_type ?? 'glob') as TargetType, delimiter: job.delimiter as string | undefined };
     let mine: boolean;
     try {
-      mine = matchTarget(target, { id: this.settings.id, grains: this.grains.all(), pillar: this.grains.pillar?.() });
+      // An id target (glob, pcre, list: nearly every job) needs no grains: all() copies them.
+      const id = this.settings.id;
+      mine = matchTarget(target, needsData(target) ? { id, grains: this.grains.all(), pillar: this.grains.pillar?.() } : { id, grains: {} });
     } catch (err) {
       // A target this minion cannot evaluate (too large, malformed) is not a match: say so, briefly.
       this.log.warning(`Ignored job ${logField(job.jid, 40)}: its target cannot be matched: ${logField((err as Error).message, 300)}`);

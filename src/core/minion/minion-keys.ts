@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import type { KeyObject } from 'node:crypto';
 import { join } from 'node:path';
-import { ensureKeyPair, PUBLIC_KEY_MODE, writeFileAtomic } from '../crypto/key-files';
+import { ensureKeyPair, PUBLIC_KEY_MODE, writeFileAtomicAsync } from '../crypto/key-files';
 import { publicKeyFromPem, publicPemOf } from '../crypto/rsa';
 
 export interface MinionKeys {
@@ -24,6 +24,7 @@ export function readCachedMasterKey(pkiDir: string): { pem: string; key: KeyObje
   return { pem, key: publicKeyFromPem(pem) };
 }
 
-export function cacheMasterKey(pkiDir: string, pem: string): void {
-  writeFileAtomic(join(pkiDir, 'minion_master.pub'), `${pem.trim()}\n`, PUBLIC_KEY_MODE);
+/** Writes `minion_master.pub` (atomically, fsynced) without holding the event loop. */
+export function cacheMasterKey(pkiDir: string, pem: string): Promise<void> {
+  return writeFileAtomicAsync(join(pkiDir, 'minion_master.pub'), `${pem.trim()}\n`, PUBLIC_KEY_MODE);
 }

@@ -59,8 +59,15 @@ export class ProcDir {
   /** Records a job this process runs (Salt writes `{pid, ...load}` with msgpack). */
   write(record: ProcRecord): void {
     if (!safeName(record.jid)) return;
-    mkdirSync(this.dir, { recursive: true, mode: 0o700 });
-    writeFileSync(this.path(record.jid), encode(record), { mode: 0o600 });
+    const bytes = encode(record);
+    try {
+      writeFileSync(this.path(record.jid), bytes, { mode: 0o600 });
+    } catch (err) {
+      // The folder is made on the first job (or again if removed), not on every one.
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+      mkdirSync(this.dir, { recursive: true, mode: 0o700 });
+      writeFileSync(this.path(record.jid), bytes, { mode: 0o600 });
+    }
   }
 
   remove(jid: string): void {

@@ -2,9 +2,9 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, unlinkSync } 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ensureKeyPair } from '../../../src/core/crypto/key-files';
+import { ensureKeyPair, writeFileAtomicAsync } from '../../../src/core/crypto/key-files';
 import { publicPemOf } from '../../../src/core/crypto/rsa';
-import { ensureMinionKeys } from '../../../src/core/minion/minion-keys';
+import { cacheMasterKey, ensureMinionKeys, readCachedMasterKey } from '../../../src/core/minion/minion-keys';
 import { KeyStore } from '../../../src/core/master/key-store';
 
 const dirs: string[] = [];
@@ -49,5 +49,31 @@ describe('ensureKeyPair: the one writer of RSA key files', () => {
     KeyStore.genKeys(join(root, 'gen'), 'web1', 2048);
     for (const file of ['master/master.pem', 'minion/minion.pem', 'gen/web1.pem']) expect(mode(join(root, file))).toBe(0o400);
     for (const file of ['master/master.pub', 'minion/minion.pub', 'gen/web1.pub']) expect(mode(join(root, file))).toBe(0o644);
+  });
+});
+
+describe('writeFileAtomicAsync: an atomic write off the event loop', () => {
+  it('replaces the file whole with the mode asked for, leaving no temp file', async () => {
+    const dir = tmp();
+    const file = join(dir, 'minion_master.pub');
+    await writeFileAtomicAsync(file, 'first\n', 0o644);
+    await writeFileAtomicAsync(file, 'second\n', 0o600);
+    expect(readFileSync(file, 'utf8')).toBe('second\n');
+    expect(mode(file)).toBe(0o600);
+    expect(readdirSync(dir)).toEqual(['minion_master.pub']);
+  });
+
+  it('rejects with the cause when the folder is missing, and leaves nothing behind', async () => {
+    const dir = tmp();
+    await expect(writeFileAtomicAsync(join(dir, 'gone', 'f'), 'x', 0o644)).rejects.toThrow(/ENOENT/);
+    expect(readdirSync(dir)).toEqual([]);
+  });
+
+  it("is how a minion caches its master's key on first contact", async () => {
+    const dir = tmp();
+    const master = ensureKeyPair(join(dir, 'master'), 'master', 2048);
+    await cacheMasterKey(dir, `\n${master.publicPem}\n\n`);
+    expect(mode(join(dir, 'minion_master.pub'))).toBe(0o644);
+    expect(readCachedMasterKey(dir)?.pem).toBe(master.publicPem.trim());
   });
 });

@@ -23,8 +23,11 @@ const net = new MemoryTransport();
 /** Grains the test may change behind the minion's back (no change event) or with one. */
 class Grains implements MinionGrains {
   private listeners: Array<() => void> = [];
+  /** Copies handed out: a target check that needs no grains takes none. */
+  copies = 0;
   constructor(public values: Record<string, unknown>) {}
   all(): Record<string, unknown> {
+    this.copies++;
     return structuredClone(this.values);
   }
   onChange(listener: () => void): void {
@@ -154,6 +157,21 @@ describe("the minion's job loop", () => {
     await collect(next);
     expect(web1.ran.slice(before).map((j) => j.jid)).toEqual([next.jid]);
     web1.grains.set({ role: 'web' }, false);
+  });
+
+  it('checks an id target (glob, list, pcre) without copying its grains, and a grain target with them', async () => {
+    const web1 = minions.get('web1')!;
+    const before = web1.grains.copies;
+    for (const [tgt, tgtType] of [
+      ['web*', 'glob'],
+      ['web1,nobody', 'list'],
+      ['^web', 'pcre'],
+    ] as const) {
+      expect((await collect(await client.publish({ tgt, tgtType, fun: 'test.ping', arg: [] }))).map((r) => r.id)).toEqual(['web1']);
+    }
+    expect(web1.grains.copies).toBe(before);
+    await collect(await client.publish({ tgt: 'role:web', tgtType: 'grain', fun: 'test.ping', arg: [] }));
+    expect(web1.grains.copies).toBe(before + 1);
   });
 
   it('sends grains a job changed before its return, so the next grain target finds it', async () => {
