@@ -12,6 +12,20 @@ export interface MinionData {
 }
 
 /**
+ * A minion's data as JSON, a bigint (a msgpack integer beyond 2^53) as its decimal text. Plain
+ * JSON.stringify first: a replacer function makes it call back for every value, which took twice
+ * as long for a typical minion's grains (57 µs against 32), and bigints are rare.
+ */
+function toJson(data: MinionData): string {
+  try {
+    return JSON.stringify(data);
+  } catch (err) {
+    if (!(err instanceof TypeError)) throw err;
+    return JSON.stringify(data, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v));
+  }
+}
+
+/**
  * One minion's entry, read fresh from disk: what another process on the master's host (salt-run,
  * salt-api) sees of the master's cache. {} when there is none or it is damaged.
  */
@@ -118,7 +132,7 @@ export class MinionDataCache {
     if (!data) return;
     const dir = join(this.root, id);
     const tmp = join(dir, `.data.json.${process.pid}`);
-    const text = JSON.stringify(data, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v));
+    const text = toJson(data);
     // The minion's folder is made on its first write, not checked on every one.
     if (!this.madeDirs.has(id)) {
       await mkdir(dir, { recursive: true, mode: 0o700 });

@@ -82,6 +82,14 @@ describe('MinionDataCache shares grain values between minions', () => {
     expect(again.grains('web1')!.cpu_flags).toBe(again.grains('db222')!.cpu_flags);
   });
 
+  it('writes a grain beyond 2^53 (a bigint from msgpack) as its decimal text', async () => {
+    const dir = cacheDir();
+    const cache = new MinionDataCache(dir);
+    cache.update('big1', { grains: grains('big1', { disk_bytes: 2n ** 64n - 1n }) });
+    await cache.flush();
+    expect(new MinionDataCache(dir).grains('big1')!.disk_bytes).toBe('18446744073709551615');
+  });
+
   it('writes many minions in parallel batches, the latest data of each, changes made meanwhile too', async () => {
     const dir = cacheDir();
     const cache = new MinionDataCache(dir);
