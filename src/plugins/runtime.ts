@@ -146,7 +146,7 @@ export class PluginRuntime implements IMinionControl {
       signal?.removeEventListener('abort', onOuterAbort);
       if (this.jobs.get(job.jid) === tracked) {
         this.jobs.delete(job.jid);
-        this.proc?.remove(job.jid);
+        this.removeProc(job.jid);
       }
       finished();
     }
@@ -208,6 +208,15 @@ export class PluginRuntime implements IMinionControl {
       this.proc?.write(data);
     } catch (err) {
       this.options.logger?.warning(`Could not record job ${data.jid} in ${this.proc!.dir}: ${(err as Error).message}`);
+    }
+  }
+
+  /** A job's record goes when it ends; a folder turned unwritable meanwhile costs a warning, not the job's result. */
+  private removeProc(jid: string): void {
+    try {
+      this.proc?.remove(jid);
+    } catch (err) {
+      this.options.logger?.warning(`Could not remove the record of job ${jid} from ${this.proc!.dir}: ${(err as Error).message}`);
     }
   }
 
