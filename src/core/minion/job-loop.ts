@@ -125,7 +125,10 @@ export class Minion {
     try {
       // An id target (glob, pcre, list: nearly every job) needs no grains: all() copies them.
       const id = this.settings.id;
-      mine = matchTarget(target, needsData(target) ? { id, grains: this.grains.all(), pillar: this.grains.pillar?.() } : { id, grains: {} });
+      mine = matchTarget(
+        target,
+        needsData(target) ? { id, grains: this.grains.all(), pillar: this.grains.pillar?.() } : { id, grains: {} },
+      );
     } catch (err) {
       // A target this minion cannot evaluate (too large, malformed) is not a match: say so, briefly.
       this.log.warning(`Ignored job ${logField(job.jid, 40)}: its target cannot be matched: ${logField((err as Error).message, 300)}`);
