@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -80,6 +80,23 @@ describe('saltutil: running jobs', () => {
     expect((await h.call('saltutil.running')).return).toEqual([]);
     expect((await h.call('saltutil.kill_job', [job.jid])).return).toBe('');
     expect((await h.call('saltutil.find_job', [{ bad: 1 }])).retcode).toBe(1);
+  });
+});
+
+describe('saltutil: the proc records of running jobs', () => {
+  it("keeps a job's result when its record cannot be removed, and says why", async () => {
+    const cachedir = tmp();
+    const lines: string[] = [];
+    const h = await createHarness({ config: { cachedir }, log: (line: string) => lines.push(line) });
+    const sleeping = h.call('test.sleep', [30]);
+    const [job] = h.runtime.runningJobs();
+    expect(readdirSync(join(cachedir, 'proc'))).toEqual([job.jid]);
+    // The folder turns into a file behind the job's back: its record can no longer be unlinked.
+    rmSync(join(cachedir, 'proc'), { recursive: true });
+    writeFileSync(join(cachedir, 'proc'), 'not a folder');
+    await h.call('saltutil.kill_job', [job.jid]);
+    expect((await sleeping).return).toBe(false);
+    expect(lines.join('\n')).toMatch(new RegExp(`Could not remove the record of job ${job.jid} from .*proc: ENOTDIR`));
   });
 });
 
