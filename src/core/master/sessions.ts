@@ -1,7 +1,8 @@
 import type { KeyObject } from 'node:crypto';
-import { mkdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { readFileSync, renameSync, rmSync, statSync, utimesSync } from 'node:fs';
 import { join } from 'node:path';
 import { Crypticle } from '../crypto/crypticle';
+import { writePrivateFile } from '../private-file';
 
 /** What the master holds for one signed-in minion. */
 export interface MinionSession {
@@ -101,14 +102,7 @@ export class Sessions {
     const dir = this.options.dir;
     if (!dir) return;
     const tmp = join(dir, `.${id}.${process.pid}`);
-    try {
-      writeFileSync(tmp, sessionKey, { mode: 0o600 });
-    } catch (err) {
-      // The folder is made on the first save (or again if removed), not stat'ed on every sign-in.
-      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
-      mkdirSync(dir, { recursive: true, mode: 0o700 });
-      writeFileSync(tmp, sessionKey, { mode: 0o600 });
-    }
+    writePrivateFile(tmp, sessionKey);
     // The file's mtime is the session's age after a restart: stamp it with the session's own clock.
     utimesSync(tmp, createdAt / 1000, createdAt / 1000);
     renameSync(tmp, join(dir, id));

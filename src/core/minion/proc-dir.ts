@@ -5,9 +5,10 @@
  * here, so a `salt-call state.apply` sees the daemon's state run (and the daemon a salt-call's)
  * and Salt's one-state-run-at-a-time rule holds across processes.
  */
-import { readFileSync, readdirSync, rmSync, unlinkSync, watch, writeFileSync, mkdirSync, type FSWatcher } from 'node:fs';
+import { readFileSync, readdirSync, rmSync, unlinkSync, watch, type FSWatcher } from 'node:fs';
 import { join } from 'node:path';
 import { decode, encode } from '../protocol/msgpack';
+import { writePrivateFile } from '../private-file';
 
 /** A job record: `pid` and `jid` at least (Salt's `{pid, ...publication}`). */
 export type ProcRecord = Record<string, unknown> & { pid: number; jid: string };
@@ -59,15 +60,7 @@ export class ProcDir {
   /** Records a job this process runs (Salt writes `{pid, ...load}` with msgpack). */
   write(record: ProcRecord): void {
     if (!safeName(record.jid)) return;
-    const bytes = encode(record);
-    try {
-      writeFileSync(this.path(record.jid), bytes, { mode: 0o600 });
-    } catch (err) {
-      // The folder is made on the first job (or again if removed), not on every one.
-      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
-      mkdirSync(this.dir, { recursive: true, mode: 0o700 });
-      writeFileSync(this.path(record.jid), bytes, { mode: 0o600 });
-    }
+    writePrivateFile(this.path(record.jid), encode(record));
   }
 
   remove(jid: string): void {

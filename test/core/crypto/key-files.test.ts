@@ -1,21 +1,13 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, unlinkSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync, statSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ensureKeyPair, writeFileAtomicAsync } from '../../../src/core/crypto/key-files';
 import { publicPemOf } from '../../../src/core/crypto/rsa';
 import { cacheMasterKey, ensureMinionKeys, readCachedMasterKey } from '../../../src/core/minion/minion-keys';
 import { KeyStore } from '../../../src/core/master/key-store';
+import { tempDirs } from '../../support/temp-dirs';
 
-const dirs: string[] = [];
-afterEach(() => {
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-});
-function tmp(): string {
-  const d = mkdtempSync(join(tmpdir(), 'brine-keyfiles-'));
-  dirs.push(d);
-  return d;
-}
+const tmp = tempDirs('brine-keyfiles-');
 const mode = (file: string) => statSync(file).mode & 0o777;
 
 describe('ensureKeyPair: the one writer of RSA key files', () => {

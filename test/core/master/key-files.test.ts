@@ -1,17 +1,11 @@
 /** The key store's file helpers: stats without exceptions for what is absent, and the content cache. */
-import { mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { KeyFileCache, statOrUndefined } from '../../../src/core/master/key-files';
+import { tempDirs } from '../../support/temp-dirs';
 
-const roots: string[] = [];
-afterEach(() => roots.splice(0).forEach((r) => rmSync(r, { recursive: true, force: true })));
-function root(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'brine-master-keyfiles-'));
-  roots.push(dir);
-  return dir;
-}
+const root = tempDirs('brine-master-keyfiles-');
 
 describe('statOrUndefined', () => {
   it('answers undefined for a missing file, a missing folder and a path through a file', () => {

@@ -3,21 +3,12 @@
  * objects for every minion, frozen, released when a minion's grains change or it is removed, and
  * the data on disk and after a restart are as sent.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { MinionDataCache } from '../../../src/core/master/minion-data-cache';
 import { decode, encode } from '../../../src/core/protocol/msgpack';
+import { tempDirs } from '../../support/temp-dirs';
 
-const roots: string[] = [];
-afterEach(() => roots.splice(0).forEach((r) => rmSync(r, { recursive: true, force: true })));
-
-function cacheDir(): string {
-  const root = mkdtempSync(join(tmpdir(), 'brine-datacache-'));
-  roots.push(root);
-  return root;
-}
+const cacheDir = tempDirs('brine-datacache-');
 
 /** Grains as the master gets them: decoded from msgpack, a fresh object per minion. */
 function grains(id: string, extra: Record<string, unknown> = {}): Record<string, unknown> {

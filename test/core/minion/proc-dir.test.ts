@@ -1,21 +1,13 @@
 /** The minion's `<cachedir>/proc`: one msgpack file per running job, as Salt keeps it. */
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ProcDir } from '../../../src/core/minion/proc-dir';
 import { decode } from '../../../src/core/protocol/msgpack';
+import { tempDirs } from '../../support/temp-dirs';
 
-const roots: string[] = [];
-afterEach(() => {
-  for (const r of roots.splice(0)) rmSync(r, { recursive: true, force: true });
-});
-
-function procDir(): ProcDir {
-  const root = mkdtempSync(join(tmpdir(), 'brine-proc-'));
-  roots.push(root);
-  return new ProcDir(join(root, 'cache', 'proc'));
-}
+const tmp = tempDirs('brine-proc-');
+const procDir = () => new ProcDir(join(tmp(), 'cache', 'proc'));
 
 describe('ProcDir', () => {
   it('makes its folder with the first job (0700), and again when it was removed', () => {

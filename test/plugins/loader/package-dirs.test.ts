@@ -1,21 +1,12 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { brineInstallRoot, pluginPackageDirs } from '../../../src/plugins/loader/package-dirs';
 import { PluginDefinitionError } from '../../../src/plugins/api/errors';
+import { tempDirs } from '../../support/temp-dirs';
 
 const REPO = resolve(__dirname, '../../..');
-const dirs: string[] = [];
-afterEach(() => {
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-});
-
-function tmp(): string {
-  const d = mkdtempSync(join(tmpdir(), 'brine-pkgdirs-'));
-  dirs.push(d);
-  return d;
-}
+const tmp = tempDirs('brine-pkgdirs-');
 
 /** A fake installation: `<root>/node_modules/brine` with its own node_modules. */
 function installedBrine(): { root: string; brine: string } {
