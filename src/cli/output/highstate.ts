@@ -5,9 +5,8 @@
  *
  *   formatHighstate({ local: ret }, { stateOutput: 'terse' })
  */
-import { nestedLines } from './nested';
 import { NO_COLORS, type Colors } from './colors';
-import { pyFloat, pySplitlines, pyStr } from '../../core/pycompat';
+import { nestedLines, pyFloat, pySplitlines, pyStr } from '../../core/pycompat';
 
 export const STATE_OUTPUT_MODES = ['full', 'terse', 'mixed', 'changes', 'full_id', 'terse_id', 'mixed_id', 'changes_id', 'filter'] as const;
 export type StateOutputMode = (typeof STATE_OUTPUT_MODES)[number];

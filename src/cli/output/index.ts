@@ -10,11 +10,21 @@
  */
 import { OutputError } from './errors';
 import { BrineError } from '../../core/errors';
-import { formatJson, type JsonIndent } from '../../core/pycompat';
-import { nestedLines } from './nested';
 import { getColors } from './colors';
-import { formatPprint, formatYaml } from '../../core/pycompat';
-import { compareCodePoints, entriesOf, isBytes, isMapping, pyRepr, pySplitlines, pyStr } from '../../core/pycompat';
+import {
+  compareCodePoints,
+  entriesOf,
+  formatJson,
+  formatPprint,
+  formatYaml,
+  isBytes,
+  isMapping,
+  nestedLines,
+  pyRepr,
+  pySplitlines,
+  pyStr,
+  type JsonIndent,
+} from '../../core/pycompat';
 
 export const OUTPUTTERS = ['nested', 'json', 'yaml', 'txt', 'raw', 'quiet', 'pprint', 'newline_values_only'] as const;
 export type Outputter = (typeof OUTPUTTERS)[number];

@@ -24,6 +24,7 @@ export {
 export { PyFloat, isPyFloat, pyFloatOf, unboxFloats } from './float';
 export { pyFloatText, pyIntText, pyLines, pySplit, pySplitlines, pyStrip } from './text';
 export { formatPprint } from './pprint';
+export { formatNested, nestedLines, type NestedColors, type NestedOptions } from './nested';
 export { compileGlob, fnmatch, hasGlobChars } from './fnmatch';
 export { compilePythonRegex, compilePythonSearch, pythonReMatch, translatePythonRegex } from './regex';
 export { ShlexError, shlexSplit } from './shlex';

@@ -84,6 +84,7 @@ export {
   compilePythonSearch,
   checkIncludeExclude,
   formatYaml,
+  formatNested,
   loadYaml,
   pyJsonDumps,
   compareIp,

@@ -4,14 +4,26 @@
  * `----------` before a nested dict, `- x` for list items, `|_` for a list or dict inside a
  * list, 4 spaces per dict level, strings printed line by line, an empty string as nothing.
  */
-import { NO_COLORS, type Colors } from './colors';
-import { compareCodePoints, entriesOf, isBytes, isMapping, isOrdered, pyNumber, pySplitlines, unprintable } from '../../core/pycompat';
+import { compareCodePoints, entriesOf, isBytes, isMapping, pyNumber, unprintable } from './repr';
+import { isOrdered } from './ordered';
+import { pySplitlines } from './text';
+
+/** The colours the outputter uses: Salt's ANSI sequences (src/cli/output/colors.ts), or '' for none. */
+export interface NestedColors {
+  LIGHT_YELLOW: string;
+  GREEN: string;
+  CYAN: string;
+  RED: string;
+  ENDC: string;
+}
+
+const NO_COLORS: NestedColors = { LIGHT_YELLOW: '', GREEN: '', CYAN: '', RED: '', ENDC: '' };
 
 const decoder = new TextDecoder('utf-8', { fatal: true });
 
 export interface NestedOptions {
   /** Salt's colours (default none): None/booleans/numbers light yellow, strings green, keys cyan. */
-  colors?: Colors;
+  colors?: NestedColors;
   /** The return's retcode: non-zero prints keys, `----------` and `|_` in red, as Salt's `_retcode`. */
   retcode?: number;
 }
@@ -24,9 +36,17 @@ export function nestedLines(data: unknown, indent = 0, opts: NestedOptions = {})
   return out;
 }
 
+/**
+ * Salt's `nested.output(obj)` without colours, as a state puts it in a comment (salt/states/pkg.py
+ * `_nested_output`: a minion's opts set no `color`, so none is used).
+ */
+export function formatNested(data: unknown): string {
+  return nestedLines(data).join('\n').trimEnd();
+}
+
 class Nest {
   constructor(
-    private readonly c: Colors,
+    private readonly c: NestedColors,
     /** Red when the retcode is not 0; otherwise each structure has its own colour. */
     private readonly failed: string | undefined,
   ) {}
