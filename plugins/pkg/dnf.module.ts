@@ -13,7 +13,16 @@ import {
 } from 'brine/plugin';
 import { compareDicts, stringify, type PkgVersions } from './apt-parse';
 import { isRedHatFamily, noBackend, yumBinary } from './pkg-backends';
-import { ARCHES, parseRpmQa, parseVersionlock, parseYumList, rpmVersionCmp, RPM_QUERYFORMAT } from './rpm-parse';
+import {
+  ARCHES,
+  parseRpmQa,
+  parseRpmVerify,
+  parseVersionlock,
+  parseYumList,
+  rpmVersionCmp,
+  RPM_QUERYFORMAT,
+  type RpmVerifyEntry,
+} from './rpm-parse';
 import { pkgTargets, withErrors } from './pkg-args';
 
 const TARGETS = { name: arg.string({ optional: true }), pkgs: arg.list({ optional: true }) };
@@ -34,6 +43,15 @@ function repoOptions(kwargs: Record<string, unknown>): string[] {
   if (kwargs.branch) ret.push(`--branch=${String(kwargs.branch)}`);
   if (kwargs.setopt) ret.push(...list(kwargs.setopt).map((x) => `--setopt=${x}`));
   return ret;
+}
+
+/** Salt's reading of `ignore_types` and `verify_options`: a list, or a comma-separated string. */
+function listOption(kwargs: Record<string, unknown>, key: string): string[] {
+  const v = kwargs[key];
+  if (v === undefined || v === null) return [];
+  if (Array.isArray(v)) return v.map(String);
+  if (typeof v === 'string') return v.split(',').map((x) => x.trim());
+  throw new InvocationError(`${key} must be a list or a comma-separated string`);
 }
 
 /**
@@ -197,6 +215,42 @@ export class DnfPkgModule {
     const dnf = ['dnf', 'dnf5'].includes(this.yum());
     const res = await this.call(['--quiet', ...repoOptions(kwargs), 'list', dnf ? '--upgrades' : 'updates']);
     return Object.fromEntries(parseYumList(res.stdout, this.osarch).map((p) => [p.name, p.version]));
+  }
+
+  @Fn({
+    summary: 'Check installed files against the rpm database (rpm -V): {path: {mismatch: [...], type}} for each altered file',
+    description:
+      'No names: every package (rpm -Va). ignore_types leaves out files of those rpm types (config, doc, ghost, ' +
+      'license, readme); verify_options are rpm flags without their dashes (nodeps, nosize, nomode, ...); root: ' +
+      'check the packages installed under that directory. A missing file is {missing: True, type}.',
+    examples: [
+      "salt '*' pkg.verify",
+      "salt '*' pkg.verify httpd postfix",
+      "salt '*' pkg.verify httpd ignore_types=['config','doc']",
+      "salt '*' pkg.verify httpd verify_options=['nodeps','nosize']",
+    ],
+    args: {},
+    varargs: 'names',
+    kwargs: true,
+  })
+  async verify({ names, kwargs }: { names: unknown[]; kwargs: Record<string, unknown> }): Promise<Record<string, RpmVerifyEntry>> {
+    const ignoreTypes = listOption(kwargs, 'ignore_types');
+    const verifyOptions = listOption(kwargs, 'verify_options');
+    const cmd = ['rpm'];
+    if (kwargs.root) cmd.push('--root', String(kwargs.root));
+    cmd.push(...verifyOptions.map((x) => `--${x}`));
+    if (names.length > 0) cmd.push('-V', ...names.map(String));
+    else cmd.push('-Va');
+    const res = await this.shell.run(cmd, { pythonShell: false });
+    // rpm exits 1 for any altered file: only an empty stdout with a failure is an error.
+    if (!res.stdout.trim() && res.retcode !== 0)
+      throw new CommandExecutionError(`Failed to verify package(s)${res.stderr ? `: ${res.stderr.trim()}` : ''}`);
+    const { files, notInstalled } = parseRpmVerify(res.stdout, ignoreTypes);
+    if (notInstalled.length > 0)
+      throw new CommandExecutionError(
+        `Failed to verify package(s): ${notInstalled.join('; ')}. Name only installed packages (pkg.list_pkgs)`,
+      );
+    return files;
   }
 
   /** Salt's `_versionlock_pkg`: the package that gives this dnf/yum its versionlock command. */

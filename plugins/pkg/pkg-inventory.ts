@@ -3,8 +3,11 @@
  * or apk), in Salt's words: installed versions, version conditions, and which of the wanted
  * packages an install would touch (Salt's `_find_install_targets` / `_find_remove_targets`).
  */
-import { CommandExecutionError, fnmatch, type ISalt, type StateReturn } from 'brine/plugin';
+import { CommandExecutionError, fnmatch, InvocationError, type ISalt, type StateReturn } from 'brine/plugin';
 import { CMP_MAP, ignoreEpochFor, packSources, parseVersionConditions, repackPkgs, type Desired } from './pkg-targets';
+
+/** What `pkg.verify` found altered in each package: {path: {mismatch, type} or {missing, type}}. */
+export type AlteredFiles = Record<string, Record<string, unknown>>;
 
 /** Installed packages as `pkg.list_pkgs versions_as_list=True` gives them. */
 export type Installed = Record<string, string[]>;
@@ -14,6 +17,8 @@ export interface InstallTargets {
   targets: Desired;
   toUnpurge: string[];
   toReinstall: Desired;
+  /** The packages `pkg_verify` sends to be reinstalled, and what pkg.verify found altered in each. */
+  alteredFiles: AlteredFiles;
   warnings: string[];
   wasRefreshed: boolean;
 }
@@ -30,6 +35,10 @@ export interface FindInstallOptions {
   refresh: boolean;
   allowUpdates: boolean;
   fromrepo?: string;
+  /** `pkg_verify`: check installed packages with pkg.verify and reinstall those with altered files. */
+  pkgVerify: boolean;
+  /** What pkg.verify is called with besides the name: ignore_types, verify_options and the state's other arguments. */
+  verifyKwargs: Record<string, unknown>;
   kwargs: Record<string, unknown>;
 }
 
@@ -105,9 +114,10 @@ export class PkgInventory {
       toUnpurge = await this.unpurgeTargets(desired);
       const cver = cur[name] ?? [];
       if (!toUnpurge.includes(name)) {
-        if (o.version && cver.includes(o.version) && !o.reinstall)
+        if (o.version && cver.includes(o.version) && !o.reinstall && !o.pkgVerify)
           return done(name, true, `Version ${o.version} of package '${name}' is already installed`);
-        if (cver.length > 0 && o.version === null && !o.reinstall) return done(name, true, `Package ${name} is already installed`);
+        if (cver.length > 0 && o.version === null && !o.reinstall && !o.pkgVerify)
+          return done(name, true, `Package ${name} is already installed`);
       }
     }
 
@@ -138,7 +148,24 @@ export class PkgInventory {
 
     const targets: Desired = {};
     const toReinstall: Desired = {};
+    const alteredFiles: AlteredFiles = {};
     const problems: string[] = [];
+    let failedVerify: string | null = null;
+    // Salt's pkg_verify: an installed package whose files pkg.verify finds altered is reinstalled.
+    const verify = async (pkg: string, wanted: string | null): Promise<void> => {
+      let altered: AlteredFiles[string];
+      try {
+        altered = (await this.salt.call('pkg.verify', [pkg], o.verifyKwargs)) as AlteredFiles[string];
+      } catch (err) {
+        if (!(err instanceof CommandExecutionError || err instanceof InvocationError)) throw err;
+        failedVerify = err.message;
+        return;
+      }
+      if (Object.keys(altered).length > 0) {
+        toReinstall[pkg] = wanted;
+        alteredFiles[pkg] = altered;
+      }
+    };
     let versionSpec = false;
     for (const [pkg, wanted] of Object.entries(desired)) {
       const cver = cur[pkg] ?? [];
@@ -156,7 +183,10 @@ export class PkgInventory {
         toReinstall[pkg] = wanted;
         continue;
       }
-      if (wanted === null) continue;
+      if (wanted === null) {
+        if (o.pkgVerify) await verify(pkg, wanted);
+        continue;
+      }
       let fulfilled: boolean;
       try {
         fulfilled = await this.fulfills(cver, wanted, o.ignoreEpoch, o.allowUpdates);
@@ -166,14 +196,19 @@ export class PkgInventory {
         continue;
       }
       versionSpec = true;
-      if (!fulfilled) targets[pkg] = wanted;
+      if (fulfilled) continue;
+      // As Salt 3007 does: with pkg_verify, a package whose exact (==) version is not the installed
+      // one is verified (and reinstalled if altered), not installed at that version.
+      if (o.pkgVerify && parseVersionConditions(wanted).some(([oper]) => oper === '==')) await verify(pkg, wanted);
+      else targets[pkg] = wanted;
     }
+    if (failedVerify !== null) problems.push(failedVerify);
     if (problems.length > 0) return done(name, false, problems.join(' '));
     if (Object.keys(targets).length === 0 && toUnpurge.length === 0 && Object.keys(toReinstall).length === 0) {
       const spec = versionSpec && !o.sources ? ' and are at the desired version' : '';
       return done(name, true, `All specified packages are already installed${spec}`);
     }
-    return { desired, targets, toUnpurge, toReinstall, warnings: [], wasRefreshed };
+    return { desired, targets, toUnpurge, toReinstall, alteredFiles, warnings: [], wasRefreshed };
   }
 
   /** Salt's `_preflight_check` over `pkg.check_db`: the comment refusing unknown names, or null. */

@@ -1,7 +1,9 @@
 import {
   arg,
   CommandExecutionError,
+  formatNested,
   inject,
+  isDict,
   ISalt,
   isTrue,
   pyStr,
@@ -63,6 +65,13 @@ const versionText = (v: unknown): string | null => (v === undefined || v === nul
 const epochChoice = (v: unknown): boolean | undefined => (v === undefined || v === null ? undefined : isTrue(v));
 const errText = (err: unknown): string => (err instanceof Error ? err.message : String(err));
 
+/** `pkg_verify: [{ignore_types: [...]}, {verify_options: [...]}]`: the first entry naming `key`, as Salt reads it. */
+function verifyOption(pkgVerify: unknown, key: string): unknown {
+  if (!Array.isArray(pkgVerify)) return [];
+  const entry = pkgVerify.find((x) => isDict(x) && x[key] !== undefined && x[key] !== null) as Record<string, unknown> | undefined;
+  return entry ? entry[key] : [];
+}
+
 /**
  * Salt's `pkg` states (salt/states/pkg.py of 3007) over whichever `pkg` execution module this host
  * has (apt, dnf/yum, apk): installed, latest, removed, purged, held and unheld, with Salt's
@@ -86,7 +95,8 @@ export class PkgStates {
     description:
       'pkgs: a list of names or {name: version} maps; sources: [{name: package file}]; version: a version or conditions ' +
       "('>=1.2, <2'), 'latest'; refresh: update the package database first; reinstall; hold: True/False to hold or " +
-      'release the packages; skip_suggestions; fromrepo; skip_verify; allow_updates; ignore_epoch.',
+      'release the packages; skip_suggestions; fromrepo; skip_verify; allow_updates; ignore_epoch; pkg_verify: True, or ' +
+      '[{ignore_types: [...]}, {verify_options: [...]}], reinstalls installed packages whose files pkg.verify finds altered.',
     examples: ['vim:\n  pkg.installed', 'tools:\n  pkg.installed:\n    - pkgs:\n      - curl\n      - jq: 1.6-2.1'],
     args: INSTALLED_ARGS,
     kwargs: true,
@@ -103,12 +113,20 @@ export class PkgStates {
       version = null;
     }
     let refresh = isTrue(a.refresh ?? false);
-    const pkgVerify = a.pkg_verify === undefined || a.pkg_verify === null ? false : Array.isArray(a.pkg_verify) || isTrue(a.pkg_verify);
-    if (pkgVerify && !this.salt.has('pkg.verify')) return { name, changes: {}, result: false, comment: 'pkg.verify not implemented' };
+    // Salt: a list asks for pkg.verify (with its options), else only True itself does; an empty list
+    // needs pkg.verify but verifies nothing.
+    const verifyAsked = Array.isArray(a.pkg_verify) || a.pkg_verify === true;
+    if (verifyAsked && !this.salt.has('pkg.verify')) return { name, changes: {}, result: false, comment: 'pkg.verify not implemented' };
+    const pkgVerify = Array.isArray(a.pkg_verify) ? a.pkg_verify.length > 0 : verifyAsked;
     const kwargs = { ...a.kwargs };
     const holdWanted = 'hold' in kwargs ? isTrue(kwargs.hold) : undefined;
     delete kwargs.hold;
     const ignoreEpoch = epochChoice(a.ignore_epoch);
+    const verifyKwargs = {
+      ...kwargs,
+      ignore_types: verifyOption(a.pkg_verify, 'ignore_types'),
+      verify_options: verifyOption(a.pkg_verify, 'verify_options'),
+    };
 
     const found = await this.inv.findInstallTargets({
       name,
@@ -122,13 +140,15 @@ export class PkgStates {
       refresh,
       allowUpdates: a.allow_updates,
       fromrepo: a.fromrepo,
+      pkgVerify,
+      verifyKwargs,
       kwargs,
     });
     if ('result' in found) {
       if (holdWanted === undefined || !this.salt.has('pkg.hold')) return found;
       return this.holds.afterInstall(found, holdWanted, name, pkgs, a.sources);
     }
-    const { desired, targets, toUnpurge, toReinstall, warnings } = found;
+    const { desired, targets, toUnpurge, toReinstall, alteredFiles, warnings } = found;
     if (found.wasRefreshed) refresh = false;
     const withWarnings = (ret: StateReturn): StateReturn => (warnings.length > 0 ? { ...ret, warnings } : ret);
     if (toUnpurge.length > 0 && !this.salt.has('lowpkg.unpurge'))
@@ -156,10 +176,18 @@ export class PkgStates {
         comment.push(`The following packages would have their selection status changed from 'purge' to 'install': ${toUnpurge.join(', ')}`);
         for (const x of toUnpurge) changes[x] = { new: 'installed', old: '' };
       }
-      if (Object.keys(toReinstall).length > 0) {
+      if (Object.keys(toReinstall).length > 0 && a.reinstall) {
         const names = Object.keys(toReinstall).map((p) => (sources ? p : desiredPkg(p, toReinstall)));
         for (const x of names) changes[x] = { new: 'installed', old: '' };
         comment.push(`The following packages would be reinstalled: ${names.join(', ')}`);
+      } else {
+        // pkg_verify's reinstalls, each with the files pkg.verify found altered.
+        for (const p of Object.keys(toReinstall)) {
+          const pkgstr = sources ? p : desiredPkg(p, toReinstall);
+          comment.push(`Package '${pkgstr}' would be reinstalled because the following files have been altered:`);
+          changes[p] = {};
+          comment.push(formatNested(alteredFiles[p]));
+        }
       }
       return withWarnings({ name, changes, result: null, comment: comment.join('\n') });
     }
@@ -262,16 +290,32 @@ export class PkgStates {
       comment.push(h.comment);
       result = false;
     }
-    const reinstalled = Object.keys(toReinstall);
-    if (a.reinstall) {
-      for (const p of reinstalled) {
-        const pkgstr = sources ? p : desiredPkg(p, desired);
-        if (p in pkgRet) comment.push(`Package ${pkgstr} was reinstalled.`);
-        else {
-          comment.push(`Reinstall was not successful for package ${pkgstr}.`);
-          result = false;
-        }
+    // Whether each reinstall took: reinstall=True asks pkg.install's answer, pkg_verify verifies again.
+    const reinstalled: string[] = [];
+    const notReinstalled: string[] = [];
+    for (const p of Object.keys(toReinstall)) {
+      if (a.reinstall) (p in pkgRet ? reinstalled : notReinstalled).push(p);
+      else if (pkgVerify) {
+        const altered = (await this.salt.call('pkg.verify', [p], verifyKwargs)) as Record<string, unknown>;
+        if (Object.keys(altered).length > 0) {
+          notReinstalled.push(p);
+          alteredFiles[p] = altered;
+        } else reinstalled.push(p);
       }
+    }
+    const pkgLabel = (p: string): string => (sources ? p : desiredPkg(p, desired));
+    for (const p of reinstalled) {
+      if (!(p in alteredFiles)) comment.push(`Package ${pkgLabel(p)} was reinstalled.`);
+      else comment.push(`Package ${pkgLabel(p)} was reinstalled. The following files were remediated:`, formatNested(alteredFiles[p]));
+    }
+    for (const p of notReinstalled) {
+      if (!(p in alteredFiles)) comment.push(`Reinstall was not successful for package ${pkgLabel(p)}.`);
+      else
+        comment.push(
+          `Reinstall was not successful for package ${pkgLabel(p)}. The following files could not be remediated:`,
+          formatNested(alteredFiles[p]),
+        );
+      result = false;
     }
     return withWarnings({ name, changes, result, comment: comment.join('\n') });
   }

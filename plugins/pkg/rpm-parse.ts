@@ -107,6 +107,58 @@ export function parseVersionlock(out: string, bin: string, full: boolean): strin
   return ret;
 }
 
+/** One altered file as Salt's `lowpkg.verify` reports it: what differs, or that it is missing, and its rpm file type. */
+export interface RpmVerifyEntry {
+  mismatch?: string[];
+  missing?: true;
+  type?: string;
+}
+
+/** rpm's file attributes (`%config`, `%doc`, ...) as Salt names them; rpm's `a` (artifact) Salt leaves unnamed. */
+const RPM_FILE_TYPES: Record<string, string> = { c: 'config', d: 'doc', g: 'ghost', l: 'license', r: 'readme' };
+
+/** `rpm -V`'s nine test columns, in order, and the words Salt gives a failed one. */
+const RPM_VERIFY_TESTS: [string, string][] = [
+  ['S', 'size'],
+  ['M', 'mode'],
+  ['5', 'md5sum'],
+  ['D', 'device major/minor number'],
+  ['L', 'readlink path'],
+  ['U', 'user'],
+  ['G', 'group'],
+  ['T', 'mtime'],
+  ['P', 'capabilities'],
+];
+
+/** A file line of `rpm -V`: nine test columns (or `missing`), the file type column, the path. */
+const RPM_VERIFY_LINE = /^(?:([.?SM5DLUGTP]{9})|missing ) {2}(.) (.+)$/;
+const RPM_NOT_INSTALLED = /^package .+ is not installed$/;
+
+/**
+ * `rpm -V` as Salt's `rpm_lowpkg.verify` reads it: {path: {mismatch: [...], type}} or
+ * {path: {missing: true, type}}, leaving out files whose type is in `ignoreTypes`. Unlike Salt,
+ * which cuts every line at fixed columns, only file lines become entries: rpm's dependency
+ * complaints are left out, and "package X is not installed" lines are returned apart so the
+ * caller can refuse them (Salt turned them into a file named "h is not installed").
+ */
+export function parseRpmVerify(out: string, ignoreTypes: string[]): { files: Record<string, RpmVerifyEntry>; notInstalled: string[] } {
+  const files: Record<string, RpmVerifyEntry> = {};
+  const notInstalled: string[] = [];
+  for (const line of out.split('\n')) {
+    if (RPM_NOT_INSTALLED.test(line)) notInstalled.push(line);
+    const m = RPM_VERIFY_LINE.exec(line);
+    if (!m) continue;
+    const [, tests, typeChar, path] = m;
+    const type = RPM_FILE_TYPES[typeChar];
+    if (type !== undefined && ignoreTypes.includes(type)) continue;
+    const entry: RpmVerifyEntry =
+      tests === undefined ? { missing: true } : { mismatch: RPM_VERIFY_TESTS.filter(([c], i) => tests[i] === c).map(([, word]) => word) };
+    if (type !== undefined) entry.type = type;
+    files[path] = entry;
+  }
+  return { files, notInstalled };
+}
+
 /** Salt's `version_to_evr`: '2:1.0-1.2' -> ['2', '1.0', '1.2']. */
 export function versionToEvr(ver: string): [string, string, string] {
   if (!ver) return ['0', '', ''];

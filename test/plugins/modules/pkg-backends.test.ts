@@ -1,9 +1,9 @@
 /**
- * The dnf/yum and apk backends of `pkg`. This machine is Debian: dnf, yum, rpm and apk cannot run
- * here, so these tests give the modules the outputs those tools print (fixtures in
+ * The dnf/yum and apk backends of `pkg`. This machine is Debian: dnf, yum and apk cannot reach a
+ * repository here, so these tests give the modules the outputs those tools print (fixtures in
  * fixtures/command-output/pkg/, see its README) through a fake shell, and check both what the
  * modules read from them and the exact commands they build. The apt backend runs against the real
- * apt/dpkg in pkg-module.test.ts.
+ * apt/dpkg in pkg-module.test.ts; rpm itself runs for real in pkg-verify-rpm.test.ts (pkg.verify).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -165,7 +165,7 @@ describe('pkg on the RHEL family (dnf), through the module with the outputs dnf 
     return res.return;
   };
 
-  it('is the pkg module of a RedHat host, with the functions apt has', async () => {
+  it('is the pkg module of a RedHat host, with the functions apt has and verify', async () => {
     const docs = (await call('sys.doc', ['pkg.'])) as Record<string, string>;
     for (const f of [
       'version',
@@ -179,6 +179,7 @@ describe('pkg on the RHEL family (dnf), through the module with the outputs dnf 
       'refresh_db',
       'hold',
       'unhold',
+      'verify',
     ])
       expect(docs[`pkg.${f}`], f).toEqual(expect.any(String));
   });

@@ -65,6 +65,15 @@ describe('pkg (apt) output readers', () => {
     expect(states['pkg.installed']).toContain('Ensure that the package is installed');
   });
 
+  it("pkg_verify where the backend has no pkg.verify (apt, as Salt's aptpkg): Salt's refusal, before anything runs", async () => {
+    const h = await createHarness({ grains: GRAINS, pillar: {} });
+    for (const pkgVerify of [true, [{ ignore_types: ['config'] }], []]) {
+      const res = await h.call('state.single', ['pkg.installed', 'bash'], { pkg_verify: pkgVerify });
+      const [ret] = Object.values(res.return as Record<string, Record<string, unknown>>);
+      expect([ret.result, ret.comment]).toEqual([false, 'pkg.verify not implemented']);
+    }
+  });
+
   it('is unavailable where no backend fits, saying why', async () => {
     const h = await createHarness({ grains: { os_family: 'Arch' } });
     expect((await h.call('pkg.version', ['bash'])).return).toBe(
