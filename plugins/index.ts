@@ -19,6 +19,8 @@ import { PkgModule } from './pkg/pkg.module';
 import { PkgStates } from './pkg/pkg.state';
 import { DnfPkgModule } from './pkg/dnf.module';
 import { ApkPkgModule } from './pkg/apk.module';
+import { DpkgLowpkgModule } from './pkg/dpkg-lowpkg.module';
+import { RpmLowpkgModule } from './pkg/rpm-lowpkg.module';
 import { CpModule } from './cp/cp.module';
 import { EventModule } from './event/event.module';
 import { MineModule } from './mine/mine.module';
@@ -58,6 +60,8 @@ export {
   PkgModule,
   DnfPkgModule,
   ApkPkgModule,
+  DpkgLowpkgModule,
+  RpmLowpkgModule,
   PkgStates,
   ServiceModule,
   DebianServiceModule,
@@ -103,6 +107,8 @@ export const BUILTIN_PLUGINS: readonly unknown[] = [
   PkgModule,
   DnfPkgModule,
   ApkPkgModule,
+  DpkgLowpkgModule,
+  RpmLowpkgModule,
   ServiceModule,
   DebianServiceModule,
   OpenrcServiceModule,

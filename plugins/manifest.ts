@@ -36,6 +36,8 @@ export const BUILTIN_MANIFEST: readonly ManifestEntry[] = [
   { kind: 'execution', name: 'pkg', file: './pkg/pkg.module', export: 'PkgModule' },
   { kind: 'execution', name: 'pkg', file: './pkg/dnf.module', export: 'DnfPkgModule' },
   { kind: 'execution', name: 'pkg', file: './pkg/apk.module', export: 'ApkPkgModule' },
+  { kind: 'execution', name: 'lowpkg', file: './pkg/dpkg-lowpkg.module', export: 'DpkgLowpkgModule' },
+  { kind: 'execution', name: 'lowpkg', file: './pkg/rpm-lowpkg.module', export: 'RpmLowpkgModule' },
   { kind: 'execution', name: 'service', file: './service/service.module', export: 'ServiceModule' },
   { kind: 'execution', name: 'service', file: './service/debian-service.module', export: 'DebianServiceModule' },
   { kind: 'execution', name: 'service', file: './service/openrc-service.module', export: 'OpenrcServiceModule' },

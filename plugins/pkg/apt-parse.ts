@@ -123,3 +123,66 @@ export function compareDicts(old: Record<string, string>, next: Record<string, s
   }
   return ret;
 }
+
+/** `dpkg -I` of a .deb as Salt's `lowpkg.bin_pkg_info` reads it: the last word of its Package, Version and Architecture lines. */
+export function parseDebInfo(out: string): { name?: string; version?: string; arch?: string } {
+  const ret: { name?: string; version?: string; arch?: string } = {};
+  const last = (line: string): string => line.split(/\s+/).slice(-1)[0];
+  for (const raw of out.split('\n')) {
+    const line = raw.trim();
+    if (/^Package *:/.test(line)) ret.name = last(line);
+    else if (/^Version *:/.test(line)) ret.version = last(line);
+    else if (/^Architecture *:/.test(line)) ret.arch = last(line);
+  }
+  return ret;
+}
+
+/** What separates packages in the `dpkg-query` format of Salt's `lowpkg.info` (`\n*\/~^\\*\n` once dpkg-query unescapes it). */
+export const DPKG_INFO_SEPARATOR = '\\n*/~^\\\\*\\n';
+
+/**
+ * Salt's `_get_pkg_info` reading of `dpkg-query -W -f='package:...\ndescription:${Description}' + separator`:
+ * one map per package of the fields that are not empty, in the order given, and the description
+ * (all its lines) as is.
+ */
+export function parseDpkgInfo(out: string): Record<string, string>[] {
+  const ret: Record<string, string>[] = [];
+  for (const block of out.split(/\r?\n\*\/~\^\\\*(?:\r?\n|)/)) {
+    if (!block.trim()) continue;
+    const at = block.indexOf('\ndescription:');
+    const head = at === -1 ? block : block.slice(0, at);
+    const data: Record<string, string> = {};
+    for (const line of head.split('\n').map((l) => l.trim())) {
+      if (!line) continue;
+      const colon = line.indexOf(':');
+      const [key, value] = colon === -1 ? [line, ''] : [line.slice(0, colon), line.slice(colon + 1)];
+      if (value) data[key] = value;
+    }
+    data.description = at === -1 ? '' : block.slice(at + '\ndescription:'.length);
+    ret.push(data);
+  }
+  return ret;
+}
+
+/** Salt's `_get_pkg_license`: the `License:` values of a Debian copyright file, sorted, joined with ', '. */
+export function debianLicenses(copyright: string): string {
+  const found = new Set<string>();
+  for (const line of copyright.split('\n')) if (line.startsWith('License:')) found.add(line.slice('License:'.length).trim());
+  return [...found].sort().join(', ');
+}
+
+/** Salt's `_get_pkg_ds_avail` over dselect's `available` file: package -> its fields, keys lowercased. */
+export function parseDselectAvailable(text: string): Record<string, Record<string, string>> {
+  const ret: Record<string, Record<string, string>> = {};
+  for (const chunk of text.split('Package:')) {
+    const info: Record<string, string> = {};
+    for (const line of `Package:${chunk}`.split('\n')) {
+      const at = line.indexOf(': ');
+      if (at === -1) continue;
+      const value = line.slice(at + 2);
+      if (value.trim()) info[line.slice(0, at).toLowerCase()] = value;
+    }
+    if (info.package) ret[info.package] = info;
+  }
+  return ret;
+}

@@ -2,6 +2,7 @@ import {
   CommandExecutionError,
   Fn,
   IGrains,
+  ISalt,
   IShell,
   InvocationError,
   Module,
@@ -13,17 +14,9 @@ import {
 } from 'brine/plugin';
 import { compareDicts, stringify, type PkgVersions } from './apt-parse';
 import { isRedHatFamily, noBackend, yumBinary } from './pkg-backends';
-import {
-  ARCHES,
-  parseRpmQa,
-  parseRpmVerify,
-  parseVersionlock,
-  parseYumList,
-  rpmVersionCmp,
-  RPM_QUERYFORMAT,
-  type RpmVerifyEntry,
-} from './rpm-parse';
-import { pkgTargets, withErrors } from './pkg-args';
+import { ARCHES, parseRpmQa, parseVersionlock, parseYumList, rpmVersionCmp, RPM_QUERYFORMAT, type RpmVerifyEntry } from './rpm-parse';
+import { pkgTargets, saltenvOf, sourcePaths, withErrors } from './pkg-args';
+import { RPM_VERIFY_DOCS, rpmVerify } from './rpm-cmd';
 
 const TARGETS = { name: arg.string({ optional: true }), pkgs: arg.list({ optional: true }) };
 type Changes = Record<string, { old: string; new: string }>;
@@ -45,15 +38,6 @@ function repoOptions(kwargs: Record<string, unknown>): string[] {
   return ret;
 }
 
-/** Salt's reading of `ignore_types` and `verify_options`: a list, or a comma-separated string. */
-function listOption(kwargs: Record<string, unknown>, key: string): string[] {
-  const v = kwargs[key];
-  if (v === undefined || v === null) return [];
-  if (Array.isArray(v)) return v.map(String);
-  if (typeof v === 'string') return v.split(',').map((x) => x.trim());
-  throw new InvocationError(`${key} must be a list or a comma-separated string`);
-}
-
 /**
  * Salt's `pkg` on the RHEL family (yumpkg): rpm for what is installed, dnf (or dnf5, tdnf, yum,
  * whichever PATH has first) for repositories, the versionlock plugin for hold/unhold; Salt's
@@ -69,6 +53,7 @@ export class DnfPkgModule {
   constructor(
     @inject(IShell) private readonly shell: IShell,
     @inject(IGrains) private readonly grains: IGrains,
+    @inject(ISalt) private readonly salt: ISalt,
   ) {}
 
   /** dnf5, dnf, tdnf or yum: the first on PATH, found once. */
@@ -218,11 +203,7 @@ export class DnfPkgModule {
   }
 
   @Fn({
-    summary: 'Check installed files against the rpm database (rpm -V): {path: {mismatch: [...], type}} for each altered file',
-    description:
-      'No names: every package (rpm -Va). ignore_types leaves out files of those rpm types (config, doc, ghost, ' +
-      'license, readme); verify_options are rpm flags without their dashes (nodeps, nosize, nomode, ...); root: ' +
-      'check the packages installed under that directory. A missing file is {missing: True, type}.',
+    ...RPM_VERIFY_DOCS,
     examples: [
       "salt '*' pkg.verify",
       "salt '*' pkg.verify httpd postfix",
@@ -233,24 +214,9 @@ export class DnfPkgModule {
     varargs: 'names',
     kwargs: true,
   })
-  async verify({ names, kwargs }: { names: unknown[]; kwargs: Record<string, unknown> }): Promise<Record<string, RpmVerifyEntry>> {
-    const ignoreTypes = listOption(kwargs, 'ignore_types');
-    const verifyOptions = listOption(kwargs, 'verify_options');
-    const cmd = ['rpm'];
-    if (kwargs.root) cmd.push('--root', String(kwargs.root));
-    cmd.push(...verifyOptions.map((x) => `--${x}`));
-    if (names.length > 0) cmd.push('-V', ...names.map(String));
-    else cmd.push('-Va');
-    const res = await this.shell.run(cmd, { pythonShell: false });
-    // rpm exits 1 for any altered file: only an empty stdout with a failure is an error.
-    if (!res.stdout.trim() && res.retcode !== 0)
-      throw new CommandExecutionError(`Failed to verify package(s)${res.stderr ? `: ${res.stderr.trim()}` : ''}`);
-    const { files, notInstalled } = parseRpmVerify(res.stdout, ignoreTypes);
-    if (notInstalled.length > 0)
-      throw new CommandExecutionError(
-        `Failed to verify package(s): ${notInstalled.join('; ')}. Name only installed packages (pkg.list_pkgs)`,
-      );
-    return files;
+  verify({ names, kwargs }: { names: unknown[]; kwargs: Record<string, unknown> }): Promise<Record<string, RpmVerifyEntry>> {
+    // Salt's yumpkg.verify is lowpkg.verify: one implementation for both.
+    return rpmVerify(this.shell, names, kwargs);
   }
 
   /** Salt's `_versionlock_pkg`: the package that gives this dnf/yum its versionlock command. */
@@ -283,7 +249,7 @@ export class DnfPkgModule {
   }
 
   @Fn({
-    summary: 'Install packages: name (version=...), pkgs (names or {name: version}), or sources (local .rpm files)',
+    summary: 'Install packages: name (version=...), pkgs (names or {name: version}), or sources (.rpm files: local paths or salt://)',
     description: 'Returns {name: {old, new}} for every package that changed; a lower version than installed is a downgrade.',
     examples: [
       "salt '*' pkg.install vim",
@@ -322,11 +288,7 @@ export class DnfPkgModule {
     const toDowngrade: [string, string][] = [];
     const toReinstall: [string, string][] = [];
     if (a.sources && a.sources.length > 0) {
-      for (const s of a.sources) {
-        const [name, path] = Object.entries((s ?? {}) as Record<string, unknown>)[0] ?? [];
-        if (typeof path !== 'string') throw new InvocationError('sources must be a list of {name: path to an .rpm} maps');
-        toInstall.push([name, path]);
-      }
+      toInstall.push(...(await sourcePaths(this.salt, a.sources, saltenvOf(a.kwargs))));
     } else {
       const wanted = pkgTargets(a.name, a.pkgs, a.version);
       if (Object.keys(wanted).length === 0) return {};

@@ -1,4 +1,6 @@
 /** How every pkg backend reads its name/pkgs/version arguments, as Salt's `pkg_resource.parse_targets` does. */
+import { isAbsolute } from 'node:path';
+import { CommandExecutionError, InvocationError, type ISalt } from 'brine/plugin';
 
 /** `pkgs` items: a name, or a one-key {name: version} map. */
 export function pkgTargets(name: string | undefined, pkgs: unknown[] | undefined, version: unknown): Record<string, string | null> {
@@ -25,4 +27,40 @@ export function pkgTargets(name: string | undefined, pkgs: unknown[] | undefined
 export function withErrors(message: string, errors: string[]): string {
   const prefix = /[.?!]$/.test(message) ? message : `${message}.`;
   return `${prefix} Additional info follows:\n\nerrors:\n${errors.map((e) => `    - ${e.trim()}`).join('\n')}`;
+}
+
+/** Salt's `config.valid_fileproto`: a source fetched through cp.cache_file rather than read in place. */
+export function hasFileProto(path: string): boolean {
+  const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(path)?.[1]?.toLowerCase();
+  return scheme !== undefined && ['salt', 'file', 'http', 'https', 'ftp', 's3', 'swift', 'hdfs'].includes(scheme);
+}
+
+/** The saltenv a module's call names (`saltenv=`), else base. */
+export function saltenvOf(kwargs: Record<string, unknown>): string {
+  return typeof kwargs.saltenv === 'string' && kwargs.saltenv ? kwargs.saltenv : 'base';
+}
+
+/** `cp.cache_file` of one source: its local path, or an error naming the source and saltenv. */
+export async function cacheSource(salt: ISalt, source: string, saltenv: string): Promise<string> {
+  const cached = await salt.call('cp.cache_file', [source, saltenv]);
+  if (typeof cached !== 'string' || !cached) throw new CommandExecutionError(`Unable to retrieve ${source} from saltenv '${saltenv}'`);
+  return cached;
+}
+
+/**
+ * Salt's `parse_targets` for `sources=[{name: source}]`: each package file's local path, a
+ * salt:// (or http, ftp, ...) source cached first; a local source must be an absolute path.
+ */
+export async function sourcePaths(salt: ISalt, sources: unknown[], saltenv: string): Promise<[string, string][]> {
+  const ret: [string, string][] = [];
+  for (const s of sources) {
+    const entries = typeof s === 'object' && s !== null && !Array.isArray(s) ? Object.entries(s) : [];
+    const [name, src] = entries[0] ?? [];
+    if (entries.length !== 1 || typeof src !== 'string')
+      throw new InvocationError(`sources must be a list of {name: package file} maps, not ${JSON.stringify(s)}`);
+    if (hasFileProto(src)) ret.push([name, await cacheSource(salt, src, saltenv)]);
+    else if (!isAbsolute(src)) throw new InvocationError(`Path ${src} for package ${name} is either not absolute or an invalid protocol`);
+    else ret.push([name, src]);
+  }
+  return ret;
 }

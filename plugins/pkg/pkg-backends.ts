@@ -26,8 +26,16 @@ export function isRedHatFamily(grains: Record<string, unknown>): boolean {
 
 /** Salt's `_yum()`: the first of dnf5, dnf, tdnf, yum found executable on PATH, per PATH entry. */
 export function yumBinary(path = process.env.PATH ?? '/usr/bin:/bin'): string | null {
+  return findOnPath(['dnf5', 'dnf', 'tdnf', 'yum'], path);
+}
+
+/**
+ * The first of `names` found executable on PATH, looking through each PATH entry in turn (for a
+ * module's `available`, which cannot wait for IShell.which).
+ */
+export function findOnPath(names: readonly string[], path = process.env.PATH ?? '/usr/bin:/bin'): string | null {
   for (const dir of path.split(delimiter)) {
-    for (const bin of ['dnf5', 'dnf', 'tdnf', 'yum']) {
+    for (const bin of names) {
       try {
         accessSync(join(dir, bin), constants.X_OK);
         return bin;

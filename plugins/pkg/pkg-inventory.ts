@@ -3,8 +3,11 @@
  * or apk), in Salt's words: installed versions, version conditions, and which of the wanted
  * packages an install would touch (Salt's `_find_install_targets` / `_find_remove_targets`).
  */
+import { existsSync } from 'node:fs';
+import { isAbsolute } from 'node:path';
 import { CommandExecutionError, fnmatch, InvocationError, type ISalt, type StateReturn } from 'brine/plugin';
 import { CMP_MAP, ignoreEpochFor, packSources, parseVersionConditions, repackPkgs, type Desired } from './pkg-targets';
+import { hasFileProto } from './pkg-args';
 
 /** What `pkg.verify` found altered in each package: {path: {mismatch, type} or {missing, type}}. */
 export type AlteredFiles = Record<string, Record<string, unknown>>;
@@ -39,6 +42,8 @@ export interface FindInstallOptions {
   pkgVerify: boolean;
   /** What pkg.verify is called with besides the name: ignore_types, verify_options and the state's other arguments. */
   verifyKwargs: Record<string, unknown>;
+  /** A `sources` entry as a local file (the state run's cp.cache_file), null when there is none. */
+  cacheFile(source: string): Promise<string | null>;
   kwargs: Record<string, unknown>;
 }
 
@@ -173,23 +178,34 @@ export class PkgInventory {
         targets[pkg] = wanted;
         continue;
       }
+      let verstr: string;
       if (o.sources) {
-        // Salt reads a package file's own version only through lowpkg.bin_pkg_info, which brine lacks:
-        // an installed package counts as present, as Salt's does without it.
-        if (o.reinstall) toReinstall[pkg] = wanted;
-        continue;
-      }
-      if (o.reinstall) {
-        toReinstall[pkg] = wanted;
-        continue;
-      }
-      if (wanted === null) {
-        if (o.pkgVerify) await verify(pkg, wanted);
-        continue;
+        if (o.reinstall) {
+          toReinstall[pkg] = wanted;
+          continue;
+        }
+        // The package file's own version, where the backend can read it (Salt's lowpkg.bin_pkg_info).
+        if (!this.salt.has('lowpkg.bin_pkg_info') || wanted === null) continue;
+        const found = await this.sourceVersion(wanted, o.cacheFile);
+        if ('problem' in found) {
+          problems.push(found.problem);
+          continue;
+        }
+        verstr = found.version;
+      } else {
+        if (o.reinstall) {
+          toReinstall[pkg] = wanted;
+          continue;
+        }
+        if (wanted === null) {
+          if (o.pkgVerify) await verify(pkg, wanted);
+          continue;
+        }
+        verstr = wanted;
       }
       let fulfilled: boolean;
       try {
-        fulfilled = await this.fulfills(cver, wanted, o.ignoreEpoch, o.allowUpdates);
+        fulfilled = await this.fulfills(cver, verstr, o.ignoreEpoch, !o.sources && o.allowUpdates);
       } catch (err) {
         if (!(err instanceof CommandExecutionError)) throw err;
         problems.push(err.message);
@@ -209,6 +225,25 @@ export class PkgInventory {
       return done(name, true, `All specified packages are already installed${spec}`);
     }
     return { desired, targets, toUnpurge, toReinstall, alteredFiles, warnings: [], wasRefreshed };
+  }
+
+  /** A `sources` entry's package version (Salt's cp.cache_file, then lowpkg.bin_pkg_info), or the problem to report. */
+  private async sourceVersion(
+    source: string,
+    cacheFile: (source: string) => Promise<string | null>,
+  ): Promise<{ version: string } | { problem: string }> {
+    let cached: string | null;
+    try {
+      // Salt's cp.cache_file answers a local path as it is, there or not.
+      cached = !hasFileProto(source) && isAbsolute(source) ? source : await cacheFile(source);
+    } catch (err) {
+      if (!(err instanceof CommandExecutionError || err instanceof InvocationError)) throw err;
+      return { problem: `Unable to cache ${source}: ${err.message}` };
+    }
+    if (!cached) return { problem: `Unable to cache ${source}: file not found` };
+    if (!existsSync(cached)) return { problem: `${source} does not exist on minion` };
+    const info = (await this.salt.call('lowpkg.bin_pkg_info', [cached])) as { version: string };
+    return { version: info.version };
   }
 
   /** Salt's `_preflight_check` over `pkg.check_db`: the comment refusing unknown names, or null. */

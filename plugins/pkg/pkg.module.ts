@@ -2,6 +2,7 @@ import {
   CommandExecutionError,
   Fn,
   IGrains,
+  ISalt,
   IShell,
   InvocationError,
   Module,
@@ -23,7 +24,7 @@ import {
   type PkgVersions,
 } from './apt-parse';
 import { noBackend } from './pkg-backends';
-import { pkgTargets } from './pkg-args';
+import { pkgTargets, saltenvOf, sourcePaths } from './pkg-args';
 
 /** Salt's DPKG_ENV_VARS and module environment: apt never asks a question of a minion. */
 const APT_ENV = {
@@ -50,6 +51,7 @@ export class PkgModule {
   constructor(
     @inject(IShell) private readonly shell: IShell,
     @inject(IGrains) private readonly grains: IGrains,
+    @inject(ISalt) private readonly salt: ISalt,
   ) {}
 
   /** Run apt/dpkg, waiting out another apt holding the dpkg lock as Salt does (a few retries). */
@@ -204,13 +206,14 @@ export class PkgModule {
   }
 
   @Fn({
-    summary: 'Install packages: name (version=...), pkgs (names or {name: version}), or sources (local .deb files)',
+    summary: 'Install packages: name (version=...), pkgs (names or {name: version}), or sources (.deb files: local paths or salt://)',
     description: 'Returns {name: {old, new}} for every package that changed. refresh=True updates the database first.',
     examples: [
       "salt '*' pkg.install vim",
       "salt '*' pkg.install vim version=2:9.0.1378-2",
       `salt '*' pkg.install pkgs='["foo", {"bar": "1.2.3-4"}]'`,
       `salt '*' pkg.install sources='[{"foo": "/tmp/foo_1.0_all.deb"}]'`,
+      `salt '*' pkg.install sources='[{"foo": "salt://pkgs/foo_1.0_all.deb"}]'`,
     ],
     args: {
       ...TARGETS,
@@ -238,13 +241,7 @@ export class PkgModule {
     const targets: string[] = [];
     const reinstall: string[] = [];
     if (a.sources && a.sources.length > 0) {
-      for (const s of a.sources) {
-        const [, path] = Object.entries((s ?? {}) as Record<string, unknown>)[0] ?? [];
-        if (typeof path !== 'string') throw new InvocationError('sources must be a list of {name: path to a .deb} maps');
-        if (/^[a-z]+:\/\//.test(path))
-          throw new CommandExecutionError(`Only local .deb files can be installed from sources in brine, not '${path}'`);
-        targets.push(path);
-      }
+      for (const [, path] of await sourcePaths(this.salt, a.sources, saltenvOf(a.kwargs))) targets.push(path);
     } else {
       const wanted = pkgTargets(a.name, a.pkgs, a.version);
       if (Object.keys(wanted).length === 0) return {};

@@ -142,6 +142,8 @@ export class PkgStates {
       fromrepo: a.fromrepo,
       pkgVerify,
       verifyKwargs,
+      cacheFile: async (source) =>
+        ctx.cacheFile ? ctx.cacheFile(source) : ((await this.salt.call('cp.cache_file', [source])) as string | false) || null,
       kwargs,
     });
     if ('result' in found) {
@@ -231,6 +233,9 @@ export class PkgStates {
         return withWarnings({ name, changes, result: false, comment: comment.join('\n') });
       }
     }
+
+    // Packages marked for purge that this state wants kept: their selection goes back to install.
+    if (toUnpurge.length > 0) changes.purge_desired = await this.salt.call('lowpkg.unpurge', toUnpurge);
 
     let modified: string[];
     let notModified: string[];

@@ -28,19 +28,56 @@ export function resolveName(name: string, arch: string, osarch: string): string 
   return !check32(arch, osarch) && arch !== osarch && arch !== 'noarch' ? `${name}.${arch}` : name;
 }
 
-/** The query format Salt gives `rpm -qa` (QUERYFORMAT with the repo id as `(none)`). */
-export const RPM_QUERYFORMAT = '%{NAME}_|-%{EPOCH}_|-%{VERSION}_|-%{RELEASE}_|-%{ARCH}_|-(none)_|-%{INSTALLTIME}\n';
+/** Salt's QUERYFORMAT with `repoid` in place of %{REPOID}, which is a dnf field and not an rpm tag. */
+export function rpmQueryformat(repoid: string): string {
+  return `%{NAME}_|-%{EPOCH}_|-%{VERSION}_|-%{RELEASE}_|-%{ARCH}_|-${repoid}_|-%{INSTALLTIME}`;
+}
+
+/** The query format Salt gives `rpm -qa` (QUERYFORMAT with the repo id as `(none)`), a package a line. */
+export const RPM_QUERYFORMAT = `${rpmQueryformat('(none)')}\n`;
+
+/** A time in seconds since the epoch as Python's `utcfromtimestamp(t).isoformat() + 'Z'` writes it. */
+export function isoUtc(seconds: number): string {
+  return new Date(seconds * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+/** One package as Salt's `salt.utils.pkg.rpm.parse_pkginfo` reads it from a QUERYFORMAT line. */
+export interface RpmPkgInfo {
+  /** `name`, or `name.arch` for a foreign architecture. */
+  name: string;
+  /** `epoch:version-release`, epoch 0 left out. */
+  version: string;
+  arch: string;
+  repoid: string;
+  /** ISO 8601 in UTC; null for a package file (not installed). */
+  install_date: string | null;
+  install_date_time_t: number | null;
+}
+
+/** Salt's `parse_pkginfo`: one `name_|-epoch_|-version_|-release_|-arch_|-repoid_|-installtime` line, null when it is not one. */
+export function parsePkginfo(line: string, osarch: string): RpmPkgInfo | null {
+  const cols = line.split('_|-');
+  if (cols.length !== 7) return null;
+  const [name, epoch, version, release, arch, repoid, installTime] = cols;
+  let ver = release ? `${version}-${release}` : version;
+  if (epoch !== '(none)' && epoch !== '0') ver = `${epoch}:${ver}`;
+  const t = installTime === '(none)' || installTime === '0' ? Number.NaN : Number.parseInt(installTime, 10);
+  return {
+    name: resolveName(name, arch, osarch),
+    version: ver,
+    arch,
+    repoid,
+    install_date: Number.isNaN(t) ? null : isoUtc(t),
+    install_date_time_t: Number.isNaN(t) ? null : t,
+  };
+}
 
 /** `rpm -qa --queryformat RPM_QUERYFORMAT`: name -> sorted versions (`epoch:version-release`, epoch 0 left out). */
 export function parseRpmQa(out: string, osarch: string): PkgVersions {
   const ret: PkgVersions = {};
   for (const line of out.split('\n')) {
-    const cols = line.split('_|-');
-    if (cols.length !== 7) continue;
-    const [name, epoch, version, release, arch] = cols;
-    let ver = release ? `${version}-${release}` : version;
-    if (epoch !== '(none)' && epoch !== '0') ver = `${epoch}:${ver}`;
-    (ret[resolveName(name, arch, osarch)] ??= []).push(ver);
+    const info = parsePkginfo(line, osarch);
+    if (info) (ret[info.name] ??= []).push(info.version);
   }
   // Salt sorts each package's entries by their version part, as Python sorts strings.
   const versionPart = (v: string): string => v.split(':').slice(-1)[0].split('-')[0];
@@ -49,12 +86,8 @@ export function parseRpmQa(out: string, osarch: string): PkgVersions {
   return ret;
 }
 
-export interface YumPkgInfo {
-  name: string;
-  version: string;
-  arch: string;
-  repoid: string;
-}
+/** A package of `dnf/yum list`: Salt's same pkginfo, without install dates. */
+export type YumPkgInfo = Pick<RpmPkgInfo, 'name' | 'version' | 'arch' | 'repoid'>;
 
 const HEADERS = ['installed packages', 'available packages', 'available upgrades', 'updated packages', 'upgraded packages'];
 
@@ -130,9 +163,33 @@ const RPM_VERIFY_TESTS: [string, string][] = [
   ['P', 'capabilities'],
 ];
 
-/** A file line of `rpm -V`: nine test columns (or `missing`), the file type column, the path. */
-const RPM_VERIFY_LINE = /^(?:([.?SM5DLUGTP]{9})|missing ) {2}(.) (.+)$/;
-const RPM_NOT_INSTALLED = /^package .+ is not installed$/;
+/** A file line of `rpm -V`: nine test columns (eight before rpm 4.6) or `missing`, the file type column, the path. */
+const RPM_VERIFY_LINE = /^(?:([.?SM5DLUGTP]{8,9})|missing ) {2}(.) (.+)$/;
+/** What rpm prints, on stdout, for a name that is not an installed package. */
+export const RPM_NOT_INSTALLED = /^package .+ is not installed$/;
+
+/** One file line of `rpm -V`: its test columns (null when the file is missing), its type column, its path. */
+export interface RpmVerifyLine {
+  tests: string | null;
+  typeChar: string;
+  path: string;
+}
+
+/**
+ * `rpm -V`'s file lines read by their shape rather than cut at fixed columns (as Salt cuts them):
+ * paths with spaces stay whole, dependency complaints are left out, and "package X is not
+ * installed" lines are returned apart.
+ */
+export function rpmVerifyLines(out: string): { lines: RpmVerifyLine[]; notInstalled: string[] } {
+  const lines: RpmVerifyLine[] = [];
+  const notInstalled: string[] = [];
+  for (const line of out.split('\n')) {
+    if (RPM_NOT_INSTALLED.test(line)) notInstalled.push(line);
+    const m = RPM_VERIFY_LINE.exec(line);
+    if (m) lines.push({ tests: m[1] ?? null, typeChar: m[2], path: m[3] });
+  }
+  return { lines, notInstalled };
+}
 
 /**
  * `rpm -V` as Salt's `rpm_lowpkg.verify` reads it: {path: {mismatch: [...], type}} or
@@ -143,20 +200,81 @@ const RPM_NOT_INSTALLED = /^package .+ is not installed$/;
  */
 export function parseRpmVerify(out: string, ignoreTypes: string[]): { files: Record<string, RpmVerifyEntry>; notInstalled: string[] } {
   const files: Record<string, RpmVerifyEntry> = {};
-  const notInstalled: string[] = [];
-  for (const line of out.split('\n')) {
-    if (RPM_NOT_INSTALLED.test(line)) notInstalled.push(line);
-    const m = RPM_VERIFY_LINE.exec(line);
-    if (!m) continue;
-    const [, tests, typeChar, path] = m;
+  const { lines, notInstalled } = rpmVerifyLines(out);
+  for (const { tests, typeChar, path } of lines) {
     const type = RPM_FILE_TYPES[typeChar];
     if (type !== undefined && ignoreTypes.includes(type)) continue;
     const entry: RpmVerifyEntry =
-      tests === undefined ? { missing: true } : { mismatch: RPM_VERIFY_TESTS.filter(([c], i) => tests[i] === c).map(([, word]) => word) };
+      tests === null ? { missing: true } : { mismatch: RPM_VERIFY_TESTS.filter(([c], i) => tests[i] === c).map(([, word]) => word) };
     if (type !== undefined) entry.type = type;
     files[path] = entry;
   }
   return { files, notInstalled };
+}
+
+/** The words Salt's `lowpkg.modified` gives `rpm -V`'s nine test columns, in order. */
+const RPM_MODIFIED_KEYS = ['size', 'mode', 'checksum', 'device', 'symlink', 'owner', 'group', 'time', 'capabilities'];
+
+/**
+ * `rpm -Va` as Salt's `lowpkg.modified` reads it: {path: [what changed..., 'config' for a config
+ * file]}. Salt splits each line on whitespace, so a missing file became seven made-up changes (one
+ * per letter of "missing"), every typed file (doc, ghost, license...) was called config, a path
+ * with a space broke the line and a dependency complaint stopped the function; here a missing
+ * file is ['missing'], only `c` is config, and only file lines are read.
+ */
+export function parseRpmModified(out: string): Record<string, string[]> {
+  const ret: Record<string, string[]> = {};
+  for (const { tests, typeChar, path } of rpmVerifyLines(out).lines) {
+    // A '?' (rpm could not check) counts as changed, as in Salt; rpm before 4.6 has no ninth column.
+    const stats = tests === null ? ['missing'] : RPM_MODIFIED_KEYS.filter((_, i) => (tests[i] ?? '.') !== '.');
+    if (typeChar === 'c') stats.push('config');
+    ret[path] = stats;
+  }
+  return ret;
+}
+
+/** `rpm -q(a) --queryformat '%{NAME} %{VERSION}\n'`: {name: version} (the last of several versions wins, as in Salt), and the names not installed. */
+export function parseRpmNameVersion(out: string): { pkgs: Record<string, string>; notInstalled: string[] } {
+  const pkgs: Record<string, string> = {};
+  const notInstalled: string[] = [];
+  for (const line of out.split('\n')) {
+    if (RPM_NOT_INSTALLED.test(line)) notInstalled.push(line);
+    else {
+      const m = /^(\S+) (\S+)$/.exec(line);
+      if (m) pkgs[m[1]] = m[2];
+    }
+  }
+  return { pkgs, notInstalled };
+}
+
+/** `rpm -ql(a)`: the paths, and the names not installed (Salt listed those lines among the files). */
+export function parseRpmFileList(out: string): { errors: string[]; files: string[] } {
+  const errors: string[] = [];
+  const files: string[] = [];
+  for (const line of out.split('\n')) {
+    if (RPM_NOT_INSTALLED.test(line)) errors.push(line);
+    // rpm's "(contains no files)" for an empty package is not a path.
+    else if (line && line !== '(contains no files)') files.push(line);
+  }
+  return { errors, files };
+}
+
+/** One package's name on a line, then each of its files on a line after a tab. */
+export const RPM_FILES_QUERYFORMAT = '%{NAME}\\n[\\t%{FILENAMES}\\n]';
+
+/** `rpm -q(a) --queryformat RPM_FILES_QUERYFORMAT`: {name: [paths]} (several versions' files together), and the names not installed. */
+export function parseRpmFileDict(out: string): { errors: string[]; packages: Record<string, string[]> } {
+  const errors: string[] = [];
+  const packages: Record<string, string[]> = {};
+  let current: string[] | null = null;
+  for (const line of out.split('\n')) {
+    if (line.startsWith('\t')) current?.push(line.slice(1));
+    else if (RPM_NOT_INSTALLED.test(line)) {
+      errors.push(line);
+      current = null;
+    } else if (line) current = packages[line] ??= [];
+  }
+  return { errors, packages };
 }
 
 /** Salt's `version_to_evr`: '2:1.0-1.2' -> ['2', '1.0', '1.2']. */

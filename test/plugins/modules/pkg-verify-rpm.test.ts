@@ -8,28 +8,20 @@
  * `dnf -y reinstall` as rpm's own `--reinstall` of the built package, which is what dnf hands rpm.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { execFileSync } from 'node:child_process';
 import { appendFileSync, chmodSync, mkdirSync, mkdtempSync, rmSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createHarness, fakeShell, type Harness } from 'brine/testing';
 import { NodeShell } from '../../../src/plugins/services/shell';
 import { parseRpmVerify } from '../../../plugins/pkg/rpm-parse';
+import { AS_ROOT, buildRpm, haveRpmbuild, initRoot, rpmIn } from '../../support/rpm-package';
 
 const PKG = 'brine-hello';
 const CONF = '/etc/brine-hello.conf';
 const BIN = '/usr/bin/brine-hello';
 const README = '/usr/share/doc/brine-hello/README';
 
-const haveRpm = ((): boolean => {
-  try {
-    execFileSync('rpmbuild', ['--version'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-})();
-if (!haveRpm && process.env.CI === 'true') throw new Error("rpm and rpmbuild are missing: .ci/run installs Debian's rpm package");
+const haveRpm = haveRpmbuild();
 
 describe("rpm -V's output as Salt's lowpkg.verify reads it", () => {
   it('file lines by column; dependency complaints left out; a package not installed set apart', () => {
@@ -57,9 +49,6 @@ describe("rpm -V's output as Salt's lowpkg.verify reads it", () => {
   });
 });
 
-// The package's files belong to root: run as another user, rpm -V would also report their owner.
-const AS_ROOT = process.getuid?.() === 0;
-
 describe.skipIf(!haveRpm || !AS_ROOT)('pkg.verify and pkg_verify on the real rpm', () => {
   let dir: string;
   let root: string;
@@ -69,7 +58,7 @@ describe.skipIf(!haveRpm || !AS_ROOT)('pkg.verify and pkg_verify on the real rpm
   let h: Harness;
   const shell = new NodeShell();
 
-  const rpm = (...args: string[]): string => execFileSync('rpm', ['--root', root, ...args], { encoding: 'utf8', stdio: 'pipe' });
+  const rpm = (...args: string[]): string => rpmIn(root, ...args);
   /** A fresh install, every file as rpm wrote it (a reinstall would keep an altered config file). */
   const freshInstall = (): void => {
     rpm('-e', '--nodeps', '--noscripts', PKG);
@@ -84,42 +73,18 @@ describe.skipIf(!haveRpm || !AS_ROOT)('pkg.verify and pkg_verify on the real rpm
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'brine-rpm-'));
     root = join(dir, 'root');
-    mkdirSync(join(dir, 'SPECS'), { recursive: true });
-    mkdirSync(root);
-    writeFileSync(
-      join(dir, 'SPECS', 'hello.spec'),
-      [
-        `Name: ${PKG}`,
-        'Version: 1.0',
-        'Release: 1',
-        "Summary: A package for brine's pkg.verify tests",
-        'License: MIT',
-        'BuildArch: noarch',
-        // No automatic requirements: the throwaway root has no /bin/sh to satisfy them.
-        'AutoReqProv: no',
-        '%description',
-        'One file of each kind rpm -V checks.',
-        '%install',
-        'mkdir -p %{buildroot}/etc %{buildroot}/usr/bin %{buildroot}/usr/share/doc/brine-hello',
-        `printf 'greeting=hello\\n' > %{buildroot}${CONF}`,
-        `printf '#!/bin/sh\\necho hello\\n' > %{buildroot}${BIN}`,
-        `chmod 0755 %{buildroot}${BIN}`,
-        `printf 'read me\\n' > %{buildroot}${README}`,
-        '%files',
-        `%config ${CONF}`,
-        BIN,
-        `%doc ${README}`,
-        '',
-      ].join('\n'),
-    );
-    execFileSync(
-      'rpmbuild',
-      ['--define', `_topdir ${dir}`, '--define', '_build_id_links none', '--quiet', '-bb', join(dir, 'SPECS', 'hello.spec')],
-      { stdio: 'pipe' },
-    );
-    rpmFile = join(dir, 'RPMS', 'noarch', `${PKG}-1.0-1.noarch.rpm`);
-    rpm('--initdb');
-    rpm('-i', '--nodeps', '--noscripts', rpmFile);
+    rpmFile = buildRpm(dir, {
+      name: PKG,
+      version: '1.0',
+      summary: "A package for brine's pkg.verify tests",
+      description: 'One file of each kind rpm -V checks.',
+      files: [
+        { path: CONF, content: 'greeting=hello\n', attr: '%config' },
+        { path: BIN, content: '#!/bin/sh\necho hello\n', mode: 0o755 },
+        { path: README, content: 'read me\n', attr: '%doc' },
+      ],
+    });
+    initRoot(root, rpmFile);
 
     // The RHEL-family backend is chosen by the grains and a dnf on PATH (never run: see the shell).
     fakeBin = join(dir, 'bin');
