@@ -1,5 +1,4 @@
 import { readFileSync, statSync } from 'node:fs';
-import { isAbsolute } from 'node:path';
 import {
   CommandExecutionError,
   Fn,
@@ -15,7 +14,7 @@ import {
   pyTruthy,
 } from 'brine/plugin';
 import { compareDicts, debianLicenses, DPKG_INFO_SEPARATOR, parseDebInfo, parseDpkgInfo, parseDselectAvailable } from './apt-parse';
-import { cacheSource, hasFileProto } from './pkg-args';
+import { packageFile } from './pkg-args';
 
 /** The fields of `lowpkg.info` (Salt's `_get_pkg_info` format), `${binary}` for the package on Ubuntu before 12.04. */
 function infoFormat(binVar: string): string {
@@ -83,10 +82,7 @@ export class DpkgLowpkgModule {
     args: { path: arg.string({ nonEmpty: true }), saltenv: arg.string({ default: 'base' }) },
   })
   async bin_pkg_info({ path, saltenv }: { path: string; saltenv: string }): Promise<{ name: string; version: string; arch: string }> {
-    let local = path;
-    if (hasFileProto(path)) local = await cacheSource(this.salt, path, saltenv);
-    else if (!isAbsolute(path)) throw new InvocationError(`${path} does not exist on minion`);
-    else if (!statSync(path, { throwIfNoEntry: false })) throw new CommandExecutionError(`${path} does not exist on minion`);
+    const local = await packageFile(this.salt, path, saltenv);
 
     const res = await this.shell.run(['dpkg', '-I', local], { pythonShell: false });
     if (res.retcode !== 0) throw new CommandExecutionError(`Unable to get info for ${local}${res.stderr ? `: ${res.stderr.trim()}` : ''}`);

@@ -1,4 +1,5 @@
 /** How every pkg backend reads its name/pkgs/version arguments, as Salt's `pkg_resource.parse_targets` does. */
+import { statSync } from 'node:fs';
 import { isAbsolute } from 'node:path';
 import { CommandExecutionError, InvocationError, type ISalt } from 'brine/plugin';
 
@@ -63,4 +64,15 @@ export async function sourcePaths(salt: ISalt, sources: unknown[], saltenv: stri
     else ret.push([name, src]);
   }
   return ret;
+}
+
+/**
+ * The package file `lowpkg.bin_pkg_info` reads, by Salt's rules: a fileserver URL (salt://, http://,
+ * ...) cached first; a local path must be absolute and exist.
+ */
+export async function packageFile(salt: ISalt, path: string, saltenv: string): Promise<string> {
+  if (hasFileProto(path)) return cacheSource(salt, path, saltenv);
+  if (!isAbsolute(path)) throw new InvocationError(`${path} does not exist on minion`);
+  if (!statSync(path, { throwIfNoEntry: false })) throw new CommandExecutionError(`${path} does not exist on minion`);
+  return path;
 }

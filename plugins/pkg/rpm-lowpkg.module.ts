@@ -1,5 +1,4 @@
 import { statSync } from 'node:fs';
-import { isAbsolute } from 'node:path';
 import {
   CommandExecutionError,
   Fn,
@@ -13,7 +12,7 @@ import {
   isTrue,
   type ShellResult,
 } from 'brine/plugin';
-import { cacheSource, hasFileProto } from './pkg-args';
+import { hasFileProto, packageFile } from './pkg-args';
 import { findOnPath, isRedHatFamily } from './pkg-backends';
 import { listOption, rpmCommand, RPM_VERIFY_DOCS, rpmVerify } from './rpm-cmd';
 import { newestRpmInfo, parseRpmInfo, RPM_INFO_ATTRS, rpmInfoQueryformat, type RpmInfo } from './rpm-info';
@@ -84,10 +83,7 @@ export class RpmLowpkgModule {
     args: { path: arg.string({ nonEmpty: true }), saltenv: arg.string({ default: 'base' }) },
   })
   async bin_pkg_info({ path, saltenv }: { path: string; saltenv: string }): Promise<RpmPkgInfo> {
-    let local = path;
-    if (hasFileProto(path)) local = await cacheSource(this.salt, path, saltenv);
-    else if (!isAbsolute(path)) throw new InvocationError(`${path} does not exist on minion`);
-    else if (!statSync(path, { throwIfNoEntry: false })) throw new CommandExecutionError(`${path} does not exist on minion`);
+    const local = await packageFile(this.salt, path, saltenv);
     // --nomanifest: rpm would otherwise read a text file as a list of package paths to open.
     const res = await this.shell.run(['rpm', '-qp', '--nomanifest', '--queryformat', rpmQueryformat('none'), local], {
       pythonShell: false,
