@@ -169,10 +169,15 @@ function masterNodeArgs(): string[] {
   return ['--require', join(__dirname, 'stall-probe.js'), ...profileArgs('master')];
 }
 
-/** `--cpu-prof` into BRINE_BENCH_PROFILE/<who> when that names a folder (the master and each simulator). */
+/**
+ * `--cpu-prof` into BRINE_BENCH_PROFILE/<who> when that names a folder: the master, and the
+ * simulators too only with BRINE_BENCH_PROFILE_SIM=1 (V8's profiler in a process of 2,000 minions
+ * can stall the sign-in storm past the bench's timeouts; `perf` suits them better).
+ */
 function profileArgs(who: 'master' | 'sim'): string[] {
   const dir = process.env.BRINE_BENCH_PROFILE;
-  return dir ? ['--cpu-prof', `--cpu-prof-dir=${join(dir, who)}`] : [];
+  if (!dir || (who === 'sim' && process.env.BRINE_BENCH_PROFILE_SIM !== '1')) return [];
+  return ['--cpu-prof', `--cpu-prof-dir=${join(dir, who)}`];
 }
 
 /**
