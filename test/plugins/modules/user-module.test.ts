@@ -324,6 +324,19 @@ describe.skipIf(!ROOT_ONLY)('user and group states on real accounts', () => {
     expect(refused.comment).toContain(`Changing uid (${uid} -> ${uid + 1}) not permitted, set allow_uid_change to True`);
   });
 
+  it("user.present never shows a password: Salt's XXX-REDACTED-XXX in test mode and in changes", async () => {
+    const hash = '$6$brinetest$' + 'x'.repeat(86);
+    const same = { groups: [group], createhome: false };
+    expect(await run('user.present', user, { ...same, password: hash, test: true })).toMatchObject({
+      result: null,
+      comment: 'The following user attributes are set to be changed:\npasswd: XXX-REDACTED-XXX\n',
+    });
+    const changed = await run('user.present', user, { ...same, password: hash });
+    expect(changed).toMatchObject({ result: true, comment: `Updated user ${user}`, changes: { passwd: 'XXX-REDACTED-XXX' } });
+    expect(((await h.call('shadow.info', [user])).return as { passwd: string }).passwd).toBe(hash);
+    expect(await run('user.present', user, { ...same, password: hash })).toMatchObject({ result: true, changes: {} });
+  });
+
   it('group.present with members; user.absent removes the user and its own group; group.absent', async () => {
     expect(await run('group.present', group, { members: [user, 'root'] })).toMatchObject({
       result: true,
