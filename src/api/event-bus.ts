@@ -4,7 +4,8 @@
  */
 import { eventBusAddress, eventIntakeAddress } from '../core/master/events';
 import { decode, encode } from '../core/protocol/msgpack';
-import { EventPusher, EventSubscriber, isSyncTopic } from '../core/transport/zeromq';
+import type { IEventPusher } from '../core/transport/types';
+import { zeromqTransport } from '../core/transport/zeromq';
 import type { EventBus } from './server';
 
 function dataOf(body: Buffer): Record<string, unknown> {
@@ -17,26 +18,21 @@ function dataOf(body: Buffer): Record<string, unknown> {
 }
 
 export class MasterEventBus implements EventBus {
-  private pusher?: EventPusher;
+  private pusher?: IEventPusher;
 
   constructor(private readonly sockDir: string) {}
 
   async open(): Promise<void> {
-    this.pusher = new EventPusher(eventIntakeAddress(this.sockDir));
+    this.pusher = zeromqTransport.eventPusher(eventIntakeAddress(this.sockDir));
   }
 
   listen() {
-    const sub = new EventSubscriber(eventBusAddress(this.sockDir), ['']);
+    const sub = zeromqTransport.eventSubscriber(eventBusAddress(this.sockDir), ['']);
     return {
       ready: sub.sync(5000),
       async next(timeoutMs: number) {
-        for (;;) {
-          const ev = await sub.next(timeoutMs);
-          if (!ev) return null;
-          // Other listeners' subscription handshakes are not events.
-          if (isSyncTopic(ev.tag)) continue;
-          return { tag: ev.tag, data: dataOf(ev.body) };
-        }
+        const ev = await sub.next(timeoutMs);
+        return ev && { tag: ev.tag, data: dataOf(ev.body) };
       },
       close: () => sub.close(),
     };

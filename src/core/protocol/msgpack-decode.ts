@@ -354,3 +354,65 @@ export function toBytes(v: string | Uint8Array): Buffer {
   if (v instanceof Uint8Array) return Buffer.isBuffer(v) ? v : Buffer.from(v.buffer, v.byteOffset, v.byteLength);
   throw new ProtocolError('BAD_LOAD', `expected a raw string or bytes, got ${v === null ? 'null' : typeof v}`);
 }
+
+/** How many bytes of length, count or number follow a msgpack type byte 0xc4-0xdf (0 for others). */
+// prettier-ignore
+const HEADER_BYTES: Record<number, number> = {
+  0xc4: 1, 0xc5: 2, 0xc6: 4, // bin
+  0xc7: 1, 0xc8: 2, 0xc9: 4, // ext
+  0xca: 4, 0xcb: 8, // float
+  0xcc: 1, 0xcd: 2, 0xce: 4, 0xcf: 8, 0xd0: 1, 0xd1: 2, 0xd2: 4, 0xd3: 8, // int
+  0xd9: 1, 0xda: 2, 0xdb: 4, // str
+  0xdc: 2, 0xdd: 4, 0xde: 2, 0xdf: 4, // array, map
+};
+
+/**
+ * Where the msgpack value starting at `start` ends (the index after its last byte): how a stream
+ * of msgpack frames (Salt's IPC and TCP framing) is cut into values without decoding them. When
+ * `buf` ends first, the result is past `buf.length`: the least the value can need, as far as its
+ * headers tell (a large bin's declared length, before its bytes arrive). Throws `ProtocolError
+ * MSGPACK_TYPE` on 0xc1, which no encoder writes.
+ */
+export function valueEnd(buf: Uint8Array, start: number): number {
+  let pos = start;
+  let pending = 1;
+  while (pending > 0) {
+    if (pos >= buf.length) return pos + pending;
+    const t = buf[pos++];
+    pending--;
+    if (t < 0x80 || t >= 0xe0 || t === 0xc0 || t === 0xc2 || t === 0xc3) continue;
+    if (t <= 0x8f) {
+      pending += 2 * (t & 0x0f);
+      continue;
+    }
+    if (t <= 0x9f) {
+      pending += t & 0x0f;
+      continue;
+    }
+    if (t <= 0xbf) {
+      pos += t & 0x1f;
+      continue;
+    }
+    if (t === 0xc1) throw new ProtocolError('MSGPACK_TYPE', `msgpack decode: byte ${pos - 1} is 0xc1, which is never used`);
+    if (t >= 0xd4 && t <= 0xd8) {
+      pos += 1 + (1 << (t - 0xd4)); // fixext: the type byte and 1, 2, 4, 8 or 16 bytes
+      continue;
+    }
+    const n = HEADER_BYTES[t];
+    if (pos + n > buf.length) return pos + n + pending;
+    // Lengths (bin, str, ext) and counts (array, map); the numbers' bytes are their payload.
+    let len = 0;
+    if (t === 0xca || t === 0xcb || (t >= 0xcc && t <= 0xd3)) {
+      pos += n;
+      continue;
+    }
+    for (let i = 0; i < n; i++) len = len * 256 + buf[pos + i];
+    pos += n;
+    if (t === 0xdc || t === 0xdd) pending += len;
+    else if (t === 0xde || t === 0xdf) pending += 2 * len;
+    else if (t >= 0xc7 && t <= 0xc9)
+      pos += 1 + len; // ext: the type byte, then the data
+    else pos += len; // bin, str
+  }
+  return pos;
+}

@@ -3,4 +3,4 @@
  * See msgpack-encode.ts and msgpack-decode.ts for why this is hand-written rather than msgpackr.
  */
 export { encode, MAX_DEPTH } from './msgpack-encode';
-export { decode, toBytes } from './msgpack-decode';
+export { decode, toBytes, valueEnd } from './msgpack-decode';

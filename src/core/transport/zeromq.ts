@@ -3,15 +3,11 @@
  * Every zeromq error is wrapped in a TransportError at this boundary.
  */
 import * as zmq from 'zeromq';
-import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:net';
 import { TransportError } from '../errors';
+import { StreamEventPublisher, StreamEventPuller, StreamEventPusher, StreamEventSubscriber } from './event-socket';
 import type {
   AdmitConnection,
-  IEventPublisher,
-  IEventPuller,
-  IEventPusher,
-  IEventSubscriber,
   IPublishServer,
   IRequestClient,
   IRequestServer,
@@ -490,200 +486,19 @@ export class RequestClient implements IRequestClient {
   }
 }
 
-const SYNC_PREFIX = 'brine/sync/';
-
-/** Whether a bus message is a subscriber's sync echo rather than an event (seen by '' subscribers). */
-export function isSyncTopic(tag: string): boolean {
-  return tag.startsWith(SYNC_PREFIX);
-}
-
 /**
- * The master's local event bus: an XPUB socket. Each event is two frames, tag and body. A
- * subscriber proves its subscriptions are live with a sync topic that the publisher echoes back,
- * so nobody misses an event published right after subscribing.
+ * The transport the daemons and the CLI use: ZeroMQ for the ports minions connect to, and Unix
+ * stream sockets for the master's local event bus and intake, as Salt 3007 has them
+ * (event-socket.ts).
  */
-export class EventPublisher implements IEventPublisher {
-  private readonly socket: zmq.XPublisher;
-  private readonly queue: ImmediateSender;
-  private loop?: Promise<void>;
-  /**
-   * The prefixes some subscriber holds. XPUB passes up a prefix's first subscription and its last
-   * unsubscription (a subscriber that goes away unsubscribes from everything), so a set suffices.
-   */
-  private readonly prefixes = new Set<string>();
-
-  constructor() {
-    this.socket = new zmq.XPublisher({ linger: 0, sendHighWaterMark: 0, sendTimeout: NEVER_WAITS });
-    this.queue = new ImmediateSender(this.socket);
-  }
-
-  async bind(address: string): Promise<void> {
-    try {
-      await this.socket.bind(address);
-    } catch (err) {
-      throw wrap(`cannot open the event bus at ${address}`, err);
-    }
-    this.loop = (async () => {
-      try {
-        for await (const [msg] of this.socket) {
-          const topic = msg.subarray(1).toString('utf8');
-          if (topic.startsWith(SYNC_PREFIX)) {
-            if (msg[0] === 1) await this.queue.send([msg.subarray(1), Buffer.alloc(0)]);
-          } else if (msg[0] === 1) {
-            this.prefixes.add(topic);
-          } else if (msg[0] === 0) {
-            this.prefixes.delete(topic);
-          }
-        }
-      } catch {
-        // Ends when the socket closes.
-      }
-    })();
-  }
-
-  publish(tag: string, body: Buffer): Promise<void> {
-    return this.queue.send([Buffer.from(tag), body]);
-  }
-
-  wants(tag: string): boolean {
-    for (const prefix of this.prefixes) if (tag.startsWith(prefix)) return true;
-    return false;
-  }
-
-  async close(): Promise<void> {
-    this.socket.close();
-    await this.loop;
-  }
-}
-
-/** A listener on the master's event bus. */
-export class EventSubscriber implements IEventSubscriber {
-  private readonly socket = new zmq.Subscriber({ linger: 0, receiveHighWaterMark: 0 });
-  /** Events that arrived while sync() waited for its echo. */
-  private readonly early: Buffer[][] = [];
-
-  constructor(address: string, prefixes: string[]) {
-    try {
-      connectRetrying(this.socket, address);
-    } catch (err) {
-      throw wrap(`cannot connect to the event bus at ${address}`, err);
-    }
-    this.socket.subscribe(...prefixes);
-  }
-
-  /** Waits until the publisher has seen our subscriptions; rejects after timeoutMs. */
-  async sync(timeoutMs: number): Promise<void> {
-    const topic = SYNC_PREFIX + randomUUID();
-    this.socket.subscribe(topic);
-    const deadline = Date.now() + timeoutMs;
-    this.socket.receiveTimeout = timeoutMs;
-    try {
-      for (;;) {
-        const frames = await this.socket.receive();
-        if (frames[0].toString('latin1') === topic) break;
-        this.early.push(frames);
-        if (Date.now() > deadline) throw Object.assign(new Error('timeout'), { code: 'EAGAIN' });
-      }
-    } catch (err) {
-      if ((err as { code?: string }).code === 'EAGAIN') {
-        throw new TransportError('TIMEOUT', 'the master event bus did not answer', {
-          cause: err,
-          hint: 'is salt-master running with this configuration (-c)?',
-        });
-      }
-      throw err;
-    } finally {
-      this.socket.unsubscribe(topic);
-      this.socket.receiveTimeout = -1;
-    }
-  }
-
-  /** The next event, or null when none arrives within timeoutMs. */
-  async next(timeoutMs: number): Promise<{ tag: string; body: Buffer } | null> {
-    const early = this.early.shift();
-    if (early) return { tag: early[0].toString('utf8'), body: early[1] ?? Buffer.alloc(0) };
-    this.socket.receiveTimeout = Math.max(1, Math.ceil(timeoutMs));
-    try {
-      const frames = await this.socket.receive();
-      return { tag: frames[0].toString('utf8'), body: frames[1] ?? Buffer.alloc(0) };
-    } catch (err) {
-      if ((err as { code?: string }).code === 'EAGAIN') return null;
-      throw wrap('event bus failed', err);
-    }
-  }
-
-  close(): void {
-    this.socket.close();
-  }
-}
-
-/** The master's event intake (see IEventPuller). */
-export class EventPuller implements IEventPuller {
-  private readonly socket = new zmq.Pull({ linger: 0, receiveHighWaterMark: 10_000 });
-  private readonly bound: string[] = [];
-  private loop?: Promise<void>;
-
-  async bind(address: string, onEvent: (tag: string, body: Buffer) => void): Promise<void> {
-    try {
-      await this.socket.bind(address);
-      this.bound.push(address);
-    } catch (err) {
-      throw wrap(`cannot open the event intake at ${address}`, err);
-    }
-    this.loop = (async () => {
-      try {
-        for await (const frames of this.socket) {
-          // Anything but [tag, body] is dropped: a local process cannot crash the master.
-          if (frames.length !== 2 || frames[0].length === 0 || frames[0].length > 4096) continue;
-          onEvent(frames[0].toString('utf8'), frames[1]);
-        }
-      } catch {
-        // Ends when the socket closes.
-      }
-    })();
-  }
-
-  async close(): Promise<void> {
-    await closeAndFree(this.socket, this.bound);
-    await this.loop;
-  }
-}
-
-/** Pushes events to a master's event intake (see IEventPusher). */
-export class EventPusher implements IEventPusher {
-  private readonly socket = new zmq.Push({ linger: 1000, sendTimeout: 5000 });
-  private readonly queue = new SendQueue(this.socket);
-
-  constructor(address: string) {
-    try {
-      connectRetrying(this.socket, address);
-    } catch (err) {
-      throw wrap(`cannot connect to the event intake at ${address}`, err);
-    }
-  }
-
-  async push(tag: string, body: Buffer): Promise<void> {
-    try {
-      await this.queue.send([Buffer.from(tag, 'utf8'), body]);
-    } catch (err) {
-      throw wrap('the master did not take the event', err);
-    }
-  }
-
-  close(): void {
-    this.socket.close();
-  }
-}
-
-/** The ZeroMQ transport: what the daemons and the CLI use. */
 export const zeromqTransport: Transport = {
   publishServer: (options) => new PublishServer(options),
   subscribeClient: (options) => new SubscribeClient(options),
   requestServer: (options) => new RequestServer(options),
   requestClient: (address, options) => new RequestClient(address, options),
-  eventPublisher: () => new EventPublisher(),
-  eventSubscriber: (address, prefixes) => new EventSubscriber(address, prefixes),
-  eventPuller: () => new EventPuller(),
-  eventPusher: (address) => new EventPusher(address),
+  eventPublisher: () => new StreamEventPublisher(),
+  eventSubscriber: (address, prefixes) => new StreamEventSubscriber(address, prefixes),
+  eventPuller: () => new StreamEventPuller(),
+  eventPusher: (address) => new StreamEventPusher(address),
   raiseSocketLimit,
 };

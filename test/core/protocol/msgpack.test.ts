@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decode, encode, toBytes } from '../../../src/core/protocol/msgpack';
+import { decode, encode, toBytes, valueEnd } from '../../../src/core/protocol/msgpack';
 import { ProtocolError } from '../../../src/core/errors';
 import { allMessages, fromJson, lastFrame, wireJson } from './wire-vectors';
 import { codeOf as codeOfAny } from '../../support/errors';
@@ -225,5 +225,80 @@ describe('msgpack decode: map keys through the key cache', () => {
 
   it('a key cut short is still MSGPACK_LENGTH', () => {
     expect(() => decode(Buffer.from([0x81, 0xa5, 0x61, 0x62]))).toThrow(/declares 5 bytes/);
+  });
+});
+
+describe('msgpack valueEnd: where a value ends in a stream', () => {
+  /** Every msgpack type: each fixed and variable width, ext and fixext, nested. */
+  const everyType: Buffer[] = [
+    Buffer.from([0x05]),
+    Buffer.from([0xff]),
+    Buffer.from([0xc0]),
+    Buffer.from([0xc2]),
+    Buffer.from([0xc3]),
+    Buffer.from([0xcc, 200]),
+    Buffer.from([0xcd, 1, 2]),
+    Buffer.from([0xce, 1, 2, 3, 4]),
+    Buffer.from([0xcf, 1, 2, 3, 4, 5, 6, 7, 8]),
+    Buffer.from([0xd0, 0x80]),
+    Buffer.from([0xd1, 1, 2]),
+    Buffer.from([0xd2, 1, 2, 3, 4]),
+    Buffer.from([0xd3, 1, 2, 3, 4, 5, 6, 7, 8]),
+    Buffer.from([0xca, 1, 2, 3, 4]),
+    Buffer.from([0xcb, 1, 2, 3, 4, 5, 6, 7, 8]),
+    Buffer.from([0xa3, 0x61, 0x62, 0x63]),
+    Buffer.from([0xd9, 2, 0x61, 0x62]),
+    Buffer.concat([Buffer.from([0xda, 0x01, 0x00]), Buffer.alloc(256, 0x61)]),
+    Buffer.from([0xdb, 0, 0, 0, 1, 0x61]),
+    Buffer.from([0xc4, 2, 9, 9]),
+    Buffer.from([0xc5, 0, 1, 9]),
+    Buffer.from([0xc6, 0, 0, 0, 1, 9]),
+    Buffer.from([0xd4, 1, 9]),
+    Buffer.from([0xd5, 1, 9, 9]),
+    Buffer.from([0xd6, 1, 9, 9, 9, 9]),
+    Buffer.from([0xd7, 1, ...Buffer.alloc(8)]),
+    Buffer.from([0xd8, 1, ...Buffer.alloc(16)]),
+    Buffer.from([0xc7, 2, 78, 9, 9]),
+    Buffer.from([0xc8, 0, 1, 78, 9]),
+    Buffer.from([0xc9, 0, 0, 0, 1, 78, 9]),
+    Buffer.from([0x92, 0x01, 0x81, 0xa1, 0x6b, 0x90]),
+    Buffer.from([0xdc, 0, 2, 0xc0, 0xc0]),
+    Buffer.from([0xdd, 0, 0, 0, 1, 0xc0]),
+    Buffer.from([0xde, 0, 1, 0x01, 0x02]),
+    Buffer.from([0xdf, 0, 0, 0, 1, 0x01, 0x80]),
+    encode({ head: {}, body: Buffer.from('salt/job/1/ret/m1\n\n\x81\xa2id\xa2m1', 'latin1'), list: [1, 'two', [3, { four: 5.5 }]] }),
+  ];
+
+  it('finds the end of every type, with bytes of the next value after it', () => {
+    for (const value of everyType) {
+      const stream = Buffer.concat([Buffer.from([0x01, 0x02]), value, Buffer.from([0x93, 1, 2])]);
+      expect(valueEnd(stream, 2), value.toString('hex')).toBe(2 + value.length);
+    }
+  });
+
+  it('says how many bytes at least a value cut short needs, never less than one more', () => {
+    for (const value of everyType) {
+      for (let cut = 0; cut < value.length; cut++) {
+        const end = valueEnd(value.subarray(0, cut), 0);
+        expect(end, `${value.toString('hex')} cut at ${cut}`).toBeGreaterThan(cut);
+        expect(end, `${value.toString('hex')} cut at ${cut}`).toBeLessThanOrEqual(value.length);
+      }
+    }
+  });
+
+  it('reads the declared length of a large value from its header, before its bytes arrive', () => {
+    expect(valueEnd(Buffer.from([0xc6, 0x10, 0, 0, 0]), 0)).toBe(5 + 0x1000_0000);
+    expect(valueEnd(Buffer.from([0x82, 0xa4]), 0)).toBe(2 + 4 + 3);
+  });
+
+  it('agrees with decode on every captured payload', () => {
+    for (const m of allMessages()) {
+      const payload = lastFrame(m);
+      expect(valueEnd(payload, 0), m.source).toBe(payload.length);
+    }
+  });
+
+  it('rejects the never-used byte 0xc1', () => {
+    expect(codeOf(() => valueEnd(Buffer.from([0x91, 0xc1]), 0))).toBe('MSGPACK_TYPE');
   });
 });
