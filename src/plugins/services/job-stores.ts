@@ -1,18 +1,21 @@
 /**
  * The host side of the returners' stores ({@link IJobCache}, {@link IPostgres}): the job cache
- * code of the master (SQLite or PostgreSQL), opened on first use so that a daemon whose returners
- * never use them opens nothing.
+ * code of the master (SQLite or PostgreSQL), loaded and opened on first use so that a daemon
+ * whose returners never use them (a minion, as a rule) neither loads nor opens anything.
  */
 import { IJobCache, IPostgres, type CachedReturn, type JobLoad, type JobReturn } from '../api/returner-services';
-import {
-  jobLoad,
-  openJobCache,
-  PostgresConnection,
-  postgresOptions,
-  type JobCache,
-  type JobCacheConfig,
-} from '../../core/master/job-cache';
+import type { JobCache, JobCacheConfig, PostgresConnection } from '../../core/master/job-cache';
+import { lazyModule } from '../../core/lazy-module';
 import { isJid, jidToDate } from '../../core/protocol/jid';
+
+/** The job cache's code (a dozen modules), loaded when a returner first uses a store. */
+function jobCacheCode(): Promise<typeof import('../../core/master/job-cache/index.js')> {
+  return lazyModule(
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    () => require('../../core/master/job-cache/index.js') as typeof import('../../core/master/job-cache/index.js'),
+    () => import('../../core/master/job-cache/index.js'),
+  );
+}
 
 function toList(v: unknown): unknown[] {
   return Array.isArray(v) ? [...v] : v === undefined || v === null ? [] : [v];
@@ -70,7 +73,7 @@ export class JobCacheService implements IJobCache {
     const job = await (await this.get()).getJob(String(jid));
     if (!job) return undefined;
     // Salt's local_cache.get_load: the publication, plus the expected minions as `Minions`.
-    return { ...jobLoad(job), Minions: job.minions };
+    return { ...(await jobCacheCode()).jobLoad(job), Minions: job.minions };
   }
 
   async getReturns(jid: string): Promise<Record<string, CachedReturn>> {
@@ -91,20 +94,22 @@ export class JobCacheService implements IJobCache {
 
 /** {@link IPostgres} over one {@link PostgresConnection}, made on first use. */
 export class PostgresService implements IPostgres {
-  private connection?: PostgresConnection;
+  private connection?: Promise<PostgresConnection>;
 
   constructor(
-    private readonly make: () => PostgresConnection,
+    private readonly make: () => Promise<PostgresConnection> | PostgresConnection,
     private readonly owned = true,
   ) {}
 
-  query<R extends Record<string, unknown> = Record<string, unknown>>(sql: string, values: readonly unknown[] = []): Promise<R[]> {
-    this.connection ??= this.make();
-    return this.connection.query<R>('returner query', sql, values);
+  async query<R extends Record<string, unknown> = Record<string, unknown>>(sql: string, values: readonly unknown[] = []): Promise<R[]> {
+    this.connection ??= Promise.resolve().then(this.make);
+    return (await this.connection).query<R>('returner query', sql, values);
   }
 
   async close(): Promise<void> {
-    if (this.owned) await this.connection?.close();
+    if (!this.owned || !this.connection) return;
+    const connection = await this.connection.catch(() => undefined);
+    await connection?.close();
   }
 }
 
@@ -123,11 +128,14 @@ export function returnerStores(config: Record<string, unknown>, jobCache?: JobCa
   const cacheConfig = config as JobCacheConfig;
   const cache = jobCache
     ? new JobCacheService(() => jobCache, false)
-    : new JobCacheService(() => openJobCache({ ...cacheConfig, master_job_cache: 'local_cache' }));
+    : new JobCacheService(async () => (await jobCacheCode()).openJobCache({ ...cacheConfig, master_job_cache: 'local_cache' }));
   const shared = jobCache && 'connection' in jobCache ? (jobCache.connection as PostgresConnection) : undefined;
   const pg = shared
     ? new PostgresService(() => shared, false)
-    : new PostgresService(() => new PostgresConnection({ ...postgresOptions(cacheConfig), max: 2 }));
+    : new PostgresService(async () => {
+        const { PostgresConnection: Connection, postgresOptions } = await jobCacheCode();
+        return new Connection({ ...postgresOptions(cacheConfig), max: 2 });
+      });
   return {
     services: [
       [IJobCache, cache],
