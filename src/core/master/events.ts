@@ -47,7 +47,8 @@ export class MasterEvents {
     const onBus = this.bus.wants(tag);
     if (!onBus && this.listeners.size === 0) return;
     const body = { ...data, _stamp: new Date().toISOString().replace('Z', '') };
-    // The bus has no high-water mark: a slow listener costs memory, never a lost return.
+    // The bus has no high-water mark: a slow listener costs memory, never a lost return (only
+    // one that stopped reading, with 512 MiB unread, is cut off).
     if (onBus) void this.bus.publish(tag, encode(body)).catch(() => undefined);
     for (const listener of this.listeners) listener(tag, body);
   }

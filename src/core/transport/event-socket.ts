@@ -35,6 +35,8 @@ const FRAME_START = Buffer.from([0x82, 0xa4, ...Buffer.from('head'), 0x80, 0xa4,
 const MAX_EVENT_BYTES = 256 * 1024 * 1024;
 /** The largest frame a listener may send the publisher (its subscription or a sync). */
 const MAX_CONTROL_BYTES = 64 * 1024;
+/** What a listener may leave unread before the publisher cuts it off (see StreamEventPublisher.write). */
+const MAX_UNREAD_BYTES = 512 * 1024 * 1024;
 const MAX_PREFIXES = 1024;
 const MAX_TAG_BYTES = 4096;
 /** How long a pusher tries to reach the intake before its push fails (ZeroMQ's sendTimeout was 5 s). */
@@ -265,6 +267,9 @@ export class StreamEventPublisher implements IEventPublisher {
     for (const socket of this.corked.splice(0)) socket.uncork();
   };
 
+  /** `maxUnreadBytes`: what a listener may leave unread before it is cut off (default 512 MiB). */
+  constructor(private readonly maxUnreadBytes = MAX_UNREAD_BYTES) {}
+
   async bind(address: string): Promise<void> {
     const path = socketPath(address);
     // 0660 and 0600, as Salt's master makes them (salt/transport/base.py ipc_publish_server).
@@ -299,9 +304,17 @@ export class StreamEventPublisher implements IEventPublisher {
     return DONE;
   }
 
-  /** Writes without waiting: a slow listener costs memory, never a lost event (no high-water mark). */
+  /**
+   * Writes without waiting: a slow listener costs memory, not a lost event. Only one that has
+   * left maxUnreadBytes unread (stopped, not slow) is cut off, so that it cannot take the
+   * master's memory with it; a brine listener connects again by itself.
+   */
   private write(socket: Socket, frame: Buffer): void {
     if (socket.destroyed) return;
+    if (socket.writableLength > this.maxUnreadBytes) {
+      socket.destroy();
+      return;
+    }
     if (!socket.writableCorked) {
       socket.cork();
       if (this.corked.push(socket) === 1) setImmediate(this.uncork);

@@ -190,6 +190,32 @@ describe('StreamEventPublisher', () => {
     expect((await sub.next(5000))?.tag).toBe('still/here');
   });
 
+  it('cuts off a listener that stopped reading, and goes on serving the others', async () => {
+    const path = socketFile();
+    const pub = new StreamEventPublisher(1 << 20);
+    await pub.bind(path);
+    closers.push(() => pub.close());
+    const sub = new StreamEventSubscriber(path, ['']);
+    closers.push(() => sub.close());
+    await sub.sync(5000);
+    const stuck = await rawClient(path);
+    stuck.socket.pause();
+    const big = encode({ pad: Buffer.alloc(64 * 1024) });
+    // 6.4 MiB: past the kernel's socket buffers and the publisher's 1 MiB.
+    for (let i = 0; i < 100; i++) {
+      await pub.publish('big/event', big);
+      // The live listener reads what it is sent.
+      expect((await sub.next(5000))?.tag).toBe('big/event');
+    }
+    // Reading again, the stuck listener gets what was sent before the cut, then the end.
+    stuck.socket.resume();
+    await stuck.closed;
+    expect(stuck.frames.length).toBeGreaterThan(0);
+    expect(stuck.frames.length).toBeLessThan(100);
+    await pub.publish('after/cut', encode({}));
+    expect((await sub.next(5000))?.tag).toBe('after/cut');
+  });
+
   it("makes its socket file with Salt's mode, removes it on close, and replaces a stale one", async () => {
     const path = socketFile();
     writeFileSync(path, 'left by a master that was killed');
