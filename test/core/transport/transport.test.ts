@@ -229,8 +229,8 @@ describe.each(cases)('transport over $name', ({ name, transport: make, address }
     });
   });
 
-  // The event bus is only ever an ipc:// socket file (or in memory); over tcp:// its subscriber
-  // crashed the test process now and then when closed after a sync() timeout (zeromq 6.8).
+  // The event bus is only ever a Unix socket file (event-socket.ts; or in memory): a tcp://
+  // address is refused at once (event-socket.test.ts).
   describe.skipIf(name === 'zeromq tcp://')('event bus', () => {
     it('delivers every event published after sync(), in order, for its prefixes only', async () => {
       const t = make();
