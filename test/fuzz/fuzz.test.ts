@@ -1,6 +1,7 @@
 /**
  * The fuzz campaign (docs/security.md): generated and mutated frames at a running master's request
- * port and, through a fake master, at a minion's subscription, while real test.ping jobs run.
+ * port, at its local event sockets (the bus and the intake), and, through a fake master, at a
+ * minion's subscription, while real test.ping jobs run.
  *
  *   npm test       a short seeded campaign (BRINE_FUZZ_FRAMES defaults to 1,500)
  *   npm run fuzz   the long one: BRINE_FUZZ_FRAMES=100000 (BRINE_FUZZ_SEED to vary it)
@@ -12,6 +13,7 @@
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { createConnection } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as zmq from 'zeromq';
@@ -20,6 +22,8 @@ import { LocalClient } from '../../src/core/client/local-client';
 import { loadMasterConfig } from '../../src/core/config';
 import { STATE_DIRS, KEY_STATES } from '../../src/core/master/key-store';
 import { isValidMinionId } from '../../src/core/protocol/minion-id';
+import { encode } from '../../src/core/protocol/msgpack';
+import { frameEvent } from '../../src/core/transport/event-socket';
 import { freePort } from '../support/ports';
 import { FakeMaster, spawnMinionBehind } from '../core/minion/fake-master';
 import { settledRssMiB } from '../support/memory';
@@ -101,7 +105,7 @@ describe(`fuzz campaign (${FRAMES} frames, seed ${SEED})`, () => {
       const masterFrames = Math.ceil(FRAMES * 0.8);
       const single: Buffer[] = [];
       const multi: Buffer[][] = [];
-      const counts = { sent: 0, answered: 0, multi: 0 };
+      const counts = { sent: 0, answered: 0, multi: 0, eventConnections: 0 };
       const pings = { published: 0, returned: 0 };
       let stop = false;
 
@@ -145,6 +149,28 @@ describe(`fuzz campaign (${FRAMES} frames, seed ${SEED})`, () => {
       }
       dealer.close();
 
+      // The master's local event sockets: mutated event frames, subscriptions, syncs and noise
+      // on the intake and on the bus, a few frames per connection, while the pings (which hear
+      // their returns on this bus) go on.
+      const eventSeeds = [
+        frameEvent('salt/auth', encode({ id: 'web1', act: 'accept' })),
+        frameEvent('fuzz/tag', encode({ list: [1, 'two'], map: { a: null } })),
+        encode({ head: {}, body: { subscribe: ['salt/', ''] } }),
+        encode({ head: {}, body: { sync: 'fuzz' } }),
+      ];
+      const eventSource = frameSource(SEED + 2, eventSeeds);
+      for (const file of ['master_event_pull.ipc', 'master_event_pub.ipc']) {
+        for (let c = 0; c < Math.ceil(FRAMES / 40); c++) {
+          const socket = createConnection(join(config.sock_dir, file));
+          socket.on('data', () => undefined);
+          const closed = new Promise<void>((resolve) => socket.on('close', () => resolve()).on('error', () => resolve()));
+          socket.write(Buffer.concat(Array.from({ length: 10 }, () => Buffer.concat(eventSource.next()))));
+          socket.end();
+          await closed;
+          counts.eventConnections++;
+        }
+      }
+
       // The victim, through the fake master: mutated publications on its subscription.
       const pubSource = frameSource(SEED + 1, seeds.publications);
       for (let i = 0; i < FRAMES - masterFrames; i++) await fake.publishRaw(pubSource.next());
@@ -165,6 +191,7 @@ describe(`fuzz campaign (${FRAMES} frames, seed ${SEED})`, () => {
 
       expect(counts.answered).toBe(counts.sent);
       expect(counts.sent + counts.multi).toBe(masterFrames);
+      expect(counts.eventConnections).toBe(2 * Math.ceil(FRAMES / 40));
       expect(pings.published).toBeGreaterThan(0);
       expect(pings.returned).toBe(pings.published);
       for (const state of KEY_STATES) {
