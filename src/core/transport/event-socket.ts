@@ -150,6 +150,9 @@ export class FrameReader {
   }
 }
 
+/** The longest Unix socket path (sun_path less its final NUL); libuv cuts a longer one short. */
+const MAX_SOCKET_PATH_BYTES = process.platform === 'linux' ? 107 : 103;
+
 /** The socket file of an `ipc://` address (or a plain path). */
 function socketPath(address: string): string {
   const path = address.startsWith('ipc://') ? address.slice('ipc://'.length) : address;
@@ -157,6 +160,16 @@ function socketPath(address: string): string {
     throw new TransportError('TRANSPORT', `the master's event sockets are Unix socket files; "${address}" is not one`, {
       hint: 'give an ipc:// address or a path (brine derives them from sock_dir)',
     });
+  }
+  const bytes = Buffer.byteLength(path);
+  if (bytes > MAX_SOCKET_PATH_BYTES) {
+    throw new TransportError(
+      'TRANSPORT',
+      `the socket path ${path} is ${bytes} bytes, more than the ${MAX_SOCKET_PATH_BYTES} a Unix socket allows`,
+      {
+        hint: 'set a shorter sock_dir (or root_dir) in the master configuration',
+      },
+    );
   }
   return path;
 }

@@ -315,7 +315,13 @@ describe('the event intake', () => {
     });
   });
 
-  it('refuses an address that is not a socket file', () => {
+  it('refuses an address that is not a socket file, or a path too long for one (libuv would cut it short)', async () => {
     expect(() => new StreamEventPusher('tcp://127.0.0.1:4506')).toThrow(/Unix socket files/);
+    const long = join(socketFile(), 'x'.repeat(120));
+    await expect(new StreamEventPublisher().bind(long)).rejects.toMatchObject({
+      code: 'TRANSPORT',
+      hint: expect.stringContaining('sock_dir'),
+    });
+    expect(() => new StreamEventSubscriber(long, [''])).toThrow(/more than the 107 a Unix socket allows/);
   });
 });
