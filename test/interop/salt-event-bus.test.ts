@@ -5,8 +5,8 @@
  * (src/core/transport/event-socket.ts). Every wait is on a line Salt prints or a command's answer.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { join } from 'node:path';
 import { listenToMaster } from '../../src/core/client/event-listener';
+import { loadMasterConfig } from '../../src/core/config';
 import { decode } from '../../src/core/protocol/msgpack';
 import type { IEventSubscriber } from '../../src/core/transport/types';
 import { Cluster } from '../support/cluster';
@@ -42,8 +42,7 @@ describeWithSalt("Salt 3007's tools on a brine master's event bus", () => {
   });
 
   it("salt-run event.send reaches the bus through the master's event intake", async () => {
-    const sockDir = join(cluster.root, 'master', 'var', 'run', 'salt', 'master');
-    listener = listenToMaster(sockDir, ['interop/']);
+    listener = listenToMaster(loadMasterConfig(cluster.masterDir).config.sock_dir, ['interop/']);
     await listener.sync(5000);
     const sent = await runSalt('salt-run', cluster.masterDir, ['event.send', 'interop/from-salt', 'data={"answer": 42}']);
     expect(sent, sent.stderr).toMatchObject({ code: 0 });

@@ -11,8 +11,9 @@
  * one frame is built per event and written, corked for the rest of the event-loop turn, to each
  * listener that wants it.
  *
- * brine's listeners add two frames of their own on the same stream, which Salt's publisher reads
- * and ignores (its presence callback): `{subscribe: [prefix, ...]}`, the tags they want, which
+ * brine's listeners add two frames of their own on the same stream (Salt's publisher reads what a
+ * listener sends and hands it to a presence callback; read in its source, not tried against a
+ * Salt master, which would not answer a sync): `{subscribe: [prefix, ...]}`, the tags they want, which
  * the publisher both filters by and answers `wants(tag)` from; and `{sync: id}`, which the
  * publisher answers, to that listener alone, with an event tagged `brine/sync/<id>`: once it
  * arrives, the publisher has seen the subscription, so no event published after is missed. A
@@ -42,7 +43,12 @@ const MAX_TAG_BYTES = 4096;
 /** How long a pusher tries to reach the intake before its push fails (ZeroMQ's sendTimeout was 5 s). */
 const PUSH_CONNECT_MS = 5000;
 
-/** One event as Salt frames it: `{head: {}, body: bin(tag + "\n\n" + data)}`. */
+/**
+ * One event as Salt frames it: `{head: {}, body: bin(tag + "\n\n" + data)}`. By hand, not with
+ * `encode`: brine's msgpack writes bytes as raw strings (Salt's wire dialect), and Salt's IPC
+ * readers (`Unpacker(raw=False)`) would take a raw string body for UTF-8 text, which msgpack data
+ * is not; Salt packs it as bin (`frame_msg_ipc`, `use_bin_type=True`).
+ */
 export function frameEvent(tag: string, data: Buffer): Buffer {
   const tagBytes = Buffer.byteLength(tag, 'utf8');
   const size = tagBytes + TAGEND.length + data.length;
@@ -84,19 +90,9 @@ function bodyOf(frame: Buffer): unknown {
   return (value as { body?: unknown }).body;
 }
 
-/** The body of a frame laid out as frameEvent lays it out (brine's and Salt's), without decoding it. */
-function binBodyOf(frame: Buffer): Buffer | undefined {
-  const at = FRAME_START.length;
-  if (frame.length <= at || frame.compare(FRAME_START, 0, at, 0, at) !== 0) return undefined;
-  const t = frame[at];
-  const [header, size] =
-    t === 0xc4 ? [2, frame[at + 1]] : t === 0xc5 ? [3, frame.readUInt16BE(at + 1)] : t === 0xc6 ? [5, frame.readUInt32BE(at + 1)] : [0, -1];
-  return at + header + size === frame.length ? frame.subarray(at + header) : undefined;
-}
-
 /** An event frame's tag and data; null when its body is not `tag + "\n\n" + data` with a sane tag. */
 export function eventOf(frame: Buffer): { tag: string; body: Buffer } | null {
-  const body = binBodyOf(frame) ?? bodyOf(frame);
+  const body = bodyOf(frame);
   if (typeof body !== 'string' && !(body instanceof Uint8Array)) return null;
   const bytes = toBytes(body);
   const end = bytes.indexOf(TAGEND);

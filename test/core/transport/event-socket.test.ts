@@ -39,6 +39,14 @@ async function bus(path = socketFile()): Promise<StreamEventPublisher> {
   return pub;
 }
 
+/** A brine listener on `path`, closed after the test, once the publisher has its subscription. */
+async function listener(path: string, prefixes: string[]): Promise<StreamEventSubscriber> {
+  const sub = new StreamEventSubscriber(path, prefixes);
+  closers.push(() => sub.close());
+  await sub.sync(5000);
+  return sub;
+}
+
 /** A raw connection, collecting what arrives; `frames()` cuts it as Salt's Unpacker would. */
 async function rawClient(path: string) {
   const socket = await new Promise<Socket>((resolve, reject) => {
@@ -176,9 +184,7 @@ describe('StreamEventPublisher', () => {
   it('ends a connection that sends bytes that are not frames, and goes on serving the others', async () => {
     const path = socketFile();
     const pub = await bus(path);
-    const sub = new StreamEventSubscriber(path, ['']);
-    closers.push(() => sub.close());
-    await sub.sync(5000);
+    const sub = await listener(path, ['']);
     const bad = await rawClient(path);
     bad.socket.write(Buffer.from([0xc1, 0xc1, 0xc1]));
     await bad.closed;
@@ -195,9 +201,7 @@ describe('StreamEventPublisher', () => {
     const pub = new StreamEventPublisher(1 << 20);
     await pub.bind(path);
     closers.push(() => pub.close());
-    const sub = new StreamEventSubscriber(path, ['']);
-    closers.push(() => sub.close());
-    await sub.sync(5000);
+    const sub = await listener(path, ['']);
     const stuck = await rawClient(path);
     stuck.socket.pause();
     const big = encode({ pad: Buffer.alloc(64 * 1024) });
@@ -247,9 +251,7 @@ describe('StreamEventSubscriber', () => {
   it('connects again when the master comes back, and a sync then succeeds', async () => {
     const path = socketFile();
     const first = await bus(path);
-    const sub = new StreamEventSubscriber(path, ['salt/']);
-    closers.push(() => sub.close());
-    await sub.sync(5000);
+    const sub = await listener(path, ['salt/']);
     await first.close();
     const second = await bus(path);
     await sub.sync(5000);
