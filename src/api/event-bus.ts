@@ -5,7 +5,7 @@
 import { eventBusAddress, eventIntakeAddress } from '../core/master/events';
 import { decode, encode } from '../core/protocol/msgpack';
 import type { IEventPusher } from '../core/transport/types';
-import { zeromqTransport } from '../core/transport/zeromq';
+import { clientTransport } from '../core/transport/client-transport';
 import type { EventBus } from './server';
 
 function dataOf(body: Buffer): Record<string, unknown> {
@@ -23,11 +23,11 @@ export class MasterEventBus implements EventBus {
   constructor(private readonly sockDir: string) {}
 
   async open(): Promise<void> {
-    this.pusher = zeromqTransport.eventPusher(eventIntakeAddress(this.sockDir));
+    this.pusher = clientTransport.eventPusher(eventIntakeAddress(this.sockDir));
   }
 
   listen() {
-    const sub = zeromqTransport.eventSubscriber(eventBusAddress(this.sockDir), ['']);
+    const sub = clientTransport.eventSubscriber(eventBusAddress(this.sockDir), ['']);
     return {
       ready: sub.sync(5000),
       async next(timeoutMs: number) {

@@ -9,7 +9,7 @@ import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, w
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { compileCacheDir } from '../../src/cli/compile-cache';
+import { compileCacheDir, nameHash } from '../../src/cli/compile-cache';
 
 const REPO = join(__dirname, '..', '..');
 const root = mkdtempSync(join(tmpdir(), 'brine-compile-cache-test-'));
@@ -30,6 +30,16 @@ function run(cache: string): string {
 }
 
 describe('the code cache of the commands', () => {
+  it("names an entry by 16 hex digits of its file's path, the same each run, different for every file of a big tree", () => {
+    expect(nameHash('/srv/brine/dist/src/cli/main.js')).toMatch(/^[0-9a-f]{16}$/);
+    expect(nameHash('/srv/brine/dist/src/cli/main.js')).toBe(nameHash('/srv/brine/dist/src/cli/main.js'));
+    // Paths that differ by one character, a swapped pair, or only in length.
+    const paths = new Set<string>();
+    for (let i = 0; i < 20_000; i++) paths.add(`/usr/lib/node_modules/brine/dist/src/m${i}.js`);
+    paths.add('/a/ab.js').add('/a/ba.js').add('/a/b.js').add('/a/b.js\0');
+    expect(new Set([...paths].map(nameHash)).size).toBe(paths.size);
+  });
+
   it('writes entries on the first run and gives the same results from them on the next', () => {
     const cache = join(root, 'cache');
     expect(run(cache)).toBe('tool:function:true');

@@ -3,34 +3,35 @@
  * config reads its command line without oclif, its config and words without the `yaml` package,
  * and loads only the built-in modules it uses, and not the master's job cache. Each of these was a measured part of its start-up
  * CPU (README, "Performance"); this keeps a static import from bringing them back unnoticed.
+ * And the `salt` CLI runs a job without libzmq and without node:crypto, both measured parts of
+ * its peak memory (docs/scaling.md).
  */
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { Cluster } from '../support/cluster';
 
 const REPO = join(__dirname, '..', '..');
 const root = mkdtempSync(join(tmpdir(), 'brine-startup-modules-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
-function loadedBy(args: string[]): { stdout: string; modules: string[] } {
+/** What `bin/<bin> ...args` loaded: the files (relative to the repository) and Node's own modules. */
+function loadedBy(args: string[], bin = 'salt-call'): { stdout: string; modules: string[]; builtins: string[] } {
   const list = join(root, 'modules.json');
   const hook = join(root, 'hook.js');
   writeFileSync(
     hook,
-    `process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(list)}, JSON.stringify(Object.keys(require.cache))));\n`,
+    `process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(list)}, JSON.stringify([Object.keys(require.cache), process.moduleLoadList])));\n`,
   );
-  const res = spawnSync(
-    process.execPath,
-    ['--require', hook, join(REPO, 'bin', 'salt-call'), '-c', join(root, 'conf'), '--local', ...args],
-    {
-      encoding: 'utf8',
-      env: { ...process.env, BRINE_COMPILE_CACHE: join(root, 'cache') },
-    },
-  );
+  const res = spawnSync(process.execPath, ['--require', hook, join(REPO, 'bin', bin), ...args], {
+    encoding: 'utf8',
+    env: { ...process.env, BRINE_COMPILE_CACHE: join(root, 'cache') },
+  });
   expect(res.status, res.stderr).toBe(0);
-  return { stdout: res.stdout, modules: (JSON.parse(readFileSync(list, 'utf8')) as string[]).map((m) => m.slice(REPO.length + 1)) };
+  const [files, builtins] = JSON.parse(readFileSync(list, 'utf8')) as [string[], string[]];
+  return { stdout: res.stdout, modules: files.map((m) => m.slice(REPO.length + 1)), builtins };
 }
 
 describe('what salt-call --local loads', () => {
@@ -43,7 +44,7 @@ describe('what salt-call --local loads', () => {
   writeFileSync(join(root, 'states', 'probe.sls'), 'hello:\n  test.succeed_without_changes:\n    - name: hi\n');
 
   it('test.echo: no oclif, no yaml package, no job cache, only the test module of the built-ins', () => {
-    const { stdout, modules } = loadedBy(['test.echo', 'hello']);
+    const { stdout, modules } = loadedBy(['-c', join(root, 'conf'), '--local', 'test.echo', 'hello']);
     expect(stdout).toBe('local:\n    hello\n');
     // The returners' stores load the job cache's code when first used (a minion's never are).
     expect(modules.filter((m) => m.includes('/job-cache/') || m.includes('node_modules/pg'))).toEqual([]);
@@ -54,10 +55,27 @@ describe('what salt-call --local loads', () => {
   });
 
   it('state.apply of a plain SLS: still no yaml package; the state modules it runs are loaded', () => {
-    const { stdout, modules } = loadedBy(['state.apply', 'probe', '--out', 'json']);
+    const { stdout, modules } = loadedBy(['-c', join(root, 'conf'), '--local', 'state.apply', 'probe', '--out', 'json']);
     expect(JSON.parse(stdout).local['test_|-hello_|-hi_|-succeed_without_changes'].result).toBe(true);
     expect(modules.filter((m) => m.includes('node_modules/yaml/'))).toEqual([]);
     expect(modules).toContain('dist/plugins/test/test.state.js');
     expect(modules).not.toContain('dist/plugins/pkg/pkg.module.js');
+  });
+});
+
+describe('what the salt CLI loads for a job', () => {
+  it("salt '*' test.ping: no libzmq (its request goes through the ZMTP client) and no node:crypto", async () => {
+    const cluster = await Cluster.create();
+    try {
+      await cluster.startMaster();
+      await cluster.startAccepted([{ id: 'm1' }]);
+      const { stdout, modules, builtins } = loadedBy(['-c', cluster.masterDir, '*', 'test.ping'], 'salt');
+      expect(stdout).toBe('m1:\n    True\n');
+      expect(modules).toContain('dist/src/core/transport/zmtp-request.js');
+      expect(modules.filter((m) => m.includes('node_modules/zeromq/') || m.endsWith('transport/zeromq.js'))).toEqual([]);
+      expect(builtins.filter((m) => /\bcrypto\b/.test(m))).toEqual([]);
+    } finally {
+      await cluster.stop();
+    }
   });
 });

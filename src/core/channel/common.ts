@@ -12,8 +12,7 @@ export const PICKLE_PREFIX = Buffer.from('pickle::', 'latin1');
 
 export const ENC_ALGO = 'OAEP-SHA1';
 export const SIG_ALGO = 'PKCS1v15-SHA1';
-/** Request envelope version Salt 3007 sends and expects. */
-export const REQUEST_VERSION = 3;
+export { REQUEST_VERSION } from './clear';
 
 /** A symmetric key given as Salt's 76-character key string, or as an already built Crypticle. */
 export type SymmetricKey = string | Crypticle;

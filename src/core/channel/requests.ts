@@ -39,11 +39,7 @@ export function makeTok(minionPrivateKey: RsaKeyInput): Buffer {
   return Buffer.from(tok); // callers own their copy
 }
 
-/** `{enc: 'clear', load, version: 3}` (the CLI's publish, `_auth` has its own builder). */
-export function buildClearRequest(load: Obj): Buffer {
-  if (!isObj(load)) throw new ProtocolError('BAD_LOAD', 'clear request: load must be a map');
-  return encode({ enc: 'clear', load, version: REQUEST_VERSION });
-}
+export { buildClearRequest } from './clear';
 
 export interface AesRequestOptions {
   id: string;

@@ -1,6 +1,6 @@
 import { eventBusAddress } from '../master/events';
-import type { IEventSubscriber, Transport } from '../transport/types';
-import { zeromqTransport } from '../transport/zeromq';
+import { clientTransport, type ClientTransport } from '../transport/client-transport';
+import type { IEventSubscriber } from '../transport/types';
 
 /**
  * A listener on the local master's event bus (`<sock_dir>/master_event_pub.ipc`) for the tags
@@ -11,6 +11,6 @@ import { zeromqTransport } from '../transport/zeromq';
  * await events.sync(5000);
  * const ev = await events.next(1000); // { tag, body } or null
  */
-export function listenToMaster(sockDir: string, prefixes: string[], transport: Transport = zeromqTransport): IEventSubscriber {
+export function listenToMaster(sockDir: string, prefixes: string[], transport: ClientTransport = clientTransport): IEventSubscriber {
   return transport.eventSubscriber(eventBusAddress(sockDir), prefixes);
 }

@@ -1,11 +1,11 @@
 import { ClientError } from './client-errors';
 import { userInfo } from 'node:os';
 import { BrineError } from '../errors';
-import { buildClearRequest } from '../channel';
-import { parseClearReplyEnvelope, parsePublishReply, type PublishReply } from '../protocol/loads';
+import { buildClearRequest } from '../channel/clear';
+import { isObj, parseClearReplyEnvelope, parsePublishReply, type PublishReply } from '../protocol/loads';
 import { decode } from '../protocol/msgpack';
-import type { IEventSubscriber, IRequestClient, Transport } from '../transport/types';
-import { zeromqTransport } from '../transport/zeromq';
+import { clientTransport, type ClientTransport } from '../transport/client-transport';
+import type { IEventSubscriber, IRequestClient } from '../transport/types';
 import { eventBusAddress } from '../master/events';
 import { readRootKey } from '../master/root-key';
 
@@ -87,16 +87,16 @@ export class LocalClient {
 
   private constructor(
     private readonly master: MasterAddress,
-    transport: Transport,
+    transport: ClientTransport,
   ) {
     this.key = readRootKey(master.cachedir);
     this.events = transport.eventSubscriber(eventBusAddress(master.sock_dir), ['salt/job/']);
     this.requests = transport.requestClient(`tcp://${loopback(master.interface)}:${master.ret_port}`);
   }
 
-  /** `transport`: ZeroMQ unless given (unit tests use the in-memory one). */
-  static async connect(master: MasterAddress, options: { transport?: Transport } = {}): Promise<LocalClient> {
-    const client = new LocalClient(master, options.transport ?? zeromqTransport);
+  /** `transport`: clientTransport unless given (unit tests use the in-memory one). */
+  static async connect(master: MasterAddress, options: { transport?: ClientTransport } = {}): Promise<LocalClient> {
+    const client = new LocalClient(master, options.transport ?? clientTransport);
     try {
       await client.events.sync(5000);
     } catch (err) {

@@ -1,6 +1,5 @@
 import { MasterError } from './master-errors';
 import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { randomBytes } from 'node:crypto';
 import { dirname, join } from 'node:path';
 import { BrineError } from '../errors';
 
@@ -16,7 +15,8 @@ export function rootKeyPath(cachedir: string): string {
  * CLI proves it may publish by sending it back, as Salt's CLI does.
  */
 export function writeRootKey(cachedir: string): string {
-  const key = randomBytes(56).toString('base64');
+  // Web Crypto's global, not node:crypto: the CLI reads this file's readRootKey and loads no crypto.
+  const key = Buffer.from(globalThis.crypto.getRandomValues(new Uint8Array(56))).toString('base64');
   const path = rootKeyPath(cachedir);
   mkdirSync(dirname(path), { recursive: true });
   writeFileSync(path, key, { mode: 0o400, flag: 'w' });

@@ -19,7 +19,6 @@
  * arrives, the publisher has seen the subscription, so no event published after is missed. A
  * listener that has sent no subscription (Salt's) gets every event.
  */
-import { randomUUID } from 'node:crypto';
 import { chmodSync, lstatSync, unlinkSync } from 'node:fs';
 import { createConnection, createServer, type Server, type Socket } from 'node:net';
 import { TransportError } from '../errors';
@@ -360,6 +359,7 @@ export class StreamEventSubscriber implements IEventSubscriber {
   private readonly waiters: Array<() => void> = [];
   /** Syncs not answered yet, by id: sent again on a new connection. */
   private readonly syncs = new Map<string, { resolve: () => void; reject: (err: Error) => void }>();
+  private syncCount = 0;
 
   constructor(
     address: string,
@@ -405,7 +405,8 @@ export class StreamEventSubscriber implements IEventSubscriber {
   /** Waits until the publisher has seen our subscriptions; rejects after timeoutMs. */
   sync(timeoutMs: number): Promise<void> {
     if (this.closed) return Promise.reject(new TransportError('CLOSED', 'the event listener is closed'));
-    const id = randomUUID();
+    // Echoed to this listener alone: a number of its own is unique enough.
+    const id = String(++this.syncCount);
     return new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => {
         this.syncs.delete(id);

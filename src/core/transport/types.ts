@@ -42,8 +42,9 @@ export type RequestServe = (payload: Buffer, peer: Peer) => Promise<Buffer | nul
 /**
  * Who may open a connection to the request port: called with the peer's IP address for every new
  * connection, before any of its requests is read. False refuses the connection: ZeroMQ ends it at
- * the handshake and does not retry it, so the peer's pending request times out and the peer
- * tries again on a new connection (as brine's client and Salt's do after a timeout).
+ * the handshake (with an ERROR command) and does not retry it, so a libzmq peer's pending request
+ * times out (the ZMTP client's fails at once) and the peer tries again on a new connection (as
+ * brine's clients and Salt's do).
  */
 export type AdmitConnection = (address: string) => boolean;
 

@@ -2,7 +2,7 @@
  * Salt's status.ping_master: one clear `{cmd: 'ping'}` request to a master's request port, on a
  * socket of its own (not the minion's session): true when the master answers in time.
  */
-import { buildClearRequest } from '../../core/channel/requests';
+import { buildClearRequest } from '../../core/channel/clear';
 import { lazyModule } from '../../core/lazy-module';
 
 export async function pingMaster(host: string, port: number, timeoutMs: number): Promise<boolean> {
