@@ -167,7 +167,7 @@ describe('salt and salt-key end to end', () => {
           version: 3,
         }),
       ),
-    ).toMatchObject({ load: { error: { name: 'AuthenticationError' } } });
+    ).toMatchObject({ error: { name: 'AuthenticationError' } });
     // Bytes that are not even ZMTP, then a hang-up: the master is not disturbed.
     await new Promise<void>((resolve) => {
       const s = createConnection(port, '127.0.0.1', () => s.write(Buffer.from('GET / HTTP/1.0\r\n\r\n\xff\x00'), () => s.destroy()));

@@ -7,8 +7,14 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { userInfo } from 'node:os';
 import { join } from 'node:path';
+import { buildClearRequest } from '../../src/core/channel';
+import { publicationFromReply, type Publication } from '../../src/core/client/local-client';
 import { fingerprint } from '../../src/core/crypto/fingerprint';
+import { readRootKey } from '../../src/core/master/root-key';
+import { decode } from '../../src/core/protocol/msgpack';
+import { ZmtpRequestClient } from '../../src/core/transport/zmtp-request';
 import { Cluster } from '../support/cluster';
 import { freePort } from '../support/ports';
 import { describeWithSalt, runSalt, saltEventStream, startSalt, writeSaltMasterConfig, type SaltDaemon } from '../support/salt-ref';
@@ -31,6 +37,7 @@ describeWithSalt('brine minion -> Salt 3007 master', () => {
   /** Only its minion side is used: the brine minions' roots, config and daemons. */
   let cluster: Cluster;
   let masterDir: string;
+  let ports: { publish: number; ret: number };
   let master: SaltDaemon;
   /** Salt's own `salt-run state.event` on its master, for the whole file. */
   let events: SaltDaemon;
@@ -41,7 +48,7 @@ describeWithSalt('brine minion -> Salt 3007 master', () => {
 
   beforeAll(async () => {
     cluster = await Cluster.create();
-    const ports = { publish: await freePort(), ret: await freePort() };
+    ports = { publish: await freePort(), ret: await freePort() };
     srv = join(cluster.root, 'srv-salt');
     mkdirSync(join(srv, 'files', 'empty'), { recursive: true });
     writeFileSync(join(srv, 'files', 'motd'), 'served by salt\n');
@@ -121,6 +128,62 @@ describeWithSalt('brine minion -> Salt 3007 master', () => {
     expect((await saltRun('jobs.lookup_jid', jid)).stdout).toBe('bm2:\n    later\n');
     const jobs = json((await saltRun('jobs.list_jobs', '--out', 'json')).stdout);
     expect(jobs[jid]).toMatchObject({ Function: 'test.echo', Target: 'bm2' });
+  });
+
+  it("brine's ZMTP request client publishes through Salt's request port (pyzmq's ROUTER) with Salt's root key", async () => {
+    // Salt's master writes its root key in its cachedir (root_dir + /var/cache/salt/master) at start.
+    const key = readRootKey(join(masterDir, 'var', 'cache', 'salt', 'master'));
+    const publishLoad = (fun: string, arg: unknown[], rootKey = key) => ({
+      cmd: 'publish',
+      tgt: 'bm1',
+      fun,
+      arg,
+      key: rootKey,
+      tgt_type: 'glob',
+      ret: '',
+      jid: '',
+      kwargs: { show_timeout: true, show_jid: false, delimiter: ':' },
+      user: userInfo().username,
+    });
+    const client = new ZmtpRequestClient(`tcp://127.0.0.1:${ports.ret}`);
+    // A long argument: the request goes out in a long (8-byte size) frame.
+    const long = 'x'.repeat(1000);
+    let ping: Publication;
+    let echo: Publication;
+    try {
+      // Three requests on one connection, one after the other as a REQ socket sends them.
+      ping = publicationFromReply(await client.request(buildClearRequest(publishLoad('test.ping', [])), 10_000));
+      echo = publicationFromReply(await client.request(buildClearRequest(publishLoad('test.echo', [long])), 10_000));
+      // A wrong root key: Salt's master answers with its bare authentication error (no clear envelope).
+      const refused = await client.request(buildClearRequest(publishLoad('test.ping', [], 'not-the-root-key')), 10_000);
+      expect(decode(refused)).toEqual({ error: { name: 'AuthenticationError', message: 'Authentication error occurred.' } });
+      expect(() => publicationFromReply(refused)).toThrow(
+        expect.objectContaining({ code: 'PUBLISH_REFUSED', message: 'AuthenticationError: Authentication error occurred.' }),
+      );
+    } finally {
+      client.close();
+    }
+    // Salt's publish port is no ROUTER: libzmq drops the connection at the handshake, and the request fails
+    // at once rather than at its timeout.
+    const wrongPeer = new ZmtpRequestClient(`tcp://127.0.0.1:${ports.publish}`);
+    try {
+      await expect(wrongPeer.request(buildClearRequest(publishLoad('test.ping', [])), 10_000)).rejects.toMatchObject({ code: 'TRANSPORT' });
+    } finally {
+      wrongPeer.close();
+    }
+    expect(ping.jid).toMatch(/^\d{20}$/);
+    expect(ping.minions).toContain('bm1');
+    expect(echo.jid).toMatch(/^\d{20}$/);
+    expect(echo.jid).not.toBe(ping.jid);
+    // The jobs ran: Salt's job cache holds bm1's returns (asked again until they are there, or the deadline).
+    const lookup = async (jid: string): Promise<Record<string, unknown>> => {
+      const deadline = Date.now() + 30_000;
+      for (;;) {
+        const found = json((await saltRun('jobs.lookup_jid', jid, '--out', 'json')).stdout);
+        if ('bm1' in found || Date.now() > deadline) return found;
+      }
+    };
+    expect(await Promise.all([lookup(ping.jid), lookup(echo.jid)])).toEqual([{ bm1: true }, { bm1: long }]);
   });
 
   it('saltutil.find_job sees a running job', async () => {

@@ -194,6 +194,9 @@ function readPublishReply(bytes: Buffer): PublishReply {
   }
   if (typeof decoded === 'string') throw new ClientError('PUBLISH_REFUSED', `the master refused the job: ${decoded}`);
   try {
+    // An authentication or authorization failure comes bare, `{error: {name, message}}`, as Salt's
+    // ClearFuncs.publish returns it; everything else in a clear envelope.
+    if (isObj(decoded) && !('enc' in decoded) && 'error' in decoded) return parsePublishReply(decoded);
     return parsePublishReply(parseClearReplyEnvelope(decoded).load);
   } catch (err) {
     throw new ClientError('BAD_REPLY', `the master's publish reply is not usable: ${(err as Error).message}`, { cause: err });

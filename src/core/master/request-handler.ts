@@ -141,7 +141,9 @@ export class RequestHandler {
         const req = parsePublishRequestLoad(load);
         if (req.key !== this.hooks.rootKey()) {
           this.log.warning(`Authentication failure of type "user" occurred for user ${String(req.user)}.`);
-          return encode({ enc: 'clear', load: { error: { name: 'AuthenticationError', message: 'Authentication error occurred.' } } });
+          // Bare, with no {enc, load} around it: Salt's ClearFuncs.publish returns it as is, and
+          // Salt's client reads `error` at the top (salt/client/__init__.py pub).
+          return encode({ error: { name: 'AuthenticationError', message: 'Authentication error occurred.' } });
         }
         this.hooks.beforePublish();
         return encode({ enc: 'clear', load: await this.jobs.publish(req) });

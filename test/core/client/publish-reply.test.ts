@@ -39,6 +39,11 @@ describe("LocalClient's reading of the publish reply", () => {
     expect(codeOf(() => publicationFromReply(noJid))).toBe('PUBLISH_REFUSED');
     const auth = encode({ enc: 'clear', load: { error: { name: 'AuthorizationError', message: 'Authorization error occurred.' } } });
     expect(() => publicationFromReply(auth)).toThrow('AuthorizationError: Authorization error occurred.');
+    // Salt's master sends an authentication failure bare, with no clear envelope around it.
+    const bare = encode({ error: { name: 'AuthenticationError', message: 'Authentication error occurred.' } });
+    expect(codeOf(() => publicationFromReply(bare))).toBe('PUBLISH_REFUSED');
+    expect(() => publicationFromReply(bare)).toThrow('AuthenticationError: Authentication error occurred.');
+    expect(codeOf(() => publicationFromReply(encode({ error: 42 })))).toBe('BAD_REPLY');
     expect(codeOf(() => publicationFromReply(encode({ enc: 'aes', load: {} })))).toBe('BAD_REPLY');
     expect(codeOf(() => publicationFromReply(encode({ enc: 'clear', load: { jid: 'x', minions: [], missing: [] } })))).toBe('BAD_REPLY');
     expect(codeOf(() => publicationFromReply(Buffer.from([0xc1])))).toBe('BAD_REPLY');
