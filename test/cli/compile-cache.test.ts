@@ -95,6 +95,23 @@ describe('the code cache of the commands', () => {
     expect(readdirSync(cache)).toContain('short');
   });
 
+  it('runs a daemon that asked for it (salt-minion) without TurboFan until optimizeFromNow()', () => {
+    const cache = join(root, 'on-demand');
+    const script = [
+      `const cc = require(${JSON.stringify(join(REPO, 'dist', 'src', 'cli', 'compile-cache.js'))});`,
+      `cc.enableCompileCache(${JSON.stringify(cache)}, { optimizeOnDemand: true });`,
+      'function hot(n) { let s = 0; for (let i = 0; i < n; i++) s += i % 7; return s; }',
+      'const run = () => { for (let k = 0; k < 2000; k++) hot(1000); return %GetOptimizationStatus(hot) & 16; };',
+      'const before = run();',
+      // Past the short commands' QUICK_START_MS: still not optimized, until asked.
+      'setTimeout(() => { const later = run(); cc.optimizeFromNow(); process.stdout.write(JSON.stringify({ before, later, after: run() })); }, cc.QUICK_START_MS + 50);',
+    ].join('\n');
+    const res = spawnSync(process.execPath, ['--allow-natives-syntax', '-e', script], { encoding: 'utf8' });
+    expect(res.status, res.stderr).toBe(0);
+    expect(JSON.parse(res.stdout)).toEqual({ before: 0, later: 0, after: 16 });
+    expect(readdirSync(cache)).toContain('short');
+  });
+
   it('ignores a folder that others may write, and is off with BRINE_COMPILE_CACHE=0', () => {
     const open = join(root, 'open');
     mkdirSync(open);
