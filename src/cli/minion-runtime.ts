@@ -186,7 +186,11 @@ const BUSY_SHARE = 0.5;
  * most jobs (test.ping, a cmd.run whose command does the work) never need it. A job that holds
  * the event loop the whole time is seen when it ends: the jobs after it are optimized.
  */
-export async function optimizingWhenBusy<T>(job: () => Promise<T>, optimize: () => void = optimizeFromNow, checkMs = BUSY_CHECK_MS): Promise<T> {
+export async function optimizingWhenBusy<T>(
+  job: () => Promise<T>,
+  optimize: () => void = optimizeFromNow,
+  checkMs = BUSY_CHECK_MS,
+): Promise<T> {
   let since = process.cpuUsage();
   let done = false;
   const check = () => {
