@@ -7,6 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createServer, type Server, type Socket } from 'node:net';
 import { TransportError } from '../../../src/core/errors';
 import { ZmtpRequestClient, zmtpFrame } from '../../../src/core/transport/zmtp-request';
+import { seeded } from '../../fuzz/frames';
 
 const closers: Array<() => unknown> = [];
 afterEach(async () => {
@@ -280,6 +281,53 @@ describe('ZmtpRequestClient', () => {
         message: expect.stringMatching(/refused the connection \(400\)/),
       });
     });
+  });
+
+  it('takes any bytes a peer sends (300 seeded streams): every request settles, with a reply or a TransportError', async () => {
+    const r = seeded(15_2026);
+    const int = (n: number) => Math.floor(r() * n);
+    const noise = (n: number) => Buffer.from(Array.from({ length: n }, () => int(256)));
+    /** A stream: a good opening or noise, then frames of any flags and sizes, some cut short. */
+    const stream = (): Buffer => {
+      const parts: Buffer[] = [
+        int(4) === 0 ? noise(int(80)) : Buffer.concat([greeting(), int(3) === 0 ? noise(int(40)) : ready('ROUTER')]),
+      ];
+      for (let i = int(6); i > 0; i--) {
+        const body = noise(int(2) === 0 ? int(8) : int(600));
+        const frame = zmtpFrame(int(8), body);
+        parts.push(int(5) === 0 ? frame.subarray(0, int(frame.length)) : frame);
+        if (int(4) === 0) parts.push(reply(body));
+      }
+      return Buffer.concat(parts);
+    };
+    const streams = Array.from({ length: 300 }, stream);
+    let next = 0;
+    const p = await peer((socket) => {
+      const bytes = streams[next++ % streams.length];
+      // Whole, or in two writes cut anywhere; then hang up or not.
+      const cut = int(bytes.length + 1);
+      socket.write(bytes.subarray(0, cut));
+      socket.write(bytes.subarray(cut));
+      if (int(2) === 0) socket.end();
+    });
+    const outcomes = { replied: 0, refused: 0, timedOut: 0 };
+    for (let i = 0; i < streams.length; i++) {
+      const c = client(p.address);
+      try {
+        await c.request(Buffer.from('x'), 150);
+        outcomes.replied++;
+      } catch (err) {
+        expect(err).toBeInstanceOf(TransportError);
+        if ((err as TransportError).code === 'TIMEOUT') outcomes.timedOut++;
+        else outcomes.refused++;
+      } finally {
+        c.close();
+      }
+    }
+    expect(outcomes.replied + outcomes.refused + outcomes.timedOut).toBe(300);
+    // The streams are varied enough to reach each outcome.
+    expect(outcomes.refused).toBeGreaterThan(0);
+    expect(outcomes.timedOut).toBeGreaterThan(0);
   });
 
   it('refuses an address it cannot use, with what to give', () => {
