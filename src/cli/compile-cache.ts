@@ -209,6 +209,7 @@ function installResolveCache(dir: string): void {
     try {
       if (stale) {
         for (const f of readdirSync(dir)) if (f.startsWith('resolve-') && join(dir, f) !== table) rmSync(join(dir, f), { force: true });
+        removeOldEntries(dir);
       }
       const temp = `${table}.${process.pid}`;
       writeFileSync(temp, JSON.stringify(known));
@@ -217,6 +218,22 @@ function installResolveCache(dir: string): void {
       // A table that cannot be written costs only speed.
     }
   });
+}
+
+/**
+ * Code entries named as brine named them before nameHash (a SHA-1 of the path, 40 hex digits) are
+ * never read again: removed with the old resolution tables, from both folders.
+ */
+function removeOldEntries(dir: string): void {
+  for (const folder of [dir, join(dir, 'short')]) {
+    let names: string[];
+    try {
+      names = readdirSync(folder);
+    } catch {
+      continue;
+    }
+    for (const f of names) if (/^[0-9a-f]{40}$/.test(f)) rmSync(join(folder, f), { force: true });
+  }
 }
 
 /** `withoutTurbofan`: the process started without TurboFan, and entries are written until it is turned on. */

@@ -77,6 +77,26 @@ describe('the code cache of the commands', () => {
     expect((JSON.parse(readFileSync(table, 'utf8')) as Record<string, string>)[key!]).toBe(known[key!]);
   });
 
+  it("removes an earlier brine's entries (SHA-1 names) with the old tables, and nothing of its own", () => {
+    const cache = join(root, 'earlier');
+    const sha1Name = 'a'.repeat(40);
+    mkdirSync(join(cache, 'short'), { recursive: true, mode: 0o700 });
+    for (const f of [join(cache, sha1Name), join(cache, 'short', sha1Name), join(cache, 'resolve-0000.json')]) writeFileSync(f, 'old');
+    const script = [
+      `require(${JSON.stringify(join(REPO, 'dist', 'src', 'cli', 'compile-cache.js'))}).enableCompileCache(${JSON.stringify(cache)});`,
+      `require(${JSON.stringify(join(REPO, 'dist', 'src', 'cli', 'main.js'))});`,
+    ].join('\n');
+    const res = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8' });
+    expect(res.status, res.stderr).toBe(0);
+    const left = readdirSync(cache);
+    expect(left).not.toContain(sha1Name);
+    expect(left).not.toContain('resolve-0000.json');
+    expect(readdirSync(join(cache, 'short'))).toEqual([]);
+    // This run's own: a new table and entries named by nameHash (16 hex digits).
+    expect(left.filter((f) => f.startsWith('resolve-'))).toHaveLength(1);
+    expect(left.filter((f) => /^[0-9a-f]{16}$/.test(f)).length).toBeGreaterThan(0);
+  });
+
   it('runs a short command without TurboFan for its first QUICK_START_MS, then optimizes as usual', () => {
     const cache = join(root, 'quick');
     // %GetOptimizationStatus's bit 4 (16) is "optimized" (TurboFan).
