@@ -27,7 +27,7 @@ export function libzmqVersion(): string {
 
 /** Raise the process-wide socket limit before opening many sockets (zeromq's default is 1023). */
 export function raiseSocketLimit(max: number): void {
-  for (const context of [zmq.context, subscriberContext()]) {
+  for (const context of [zmq.context, clientContext()]) {
     if (context.maxSockets < max) context.maxSockets = Math.min(max, context.maxSocketsLimit);
   }
 }
@@ -50,11 +50,15 @@ class CopyingContext extends zmq.Context {
   }
 }
 
-let subscribers: zmq.Context | undefined;
-/** The one context of every subscribe socket in the process (its I/O thread starts on first use). */
-function subscriberContext(): zmq.Context {
-  subscribers ??= new CopyingContext();
-  return subscribers;
+let clients: zmq.Context | undefined;
+/**
+ * The one context of every client socket in the process, subscribe and request (its I/O thread
+ * starts on first use): a minion's two sockets share one I/O thread and one reaper, where a
+ * second context cost it two more threads and their memory (0.6-0.8 MiB of its RSS, 2026-12-06).
+ */
+function clientContext(): zmq.Context {
+  clients ??= new CopyingContext();
+  return clients;
 }
 
 /**
@@ -226,7 +230,7 @@ export class SubscribeClient implements ISubscribeClient {
 
   constructor(options: ReconnectOptions = {}) {
     this.socket = new zmq.Subscriber({
-      context: subscriberContext(),
+      context: clientContext(),
       linger: 0,
       reconnectInterval: options.reconnectInterval ?? 1000,
       reconnectMaxInterval: options.reconnectMax ?? 0,
@@ -452,6 +456,7 @@ export class RequestClient implements IRequestClient {
 
   private open(): zmq.Request {
     const socket = new zmq.Request({
+      context: clientContext(),
       linger: 0,
       reconnectInterval: this.options.reconnectInterval ?? 1000,
       reconnectMaxInterval: this.options.reconnectMax ?? 0,

@@ -5,6 +5,7 @@
  * addresses; everything opened is closed in afterEach.
  */
 import { afterEach, describe, expect, it } from 'vitest';
+import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -309,5 +310,23 @@ describe('ZeroMQ ports every minion connects to', () => {
       const socket = (server as unknown as { socket: { getInt32Option(option: number): number } }).socket;
       expect([socket.getInt32Option(101), socket.getInt32Option(102)]).toEqual([1024, 1024]);
     }
+  });
+
+  // In a process of its own (the built tree), so that no other test's context counts.
+  it("a minion's subscribe and request sockets share one libzmq I/O thread and one reaper", async () => {
+    const transport = join(__dirname, '..', '..', '..', 'dist', 'src', 'core', 'transport', 'zeromq.js');
+    const [pubPort, retPort] = [await freePort(), await freePort()];
+    const script = [
+      `const { zeromqTransport } = require(${JSON.stringify(transport)});`,
+      'const { readdirSync, readFileSync } = require("node:fs");',
+      `const sub = zeromqTransport.subscribeClient(); sub.connect('tcp://127.0.0.1:${pubPort}');`,
+      `const req = zeromqTransport.requestClient('tcp://127.0.0.1:${retPort}');`,
+      'const names = readdirSync("/proc/self/task").map((t) => readFileSync(`/proc/self/task/${t}/comm`, "utf8").trim());',
+      'process.stdout.write(JSON.stringify(names.filter((n) => n.startsWith("ZMQbg")).sort()));',
+      'sub.close(); req.close();',
+    ].join('\n');
+    const res = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8' });
+    expect(res.status, res.stderr).toBe(0);
+    expect(JSON.parse(res.stdout)).toEqual(['ZMQbg/IO/0', 'ZMQbg/Reaper']);
   });
 });
