@@ -97,38 +97,40 @@ describe('the code cache of the commands', () => {
     expect(left.filter((f) => /^[0-9a-f]{16}$/.test(f)).length).toBeGreaterThan(0);
   });
 
-  it('runs a short command without TurboFan for its first QUICK_START_MS, then optimizes as usual', () => {
-    const cache = join(root, 'quick');
-    // %GetOptimizationStatus's bit 4 (16) is "optimized" (TurboFan).
+  /**
+   * Whether a hot function is optimized (TurboFan) at start, and after QUICK_START_MS in a child
+   * with the cache enabled with `options`; `then` runs after the second look (its own looks
+   * added). %GetOptimizationStatus's bit 4 (16) is "optimized".
+   */
+  function optimizedWhen(cache: string, options: string, then = ''): Record<string, number> {
     const script = [
       `const cc = require(${JSON.stringify(join(REPO, 'dist', 'src', 'cli', 'compile-cache.js'))});`,
-      `cc.enableCompileCache(${JSON.stringify(cache)}, { shortLived: true });`,
+      `cc.enableCompileCache(${JSON.stringify(cache)}, ${options});`,
       'function hot(n) { let s = 0; for (let i = 0; i < n; i++) s += i % 7; return s; }',
       'const run = () => { for (let k = 0; k < 2000; k++) hot(1000); return %GetOptimizationStatus(hot) & 16; };',
-      'const before = run();',
-      'setTimeout(() => process.stdout.write(JSON.stringify({ before, after: run() })), cc.QUICK_START_MS + 50);',
+      'const seen = { before: run() };',
+      `setTimeout(() => { seen.later = run(); ${then} process.stdout.write(JSON.stringify(seen)); }, cc.QUICK_START_MS + 50);`,
     ].join('\n');
     const res = spawnSync(process.execPath, ['--allow-natives-syntax', '-e', script], { encoding: 'utf8' });
     expect(res.status, res.stderr).toBe(0);
-    expect(JSON.parse(res.stdout)).toEqual({ before: 0, after: 16 });
+    return JSON.parse(res.stdout) as Record<string, number>;
+  }
+
+  it('runs a short command without TurboFan for its first QUICK_START_MS, then optimizes as usual', () => {
+    const cache = join(root, 'quick');
+    expect(optimizedWhen(cache, '{ shortLived: true }')).toEqual({ before: 0, later: 16 });
     // Its code cache is kept apart from the daemons' (V8 rejects cached code made under other flags).
     expect(readdirSync(cache)).toContain('short');
   });
 
   it('runs a daemon that asked for it (salt-minion) without TurboFan until optimizeFromNow()', () => {
     const cache = join(root, 'on-demand');
-    const script = [
-      `const cc = require(${JSON.stringify(join(REPO, 'dist', 'src', 'cli', 'compile-cache.js'))});`,
-      `cc.enableCompileCache(${JSON.stringify(cache)}, { optimizeOnDemand: true });`,
-      'function hot(n) { let s = 0; for (let i = 0; i < n; i++) s += i % 7; return s; }',
-      'const run = () => { for (let k = 0; k < 2000; k++) hot(1000); return %GetOptimizationStatus(hot) & 16; };',
-      'const before = run();',
-      // Past the short commands' QUICK_START_MS: still not optimized, until asked.
-      'setTimeout(() => { const later = run(); cc.optimizeFromNow(); process.stdout.write(JSON.stringify({ before, later, after: run() })); }, cc.QUICK_START_MS + 50);',
-    ].join('\n');
-    const res = spawnSync(process.execPath, ['--allow-natives-syntax', '-e', script], { encoding: 'utf8' });
-    expect(res.status, res.stderr).toBe(0);
-    expect(JSON.parse(res.stdout)).toEqual({ before: 0, later: 0, after: 16 });
+    // Past the short commands' QUICK_START_MS: still not optimized, until asked.
+    expect(optimizedWhen(cache, '{ optimizeOnDemand: true }', 'cc.optimizeFromNow(); seen.after = run();')).toEqual({
+      before: 0,
+      later: 0,
+      after: 16,
+    });
     expect(readdirSync(cache)).toContain('short');
   });
 

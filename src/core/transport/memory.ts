@@ -23,6 +23,7 @@ import type {
   RequestServe,
   Transport,
 } from './types';
+import { OneAtATime } from './one-at-a-time';
 
 /** The address every in-memory client connects from, as the request server's `admit` sees it. */
 export const MEMORY_PEER_ADDRESS = 'memory';
@@ -264,7 +265,7 @@ class MemoryRequestServer implements IRequestServer {
 }
 
 class MemoryRequestClient implements IRequestClient {
-  private tail: Promise<unknown> = Promise.resolve();
+  private readonly queue = new OneAtATime();
   private closed = false;
   /** The connection; a new one after a timeout, as the ZeroMQ client replaces its socket. */
   private peer: Peer = randomBytes(5);
@@ -275,9 +276,7 @@ class MemoryRequestClient implements IRequestClient {
   ) {}
 
   request(payload: Buffer, timeoutMs: number): Promise<Buffer> {
-    const run = this.tail.then(() => this.exchange(Buffer.from(payload), timeoutMs));
-    this.tail = run.catch(() => undefined);
-    return run;
+    return this.queue.run(() => this.exchange(Buffer.from(payload), timeoutMs));
   }
 
   close(): void {

@@ -17,6 +17,7 @@ import type {
   RequestServe,
   Transport,
 } from './types';
+import { OneAtATime } from './one-at-a-time';
 
 export type { Peer, ReconnectOptions } from './types';
 
@@ -432,7 +433,7 @@ class ZapHandler {
  */
 export class RequestClient implements IRequestClient {
   private socket: zmq.Request;
-  private tail: Promise<unknown> = Promise.resolve();
+  private readonly queue = new OneAtATime();
   private closed = false;
 
   constructor(
@@ -444,9 +445,7 @@ export class RequestClient implements IRequestClient {
 
   /** Sends one payload and resolves with the reply payload, or rejects after timeoutMs. */
   request(payload: Buffer, timeoutMs: number): Promise<Buffer> {
-    const run = this.tail.then(() => this.exchange(payload, timeoutMs));
-    this.tail = run.catch(() => undefined);
-    return run;
+    return this.queue.run(() => this.exchange(payload, timeoutMs));
   }
 
   close(): void {

@@ -16,6 +16,7 @@
 import { createConnection, type Socket } from 'node:net';
 import { TransportError } from '../errors';
 import type { IRequestClient, ReconnectOptions } from './types';
+import { OneAtATime } from './one-at-a-time';
 
 const MORE = 0x01;
 const LONG = 0x02;
@@ -299,7 +300,7 @@ function checkGreeting(g: Buffer): void {
  */
 export class ZmtpRequestClient implements IRequestClient {
   private connection?: Connection;
-  private tail: Promise<unknown> = Promise.resolve();
+  private readonly queue = new OneAtATime();
   private closed = false;
 
   constructor(
@@ -311,9 +312,7 @@ export class ZmtpRequestClient implements IRequestClient {
 
   /** Sends one payload and resolves with the reply payload, or rejects after timeoutMs. */
   request(payload: Buffer, timeoutMs: number): Promise<Buffer> {
-    const run = this.tail.then(() => this.timed(payload, timeoutMs));
-    this.tail = run.catch(() => undefined);
-    return run;
+    return this.queue.run(() => this.timed(payload, timeoutMs));
   }
 
   close(): void {

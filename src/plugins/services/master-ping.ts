@@ -1,25 +1,22 @@
 /**
  * Salt's status.ping_master: one clear `{cmd: 'ping'}` request to a master's request port, on a
- * socket of its own (not the minion's session): true when the master answers in time.
+ * connection of its own (not the minion's session): true when the master answers in time.
  */
 import { buildClearRequest } from '../../core/channel/clear';
-import { lazyModule } from '../../core/lazy-module';
+import { ZmtpRequestClient } from '../../core/transport/zmtp-request';
 
 export async function pingMaster(host: string, port: number, timeoutMs: number): Promise<boolean> {
-  // Loaded on use: most jobs never ping, and salt-call --local needs no ZeroMQ.
-  const { zeromqTransport } = await lazyModule(
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
-    () => require('../../core/transport/zeromq.js') as typeof import('../../core/transport/zeromq.js'),
-    () => import('../../core/transport/zeromq.js'),
-  );
+  // The plain-Node client: one request needs no libzmq (salt-call --local loads none).
   const address = host.includes(':') ? `tcp://[${host}]:${port}` : `tcp://${host}:${port}`;
-  const client = zeromqTransport.requestClient(address);
+  let client: ZmtpRequestClient | undefined;
   try {
+    // An address it cannot use (a `master` that is no host) answers false, as Salt's does.
+    client = new ZmtpRequestClient(address);
     await client.request(buildClearRequest({ cmd: 'ping' }), timeoutMs);
     return true;
   } catch {
     return false;
   } finally {
-    client.close();
+    client?.close();
   }
 }
