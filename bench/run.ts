@@ -64,11 +64,13 @@ interface Options {
    * none (`job_cache: false`: no return stored, the figure the other two are compared with).
    */
   scaleJobCache: 'sqlite' | 'postgres' | 'none';
+  /** The scale runs' master ports (zmq_ports): ZMTP in plain Node (the default) or libzmq's sockets. */
+  zmqPorts: 'node' | 'libzmq';
 }
 
 const USAGE =
   'usage: npm run bench -- [--minions 100,1000] [--jobs 5] [--auth-timeout SECONDS] [--rotate] [--soak SECONDS] [--real N] ' +
-  '[--job-cache sqlite|postgres|none] [--skip-micro] [--skip-render] [--skip-state] [--skip-fleet-state] [--skip-processes] [--skip-job-cache] [--skip-api]';
+  '[--job-cache sqlite|postgres|none] [--zmq-ports node|libzmq] [--skip-micro] [--skip-render] [--skip-state] [--skip-fleet-state] [--skip-processes] [--skip-job-cache] [--skip-api]';
 
 function badFlag(message: string): BrineError {
   return new BenchError('BAD_BENCH_FLAG', message, { hint: USAGE });
@@ -89,6 +91,7 @@ export function parseArgs(argv: string[]): Options {
     soak: 0,
     real: 0,
     scaleJobCache: 'sqlite',
+    zmqPorts: 'node',
   };
   const count = (name: string, v: string, max: number): number => {
     if (!/^\d+$/.test(v) || Number(v) < 1 || Number(v) > max)
@@ -140,6 +143,12 @@ export function parseArgs(argv: string[]): Options {
         const v = value();
         if (v !== 'sqlite' && v !== 'postgres' && v !== 'none') throw badFlag(`--job-cache takes sqlite, postgres or none, not '${v}'`);
         options.scaleJobCache = v;
+        break;
+      }
+      case '--zmq-ports': {
+        const v = value();
+        if (v !== 'node' && v !== 'libzmq') throw badFlag(`--zmq-ports takes node or libzmq, not '${v}'`);
+        options.zmqPorts = v;
         break;
       }
       case '--skip-job-cache':
@@ -218,7 +227,13 @@ function printMicro(results: MicroResult[]): void {
   );
 }
 
-function printScale(rows: ScaleRow[], keys: KeyCacheResult, jobs: number, jobCache: Options['scaleJobCache']): void {
+function printScale(
+  rows: ScaleRow[],
+  keys: KeyCacheResult,
+  jobs: number,
+  jobCache: Options['scaleJobCache'],
+  ports: Options['zmqPorts'],
+): void {
   process.stdout.write(`\nScale: test.ping to '*', ${jobs} timed jobs after one warm-up (publish -> last return, ms)\n\n`);
   process.stdout.write(
     table(
@@ -386,7 +401,7 @@ function printScale(rows: ScaleRow[], keys: KeyCacheResult, jobs: number, jobCac
     process.stdout.write(
       `\nMinion settings: auth_timeout ${settings.auth_timeout} s, auth_tries ${settings.auth_tries}, return_retry_timer ${settings.return_retry_timer} s, ` +
         `recon_default ${settings.recon_default} ms (randomize ${settings.recon_randomize}), random_reauth_delay ${settings.random_reauth_delay ?? 10} s; ` +
-        `master pub_hwm ${rows[0].brine.pubHwm}, connection_rate_limit 0 (every simulated minion connects from 127.0.0.1), log_level warning, ` +
+        `master pub_hwm ${rows[0].brine.pubHwm}, zmq_ports ${ports}, connection_rate_limit 0 (every simulated minion connects from 127.0.0.1), log_level warning, ` +
         (jobCache === 'none' ? 'job_cache false (no return stored). ' : `master_job_cache ${jobCache}. `) +
         `Returns sent again: ${rows.map((r) => `${r.brine.returnRetries} at N=${r.minions}`).join(', ')}.\n`,
     );
@@ -483,7 +498,7 @@ async function main(): Promise<void> {
   let api: (ApiBenchResult & { cliMs: ApiBenchResult['postMs'] }) | undefined;
   // --job-cache postgres: every scale run's master writes its returns to one throwaway server.
   const postgres = options.scaleJobCache === 'postgres' && options.minions.length > 0 ? await startThrowawayPostgres() : undefined;
-  const masterConfig = postgres
+  const jobCacheConfig = postgres
     ? {
         master_job_cache: 'postgres',
         postgres: {
@@ -496,7 +511,8 @@ async function main(): Promise<void> {
       }
     : options.scaleJobCache === 'none'
       ? { job_cache: false }
-      : undefined;
+      : {};
+  const masterConfig = { ...jobCacheConfig, zmq_ports: options.zmqPorts };
   try {
     for (const n of options.minions) {
       progress(`brine: ${n} minions (job cache: ${options.scaleJobCache})`);
@@ -533,7 +549,7 @@ async function main(): Promise<void> {
       printApi(api);
     }
   }
-  printScale(rows, keys, options.jobs, options.scaleJobCache);
+  printScale(rows, keys, options.jobs, options.scaleJobCache, options.zmqPorts);
 
   let real: RealMinionsResult | undefined;
   if (options.real > 0) {

@@ -113,6 +113,8 @@ export const MASTER_OPTIONS: Record<string, OptionSpec> = {
   publish_session: o('int', 86400),
   pub_hwm: o('int', 1000),
   zmq_backlog: o('int', 1000),
+  /** brine: what serves the publish and request ports, 'node' (ZMTP in plain Node) or 'libzmq'. */
+  zmq_ports: o('str', 'node'),
   max_open_files: o('int', 100000),
   max_minions: o('int', 0),
   /** brine: longest request (bytes) the request port decodes; longer ones get "bad load". */

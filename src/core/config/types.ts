@@ -55,6 +55,8 @@ export interface MasterConfig extends CommonConfig {
   nodegroups: Record<string, string | string[]>;
   publish_session: number;
   pub_hwm: number;
+  /** brine: what serves the publish and request ports (master-ports.ts). */
+  zmq_ports: string;
   loop_interval: number;
   keep_jobs_seconds: number;
   /** brine: the PostgreSQL job cache's connection ({host, port, user, pass, db}). */

@@ -10,6 +10,7 @@ import type { Logger } from '../log';
 import type { IPublishServer, IRequestServer, Transport } from '../transport/types';
 import { zeromqTransport } from '../transport/zeromq';
 import { ProcessPublishServer } from '../transport/publish-process';
+import { masterPorts, publishServer, requestServer } from '../transport/master-ports';
 import { AuthService } from './auth';
 import { AutosignFile } from './autosign';
 import { MasterEvents } from './events';
@@ -182,7 +183,13 @@ export class Master {
   ) {
     this.pillarPlugins = options.pillarPlugins;
     this.openJobCache = options.openJobCache ?? openJobCache;
-    this.transport = options.transport ?? zeromqTransport;
+    // zmq_ports: what serves the two ports every minion connects to (master-ports.ts).
+    const ports = masterPorts(settings.zmq_ports);
+    this.transport = options.transport ?? {
+      ...zeromqTransport,
+      publishServer: (o) => publishServer(ports, o),
+      requestServer: (o) => requestServer(ports, o),
+    };
     this.rsaInProcess = options.rsa === 'in-process';
     this.keys = new KeyStore({ pkiDir: settings.pki_dir });
     this.keyIndex = new KeyIndex(this.keys, (changes) => this.onKeyChanges(changes));
@@ -190,7 +197,7 @@ export class Master {
     const backlog = positiveOption('zmq_backlog', settings.zmq_backlog, 1000);
     const ownProcess = (options.publisher ?? (options.transport ? 'in-process' : 'process')) === 'process';
     this.publisher = ownProcess
-      ? new ProcessPublishServer({ highWaterMark: settings.pub_hwm, backlog, onError: (err) => this.log.error(err.message) })
+      ? new ProcessPublishServer({ highWaterMark: settings.pub_hwm, backlog, ports, onError: (err) => this.log.error(err.message) })
       : this.transport.publishServer({ highWaterMark: settings.pub_hwm, backlog });
     const connections = connectionRate(settings.connection_rate_limit, log);
     this.requests = this.transport.requestServer({ backlog, ...(connections ? { admit: (address) => connections.allow(address) } : {}) });

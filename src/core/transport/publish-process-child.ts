@@ -10,16 +10,18 @@
  * included), so that a publish port is never left held by an orphan.
  */
 import { TransportError, type BrineError } from '../errors';
-import { PublishServer, raiseSocketLimit } from './zeromq';
+import { raiseSocketLimit } from './zeromq';
+import { masterPorts, publishServer } from './master-ports';
 
 type Message = { type: 'bind'; id: number; address: string } | { type: 'publish'; frames: Uint8Array[] } | { type: 'close' };
 
 if (!process.send)
   throw new TransportError('TRANSPORT', 'publish-process-child must be started by ProcessPublishServer, with an IPC channel');
 const send = process.send.bind(process);
-const options = JSON.parse(process.env.BRINE_PUBLISHER_OPTIONS ?? '{}') as { highWaterMark?: number; backlog?: number };
-raiseSocketLimit(20_000);
-const server = new PublishServer({ highWaterMark: options.highWaterMark, backlog: options.backlog });
+const options = JSON.parse(process.env.BRINE_PUBLISHER_OPTIONS ?? '{}') as { highWaterMark?: number; backlog?: number; ports?: string };
+const ports = masterPorts(options.ports);
+if (ports === 'libzmq') raiseSocketLimit(20_000);
+const server = publishServer(ports, { highWaterMark: options.highWaterMark, backlog: options.backlog });
 
 /** Bytes cross the channel as Uint8Arrays: seen as Buffers again without a copy. */
 const asBuffer = (bytes: Uint8Array) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);

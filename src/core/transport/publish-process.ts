@@ -20,12 +20,15 @@ import { join } from 'node:path';
 import { TransportError, type TransportErrorCode } from '../errors';
 import { typescriptEntryScript } from '../typescript-entry';
 import type { IPublishServer } from './types';
+import type { MasterPorts } from './master-ports';
 
 export interface ProcessPublishOptions {
   /** pub_hwm. */
   highWaterMark?: number;
   /** zmq_backlog. */
   backlog?: number;
+  /** zmq_ports: what serves the port in the child (default 'node'). */
+  ports?: MasterPorts;
   /** Told when the publish process ended unexpectedly, and whether it was started again. */
   onError?: (err: TransportError) => void;
   /** A child that dies sooner than this (ms) after starting is not started again (default 5 s). */
@@ -48,7 +51,7 @@ function startChild(options: ProcessPublishOptions): ChildProcess {
   // Options by environment: `node -e` (the sources' way in) has no argv slot of its own.
   const env = {
     ...process.env,
-    BRINE_PUBLISHER_OPTIONS: JSON.stringify({ highWaterMark: options.highWaterMark, backlog: options.backlog }),
+    BRINE_PUBLISHER_OPTIONS: JSON.stringify({ highWaterMark: options.highWaterMark, backlog: options.backlog, ports: options.ports }),
   };
   const compiled = join(__dirname, 'publish-process-child.js');
   if (existsSync(compiled)) return fork(compiled, [], { stdio, env, serialization: 'advanced', execArgv: [] });

@@ -17,109 +17,24 @@ import { createConnection, type Socket } from 'node:net';
 import { TransportError } from '../errors';
 import type { IRequestClient, ReconnectOptions } from './types';
 import { OneAtATime } from './one-at-a-time';
+import { GREETING, MORE, ZmtpReader, readyCommand, readyProperties, zmtpCommand, zmtpEndpoint, zmtpFrame } from './zmtp';
 
-const MORE = 0x01;
-const LONG = 0x02;
-const COMMAND = 0x04;
-/** The largest reply taken (a frame's header over it is refused before its bytes are held). */
-const MAX_FRAME_BYTES = 256 * 1024 * 1024;
-const GREETING_BYTES = 64;
+export { zmtpFrame } from './zmtp';
 
-/**
- * Our greeting: signature (0xFF, eight bytes of padding, 0x7F; libzmq sets the last padding byte
- * to 1 so a ZMTP 1.0 peer reads a one-byte identity), version 3.1, mechanism NULL, not the server.
- */
-const GREETING = (() => {
-  const g = Buffer.alloc(GREETING_BYTES);
-  g[0] = 0xff;
-  g[8] = 0x01;
-  g[9] = 0x7f;
-  g[10] = 3;
-  g[11] = 1;
-  g.write('NULL', 12, 'latin1');
-  return g;
-})();
-
-/** The header and body of one frame. */
-export function zmtpFrame(flags: number, body: Buffer): Buffer {
-  if (body.length <= 0xff) return Buffer.concat([Buffer.from([flags, body.length]), body]);
-  const head = Buffer.alloc(9);
-  head[0] = flags | LONG;
-  head.writeBigUInt64BE(BigInt(body.length), 1);
-  return Buffer.concat([head, body]);
-}
-
-/** A command frame: its name, then its data. */
-function command(name: string, data: Buffer): Buffer {
-  return zmtpFrame(COMMAND, Buffer.concat([Buffer.from([name.length]), Buffer.from(name, 'latin1'), data]));
-}
-
-/** READY with the metadata property Socket-Type. */
-const READY = (() => {
-  const name = Buffer.from('Socket-Type', 'latin1');
-  const value = Buffer.from('REQ', 'latin1');
-  const size = Buffer.alloc(4);
-  size.writeUInt32BE(value.length);
-  return command('READY', Buffer.concat([Buffer.from([name.length]), name, size, value]));
-})();
+const READY = readyCommand('REQ');
 
 /** The socket types a REQ may talk to (ZMTP 3.1, "Socket type compatibility"). */
 const PEER_TYPES = new Set(['REP', 'ROUTER']);
 
-/** A READY command's metadata: name (1-byte length) and value (4-byte length), repeated. */
-function readyProperties(data: Buffer): Map<string, string> {
-  const props = new Map<string, string>();
-  let at = 0;
-  while (at < data.length) {
-    const nameLen = data[at];
-    if (at + 1 + nameLen + 4 > data.length) throw new Error('a READY property runs past its command');
-    const name = data.toString('latin1', at + 1, at + 1 + nameLen);
-    const valueLen = data.readUInt32BE(at + 1 + nameLen);
-    const start = at + 1 + nameLen + 4;
-    if (start + valueLen > data.length) throw new Error(`READY property ${name} runs past its command`);
-    props.set(name.toLowerCase(), data.toString('latin1', start, start + valueLen));
-    at = start + valueLen;
-  }
-  return props;
-}
-
-/** Where to connect: `tcp://host:port` (host may be `[v6]`) or `ipc://path`. */
-function endpoint(address: string): { host: string; port: number } | { path: string } {
-  if (address.startsWith('ipc://') && address.length > 'ipc://'.length) return { path: address.slice('ipc://'.length) };
-  const m = /^tcp:\/\/(?:\[([^\]]+)\]|([^:/]+)):(\d{1,5})$/.exec(address);
-  const port = m ? Number(m[3]) : 0;
-  if (!m || port < 1 || port > 65535) {
-    throw new TransportError('TRANSPORT', `"${address}" is not an address a request can go to`, {
+/** Where to connect: port 0 is for listening only. */
+function endpoint(address: string): ReturnType<typeof zmtpEndpoint> {
+  const where = zmtpEndpoint(address, 'a request can go to');
+  if ('port' in where && where.port === 0) {
+    throw new TransportError('TRANSPORT', `"${address}" is not an address a request can go to: port 0`, {
       hint: 'give tcp://HOST:PORT or ipc://PATH',
     });
   }
-  return { host: m[1] ?? m[2], port };
-}
-
-/** Bytes as they arrive, taken in exact counts (replies come in many reads; copy each byte once). */
-class Bytes {
-  private chunks: Buffer[] = [];
-  length = 0;
-
-  push(chunk: Buffer): void {
-    this.chunks.push(chunk);
-    this.length += chunk.length;
-  }
-
-  /** The first n bytes, without taking them (n <= length). */
-  peek(n: number): Buffer {
-    if (this.chunks[0].length < n) this.chunks = [Buffer.concat(this.chunks)];
-    return this.chunks[0].subarray(0, n);
-  }
-
-  take(n: number): Buffer {
-    const out = this.peek(n);
-    const first = this.chunks[0];
-    if (first.length === n) this.chunks.shift();
-    else this.chunks[0] = first.subarray(n);
-    this.length -= n;
-    return out;
-  }
+  return where;
 }
 
 /** One request in flight on a connection. */
@@ -134,12 +49,9 @@ interface Pending {
  */
 class Connection {
   private readonly socket: Socket;
-  private readonly input = new Bytes();
-  private greeted = false;
+  private readonly reader: ZmtpReader;
   private ready = false;
   private ended = false;
-  private frames: Buffer[] = [];
-  private frameBytes = 0;
   private pending?: Pending;
   private queued?: Buffer;
   /** Settles when the handshake is done, or the connection fails first. */
@@ -154,13 +66,16 @@ class Connection {
     });
     // Nobody may be waiting on it yet (a request that timed out before the connection failed).
     this.opened.catch(() => undefined);
+    this.reader = new ZmtpReader({
+      command: (name, data) => this.onCommand(name, data),
+      message: (frames) => this.onMessage(frames),
+    });
     this.socket = createConnection(endpoint(address));
     this.socket.setNoDelay(true);
     this.socket.write(Buffer.concat([GREETING, READY]));
     this.socket.on('data', (chunk: Buffer) => {
-      this.input.push(chunk);
       try {
-        this.read();
+        this.reader.push(chunk);
       } catch (err) {
         this.fail(
           new TransportError('TRANSPORT', `${address} does not speak ZeroMQ's protocol as a request port: ${(err as Error).message}`, {
@@ -215,36 +130,7 @@ class Connection {
     pending?.reject(err);
   }
 
-  private read(): void {
-    if (!this.greeted) {
-      if (this.input.length < GREETING_BYTES) {
-        // The signature alone tells a peer that is no ZMTP 3 one: do not wait for 64 bytes from it.
-        if (this.input.length >= 1 && this.input.peek(1)[0] !== 0xff) throw new Error('no ZMTP signature');
-        return;
-      }
-      checkGreeting(this.input.take(GREETING_BYTES));
-      this.greeted = true;
-    }
-    while (!this.ended && this.input.length >= 2) {
-      const head = this.input.peek(Math.min(this.input.length, 9));
-      const flags = head[0];
-      if (flags & ~(MORE | LONG | COMMAND)) throw new Error(`a frame has reserved flag bits set (0x${flags.toString(16)})`);
-      const headBytes = flags & LONG ? 9 : 2;
-      if (head.length < headBytes) return;
-      const size = flags & LONG ? head.readBigUInt64BE(1) : BigInt(head[1]);
-      if (size > BigInt(MAX_FRAME_BYTES)) throw new Error(`a frame of ${size} bytes is more than the ${MAX_FRAME_BYTES} taken`);
-      if (this.input.length < headBytes + Number(size)) return;
-      this.input.take(headBytes);
-      const body = Buffer.from(this.input.take(Number(size)));
-      if (flags & COMMAND) this.onCommand(body);
-      else this.onFrame(body, (flags & MORE) !== 0);
-    }
-  }
-
-  private onCommand(body: Buffer): void {
-    if (body.length < 1 || body.length < 1 + body[0]) throw new Error('a command frame without its name');
-    const name = body.toString('latin1', 1, 1 + body[0]);
-    const data = body.subarray(1 + body[0]);
+  private onCommand(name: string, data: Buffer): void {
     if (name === 'READY') {
       if (this.ready) throw new Error('a second READY');
       const type = readyProperties(data).get('socket-type');
@@ -262,34 +148,19 @@ class Connection {
     } else if (name === 'PING') {
       // Heartbeat: PONG carries back the context after the 2-byte TTL.
       if (data.length < 2) throw new Error('a PING without its TTL');
-      this.socket.write(command('PONG', data.subarray(2)));
+      this.socket.write(zmtpCommand('PONG', data.subarray(2)));
     }
     // Any other command (PONG, a future one) needs nothing from a REQ.
   }
 
-  private onFrame(body: Buffer, more: boolean): void {
+  private onMessage(frames: Buffer[]): void {
     if (!this.ready) throw new Error('a message before READY');
-    this.frameBytes += body.length;
-    if (this.frameBytes > MAX_FRAME_BYTES) throw new Error(`a message of more than the ${MAX_FRAME_BYTES} bytes taken`);
-    this.frames.push(body);
-    if (more) return;
-    const frames = this.frames;
-    this.frames = [];
-    this.frameBytes = 0;
     // As a REQ socket: a reply is the frames after an empty delimiter; anything else is dropped.
     if (frames.length < 2 || frames[0].length !== 0 || !this.pending) return;
     const pending = this.pending;
     this.pending = undefined;
     pending.resolve(frames[frames.length - 1]);
   }
-}
-
-/** The peer's greeting: ZMTP 3 or later, with the NULL mechanism. */
-function checkGreeting(g: Buffer): void {
-  if (g[0] !== 0xff || (g[9] & 0x01) !== 0x01) throw new Error('no ZMTP signature');
-  if (g[10] < 3) throw new Error(`it speaks ZMTP ${g[10]}.x; version 3 or later is needed (libzmq 4 and later)`);
-  const mechanism = g.toString('latin1', 12, 32).replace(/\0+$/, '');
-  if (mechanism !== 'NULL') throw new Error(`it asks for the ${mechanism} mechanism; a master's request port uses NULL`);
 }
 
 /**

@@ -14,6 +14,8 @@ import { MemoryTransport } from '../../../src/core/transport/memory';
 import type { Transport } from '../../../src/core/transport/types';
 import { zeromqTransport } from '../../../src/core/transport/zeromq';
 import { ZmtpRequestClient } from '../../../src/core/transport/zmtp-request';
+import { ZmtpPublishServer } from '../../../src/core/transport/zmtp-publisher';
+import { ZmtpRequestServer } from '../../../src/core/transport/zmtp-router';
 import { freePort } from '../../support/ports';
 
 const closers: Array<() => unknown> = [];
@@ -35,10 +37,20 @@ interface Case {
   address: () => Promise<string>;
   /** The ZMTP client against libzmq's server: only the request port is its. */
   zmtp?: boolean;
+  /** The ports in plain Node (zmtp-server.ts) with libzmq's clients: the event bus is the others' to test. */
+  nodeServers?: boolean;
 }
 
 /** libzmq for every socket but the request client, which is the ZMTP one. */
 const zmtpClient: Transport = { ...zeromqTransport, requestClient: (address, options) => new ZmtpRequestClient(address, options) };
+/** The master's ports in plain Node, every other socket libzmq's. */
+const nodeServers: Transport = {
+  ...zeromqTransport,
+  requestServer: (options) => new ZmtpRequestServer(options),
+  publishServer: (options) => new ZmtpPublishServer(options),
+};
+/** The ports in plain Node and the commands' ZMTP client: libzmq on neither side of a request. */
+const nodeBothSides: Transport = { ...nodeServers, requestClient: (address, options) => new ZmtpRequestClient(address, options) };
 const tcpAddress = async () => `tcp://127.0.0.1:${await freePort()}`;
 const ipcAddress = async () => `ipc://${join(tempDir(), 'sock.ipc')}`;
 
@@ -48,9 +60,12 @@ const cases: Case[] = [
   { name: 'memory', transport: () => new MemoryTransport(), address: async () => `mem://test-${++memoryCount}` },
   { name: 'ZMTP client, tcp://', transport: () => zmtpClient, address: tcpAddress, zmtp: true },
   { name: 'ZMTP client, ipc://', transport: () => zmtpClient, address: ipcAddress, zmtp: true },
+  { name: 'Node servers, tcp://', transport: () => nodeServers, address: tcpAddress, nodeServers: true },
+  { name: 'Node servers, ipc://', transport: () => nodeServers, address: ipcAddress, nodeServers: true },
+  { name: 'Node servers and ZMTP client, tcp://', transport: () => nodeBothSides, address: tcpAddress, zmtp: true },
 ];
 
-describe.each(cases)('transport over $name', ({ name, transport: make, address, zmtp }) => {
+describe.each(cases)('transport over $name', ({ name, transport: make, address, zmtp, nodeServers: ownServers }) => {
   describe('request port', () => {
     it('answers each client with its own reply, concurrently, and queues requests on one client', async () => {
       const t = make();
@@ -147,7 +162,7 @@ describe.each(cases)('transport over $name', ({ name, transport: make, address, 
       expect(String(await client.request(Buffer.from('new connection'), 5000))).toBe('new connection');
       expect(String(await client.request(Buffer.from('same connection'), 5000))).toBe('same connection');
       expect(asked).toHaveLength(2);
-      if (name === 'zeromq tcp://' || name === 'ZMTP client, tcp://') expect(asked).toEqual(['127.0.0.1', '127.0.0.1']);
+      if (name.endsWith('tcp://')) expect(asked).toEqual(['127.0.0.1', '127.0.0.1']);
       if (name === 'memory') expect(asked).toEqual(['memory', 'memory']);
     });
 
@@ -247,7 +262,7 @@ describe.each(cases)('transport over $name', ({ name, transport: make, address, 
 
   // The event bus is only ever a Unix socket file (event-socket.ts; or in memory): a tcp://
   // address is refused at once (event-socket.test.ts).
-  describe.skipIf(name === 'zeromq tcp://' || zmtp)('event bus', () => {
+  describe.skipIf(name === 'zeromq tcp://' || zmtp || ownServers)('event bus', () => {
     it('delivers every event published after sync(), in order, for its prefixes only', async () => {
       const t = make();
       const at = await address();

@@ -1,0 +1,84 @@
+/**
+ * The master's publish port in plain Node (zmtp-server.ts): a ZeroMQ PUB for SUB and XSUB peers
+ * (Salt's minions and brine's). A subscriber's subscriptions come as ZMTP 3.1's SUBSCRIBE and
+ * CANCEL commands or as ZMTP 3.0's messages (first byte 1 to subscribe, 0 to cancel, then the
+ * prefix); a publication goes to every subscriber with a prefix of its first frame, encoded once
+ * and the same bytes written to each. A subscriber that has `highWaterMark` publications of that
+ * size still unsent (it reads too slowly) misses this one, as libzmq's PUB drops at its pub_hwm;
+ * 0 means no limit, as in libzmq.
+ */
+import type { IPublishServer } from './types';
+import { encodeMessage } from './zmtp';
+import { ZmtpPort, type ZmtpPeer } from './zmtp-server';
+
+/** One subscriber's prefixes, each with how many times it was subscribed (libzmq counts them too). */
+class Subscriptions {
+  private readonly prefixes = new Map<string, number>();
+  /** Subscribed to everything (the empty prefix): the common case, checked first. */
+  all = false;
+
+  change(prefix: Buffer, subscribe: boolean): void {
+    const key = prefix.toString('latin1');
+    const count = (this.prefixes.get(key) ?? 0) + (subscribe ? 1 : -1);
+    if (count > 0) this.prefixes.set(key, count);
+    else this.prefixes.delete(key);
+    this.all = this.prefixes.has('');
+  }
+
+  matches(topic: Buffer): boolean {
+    if (this.all) return true;
+    for (const prefix of this.prefixes.keys()) {
+      if (prefix.length <= topic.length && topic.toString('latin1', 0, prefix.length) === prefix) return true;
+    }
+    return false;
+  }
+}
+
+export class ZmtpPublishServer implements IPublishServer {
+  private readonly port: ZmtpPort;
+  private readonly subscribers = new Map<ZmtpPeer, Subscriptions>();
+  private readonly highWaterMark: number;
+  /** Publications a subscriber missed at the high-water mark, since the port opened. */
+  dropped = 0;
+
+  constructor(options: { highWaterMark?: number; backlog?: number } = {}) {
+    this.highWaterMark = options.highWaterMark ?? 1000;
+    this.port = new ZmtpPort({
+      socketType: 'PUB',
+      peerTypes: new Set(['SUB', 'XSUB']),
+      backlog: options.backlog,
+      onPeer: (peer) => this.subscribers.set(peer, new Subscriptions()),
+      onGone: (peer) => this.subscribers.delete(peer),
+      onCommand: (peer, name, data) => {
+        if (name === 'SUBSCRIBE' || name === 'CANCEL') this.subscribers.get(peer)?.change(data, name === 'SUBSCRIBE');
+      },
+      onMessage: (peer, frames) => {
+        // ZMTP 3.0's subscriptions; any other message to a PUB is dropped, as libzmq does.
+        const [first] = frames;
+        if (frames.length === 1 && first.length >= 1 && first[0] <= 1)
+          this.subscribers.get(peer)?.change(first.subarray(1), first[0] === 1);
+      },
+    });
+  }
+
+  bind(address: string): Promise<void> {
+    return this.port.bind(address, 'for subscribers');
+  }
+
+  publish(frames: Buffer[]): Promise<void> {
+    const bytes = encodeMessage(frames);
+    const topic = frames[0] ?? Buffer.alloc(0);
+    const limit = this.highWaterMark > 0 ? this.highWaterMark * bytes.length : Infinity;
+    for (const [peer, subscriptions] of this.subscribers) {
+      if (!subscriptions.matches(topic)) continue;
+      if (peer.queuedBytes >= limit) this.dropped++;
+      else peer.write(bytes);
+    }
+    return Promise.resolve();
+  }
+
+  close(): Promise<void> {
+    this.subscribers.clear();
+    return this.port.close();
+  }
+}

@@ -1,0 +1,200 @@
+/**
+ * A listening ZeroMQ socket in plain Node: the TCP (or Unix) listener behind the master's request
+ * and publish ports, and the ZMTP handshake of each connection (zmtp.ts). What the port does with
+ * a connection's messages (ROUTER, PUB) is zmtp-router.ts's and zmtp-publisher.ts's.
+ *
+ * Why not libzmq, as before: a libzmq connection on a busy port holds 45-90 KiB (its pipes grow to
+ * two 16 KiB chunks each way, docs/scaling.md), a Node socket about 6.5 KiB; at 10,000 minions
+ * that is most of the master's memory. libzmq also hands every message through its I/O thread.
+ *
+ * As libzmq does: a handshake not done within 30 s (ZMQ_HANDSHAKE_IVL) drops the connection; a
+ * peer refused by `admit` gets an ERROR command ("400", the ZAP status) in place of READY; an
+ * `ipc://` path left over by an earlier run is replaced, and removed on close. A peer that breaks
+ * the protocol is dropped without a word, the port goes on.
+ */
+import { createServer, type Server, type Socket } from 'node:net';
+import { rmSync } from 'node:fs';
+import { TransportError } from '../errors';
+import type { AdmitConnection } from './types';
+import { GREETING, ZmtpReader, errorCommand, readyCommand, readyProperties, zmtpCommand, zmtpEndpoint } from './zmtp';
+
+/** libzmq's ZMQ_HANDSHAKE_IVL default. */
+const HANDSHAKE_MS = 30_000;
+/** Salt's zmq_backlog default. */
+const DEFAULT_BACKLOG = 1000;
+
+/** One peer's connection, once its handshake is done. */
+export class ZmtpPeer {
+  constructor(
+    readonly id: number,
+    readonly socket: Socket,
+    readonly address: string,
+  ) {}
+
+  get isOpen(): boolean {
+    return !this.socket.destroyed;
+  }
+
+  /** Writes bytes already framed; false once the peer is gone. */
+  write(bytes: Buffer): boolean {
+    if (this.socket.destroyed) return false;
+    this.socket.write(bytes);
+    return true;
+  }
+
+  /** Bytes written but not yet taken by the kernel. */
+  get queuedBytes(): number {
+    return this.socket.writableLength;
+  }
+}
+
+export interface ZmtpPortOptions {
+  /** Our Socket-Type in READY. */
+  socketType: string;
+  /** The Socket-Types that may connect (ZMTP 3.1's compatibility table). */
+  peerTypes: ReadonlySet<string>;
+  backlog?: number;
+  admit?: AdmitConnection;
+  /** How long a connection may take over its handshake (ms; libzmq's 30 s unless given). */
+  handshakeMs?: number;
+  /** A peer's handshake is done. */
+  onPeer?(peer: ZmtpPeer): void;
+  /** A whole message from a peer. */
+  onMessage(peer: ZmtpPeer, frames: Buffer[]): void;
+  /** A command after the handshake other than PING (SUBSCRIBE, CANCEL, ...). */
+  onCommand?(peer: ZmtpPeer, name: string, data: Buffer): void;
+  /** A peer's connection ended (after its handshake). */
+  onGone?(peer: ZmtpPeer): void;
+}
+
+/** A listening port and its connections. */
+export class ZmtpPort {
+  private readonly servers: Server[] = [];
+  private readonly sockets = new Set<Socket>();
+  private readonly paths: string[] = [];
+  private nextId = 1;
+  private closed = false;
+
+  constructor(private readonly options: ZmtpPortOptions) {}
+
+  async bind(address: string, what: string): Promise<void> {
+    if (this.closed) throw new TransportError('CLOSED', `cannot listen ${what} on ${address}: the port is closed`);
+    const where = zmtpEndpoint(address, `to listen ${what} on`);
+    const server = createServer({ noDelay: true }, (socket) => this.accept(socket));
+    server.maxConnections = Number.MAX_SAFE_INTEGER;
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', (err: NodeJS.ErrnoException) => {
+        const inUse = err.code === 'EADDRINUSE';
+        reject(
+          new TransportError(inUse ? 'ADDRESS_IN_USE' : 'TRANSPORT', `cannot listen ${what} on ${address}: ${err.message}`, {
+            cause: err,
+            hint: inUse ? 'another process listens on that port: stop it or choose another port' : undefined,
+          }),
+        );
+      });
+      const backlog = this.options.backlog ?? DEFAULT_BACKLOG;
+      if ('path' in where) {
+        // As libzmq: a socket file left by an earlier run is replaced.
+        rmSync(where.path, { force: true });
+        server.listen({ path: where.path, backlog }, resolve);
+      } else {
+        // libzmq's `*` is every IPv4 interface (IPv6 only with ZMQ_IPV6).
+        const host = where.host === '*' ? '0.0.0.0' : where.host;
+        server.listen({ host, port: where.port, backlog, exclusive: true }, resolve);
+      }
+    });
+    server.on('error', () => undefined);
+    this.servers.push(server);
+    if ('path' in where) this.paths.push(where.path);
+  }
+
+  /** Stops listening and drops every connection; resolves once the addresses are free. */
+  async close(): Promise<void> {
+    this.closed = true;
+    const servers = this.servers.splice(0);
+    for (const socket of this.sockets) socket.destroy();
+    this.sockets.clear();
+    await Promise.all(servers.map((server) => new Promise<void>((resolve) => server.close(() => resolve()))));
+    // Node removes a Unix socket's file itself; this covers one it could not.
+    for (const path of this.paths.splice(0)) rmSync(path, { force: true });
+  }
+
+  private accept(socket: Socket): void {
+    if (this.closed) {
+      socket.destroy();
+      return;
+    }
+    this.sockets.add(socket);
+    const address = (socket.remoteAddress ?? '').replace(/^::ffff:(?=\d+\.\d+\.\d+\.\d+$)/, '');
+    const options = this.options;
+    let peer: ZmtpPeer | undefined;
+    let refused = false;
+    const drop = () => {
+      reader.stopped = true;
+      socket.destroy();
+    };
+    const handshake = setTimeout(drop, options.handshakeMs ?? HANDSHAKE_MS);
+    handshake.unref();
+    const reader = new ZmtpReader({
+      greeting: () => {
+        let ok = true;
+        if (options.admit) {
+          try {
+            ok = options.admit(address);
+          } catch {
+            ok = false; // a failing decision refuses: the peer tries again later
+          }
+        }
+        if (ok) {
+          socket.write(readyCommand(options.socketType));
+        } else {
+          refused = true;
+          socket.end(errorCommand('400'));
+          reader.stopped = true;
+        }
+      },
+      command: (name, data) => {
+        if (refused) return;
+        if (name === 'READY' && !peer) {
+          const type = readyProperties(data).get('socket-type');
+          if (type === undefined || !options.peerTypes.has(type)) {
+            socket.end(errorCommand(`invalid socket type ${type ?? '(none)'}`));
+            reader.stopped = true;
+            return;
+          }
+          clearTimeout(handshake);
+          peer = new ZmtpPeer(this.nextId++, socket, address);
+          options.onPeer?.(peer);
+        } else if (!peer) {
+          throw new Error(`${name} before READY`);
+        } else if (name === 'PING') {
+          if (data.length < 2) throw new Error('a PING without its TTL');
+          socket.write(zmtpCommand('PONG', data.subarray(2)));
+        } else if (name === 'ERROR') {
+          drop();
+        } else if (name !== 'PONG') {
+          options.onCommand?.(peer, name, data);
+        }
+      },
+      message: (frames) => {
+        if (!peer) throw new Error('a message before READY');
+        options.onMessage(peer, frames);
+      },
+    });
+    socket.write(GREETING);
+    socket.on('data', (chunk: Buffer) => {
+      try {
+        reader.push(chunk);
+      } catch {
+        drop(); // not ZMTP 3 with NULL, or a broken frame: libzmq drops such a peer silently too
+      }
+    });
+    socket.on('error', () => undefined); // 'close' follows
+    socket.on('close', () => {
+      clearTimeout(handshake);
+      reader.stopped = true;
+      this.sockets.delete(socket);
+      if (peer) options.onGone?.(peer);
+    });
+  }
+}

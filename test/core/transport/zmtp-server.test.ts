@@ -1,0 +1,300 @@
+/**
+ * The master's ports in plain Node (zmtp-server.ts, zmtp-router.ts, zmtp-publisher.ts) against
+ * peers written here byte by byte and against libzmq's own sockets: subscriptions in both of
+ * ZMTP's forms, the high-water mark, routing, refusals, and survival of whatever a peer sends.
+ * The shared behaviour of every transport (requests, replies, large messages, admit, reconnects)
+ * is in transport.test.ts, which runs it over these ports too.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { connect, type Socket } from 'node:net';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import * as zmq from 'zeromq';
+import { ZmtpReader, encodeMessage, readyCommand, zmtpCommand } from '../../../src/core/transport/zmtp';
+import { ZmtpPort } from '../../../src/core/transport/zmtp-server';
+import { ZmtpPublishServer } from '../../../src/core/transport/zmtp-publisher';
+import { ZmtpRequestServer } from '../../../src/core/transport/zmtp-router';
+import { ZmtpRequestClient } from '../../../src/core/transport/zmtp-request';
+import { seeded } from '../../fuzz/frames';
+import { freePort } from '../../support/ports';
+
+const closers: Array<() => unknown> = [];
+afterEach(async () => {
+  for (const close of closers.splice(0).reverse()) await close();
+});
+
+/** A greeting of ZMTP 3.`minor` with NULL. */
+function greeting(minor = 1): Buffer {
+  const g = Buffer.alloc(64);
+  g[0] = 0xff;
+  g[8] = 1;
+  g[9] = 0x7f;
+  g[10] = 3;
+  g[11] = minor;
+  g.write('NULL', 12, 'latin1');
+  return g;
+}
+
+/** A peer speaking ZMTP by hand: what it reads is parsed into commands and messages. */
+class RawPeer {
+  readonly socket: Socket;
+  readonly commands: Array<{ name: string; data: Buffer }> = [];
+  readonly messages: Buffer[][] = [];
+  closed = false;
+  private readonly reader = new ZmtpReader({
+    command: (name, data) => this.commands.push({ name, data }),
+    message: (frames) => this.messages.push(frames),
+  });
+
+  constructor(address: string, hello: Buffer) {
+    const m = /^tcp:\/\/127\.0\.0\.1:(\d+)$/.exec(address)!;
+    this.socket = connect(Number(m[1]), '127.0.0.1');
+    this.socket.on('data', (chunk: Buffer) => this.reader.push(chunk));
+    this.socket.on('error', () => undefined);
+    this.socket.on('close', () => (this.closed = true));
+    this.socket.write(hello);
+    closers.push(() => this.socket.destroy());
+  }
+
+  /** Waits until `done()` holds (or fails the test after 5 s). */
+  async until(done: () => boolean, what: string): Promise<void> {
+    const deadline = Date.now() + 5000;
+    while (!done()) {
+      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+  }
+}
+
+async function publisher(options: { highWaterMark?: number } = {}): Promise<{ pub: ZmtpPublishServer; address: string }> {
+  const pub = new ZmtpPublishServer(options);
+  const address = `tcp://127.0.0.1:${await freePort()}`;
+  await pub.bind(address);
+  closers.push(() => pub.close());
+  return { pub, address };
+}
+
+/** Publishes `frames` until `peer` holds `count` messages: a subscription travels after the handshake. */
+async function publishUntil(pub: ZmtpPublishServer, frames: Buffer[], peer: RawPeer, count: number): Promise<void> {
+  await peer.until(() => {
+    if (peer.messages.length < count) void pub.publish(frames);
+    return peer.messages.length >= count;
+  }, `${count} publications`);
+}
+
+describe('ZmtpPublishServer', () => {
+  it('filters by prefix, with subscriptions as ZMTP 3.1 commands and as ZMTP 3.0 messages, and cancels them', async () => {
+    const { pub, address } = await publisher();
+    const v31 = new RawPeer(address, Buffer.concat([greeting(1), readyCommand('SUB'), zmtpCommand('SUBSCRIBE', Buffer.from('web'))]));
+    const v30 = new RawPeer(address, Buffer.concat([greeting(0), readyCommand('SUB'), encodeMessage([Buffer.from('\x01db', 'latin1')])]));
+    await publishUntil(pub, [Buffer.from('web1'), Buffer.from('job')], v31, 1);
+    await publishUntil(pub, [Buffer.from('db1'), Buffer.from('job')], v30, 1);
+    const web = v31.messages.length;
+    const db = v30.messages.length;
+    await pub.publish([Buffer.from('mail1'), Buffer.from('for nobody')]);
+    // Cancelled, each in its own form; a marker subscription tells when the change has arrived.
+    v31.socket.write(Buffer.concat([zmtpCommand('CANCEL', Buffer.from('web')), zmtpCommand('SUBSCRIBE', Buffer.from('mark'))]));
+    v30.socket.write(Buffer.concat([encodeMessage([Buffer.from('\x00db', 'latin1')]), encodeMessage([Buffer.from('\x01mark', 'latin1')])]));
+    await publishUntil(pub, [Buffer.from('mark'), Buffer.from('x')], v31, web + 1);
+    await publishUntil(pub, [Buffer.from('mark'), Buffer.from('x')], v30, db + 1);
+    const before = [v31.messages.length, v30.messages.length];
+    await pub.publish([Buffer.from('web2'), Buffer.from('after cancel')]);
+    await pub.publish([Buffer.from('db2'), Buffer.from('after cancel')]);
+    await pub.publish([Buffer.from('mark'), Buffer.from('last')]);
+    await v31.until(() => v31.messages.length === before[0] + 1 && v30.messages.length === before[1] + 1, 'the last mark');
+    const topics = (p: RawPeer) => p.messages.map((m) => m[0].toString());
+    expect(new Set(topics(v31))).toEqual(new Set(['web1', 'mark']));
+    expect(new Set(topics(v30))).toEqual(new Set(['db1', 'mark']));
+    expect(v31.commands.map((c) => c.name)).toEqual(['READY']);
+    expect(readyOf(v31)).toBe('PUB');
+  });
+
+  it("delivers to libzmq's SUB by its prefix only, frames intact", async () => {
+    const { pub, address } = await publisher();
+    const sub = new zmq.Subscriber({ linger: 0 });
+    closers.push(() => sub.close());
+    sub.subscribe('salt');
+    sub.connect(address);
+    let got: Buffer[] | undefined;
+    void sub.receive().then((frames) => (got = frames));
+    const deadline = Date.now() + 5000;
+    while (!got && Date.now() < deadline) {
+      await pub.publish([Buffer.from('other'), Buffer.from('not this')]);
+      await pub.publish([Buffer.from('salt/job'), Buffer.from('this'), Buffer.alloc(300, 7)]);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    expect(got?.slice(0, 2).map(String)).toEqual(['salt/job', 'this']);
+    expect(got?.[2].equals(Buffer.alloc(300, 7))).toBe(true);
+  });
+
+  it('drops publications for a subscriber that does not read, at its high-water mark, and goes on serving the others', async () => {
+    const { pub, address } = await publisher({ highWaterMark: 4 });
+    const stalled = new RawPeer(address, Buffer.concat([greeting(), readyCommand('SUB'), zmtpCommand('SUBSCRIBE')]));
+    const reader = new RawPeer(address, Buffer.concat([greeting(), readyCommand('SUB'), zmtpCommand('SUBSCRIBE')]));
+    await publishUntil(pub, [Buffer.from('t'), Buffer.from('hello')], stalled, 1);
+    await publishUntil(pub, [Buffer.from('t'), Buffer.from('hello')], reader, 1);
+    stalled.socket.pause();
+    const big = Buffer.alloc(1024 * 1024, 1);
+    // Far more than the kernel's buffers hold: the stalled peer's queue reaches 4 publications.
+    for (let i = 0; i < 64 && pub.dropped === 0; i++) {
+      await pub.publish([Buffer.from('t'), big]);
+      await new Promise((resolve) => setTimeout(resolve, 2));
+    }
+    expect(pub.dropped).toBeGreaterThan(0);
+    await publishUntil(pub, [Buffer.from('t'), Buffer.from('still served')], reader, reader.messages.length + 1);
+    expect(reader.messages.at(-1)?.map(String)).toEqual(['t', 'still served']);
+  });
+});
+
+function readyOf(peer: RawPeer): string | undefined {
+  const ready = peer.commands.find((c) => c.name === 'READY');
+  return ready?.data.toString('latin1').slice('\x0bSocket-Type'.length + 4);
+}
+
+async function router(): Promise<{ server: ZmtpRequestServer; address: string; peers: Buffer[] }> {
+  const server = new ZmtpRequestServer();
+  const address = `tcp://127.0.0.1:${await freePort()}`;
+  await server.bind(address);
+  closers.push(() => server.close());
+  const peers: Buffer[] = [];
+  server.serve(
+    async (payload, peer) => {
+      peers.push(peer);
+      if (payload.toString() === 'slow') await new Promise((resolve) => setTimeout(resolve, 100));
+      return Buffer.concat([Buffer.from('re:'), payload]);
+    },
+    (err) => {
+      throw err;
+    },
+  );
+  return { server, address, peers };
+}
+
+describe('ZmtpRequestServer', () => {
+  it('gives each connection its own routing id, answers on it, and drops what is not shaped as REQ sends', async () => {
+    const { address, peers } = await router();
+    const a = new RawPeer(address, Buffer.concat([greeting(), readyCommand('REQ')]));
+    const b = new RawPeer(address, Buffer.concat([greeting(), readyCommand('DEALER')]));
+    a.socket.write(encodeMessage([Buffer.from('no delimiter')]));
+    a.socket.write(encodeMessage([Buffer.alloc(0), Buffer.from('one'), Buffer.from('extra frame')]));
+    a.socket.write(encodeMessage([Buffer.alloc(0), Buffer.from('from a')]));
+    b.socket.write(encodeMessage([Buffer.alloc(0), Buffer.from('from b')]));
+    await a.until(() => a.messages.length === 1 && b.messages.length === 1, 'both replies');
+    expect(a.messages[0].map(String)).toEqual(['', 're:from a']);
+    expect(b.messages[0].map(String)).toEqual(['', 're:from b']);
+    expect(readyOf(a)).toBe('ROUTER');
+    expect(peers).toHaveLength(2);
+    expect(peers[0].equals(peers[1])).toBe(false);
+  });
+
+  // Found by the fuzz campaign: an empty last frame at the end of a read was taken from no bytes.
+  it('answers an empty request with an empty reply, both ending their reads', async () => {
+    const server = new ZmtpRequestServer();
+    const address = `tcp://127.0.0.1:${await freePort()}`;
+    await server.bind(address);
+    closers.push(() => server.close());
+    const seen: number[] = [];
+    server.serve(
+      async (payload) => {
+        seen.push(payload.length);
+        return Buffer.alloc(0);
+      },
+      () => undefined,
+    );
+    const client = new ZmtpRequestClient(address);
+    closers.push(() => client.close());
+    expect((await client.request(Buffer.alloc(0), 5000)).length).toBe(0);
+    expect((await client.request(Buffer.alloc(0), 5000)).length).toBe(0);
+    expect(seen).toEqual([0, 0]);
+  });
+
+  it('drops the reply to a connection that has gone, and answers the next one', async () => {
+    const { address, peers } = await router();
+    const gone = new RawPeer(
+      address,
+      Buffer.concat([greeting(), readyCommand('REQ'), encodeMessage([Buffer.alloc(0), Buffer.from('slow')])]),
+    );
+    await gone.until(() => peers.length === 1, 'the request');
+    gone.socket.destroy();
+    const client = new ZmtpRequestClient(address);
+    closers.push(() => client.close());
+    expect(String(await client.request(Buffer.from('next'), 5000))).toBe('re:next');
+  });
+
+  it('refuses a peer of a socket type a ROUTER does not talk to with an ERROR command, and closes it', async () => {
+    const { address } = await router();
+    const pub = new RawPeer(address, Buffer.concat([greeting(), readyCommand('PUB')]));
+    await pub.until(() => pub.closed, 'the connection to close');
+    // Our READY goes with the greeting, as libzmq's does; the peer's type is known from its READY.
+    expect(pub.commands.map((c) => c.name)).toEqual(['READY', 'ERROR']);
+    expect(pub.commands[1].data.toString('latin1', 1)).toBe('invalid socket type PUB');
+  });
+
+  it('survives any bytes: 200 connections of seeded garbage and broken ZMTP, then answers a real client', async () => {
+    const { address } = await router();
+    const r = seeded(15);
+    const byte = () => Math.floor(r() * 256);
+    const valid = Buffer.concat([greeting(), readyCommand('REQ')]);
+    const peers: RawPeer[] = [];
+    for (let i = 0; i < 200; i++) {
+      const kind = i % 4;
+      const noise = Buffer.from(Array.from({ length: 1 + Math.floor(r() * 200) }, byte));
+      // Pure noise; a valid greeting then noise; a frame claiming 2^63 bytes; a greeting cut short.
+      const bytes =
+        kind === 0
+          ? noise
+          : kind === 1
+            ? Buffer.concat([valid, noise])
+            : kind === 2
+              ? Buffer.concat([valid, Buffer.from([0x02, 0x7f, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff])])
+              : valid.subarray(0, 1 + Math.floor(r() * 63));
+      peers.push(new RawPeer(address, bytes));
+    }
+    await peers[0].until(() => peers.filter((p, i) => i % 4 !== 3).every((p) => p.closed), 'the broken peers to be dropped');
+    const client = new ZmtpRequestClient(address);
+    closers.push(() => client.close());
+    expect(String(await client.request(Buffer.from('still here'), 5000))).toBe('re:still here');
+  });
+});
+
+describe('ZmtpPort', () => {
+  it('drops a connection whose handshake is not done in time (ZMQ_HANDSHAKE_IVL)', async () => {
+    const port = new ZmtpPort({ socketType: 'ROUTER', peerTypes: new Set(['REQ']), handshakeMs: 100, onMessage: () => undefined });
+    const address = `tcp://127.0.0.1:${await freePort()}`;
+    await port.bind(address, 'for requests');
+    closers.push(() => port.close());
+    const silent = new RawPeer(address, greeting().subarray(0, 10));
+    const started = Date.now();
+    await silent.until(() => silent.closed, 'the silent peer to be dropped');
+    expect(Date.now() - started).toBeGreaterThanOrEqual(90);
+  });
+
+  it('replaces an ipc:// socket file left by an earlier run, and removes it on close', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'brine-zmtp-'));
+    closers.push(() => rmSync(dir, { recursive: true, force: true }));
+    const path = join(dir, 'publish_pull.ipc');
+    writeFileSync(path, 'left over');
+    const server = new ZmtpRequestServer();
+    await server.bind(`ipc://${path}`);
+    server.serve(
+      async (payload) => payload,
+      () => undefined,
+    );
+    const client = new ZmtpRequestClient(`ipc://${path}`);
+    expect(String(await client.request(Buffer.from('over ipc'), 5000))).toBe('over ipc');
+    client.close();
+    await server.close();
+    expect(existsSync(path)).toBe(false);
+  });
+
+  it('says which address it cannot listen on, and why', async () => {
+    const server = new ZmtpRequestServer();
+    closers.push(() => server.close());
+    await expect(server.bind('tcp://nowhere')).rejects.toMatchObject({ code: 'TRANSPORT', hint: 'give tcp://HOST:PORT or ipc://PATH' });
+    await expect(server.bind('tcp://203.0.113.9:1')).rejects.toMatchObject({
+      code: 'TRANSPORT',
+      message: expect.stringMatching(/EADDRNOTAVAIL/),
+    });
+  });
+});
