@@ -23,7 +23,11 @@ export class ZmtpRequestServer implements IRequestServer {
   private head = 0;
   private draining = false;
 
-  constructor(options: { admit?: AdmitConnection; backlog?: number } = {}) {
+  private readonly maxUnreadBytes: number;
+
+  /** `maxUnreadBytes`: replies a peer may leave unread before it is cut off (64 MiB). */
+  constructor(options: { admit?: AdmitConnection; backlog?: number; maxUnreadBytes?: number } = {}) {
+    this.maxUnreadBytes = options.maxUnreadBytes ?? 64 * 1024 * 1024;
     this.port = new ZmtpPort({
       socketType: 'ROUTER',
       peerTypes: new Set(['REQ', 'DEALER', 'ROUTER']),
@@ -90,7 +94,12 @@ export class ZmtpRequestServer implements IRequestServer {
     const { serve, onError } = this.handler!;
     serve(payload, routingId(peer.id))
       .then((reply) => {
-        if (reply !== null) this.peers.get(peer.id)?.write(encodeMessage([EMPTY, reply]));
+        const to = this.peers.get(peer.id);
+        if (reply === null || !to) return;
+        // A REQ reads its reply before it asks again; a peer that sends requests and leaves
+        // their replies unread would hold the master's memory without end: it is cut off.
+        if (to.queuedBytes > this.maxUnreadBytes) to.drop();
+        else to.write(encodeMessage([EMPTY, reply]));
       }, onError)
       .catch(onError);
   }

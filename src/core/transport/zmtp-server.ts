@@ -42,6 +42,11 @@ export class ZmtpPeer {
     return true;
   }
 
+  /** Ends the connection at once (what was not yet written is lost). */
+  drop(): void {
+    this.socket.destroy();
+  }
+
   /** Bytes written but not yet taken by the kernel. */
   get queuedBytes(): number {
     return this.socket.writableLength;

@@ -222,6 +222,29 @@ describe('ZmtpRequestServer', () => {
     expect(String(await client.request(Buffer.from('next'), 5000))).toBe('re:next');
   });
 
+  it('cuts off a peer that sends requests and leaves their replies unread, and serves the others', async () => {
+    const server = new ZmtpRequestServer({ maxUnreadBytes: 4 * 1024 * 1024 });
+    const address = `tcp://127.0.0.1:${await freePort()}`;
+    await server.bind(address);
+    closers.push(() => server.close());
+    server.serve(
+      async () => Buffer.alloc(1024 * 1024, 1),
+      () => undefined,
+    );
+    const greedy = new RawPeer(address, Buffer.concat([greeting(), readyCommand('DEALER')]));
+    greedy.socket.pause();
+    const request = encodeMessage([Buffer.alloc(0), Buffer.from('more')]);
+    // Far more replies than the kernel's buffers and the 4 MiB hold.
+    for (let i = 0; i < 200 && !greedy.closed; i++) {
+      greedy.socket.write(request);
+      await new Promise((resolve) => setTimeout(resolve, 2));
+    }
+    await greedy.until(() => greedy.closed, 'the greedy peer to be cut off');
+    const client = new ZmtpRequestClient(address);
+    closers.push(() => client.close());
+    expect((await client.request(Buffer.from('one'), 5000)).length).toBe(1024 * 1024);
+  });
+
   it('refuses a peer of a socket type a ROUTER does not talk to with an ERROR command, and closes it', async () => {
     const { address } = await router();
     const pub = new RawPeer(address, Buffer.concat([greeting(), readyCommand('PUB')]));
