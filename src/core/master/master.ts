@@ -303,7 +303,7 @@ export class Master {
     this.keyIndex.load();
     this.keyIndex.watch((dir, err) => this.log.warning(`Cannot watch ${dir}: ${err.message}`));
     this.requests.serve(
-      (payload, peer) => handler.handle(payload, peer),
+      (payload, peer, connected) => handler.handle(payload, peer, connected),
       (err) => this.log.error(`Request handling failed: ${(err as Error)?.stack ?? err}`),
     );
     this.log.info(`Starting the Salt Publisher on ${tcp(s.interface, s.publish_port)}`);

@@ -98,10 +98,11 @@ export class RequestHandler {
   }
 
   /**
-   * `peer` is the connection the request came on (ZeroMQ's routing id), for rate limits. Null:
-   * no reply (a sign-in the minion has given up, see SignInQueue).
+   * `peer` is the connection the request came on (ZeroMQ's routing id), for rate limits;
+   * `connected` whether it is still open, where the transport can tell. Null: no reply (a sign-in
+   * the minion has given up, see SignInQueue).
    */
-  async handle(payload: Buffer, peer?: Buffer): Promise<Buffer | null> {
+  async handle(payload: Buffer, peer?: Buffer, connected?: () => boolean): Promise<Buffer | null> {
     // Before decoding: an oversized request costs its length check, nothing more.
     if (payload.length > this.limits.maxRequestSize) {
       this.log.warning(`Dropped a request of ${payload.length} bytes, more than max_request_size (${this.limits.maxRequestSize})`);
@@ -109,7 +110,7 @@ export class RequestHandler {
     }
     try {
       const envelope = parseRequestEnvelope(decode(payload));
-      if (envelope.enc === 'clear') return await this.clear(envelope.load, peer);
+      if (envelope.enc === 'clear') return await this.clear(envelope.load, peer, connected);
       return await this.aes(envelope);
     } catch (err) {
       // Whatever failed, the peer gets an answer: a BrineError is a bad request, anything else a
@@ -124,7 +125,7 @@ export class RequestHandler {
     }
   }
 
-  private async clear(load: Record<string, unknown>, peer: Buffer | undefined): Promise<Buffer | null> {
+  private async clear(load: Record<string, unknown>, peer: Buffer | undefined, connected?: () => boolean): Promise<Buffer | null> {
     switch (load.cmd) {
       case '_auth': {
         if (this.limits.signIns && !this.limits.signIns.allow(peer)) {
@@ -135,7 +136,7 @@ export class RequestHandler {
         }
         const req = parseAuthRequest(load);
         if (!this.signInQueue) return await this.auth.handle(req);
-        return await this.signInQueue.run(req.id, () => this.auth.handle(req));
+        return await this.signInQueue.run(req.id, () => this.auth.handle(req), connected);
       }
       case 'publish': {
         const req = parsePublishRequestLoad(load);

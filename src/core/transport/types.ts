@@ -36,8 +36,12 @@ export interface ISubscribeClient {
 /** Who sent a request: opaque to everyone above (ZeroMQ's routing id). */
 export type Peer = Buffer;
 
-/** Answers one request; null sends no answer. */
-export type RequestServe = (payload: Buffer, peer: Peer) => Promise<Buffer | null>;
+/**
+ * Answers one request; null sends no answer. `connected` tells whether the connection the request
+ * came on is still open (a minion whose request timed out closes it and asks again on a new one,
+ * Salt's as brine's); it is absent where the transport cannot tell (libzmq's ROUTER).
+ */
+export type RequestServe = (payload: Buffer, peer: Peer, connected?: () => boolean) => Promise<Buffer | null>;
 
 /**
  * Who may open a connection to the request port: called with the peer's IP address for every new

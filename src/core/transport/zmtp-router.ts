@@ -92,7 +92,7 @@ export class ZmtpRequestServer implements IRequestServer {
 
   private handle(peer: ZmtpPeer, payload: Buffer): void {
     const { serve, onError } = this.handler!;
-    serve(payload, routingId(peer.id))
+    serve(payload, routingId(peer.id), () => this.peers.has(peer.id))
       .then((reply) => {
         const to = this.peers.get(peer.id);
         if (reply === null || !to) return;

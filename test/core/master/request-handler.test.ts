@@ -36,6 +36,7 @@ import { RequestHandler } from '../../../src/core/master/request-handler';
 import { runRsaJob } from '../../../src/core/master/rsa-jobs';
 import { Sessions } from '../../../src/core/master/sessions';
 import { SignInRateLimit } from '../../../src/core/master/sign-in-limits';
+import { SignInQueue } from '../../../src/core/master/sign-in-queue';
 import { decode, encode } from '../../../src/core/protocol/msgpack';
 import { MemoryTransport } from '../../../src/core/transport/memory';
 
@@ -259,5 +260,36 @@ describe('RequestHandler', () => {
     for (let i = 0; i < 4; i++) served.push(await signInFrom('peer-a'));
     expect(served).toEqual([true, true, false, false]);
     expect(await signInFrom('peer-b')).toBe(true);
+  });
+
+  it('leaves a sign-in unanswered, with no work done, when its connection closed while it waited its turn', async () => {
+    const queue = new SignInQueue(1);
+    const queued = new RequestHandler({
+      auth,
+      jobs,
+      sessions,
+      dataCache,
+      events,
+      rsa,
+      log,
+      hooks: { rootKey: () => ROOT_KEY, beforePublish: () => undefined },
+      pillar: new MasterPillar({}, dataCache, log),
+      minionRequests: new MinionRequests({
+        files: { file_roots: {} },
+        mine: new MineStore(join(root, 'cache')),
+        accepted: () => accepted,
+        grains: () => undefined,
+        options: {},
+      }),
+      signInQueue: queue,
+    });
+    const first = buildAuthRequest({ id: 'web1', publicPem: minionPair.publicPem });
+    const live = queued.handle(first.bytes, Buffer.from('a'), () => true);
+    // Another minion, so that only its closed connection can be why it is dropped.
+    const other = buildAuthRequest({ id: 'web9', publicPem: minionPair.publicPem });
+    const gone = queued.handle(other.bytes, Buffer.from('b'), () => false);
+    expect(await gone).toBeNull();
+    expect(queue.abandoned).toBe(1);
+    expect(openAuthReply((await live)!, masterPublic, minionKey, first.nonce).kind).toBe('accepted');
   });
 });

@@ -58,6 +58,25 @@ describe('SignInQueue', () => {
     first.open();
     expect(await Promise.all([busy, old, renewed])).toEqual(['other', null, 'new']);
     expect(ran).toEqual(['other', 'web1 new']);
+    expect(queue.abandoned).toBe(1);
+  });
+
+  it('drops a waiting sign-in unanswered when its connection closed, and runs the others', async () => {
+    const queue = new SignInQueue(1);
+    const first = gate();
+    const ran: string[] = [];
+    const open = new Set(['a', 'b']);
+    const busy = queue.run('web0', async () => {
+      await first.opened;
+      return 'web0';
+    });
+    const gone = queue.run('web1', async () => (ran.push('web1'), 'web1'), () => open.has('a'));
+    const live = queue.run('web2', async () => (ran.push('web2'), 'web2'), () => open.has('b'));
+    open.delete('a'); // web1 timed out and closed its socket while it waited
+    first.open();
+    expect(await Promise.all([busy, gone, live])).toEqual(['web0', null, 'web2']);
+    expect(ran).toEqual(['web2']);
+    expect(queue.abandoned).toBe(1);
   });
 
   it('passes the turn on when a sign-in fails', async () => {

@@ -222,6 +222,27 @@ describe('ZmtpRequestServer', () => {
     expect(String(await client.request(Buffer.from('next'), 5000))).toBe('re:next');
   });
 
+  // The master's sign-in queue asks this before spending RSA work on a sign-in that waited.
+  it('tells the handler whether the connection a request came on is still open', async () => {
+    const server = new ZmtpRequestServer();
+    const address = `tcp://127.0.0.1:${await freePort()}`;
+    await server.bind(address);
+    closers.push(() => server.close());
+    const asks: Array<() => boolean> = [];
+    server.serve(
+      async (_payload, _peer, connected) => {
+        asks.push(connected!);
+        return new Promise<Buffer | null>(() => undefined); // never answered
+      },
+      () => undefined,
+    );
+    const peer = new RawPeer(address, Buffer.concat([greeting(), readyCommand('REQ'), encodeMessage([Buffer.alloc(0), Buffer.from('x')])]));
+    await peer.until(() => asks.length === 1, 'the request');
+    expect(asks[0]()).toBe(true);
+    peer.socket.destroy();
+    await peer.until(() => !asks[0](), 'the server to see the connection gone');
+  });
+
   it('cuts off a peer that sends requests and leaves their replies unread, and serves the others', async () => {
     const server = new ZmtpRequestServer({ maxUnreadBytes: 4 * 1024 * 1024 });
     const address = `tcp://127.0.0.1:${await freePort()}`;
