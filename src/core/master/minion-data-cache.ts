@@ -1,7 +1,7 @@
 import { mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { mkdir, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { SharedValues } from './shared-values';
+import { SharedValues, type SharedValue } from './shared-values';
 
 /** Grain files written in parallel while the cache drains. */
 const WRITES_AT_ONCE = 64;
@@ -44,9 +44,9 @@ export function readMinionData(cachedir: string, id: string): MinionData {
  */
 export class MinionDataCache {
   private readonly data = new Map<string, MinionData>();
-  /** Grain values alike between minions are held once (see SharedValues); each minion's keys to them. */
+  /** Grain values alike between minions are held once (see SharedValues); each minion's references to them. */
   private readonly sharedGrains = new SharedValues();
-  private readonly grainKeys = new Map<string, string[]>();
+  private readonly grainRefs = new Map<string, SharedValue[]>();
   private readonly root: string;
 
   constructor(cachedir: string) {
@@ -67,15 +67,15 @@ export class MinionDataCache {
   }
 
   private set(id: string, data: MinionData): void {
-    const old = this.grainKeys.get(id);
+    const old = this.grainRefs.get(id);
     if (data.grains && (old === undefined || data.grains !== this.data.get(id)?.grains)) {
-      const { shared, keys } = this.sharedGrains.share(data.grains);
+      const { shared, refs } = this.sharedGrains.share(data.grains);
       data = { ...data, grains: shared };
-      this.grainKeys.set(id, keys);
+      this.grainRefs.set(id, refs);
       if (old) this.sharedGrains.release(old);
     } else if (!data.grains && old) {
       this.sharedGrains.release(old);
-      this.grainKeys.delete(id);
+      this.grainRefs.delete(id);
     }
     this.data.set(id, data);
   }
@@ -150,9 +150,9 @@ export class MinionDataCache {
 
   remove(id: string): void {
     this.data.delete(id);
-    const keys = this.grainKeys.get(id);
+    const keys = this.grainRefs.get(id);
     if (keys) this.sharedGrains.release(keys);
-    this.grainKeys.delete(id);
+    this.grainRefs.delete(id);
     this.madeDirs.delete(id);
     rmSync(join(this.root, id), { recursive: true, force: true });
   }

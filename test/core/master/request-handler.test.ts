@@ -292,4 +292,19 @@ describe('RequestHandler', () => {
     expect(queue.abandoned).toBe(1);
     expect(openAuthReply((await live)!, masterPublic, minionKey, first.nonce).kind).toBe('accepted');
   });
+
+  it("keeps the minion's verified tok in memory of its own, not in the request or a pool slab it came in", async () => {
+    sessions.end('web1');
+    const reply = await signIn();
+    if (reply.kind !== 'accepted') throw new Error(`expected accepted, got ${reply.kind}`);
+    sessionKey = reply.sessionKey;
+    // A real minion's first request is its _pillar, with all its grains (10-20 KiB).
+    const grains = { os: 'Debian', cpu_flags: Array.from({ length: 3000 }, (_, i) => `flag${i}`) };
+    expect(await aes({ cmd: '_pillar', id: 'web1', grains, saltenv: 'base', pillarenv: null, pillar_override: {}, ver: '2' })).toEqual({});
+    const kept = sessions.get('web1')?.tok;
+    expect(kept?.equals(tok)).toBe(true);
+    // Its own bytes: neither the decrypted request nor a slab of Node's buffer pool (one slab
+    // pinned per session was 78 MiB at 10,000 minions).
+    expect(kept!.buffer.byteLength).toBe(kept!.length);
+  });
 });
