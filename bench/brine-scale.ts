@@ -81,6 +81,7 @@ export interface BrineScaleResult {
   /** One job a second for a while (--soak). */
   soak?: SoakResult;
   pubHwm: number;
+  zmqBacklog: number;
   minionSettings: Omit<MinionSettings, 'id' | 'pki_dir' | 'master_port'>;
 }
 
@@ -220,6 +221,11 @@ export async function runBrineScale(
 ): Promise<BrineScaleResult> {
   const { authTimeout, during } = options;
   const pubHwm = 1000;
+  // zmq_backlog as a large fleet would set it (Salt's default is 1000; Linux caps it at
+  // net.core.somaxconn, 4096 here): in a cold storm of 10,000 the request port's accept queue
+  // of 1,000 stayed full throughout and the kernel dropped about 200,000 handshakes a storm
+  // (ListenOverflows), each one a connect put off by SYN retransmits past the minion's auth_timeout.
+  const zmqBacklog = 4096;
   // connection_rate_limit 0: every simulated minion connects from 127.0.0.1, which the default
   // per-address limit (100 new connections a second) would turn into a queue of its own.
   const cluster = await Cluster.create({
@@ -227,6 +233,7 @@ export async function runBrineScale(
     keysize: 2048,
     log_level_logfile: 'warning',
     pub_hwm: pubHwm,
+    zmq_backlog: zmqBacklog,
     connection_rate_limit: 0,
     ...options.masterConfig,
   });
@@ -371,6 +378,7 @@ export async function runBrineScale(
       rotation,
       soak,
       pubHwm,
+      zmqBacklog,
       minionSettings: base,
     };
   } finally {

@@ -401,7 +401,7 @@ function printScale(
     process.stdout.write(
       `\nMinion settings: auth_timeout ${settings.auth_timeout} s, auth_tries ${settings.auth_tries}, return_retry_timer ${settings.return_retry_timer} s, ` +
         `recon_default ${settings.recon_default} ms (randomize ${settings.recon_randomize}), random_reauth_delay ${settings.random_reauth_delay ?? 10} s; ` +
-        `master pub_hwm ${rows[0].brine.pubHwm}, zmq_ports ${ports}, connection_rate_limit 0 (every simulated minion connects from 127.0.0.1), log_level warning, ` +
+        `master pub_hwm ${rows[0].brine.pubHwm}, zmq_backlog ${rows[0].brine.zmqBacklog}, zmq_ports ${ports}, connection_rate_limit 0 (every simulated minion connects from 127.0.0.1), log_level warning, ` +
         (jobCache === 'none' ? 'job_cache false (no return stored). ' : `master_job_cache ${jobCache}. `) +
         `Returns sent again: ${rows.map((r) => `${r.brine.returnRetries} at N=${r.minions}`).join(', ')}.\n`,
     );
