@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { BrineError } from '../core/errors';
+import { BrineError, withHint } from '../core/errors';
 import { describeProcess } from '../core/process-owner';
 import { CliError } from './errors';
 
@@ -64,7 +64,7 @@ export function reportReady(): void {
 export function reportStartFailure(err: unknown): void {
   if (reported || !isDaemonChild() || !process.send || !process.connected) return;
   reported = true;
-  const message = err instanceof BrineError ? err.message + (err.hint ? `; ${err.hint}` : '') : String((err as Error)?.message ?? err);
+  const message = err instanceof BrineError ? withHint(err) : String((err as Error)?.message ?? err);
   process.send({ failed: message } satisfies StartMessage);
 }
 

@@ -17,6 +17,11 @@ export abstract class BrineError<Code extends string = string> extends Error {
   }
 }
 
+/** An error's message and, where it has one, its hint: one line for a log. */
+export function withHint(err: BrineError): string {
+  return err.hint ? `${err.message}; ${err.hint}` : err.message;
+}
+
 /** Every code of the core's error classes. */
 export type CoreErrorCode = ProtocolErrorCode | CryptoErrorCode | TransportErrorCode | ConfigErrorCode | TargetErrorCode;
 
@@ -56,7 +61,7 @@ export class CryptoError extends BrineError<CryptoErrorCode> {}
 
 /** A socket-level failure, wrapped at the transport boundary. */
 /** The codes a {@link TransportError} carries. */
-export type TransportErrorCode = 'ADDRESS_IN_USE' | 'CLOSED' | 'TIMEOUT' | 'TRANSPORT';
+export type TransportErrorCode = 'ACCEPT' | 'ADDRESS_IN_USE' | 'CLOSED' | 'OPEN_FILES' | 'TIMEOUT' | 'TRANSPORT';
 export class TransportError extends BrineError<TransportErrorCode> {}
 
 /** A configuration file or option that cannot be used. */

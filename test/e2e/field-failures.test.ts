@@ -3,7 +3,9 @@
  * id, a master restarted with kill -9 in the middle of a job, a master whose key changed, autosign.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { chmodSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { chmodSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { connect, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { Cluster } from '../support/cluster';
 import { fingerprint, generateKeyPair } from '../../src/core/crypto/rsa';
@@ -121,5 +123,45 @@ describe('connection life', () => {
     const keys = await cluster.saltKey('-L');
     expect(keys.stdout).toBe('Accepted Keys:\nreborn\nDenied Keys:\nUnaccepted Keys:\nRejected Keys:\n');
     expect((await cluster.salt('reborn', 'test.ping')).stdout).toBe('reborn:\n    True\n');
+  });
+});
+
+/** util-linux's prlimit lowers a running daemon's own limit: a real limit, not a simulated one. */
+const PRLIMIT = '/usr/bin/prlimit';
+
+describe.skipIf(!existsSync(PRLIMIT))('a master near its open files limit (the 10,000-minion failure)', () => {
+  // At the limit a Node port refuses connections without a word (libuv closes them for it), and
+  // minions retry for ever: the master must say so while there is room, for each of its ports.
+  it('warns for each port, with what to do, once, and serves again once the limit is raised', { timeout: 120_000 }, async () => {
+    cluster = await Cluster.create();
+    const master = await cluster.startMaster();
+    const pid = master.child.pid!;
+    // Its one child is the publish port's process.
+    const publisher = Number(readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim());
+    const openFiles = (p: number) => readdirSync(`/proc/${p}/fd`).length;
+    const softLimit = (p: number) => Number(/^Max open files\s+(\d+)/m.exec(readFileSync(`/proc/${p}/limits`, 'utf8'))![1]);
+    // The soft limit only: the hard one cannot be raised again without privilege.
+    const limit = (p: number, n: number) => execFileSync(PRLIMIT, ['--pid', String(p), `--nofile=${n}:`]);
+    const before = softLimit(pid);
+    limit(pid, openFiles(pid) + 4);
+    limit(publisher, openFiles(publisher) + 4);
+    const sockets: Socket[] = [];
+    try {
+      for (const port of [cluster.retPort, cluster.publishPort]) {
+        for (let i = 0; i < 8; i++) sockets.push(connect(port, '127.0.0.1').on('error', () => undefined));
+      }
+      await master.waitFor(/open files are in use, \d+ of them connections for requests on tcp:\/\/127\.0\.0\.1:\d+: at the limit/);
+      await master.waitFor(/open files are in use, \d+ of them connections for subscribers on tcp:\/\/127\.0\.0\.1:\d+: at the limit/);
+      expect(master.log).toMatch(/WARNING.*raise the process's open files limit \(ulimit -n, systemd LimitNOFILE=\)/);
+      // Once, not once per connection.
+      expect(master.count('connections for requests on')).toBe(1);
+    } finally {
+      for (const s of sockets) s.destroy();
+      limit(pid, before);
+      limit(publisher, before);
+    }
+    await cluster.startAccepted([{ id: 'web1' }]);
+    const ping = await cluster.salt('web1', 'test.ping');
+    expect(ping.stdout).toBe('web1:\n    True\n');
   });
 });

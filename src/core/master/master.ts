@@ -2,7 +2,7 @@ import { availableParallelism } from 'node:os';
 import { chmodSync, mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { MasterConfig } from '../config';
-import { ConfigError, TransportError } from '../errors';
+import { ConfigError, TransportError, withHint } from '../errors';
 import { describeProcess, pidListeningOn } from '../process-owner';
 import { privateKeyFromPem } from '../crypto/rsa';
 import { checkPkiPermissions } from '../crypto/key-permissions';
@@ -187,7 +187,7 @@ export class Master {
     const ports = masterPorts(settings.zmq_ports);
     this.transport = options.transport ?? {
       ...zeromqTransport,
-      publishServer: (o) => publishServer(ports, o),
+      publishServer: (o) => publishServer(ports, o ?? {}),
       requestServer: (o) => requestServer(ports, o),
     };
     this.rsaInProcess = options.rsa === 'in-process';
@@ -197,7 +197,7 @@ export class Master {
     const backlog = positiveOption('zmq_backlog', settings.zmq_backlog, 1000);
     const ownProcess = (options.publisher ?? (options.transport ? 'in-process' : 'process')) === 'process';
     this.publisher = ownProcess
-      ? new ProcessPublishServer({ highWaterMark: settings.pub_hwm, backlog, ports, onError: (err) => this.log.error(err.message) })
+      ? new ProcessPublishServer({ highWaterMark: settings.pub_hwm, backlog, ports, onError: (err) => this.portTrouble(err) })
       : this.transport.publishServer({ highWaterMark: settings.pub_hwm, backlog });
     const connections = connectionRate(settings.connection_rate_limit, log);
     this.requests = this.transport.requestServer({ backlog, ...(connections ? { admit: (address) => connections.allow(address) } : {}) });
@@ -304,10 +304,19 @@ export class Master {
     this.keyIndex.watch((dir, err) => this.log.warning(`Cannot watch ${dir}: ${err.message}`));
     this.requests.serve(
       (payload, peer, connected) => handler.handle(payload, peer, connected),
-      (err) => this.log.error(`Request handling failed: ${(err as Error)?.stack ?? err}`),
+      (err) =>
+        err instanceof TransportError
+          ? this.portTrouble(err) // the port's own (connections it cannot take), not a request's
+          : this.log.error(`Request handling failed: ${(err as Error)?.stack ?? err}`),
     );
     this.log.info(`Starting the Salt Publisher on ${tcp(s.interface, s.publish_port)}`);
     this.log.info(`Setting up the master communication server on ${tcp(s.interface, s.ret_port)}`);
+  }
+
+  /** A port's trouble: near the open files limit is a warning, anything else an error. */
+  private portTrouble(err: TransportError): void {
+    if (err.code === 'OPEN_FILES') this.log.warning(withHint(err));
+    else this.log.error(withHint(err));
   }
 
   /** Binds one port; a port in use is one error naming the process that holds it. */
@@ -333,7 +342,7 @@ export class Master {
       { masterPrivatePem: masterPem },
       {
         size: Math.max(1, Math.min(s.worker_threads ?? availableParallelism(), availableParallelism())),
-        onWorkerError: (err) => this.log.error(`${err.message}; ${err.hint}`),
+        onWorkerError: (err) => this.log.error(withHint(err)),
       },
     ));
     await pool.ready();

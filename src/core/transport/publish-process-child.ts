@@ -5,6 +5,7 @@
  *   {type: 'bind', id, address}  -> {type: 'bound', id} | {type: 'failed', id, code, message, hint}
  *   {type: 'publish', frames}    -> (nothing: a PUB socket never waits nor answers)
  *   {type: 'close'}              -> {type: 'closed'} once the ports are free, then exits
+ *   (unasked)                    -> {type: 'warning', code, message, hint}: trouble taking connections
  *
  * It exits as soon as the channel to its parent closes, whatever the way the parent ended (kill -9
  * included), so that a publish port is never left held by an orphan.
@@ -21,7 +22,11 @@ const send = process.send.bind(process);
 const options = JSON.parse(process.env.BRINE_PUBLISHER_OPTIONS ?? '{}') as { highWaterMark?: number; backlog?: number; ports?: string };
 const ports = masterPorts(options.ports);
 if (ports === 'libzmq') raiseSocketLimit(20_000);
-const server = publishServer(ports, { highWaterMark: options.highWaterMark, backlog: options.backlog });
+const server = publishServer(ports, {
+  highWaterMark: options.highWaterMark,
+  backlog: options.backlog,
+  onWarning: (err) => send({ type: 'warning', code: err.code, message: err.message, hint: err.hint }),
+});
 
 /** Bytes cross the channel as Uint8Arrays: seen as Buffers again without a copy. */
 const asBuffer = (bytes: Uint8Array) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);

@@ -29,7 +29,10 @@ export interface ProcessPublishOptions {
   backlog?: number;
   /** zmq_ports: what serves the port in the child (default 'node'). */
   ports?: MasterPorts;
-  /** Told when the publish process ended unexpectedly, and whether it was started again. */
+  /**
+   * Told when the publish process ended unexpectedly, and whether it was started again; and of its
+   * port's trouble taking connections (`OPEN_FILES`, `ACCEPT`: see ZmtpPortOptions.onWarning).
+   */
   onError?: (err: TransportError) => void;
   /** A child that dies sooner than this (ms) after starting is not started again (default 5 s). */
   startGraceMs?: number;
@@ -44,6 +47,7 @@ type ChildMessage =
   | { type: 'ready' }
   | { type: 'bound'; id: number }
   | { type: 'failed'; id: number; code: TransportErrorCode; message: string; hint?: string }
+  | { type: 'warning'; code: TransportErrorCode; message: string; hint?: string }
   | { type: 'closed' };
 
 function startChild(options: ProcessPublishOptions): ChildProcess {
@@ -130,6 +134,8 @@ export class ProcessPublishServer implements IPublishServer {
           this.waits.delete(msg.id);
           if (msg.type === 'bound') wait?.resolve();
           else wait?.reject(new TransportError(msg.code, msg.message, { hint: msg.hint }));
+        } else if (msg.type === 'warning') {
+          this.options.onError?.(new TransportError(msg.code, msg.message, { hint: msg.hint }));
         }
       });
       // A spawn failure (no node binary, no memory) comes as 'error', maybe without 'exit'.

@@ -7,6 +7,7 @@
  * size still unsent (it reads too slowly) misses this one, as libzmq's PUB drops at its pub_hwm;
  * 0 means no limit, as in libzmq.
  */
+import type { TransportError } from '../errors';
 import type { IPublishServer } from './types';
 import { encodeMessage } from './zmtp';
 import { ZmtpPort, type ZmtpPeer } from './zmtp-server';
@@ -41,12 +42,14 @@ export class ZmtpPublishServer implements IPublishServer {
   /** Publications a subscriber missed at the high-water mark, since the port opened. */
   dropped = 0;
 
-  constructor(options: { highWaterMark?: number; backlog?: number } = {}) {
+  /** `onWarning`: trouble taking connections (see ZmtpPortOptions). */
+  constructor(options: { highWaterMark?: number; backlog?: number; onWarning?: (err: TransportError) => void } = {}) {
     this.highWaterMark = options.highWaterMark ?? 1000;
     this.port = new ZmtpPort({
       socketType: 'PUB',
       peerTypes: new Set(['SUB', 'XSUB']),
       backlog: options.backlog,
+      onWarning: options.onWarning,
       onPeer: (peer) => this.subscribers.set(peer, new Subscriptions()),
       onGone: (peer) => this.subscribers.delete(peer),
       onCommand: (peer, name, data) => {

@@ -24,6 +24,8 @@ export class ZmtpRequestServer implements IRequestServer {
   private draining = false;
 
   private readonly maxUnreadBytes: number;
+  /** A failed accept reported before serve() gave an onError. */
+  private unreported?: unknown;
 
   /** `maxUnreadBytes`: replies a peer may leave unread before it is cut off (64 MiB). */
   constructor(options: { admit?: AdmitConnection; backlog?: number; maxUnreadBytes?: number } = {}) {
@@ -35,6 +37,10 @@ export class ZmtpRequestServer implements IRequestServer {
       admit: options.admit,
       onPeer: (peer) => this.peers.set(peer.id, peer),
       onGone: (peer) => this.peers.delete(peer.id),
+      onWarning: (err) => {
+        if (this.handler) this.handler.onError(err);
+        else this.unreported = err;
+      },
       onMessage: (peer, frames) => {
         if (frames.length !== 2 || frames[0].length !== 0) return;
         this.queue.push([peer, frames[1]]);
@@ -49,6 +55,8 @@ export class ZmtpRequestServer implements IRequestServer {
 
   serve(handler: RequestServe, onError: (err: unknown) => void): void {
     this.handler = { serve: handler, onError };
+    if (this.unreported !== undefined) onError(this.unreported);
+    this.unreported = undefined;
     this.drainSoon();
   }
 

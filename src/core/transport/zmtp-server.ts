@@ -16,12 +16,17 @@ import { createServer, type Server, type Socket } from 'node:net';
 import { rmSync } from 'node:fs';
 import { TransportError } from '../errors';
 import type { AdmitConnection } from './types';
+import { OpenFilesWatch } from './open-files';
 import { GREETING, ZmtpReader, errorCommand, readyCommand, readyProperties, zmtpCommand, zmtpEndpoint } from './zmtp';
 
 /** libzmq's ZMQ_HANDSHAKE_IVL default. */
 const HANDSHAKE_MS = 30_000;
 /** Salt's zmq_backlog default. */
 const DEFAULT_BACKLOG = 1000;
+/** After the first, failed accepts are reported at most this often, with their count. */
+const ACCEPT_REPORT_MS = 60_000;
+const OPEN_FILES_HINT =
+  "raise the process's open files limit (ulimit -n, systemd LimitNOFILE=): each minion holds one on the request port and one on the publish port's process";
 
 /** One peer's connection, once its handshake is done. */
 export class ZmtpPeer {
@@ -70,6 +75,12 @@ export interface ZmtpPortOptions {
   onCommand?(peer: ZmtpPeer, name: string, data: Buffer): void;
   /** A peer's connection ended (after its handshake). */
   onGone?(peer: ZmtpPeer): void;
+  /**
+   * Trouble taking connections: the process near its open files limit (`OPEN_FILES`, see
+   * open-files.ts: at the limit connections are refused without a word), or connections the
+   * listener failed to accept (`ACCEPT`). Each kind is told at once, then at most once a minute.
+   */
+  onWarning?(err: TransportError): void;
 }
 
 /** A listening port and its connections. */
@@ -79,6 +90,19 @@ export class ZmtpPort {
   private readonly paths: string[] = [];
   private nextId = 1;
   private closed = false;
+  private acceptFailures = 0;
+  private acceptReportedAt?: number;
+  /** What the port listens for and where, for its warnings. */
+  private described = '';
+  private readonly openFiles = new OpenFilesWatch((inUse, limit) =>
+    this.options.onWarning?.(
+      new TransportError(
+        'OPEN_FILES',
+        `${inUse} of this process's ${limit} open files are in use, ${this.sockets.size} of them connections ${this.described}: at the limit new connections are refused without a word`,
+        { hint: OPEN_FILES_HINT },
+      ),
+    ),
+  );
 
   constructor(private readonly options: ZmtpPortOptions) {}
 
@@ -108,8 +132,10 @@ export class ZmtpPort {
         server.listen({ host, port: where.port, backlog, exclusive: true }, resolve);
       }
     });
-    server.on('error', () => undefined);
+    // Once listening, a server's errors are the connections it failed to accept.
+    server.on('error', (err: NodeJS.ErrnoException) => this.acceptFailed(err));
     this.servers.push(server);
+    this.described = `${what} on ${address}`;
     if ('path' in where) this.paths.push(where.path);
   }
 
@@ -124,12 +150,30 @@ export class ZmtpPort {
     for (const path of this.paths.splice(0)) rmSync(path, { force: true });
   }
 
+  private acceptFailed(err: NodeJS.ErrnoException): void {
+    this.acceptFailures++;
+    const now = Date.now();
+    if (this.acceptReportedAt !== undefined && now - this.acceptReportedAt < ACCEPT_REPORT_MS) return;
+    const count = this.acceptFailures;
+    const since = this.acceptReportedAt === undefined ? '' : ' since the last report';
+    this.acceptFailures = 0;
+    this.acceptReportedAt = now;
+    const outOfFiles = err.code === 'EMFILE' || err.code === 'ENFILE';
+    this.options.onWarning?.(
+      new TransportError('ACCEPT', `cannot accept connections ${this.described}: ${err.message} (${count} refused${since})`, {
+        cause: err,
+        hint: outOfFiles ? OPEN_FILES_HINT : undefined,
+      }),
+    );
+  }
+
   private accept(socket: Socket): void {
     if (this.closed) {
       socket.destroy();
       return;
     }
     this.sockets.add(socket);
+    this.openFiles.connected(this.sockets.size);
     const address = (socket.remoteAddress ?? '').replace(/^::ffff:(?=\d+\.\d+\.\d+\.\d+$)/, '');
     const options = this.options;
     let peer: ZmtpPeer | undefined;
