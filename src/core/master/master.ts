@@ -31,7 +31,7 @@ import { MasterPillar, type PillarPlugins } from './pillar-service';
 import { MineStore } from './mine-store';
 import { MinionRequests } from './minion-requests';
 import { PublishKey } from './publish-key';
-import { DEFAULT_MAX_REQUEST_SIZE, RequestHandler } from './request-handler';
+import { DEFAULT_MAX_REQUEST_SIZE, RequestHandler, refuseOversized } from './request-handler';
 import { ReplayGuard } from './replay-guard';
 import {
   ConnectionRateLimit,
@@ -146,6 +146,8 @@ export class Master {
   private readonly transport: Transport;
   private readonly publisher: IPublishServer;
   private readonly requests: IRequestServer;
+  /** max_request_size, checked once: the port and the handler refuse larger requests. */
+  private readonly maxRequestSize: number;
   private readonly events: MasterEvents;
   private readonly sessions: Sessions;
   private publishKey!: PublishKey;
@@ -200,7 +202,15 @@ export class Master {
       ? new ProcessPublishServer({ highWaterMark: settings.pub_hwm, backlog, ports, onError: (err) => this.portTrouble(err) })
       : this.transport.publishServer({ highWaterMark: settings.pub_hwm, backlog });
     const connections = connectionRate(settings.connection_rate_limit, log);
-    this.requests = this.transport.requestServer({ backlog, ...(connections ? { admit: (address) => connections.allow(address) } : {}) });
+    // max_request_size: a larger request is refused by the port before it is held, where it can.
+    this.maxRequestSize = positiveOption('max_request_size', settings.max_request_size, DEFAULT_MAX_REQUEST_SIZE);
+    const maxRequestSize = this.maxRequestSize;
+    this.requests = this.transport.requestServer({
+      backlog,
+      maxRequestBytes: maxRequestSize,
+      oversized: (bytes) => refuseOversized(log, bytes, maxRequestSize),
+      ...(connections ? { admit: (address) => connections.allow(address) } : {}),
+    });
     this.events = new MasterEvents(this.transport);
     this.sessions = new Sessions({
       publishSession: settings.publish_session,
@@ -291,7 +301,7 @@ export class Master {
         log,
       }),
       limits: {
-        maxRequestSize: positiveOption('max_request_size', s.max_request_size, DEFAULT_MAX_REQUEST_SIZE),
+        maxRequestSize: this.maxRequestSize,
         signIns: new SignInRateLimit(positiveOption('auth_rate_limit', s.auth_rate_limit, DEFAULT_AUTH_RATE_LIMIT)),
         replays: new ReplayGuard(requestTtl(s.request_server_ttl)),
       },

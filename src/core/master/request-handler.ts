@@ -40,6 +40,16 @@ export interface RequestLimits {
 /** 64 MiB: far above any sign-in or ping, room for a large `_return`. */
 export const DEFAULT_MAX_REQUEST_SIZE = 64 * 1024 * 1024;
 
+/**
+ * The answer to a request over max_request_size, logged: "bad load". The master's Node port
+ * asks for it without holding the request (its bytes are let go of as they come); the handler
+ * below, for a request a transport handed on whole.
+ */
+export function refuseOversized(log: Logger, bytes: number, maxRequestSize: number): Buffer {
+  log.warning(`Dropped a request of ${bytes} bytes, more than max_request_size (${maxRequestSize})`);
+  return BAD_LOAD_REPLY;
+}
+
 /** What {@link RequestHandler} works with. */
 export interface RequestHandlerDeps {
   auth: AuthService;
@@ -104,10 +114,7 @@ export class RequestHandler {
    */
   async handle(payload: Buffer, peer?: Buffer, connected?: () => boolean): Promise<Buffer | null> {
     // Before decoding: an oversized request costs its length check, nothing more.
-    if (payload.length > this.limits.maxRequestSize) {
-      this.log.warning(`Dropped a request of ${payload.length} bytes, more than max_request_size (${this.limits.maxRequestSize})`);
-      return BAD_LOAD_REPLY;
-    }
+    if (payload.length > this.limits.maxRequestSize) return refuseOversized(this.log, payload.length, this.limits.maxRequestSize);
     try {
       const envelope = parseRequestEnvelope(decode(payload));
       if (envelope.enc === 'clear') return await this.clear(envelope.load, peer, connected);

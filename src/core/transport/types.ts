@@ -102,12 +102,24 @@ export interface IEventPusher {
   close(): void;
 }
 
+export interface RequestServerOptions {
+  admit?: AdmitConnection;
+  backlog?: number;
+  maxRequestBytes?: number;
+  oversized?: (bytes: number) => Buffer | null;
+}
+
 /** Makes the sockets; the master, the minion and the client take one (default: ZeroMQ). */
 export interface Transport {
   /** `backlog`: pending TCP connections the listening socket queues (Salt's zmq_backlog). */
   publishServer(options?: { highWaterMark?: number; backlog?: number }): IPublishServer;
   subscribeClient(options?: ReconnectOptions): ISubscribeClient;
-  requestServer(options?: { admit?: AdmitConnection; backlog?: number }): IRequestServer;
+  /**
+   * `maxRequestBytes` with `oversized`: a larger request is not held where the transport can help
+   * it (Node's port lets its bytes go as they come); `oversized(bytes)` gives the reply to send
+   * instead, or null to cut the peer off. Elsewhere the handler sees such requests whole.
+   */
+  requestServer(options?: RequestServerOptions): IRequestServer;
   requestClient(address: string, options?: ReconnectOptions): IRequestClient;
   eventPublisher(): IEventPublisher;
   eventSubscriber(address: string, prefixes: string[]): IEventSubscriber;

@@ -5,10 +5,9 @@
  * are handled concurrently; the reply goes back on the connection it came from, or nowhere if
  * that connection is gone (as a ROUTER drops a reply to a peer it no longer has).
  */
-import type { IRequestServer, Peer, RequestServe } from './types';
+import type { IRequestServer, Peer, RequestServe, RequestServerOptions } from './types';
 import { encodeMessage } from './zmtp';
 import { ZmtpPort, type ZmtpPeer } from './zmtp-server';
-import type { AdmitConnection } from './types';
 
 const EMPTY = Buffer.alloc(0);
 /** How many requests are handled in one turn of the event loop. */
@@ -27,14 +26,29 @@ export class ZmtpRequestServer implements IRequestServer {
   /** A failed accept reported before serve() gave an onError. */
   private unreported?: unknown;
 
-  /** `maxUnreadBytes`: replies a peer may leave unread before it is cut off (64 MiB). */
-  constructor(options: { admit?: AdmitConnection; backlog?: number; maxUnreadBytes?: number } = {}) {
+  /**
+   * `maxUnreadBytes`: replies a peer may leave unread before it is cut off (64 MiB).
+   * `maxRequestBytes`/`oversized`: see Transport.requestServer.
+   */
+  constructor(options: RequestServerOptions & { maxUnreadBytes?: number } = {}) {
     this.maxUnreadBytes = options.maxUnreadBytes ?? 64 * 1024 * 1024;
+    const { oversized } = options;
     this.port = new ZmtpPort({
       socketType: 'ROUTER',
       peerTypes: new Set(['REQ', 'DEALER', 'ROUTER']),
       backlog: options.backlog,
       admit: options.admit,
+      ...(oversized
+        ? {
+            maxMessageBytes: options.maxRequestBytes,
+            onOversized: (peer: ZmtpPeer, before: Buffer[], bytes: number) => {
+              // A request's envelope (the empty delimiter) came ahead of the payload too large.
+              const reply = before.length === 1 && before[0].length === 0 ? oversized(bytes) : null;
+              if (reply) this.reply(peer, reply);
+              else peer.drop();
+            },
+          }
+        : {}),
       onPeer: (peer) => this.peers.set(peer.id, peer),
       onGone: (peer) => this.peers.delete(peer.id),
       onWarning: (err) => {
@@ -102,14 +116,18 @@ export class ZmtpRequestServer implements IRequestServer {
     const { serve, onError } = this.handler!;
     serve(payload, routingId(peer.id), () => this.peers.has(peer.id))
       .then((reply) => {
-        const to = this.peers.get(peer.id);
-        if (reply === null || !to) return;
-        // A REQ reads its reply before it asks again; a peer that sends requests and leaves
-        // their replies unread would hold the master's memory without end: it is cut off.
-        if (to.queuedBytes > this.maxUnreadBytes) to.drop();
-        else to.write(encodeMessage([EMPTY, reply]));
+        if (reply !== null) this.reply(peer, reply);
       }, onError)
       .catch(onError);
+  }
+
+  private reply(peer: ZmtpPeer, reply: Buffer): void {
+    const to = this.peers.get(peer.id);
+    if (!to) return;
+    // A REQ reads its reply before it asks again; a peer that sends requests and leaves
+    // their replies unread would hold the master's memory without end: it is cut off.
+    if (to.queuedBytes > this.maxUnreadBytes) to.drop();
+    else to.write(encodeMessage([EMPTY, reply]));
   }
 }
 

@@ -67,6 +67,13 @@ export interface ZmtpPortOptions {
   admit?: AdmitConnection;
   /** How long a connection may take over its handshake (ms; libzmq's 30 s unless given). */
   handshakeMs?: number;
+  /** The largest message taken (MAX_MESSAGE_BYTES unless given). */
+  maxMessageBytes?: number;
+  /**
+   * A message with a frame over `maxMessageBytes`, let go of as it came (see
+   * ZmtpHandlers.oversized). Without it, such a frame drops the connection.
+   */
+  onOversized?(peer: ZmtpPeer, before: Buffer[], bytes: number): void;
   /** A peer's handshake is done. */
   onPeer?(peer: ZmtpPeer): void;
   /** A whole message from a peer. */
@@ -184,52 +191,61 @@ export class ZmtpPort {
     };
     const handshake = setTimeout(drop, options.handshakeMs ?? HANDSHAKE_MS);
     handshake.unref();
-    const reader = new ZmtpReader({
-      greeting: () => {
-        let ok = true;
-        if (options.admit) {
-          try {
-            ok = options.admit(address);
-          } catch {
-            ok = false; // a failing decision refuses: the peer tries again later
+    const reader = new ZmtpReader(
+      {
+        greeting: () => {
+          let ok = true;
+          if (options.admit) {
+            try {
+              ok = options.admit(address);
+            } catch {
+              ok = false; // a failing decision refuses: the peer tries again later
+            }
           }
-        }
-        if (ok) {
-          socket.write(readyCommand(options.socketType));
-        } else {
-          refused = true;
-          socket.end(errorCommand('400'));
-          reader.stopped = true;
-        }
-      },
-      command: (name, data) => {
-        if (refused) return;
-        if (name === 'READY' && !peer) {
-          const type = readyProperties(data).get('socket-type');
-          if (type === undefined || !options.peerTypes.has(type)) {
-            socket.end(errorCommand(`invalid socket type ${type ?? '(none)'}`));
+          if (ok) {
+            socket.write(readyCommand(options.socketType));
+          } else {
+            refused = true;
+            socket.end(errorCommand('400'));
             reader.stopped = true;
-            return;
           }
-          clearTimeout(handshake);
-          peer = new ZmtpPeer(this.nextId++, socket, address);
-          options.onPeer?.(peer);
-        } else if (!peer) {
-          throw new Error(`${name} before READY`);
-        } else if (name === 'PING') {
-          if (data.length < 2) throw new Error('a PING without its TTL');
-          socket.write(zmtpCommand('PONG', data.subarray(2)));
-        } else if (name === 'ERROR') {
-          drop();
-        } else if (name !== 'PONG') {
-          options.onCommand?.(peer, name, data);
-        }
+        },
+        command: (name, data) => {
+          if (refused) return;
+          if (name === 'READY' && !peer) {
+            const type = readyProperties(data).get('socket-type');
+            if (type === undefined || !options.peerTypes.has(type)) {
+              socket.end(errorCommand(`invalid socket type ${type ?? '(none)'}`));
+              reader.stopped = true;
+              return;
+            }
+            clearTimeout(handshake);
+            peer = new ZmtpPeer(this.nextId++, socket, address);
+            options.onPeer?.(peer);
+          } else if (!peer) {
+            throw new Error(`${name} before READY`);
+          } else if (name === 'PING') {
+            if (data.length < 2) throw new Error('a PING without its TTL');
+            socket.write(zmtpCommand('PONG', data.subarray(2)));
+          } else if (name === 'ERROR') {
+            drop();
+          } else if (name !== 'PONG') {
+            options.onCommand?.(peer, name, data);
+          }
+        },
+        message: (frames) => {
+          if (!peer) throw new Error('a message before READY');
+          options.onMessage(peer, frames);
+        },
+        oversized: options.onOversized
+          ? (before, bytes) => {
+              if (!peer) throw new Error('a message before READY');
+              options.onOversized!(peer, before, bytes);
+            }
+          : undefined,
       },
-      message: (frames) => {
-        if (!peer) throw new Error('a message before READY');
-        options.onMessage(peer, frames);
-      },
-    });
+      options.maxMessageBytes,
+    );
     socket.write(GREETING);
     socket.on('data', (chunk: Buffer) => {
       try {

@@ -135,6 +135,21 @@ class Bytes {
     this.length -= n;
     return out;
   }
+
+  /** Lets go of the first n bytes (n <= length) without joining the chunks they are in. */
+  drop(n: number): void {
+    this.length -= n;
+    while (n > 0) {
+      const first = this.chunks[0];
+      if (first.length <= n) {
+        this.chunks.shift();
+        n -= first.length;
+      } else {
+        this.chunks[0] = first.subarray(n);
+        n = 0;
+      }
+    }
+  }
 }
 
 /** What a ZmtpReader hands on. */
@@ -145,6 +160,12 @@ export interface ZmtpHandlers {
   command(name: string, data: Buffer): void;
   /** A whole message, its frames in order. */
   message(frames: Buffer[]): void;
+  /**
+   * A message with a frame over the reader's limit, once it has passed: its bytes were let go of
+   * as they came, never held; `before` are the frames read ahead of the first such frame. Without
+   * this handler such a frame is an error, as a command over the limit always is.
+   */
+  oversized?(before: Buffer[], bytes: number): void;
 }
 
 /**
@@ -158,6 +179,12 @@ export class ZmtpReader {
   private greeted = false;
   private frames: Buffer[] = [];
   private frameBytes = 0;
+  /** Bytes of an oversized frame still to let go of, and whether more frames follow it. */
+  private skipping = 0;
+  private skipMore = false;
+  /** The message under way has an oversized frame: the frames read before it, and its size. */
+  private oversizedBefore?: Buffer[];
+  private oversizedBytes = 0;
   /** Set by the handlers to stop reading (the connection was dropped). */
   stopped = false;
 
@@ -178,14 +205,33 @@ export class ZmtpReader {
       this.greeted = true;
       this.handlers.greeting?.();
     }
-    while (!this.stopped && this.input.length >= 2) {
+    while (!this.stopped && this.input.length > 0) {
+      if (this.skipping > 0) {
+        const n = Math.min(this.skipping, this.input.length);
+        this.input.drop(n);
+        this.skipping -= n;
+        if (this.skipping === 0) this.onFrame(EMPTY, this.skipMore);
+        continue;
+      }
+      if (this.input.length < 2) return;
       const head = this.input.peek(Math.min(this.input.length, 9));
       const flags = head[0];
       if (flags & ~(MORE | LONG | COMMAND)) throw new Error(`a frame has reserved flag bits set (0x${flags.toString(16)})`);
       const headBytes = flags & LONG ? 9 : 2;
       if (head.length < headBytes) return;
       const size = flags & LONG ? head.readBigUInt64BE(1) : BigInt(head[1]);
-      if (size > BigInt(this.maxBytes)) throw new Error(`a frame of ${size} bytes is more than the ${this.maxBytes} taken`);
+      if (size > BigInt(this.maxBytes)) {
+        if (flags & COMMAND || !this.handlers.oversized || size > BigInt(Number.MAX_SAFE_INTEGER)) {
+          throw new Error(`a frame of ${size} bytes is more than the ${this.maxBytes} taken`);
+        }
+        this.input.drop(headBytes);
+        if (!this.oversizedBefore) this.oversizedBytes = Number(size);
+        this.oversizedBefore ??= this.frames;
+        this.frames = [];
+        this.skipping = Number(size);
+        this.skipMore = (flags & MORE) !== 0;
+        continue;
+      }
       if (this.input.length < headBytes + Number(size)) return;
       this.input.take(headBytes);
       const body = Buffer.from(this.input.take(Number(size)));
@@ -200,6 +246,16 @@ export class ZmtpReader {
   }
 
   private onFrame(body: Buffer, more: boolean): void {
+    if (this.oversizedBefore) {
+      // The rest of a message already refused: its frames are let go of too, small or not.
+      if (more) return;
+      const before = this.oversizedBefore;
+      this.oversizedBefore = undefined;
+      this.frames = [];
+      this.frameBytes = 0;
+      this.handlers.oversized!(before, this.oversizedBytes);
+      return;
+    }
     this.frameBytes += body.length;
     if (this.frameBytes > this.maxBytes) throw new Error(`a message of more than the ${this.maxBytes} bytes taken`);
     this.frames.push(body);

@@ -243,6 +243,30 @@ describe('ZmtpRequestServer', () => {
     await peer.until(() => !asks[0](), 'the server to see the connection gone');
   });
 
+  it('answers a request over maxRequestBytes as told, without handing it on, and reads the next one', async () => {
+    const server = new ZmtpRequestServer({ maxRequestBytes: 1024, oversized: (bytes) => Buffer.from(`too big: ${bytes}`) });
+    const address = `tcp://127.0.0.1:${await freePort()}`;
+    await server.bind(address);
+    closers.push(() => server.close());
+    const seen: number[] = [];
+    server.serve(
+      async (payload) => {
+        seen.push(payload.length);
+        return Buffer.concat([Buffer.from('re:'), payload]);
+      },
+      () => undefined,
+    );
+    const client = new ZmtpRequestClient(address);
+    closers.push(() => client.close());
+    expect(String(await client.request(Buffer.alloc(300_000, 1), 5000))).toBe('too big: 300000');
+    expect(String(await client.request(Buffer.from('small'), 5000))).toBe('re:small');
+    expect(seen).toEqual([5]);
+    // Not shaped as a request (no delimiter ahead of it): no one to answer, the peer is cut off.
+    const odd = new RawPeer(address, Buffer.concat([greeting(), readyCommand('DEALER'), encodeMessage([Buffer.alloc(5000)])]));
+    await odd.until(() => odd.closed, 'the peer cut off');
+    expect(odd.messages).toEqual([]);
+  });
+
   it('cuts off a peer that sends requests and leaves their replies unread, and serves the others', async () => {
     const server = new ZmtpRequestServer({ maxUnreadBytes: 4 * 1024 * 1024 });
     const address = `tcp://127.0.0.1:${await freePort()}`;
@@ -299,6 +323,45 @@ describe('ZmtpRequestServer', () => {
     const client = new ZmtpRequestClient(address);
     closers.push(() => client.close());
     expect(String(await client.request(Buffer.from('still here'), 5000))).toBe('re:still here');
+  });
+});
+
+describe('ZmtpReader', () => {
+  it('lets the bytes of a frame over its limit go as they come, then reads on in step', () => {
+    const seen: string[] = [];
+    const reader = new ZmtpReader(
+      {
+        command: () => undefined,
+        message: (frames) => seen.push(`message ${frames.map(String).join('|')}`),
+        oversized: (before, bytes) => seen.push(`oversized ${bytes} after ${before.length} frame(s)`),
+      },
+      1024,
+    );
+    reader.push(greeting());
+    const size = 64 * 1024 * 1024;
+    const head = Buffer.alloc(9);
+    head[0] = 0x02; // LONG, last frame
+    head.writeBigUInt64BE(BigInt(size), 1);
+    // What it holds of the reads (private: what this test is about).
+    const held = (reader as unknown as { input: { length: number } }).input;
+    // The delimiter frame as REQ sends it (MORE), then a 64 MiB frame in fresh 1 MiB reads.
+    reader.push(Buffer.from([0x01, 0x00]));
+    reader.push(head);
+    for (let sent = 0; sent < size; sent += 1024 * 1024) {
+      reader.push(Buffer.alloc(1024 * 1024, 7));
+      expect(held.length).toBe(0);
+    }
+    reader.push(encodeMessage([Buffer.from('next')]));
+    expect(seen).toEqual(['oversized 67108864 after 1 frame(s)', 'message next']);
+  });
+
+  it('refuses a command over its limit, and any oversized frame when no one takes them', () => {
+    const command = new ZmtpReader({ command: () => undefined, message: () => undefined, oversized: () => undefined }, 16);
+    command.push(greeting());
+    expect(() => command.push(zmtpCommand('SUBSCRIBE', Buffer.alloc(100)))).toThrow(/more than the 16 taken/);
+    const plain = new ZmtpReader({ command: () => undefined, message: () => undefined }, 16);
+    plain.push(greeting());
+    expect(() => plain.push(encodeMessage([Buffer.alloc(100)]))).toThrow(/more than the 16 taken/);
   });
 });
 
