@@ -23,6 +23,7 @@ import { tmpdir, userInfo } from 'node:os';
 import { dirname, join, sep } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { Script } from 'node:vm';
+import { textHashHex } from '../core/text-hash';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 type AnyModule = any;
@@ -141,15 +142,7 @@ function installationStamp(): string {
  * speed: V8 rejects cached code whose source hash differs, and the entry is rewritten.
  */
 export function nameHash(text: string): string {
-  let a = 0x811c9dc5;
-  let b = 0x050c5d1f ^ text.length;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    a = Math.imul(a ^ c, 0x01000193);
-    b = Math.imul(b ^ c, 0x5bd1e995);
-    b ^= b >>> 15;
-  }
-  return (a >>> 0).toString(16).padStart(8, '0') + (b >>> 0).toString(16).padStart(8, '0');
+  return textHashHex(text);
 }
 
 /**

@@ -70,8 +70,16 @@ describe('SignInQueue', () => {
       await first.opened;
       return 'web0';
     });
-    const gone = queue.run('web1', async () => (ran.push('web1'), 'web1'), () => open.has('a'));
-    const live = queue.run('web2', async () => (ran.push('web2'), 'web2'), () => open.has('b'));
+    const gone = queue.run(
+      'web1',
+      async () => (ran.push('web1'), 'web1'),
+      () => open.has('a'),
+    );
+    const live = queue.run(
+      'web2',
+      async () => (ran.push('web2'), 'web2'),
+      () => open.has('b'),
+    );
     open.delete('a'); // web1 timed out and closed its socket while it waited
     first.open();
     expect(await Promise.all([busy, gone, live])).toEqual(['web0', null, 'web2']);
