@@ -189,7 +189,7 @@ export class Master {
     const ports = masterPorts(settings.zmq_ports);
     this.transport = options.transport ?? {
       ...zeromqTransport,
-      publishServer: (o) => publishServer(ports, o ?? {}),
+      publishServer: (o) => publishServer(ports, o),
       requestServer: (o) => requestServer(ports, o),
     };
     this.rsaInProcess = options.rsa === 'in-process';

@@ -5,7 +5,7 @@
  * minions; they differ in what a connection costs (docs/scaling.md, "The master's ports on Node's
  * sockets").
  */
-import { ConfigError, type TransportError } from '../errors';
+import { ConfigError } from '../errors';
 import type { IPublishServer, IRequestServer, Transport } from './types';
 import { PublishServer, RequestServer } from './zeromq';
 import { ZmtpPublishServer } from './zmtp-publisher';
@@ -25,10 +25,8 @@ export function masterPorts(value: unknown): MasterPorts {
 type PublishOptions = Parameters<Transport['publishServer']>[0];
 type RequestOptions = Parameters<Transport['requestServer']>[0];
 
-/** `onWarning`: trouble taking connections (Node's ports only: see ZmtpPortOptions). */
-export function publishServer(ports: MasterPorts, options: PublishOptions & { onWarning?: (err: TransportError) => void }): IPublishServer {
-  const { onWarning, ...common } = options;
-  return ports === 'libzmq' ? new PublishServer(common) : new ZmtpPublishServer({ ...common, onWarning });
+export function publishServer(ports: MasterPorts, options: PublishOptions): IPublishServer {
+  return ports === 'libzmq' ? new PublishServer(options) : new ZmtpPublishServer(options);
 }
 
 export function requestServer(ports: MasterPorts, options: RequestOptions): IRequestServer {

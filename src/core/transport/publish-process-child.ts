@@ -11,8 +11,8 @@
  * included), so that a publish port is never left held by an orphan.
  */
 import { TransportError, type BrineError } from '../errors';
-import { raiseSocketLimit } from './zeromq';
-import { masterPorts, publishServer } from './master-ports';
+import type { IPublishServer } from './types';
+import { ZmtpPublishServer } from './zmtp-publisher';
 
 type Message = { type: 'bind'; id: number; address: string } | { type: 'publish'; frames: Uint8Array[] } | { type: 'close' };
 
@@ -20,13 +20,23 @@ if (!process.send)
   throw new TransportError('TRANSPORT', 'publish-process-child must be started by ProcessPublishServer, with an IPC channel');
 const send = process.send.bind(process);
 const options = JSON.parse(process.env.BRINE_PUBLISHER_OPTIONS ?? '{}') as { highWaterMark?: number; backlog?: number; ports?: string };
-const ports = masterPorts(options.ports);
-if (ports === 'libzmq') raiseSocketLimit(20_000);
-const server = publishServer(ports, {
-  highWaterMark: options.highWaterMark,
-  backlog: options.backlog,
-  onWarning: (err) => send({ type: 'warning', code: err.code, message: err.message, hint: err.hint }),
-});
+// The parent checked zmq_ports (masterPorts); libzmq is loaded only when it names it (about 6 MiB
+// of this process's memory otherwise, at any number of minions).
+const server: IPublishServer =
+  options.ports === 'libzmq'
+    ? libzmqServer()
+    : new ZmtpPublishServer({
+        highWaterMark: options.highWaterMark,
+        backlog: options.backlog,
+        onWarning: (err) => send({ type: 'warning', code: err.code, message: err.message, hint: err.hint }),
+      });
+
+function libzmqServer(): IPublishServer {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const zeromq = require('./zeromq') as typeof import('./zeromq');
+  zeromq.raiseSocketLimit(20_000);
+  return new zeromq.PublishServer({ highWaterMark: options.highWaterMark, backlog: options.backlog });
+}
 
 /** Bytes cross the channel as Uint8Arrays: seen as Buffers again without a copy. */
 const asBuffer = (bytes: Uint8Array) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { TransportError } from '../../../src/core/errors';
@@ -62,6 +62,23 @@ describe('ProcessPublishServer: the publish port in a process of its own', () =>
     closers.push(() => next.close());
     await next.bind(address);
   }, 60_000);
+
+  // The child loads libzmq only for zmq_ports: libzmq (its Node port does without it).
+  it.each(['node', 'libzmq'] as const)(
+    'serves zmq_ports: %s, with libzmq in the child only for libzmq',
+    async (ports) => {
+      const address = `tcp://127.0.0.1:${await freePort()}`;
+      const pub = new ProcessPublishServer({ ports });
+      closers.push(() => pub.close());
+      await pub.bind(address);
+      const sub = subscriber(address);
+      await sub.whenConnected();
+      expect(await firstMessage(pub, sub, ports)).toEqual(['topic', ports]);
+      const maps = readFileSync(`/proc/${pub.pid}/maps`, 'utf8');
+      expect(/zeromq.*addon\.node/.test(maps)).toBe(ports === 'libzmq');
+    },
+    60_000,
+  );
 
   it('reports a port held by another process as ADDRESS_IN_USE', async () => {
     const address = `tcp://127.0.0.1:${await freePort()}`;
