@@ -23,7 +23,7 @@ export class ZmtpRequestServer implements IRequestServer {
   private draining = false;
 
   private readonly maxUnreadBytes: number;
-  /** A failed accept reported before serve() gave an onError. */
+  /** A warning of the port (ZmtpPortOptions.onWarning) given before serve() brought an onError. */
   private unreported?: unknown;
 
   /**
