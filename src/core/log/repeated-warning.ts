@@ -12,8 +12,9 @@ export class RepeatedWarning {
   private count = 0;
   private last = -Infinity;
 
+  /** `log`: a Logger, or anything with its `warning` (a port hands its lines on as errors). */
   constructor(
-    private readonly log: Logger,
+    private readonly log: Pick<Logger, 'warning'>,
     private readonly intervalMs = 60_000,
     private readonly now: () => number = Date.now,
   ) {}

@@ -204,11 +204,10 @@ export class Master {
     const connections = connectionRate(settings.connection_rate_limit, log);
     // max_request_size: a larger request is refused by the port before it is held, where it can.
     this.maxRequestSize = positiveOption('max_request_size', settings.max_request_size, DEFAULT_MAX_REQUEST_SIZE);
-    const maxRequestSize = this.maxRequestSize;
     this.requests = this.transport.requestServer({
       backlog,
-      maxRequestBytes: maxRequestSize,
-      oversized: (bytes) => refuseOversized(log, bytes, maxRequestSize),
+      maxRequestBytes: this.maxRequestSize,
+      oversized: (bytes) => refuseOversized(log, bytes, this.maxRequestSize),
       ...(connections ? { admit: (address) => connections.allow(address) } : {}),
     });
     this.events = new MasterEvents(this.transport);

@@ -150,8 +150,8 @@ export class MinionDataCache {
 
   remove(id: string): void {
     this.data.delete(id);
-    const keys = this.grainRefs.get(id);
-    if (keys) this.sharedGrains.release(keys);
+    const refs = this.grainRefs.get(id);
+    if (refs) this.sharedGrains.release(refs);
     this.grainRefs.delete(id);
     this.madeDirs.delete(id);
     rmSync(join(this.root, id), { recursive: true, force: true });

@@ -15,9 +15,10 @@ const BUCKETS_PER_TTL = 4;
 /**
  * (id, nonce) as a 52-bit number: a Set of numbers and arrays of doubles hold a remembered nonce in
  * 52 bytes, where `${id}\0${nonce}` strings took 132 (measured in replay-guard.test.ts; at the cap
- * of 500,000, which a 10,000-minion master reaches with a job every few seconds: 25 MiB, not 63). Two different requests share a key with
- * odds of 1 in 2^52 for each nonce remembered (a nonce is 128 random bits, Salt's uuid4().hex);
- * the later one is then refused as a replay, and its minion signs in again and sends it anew.
+ * of 500,000, which a 10,000-minion master reaches with a job every few seconds: 25 MiB, not 63).
+ * Two different requests share a key with odds of 1 in 2^52 for each nonce remembered (a nonce is
+ * 128 random bits, Salt's uuid4().hex); the later one is then refused as a replay, and its minion
+ * signs in again and sends it anew.
  */
 function replayKey(id: string, nonce: string): number {
   return textHash52(id, nonce);

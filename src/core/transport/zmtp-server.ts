@@ -16,6 +16,7 @@ import { createServer, type Server, type Socket } from 'node:net';
 import { rmSync } from 'node:fs';
 import { TransportError } from '../errors';
 import type { AdmitConnection } from './types';
+import { RepeatedWarning } from '../log/repeated-warning';
 import { OpenFilesWatch } from './open-files';
 import { GREETING, ZmtpReader, errorCommand, readyCommand, readyProperties, zmtpCommand, zmtpEndpoint } from './zmtp';
 
@@ -23,8 +24,6 @@ import { GREETING, ZmtpReader, errorCommand, readyCommand, readyProperties, zmtp
 const HANDSHAKE_MS = 30_000;
 /** Salt's zmq_backlog default. */
 const DEFAULT_BACKLOG = 1000;
-/** After the first, failed accepts are reported at most this often, with their count. */
-const ACCEPT_REPORT_MS = 60_000;
 const OPEN_FILES_HINT =
   "raise the process's open files limit (ulimit -n, systemd LimitNOFILE=): each minion holds one on the request port and one on the publish port's process";
 
@@ -97,8 +96,15 @@ export class ZmtpPort {
   private readonly paths: string[] = [];
   private nextId = 1;
   private closed = false;
-  private acceptFailures = 0;
-  private acceptReportedAt?: number;
+  /** The last accept that failed, and the report of such failures: the first at once, then once a minute with their count. */
+  private acceptError?: NodeJS.ErrnoException;
+  private readonly acceptFailures = new RepeatedWarning({
+    warning: (line) => {
+      const err = this.acceptError;
+      const outOfFiles = err?.code === 'EMFILE' || err?.code === 'ENFILE';
+      this.options.onWarning?.(new TransportError('ACCEPT', line, { cause: err, hint: outOfFiles ? OPEN_FILES_HINT : undefined }));
+    },
+  });
   /** What the port listens for and where, for its warnings. */
   private described = '';
   private readonly openFiles = new OpenFilesWatch((inUse, limit) =>
@@ -158,19 +164,9 @@ export class ZmtpPort {
   }
 
   private acceptFailed(err: NodeJS.ErrnoException): void {
-    this.acceptFailures++;
-    const now = Date.now();
-    if (this.acceptReportedAt !== undefined && now - this.acceptReportedAt < ACCEPT_REPORT_MS) return;
-    const count = this.acceptFailures;
-    const since = this.acceptReportedAt === undefined ? '' : ' since the last report';
-    this.acceptFailures = 0;
-    this.acceptReportedAt = now;
-    const outOfFiles = err.code === 'EMFILE' || err.code === 'ENFILE';
-    this.options.onWarning?.(
-      new TransportError('ACCEPT', `cannot accept connections ${this.described}: ${err.message} (${count} refused${since})`, {
-        cause: err,
-        hint: outOfFiles ? OPEN_FILES_HINT : undefined,
-      }),
+    this.acceptError = err;
+    this.acceptFailures.note(
+      (count) => `cannot accept connections ${this.described}: ${err.message} (${count} refused since the last report)`,
     );
   }
 

@@ -87,14 +87,10 @@ const jobs = new JobService({
   nodegroups: {},
   cache: { jobs: cache, returns: new ReturnBatcher(cache) },
 });
+/** The services every handler here shares. */
+const services = { auth, jobs, sessions, dataCache, events, rsa, log };
 const handler = new RequestHandler({
-  auth,
-  jobs,
-  sessions,
-  dataCache,
-  events,
-  rsa,
-  log,
+  ...services,
   hooks: { rootKey: () => ROOT_KEY, beforePublish: () => void reconciles++ },
   pillar: new MasterPillar({ pillar_roots: { base: [join(root, 'pillar')] } }, dataCache, log),
   minionRequests: new MinionRequests({
@@ -127,6 +123,23 @@ afterAll(async () => {
   cache.close();
   rmSync(root, { recursive: true, force: true });
 });
+
+/** A second handler over the same services, with no pillar or files, for one test's limits. */
+function sideHandler(extra: Pick<ConstructorParameters<typeof RequestHandler>[0], 'limits' | 'signInQueue'>): RequestHandler {
+  return new RequestHandler({
+    ...services,
+    hooks: { rootKey: () => ROOT_KEY, beforePublish: () => undefined },
+    pillar: new MasterPillar({}, dataCache, log),
+    minionRequests: new MinionRequests({
+      files: { file_roots: {} },
+      mine: new MineStore(join(root, 'cache')),
+      accepted: () => accepted,
+      grains: () => undefined,
+      options: {},
+    }),
+    ...extra,
+  });
+}
 
 async function signIn() {
   const { bytes, nonce } = buildAuthRequest({ id: 'web1', publicPem: minionPair.publicPem });
@@ -233,25 +246,7 @@ describe('RequestHandler', () => {
 
   it('answers sign-ins beyond auth_rate_limit on one connection with "bad load", not those of another', async () => {
     // A clock that stands still: every sign-in falls in the same second, however loaded the machine.
-    const limited = new RequestHandler({
-      auth,
-      jobs,
-      sessions,
-      dataCache,
-      events,
-      rsa,
-      log,
-      hooks: { rootKey: () => ROOT_KEY, beforePublish: () => undefined },
-      pillar: new MasterPillar({}, dataCache, log),
-      minionRequests: new MinionRequests({
-        files: { file_roots: {} },
-        mine: new MineStore(join(root, 'cache')),
-        accepted: () => accepted,
-        grains: () => undefined,
-        options: {},
-      }),
-      limits: { maxRequestSize: 64 * 1024, signIns: new SignInRateLimit(2, () => 1_000_000) },
-    });
+    const limited = sideHandler({ limits: { maxRequestSize: 64 * 1024, signIns: new SignInRateLimit(2, () => 1_000_000) } });
     const signInFrom = async (peer: string) =>
       !(await limited.handle(buildAuthRequest({ id: 'web1', publicPem: minionPair.publicPem }).bytes, Buffer.from(peer)))!.equals(
         BAD_LOAD_REPLY,
@@ -264,25 +259,7 @@ describe('RequestHandler', () => {
 
   it('leaves a sign-in unanswered, with no work done, when its connection closed while it waited its turn', async () => {
     const queue = new SignInQueue(1);
-    const queued = new RequestHandler({
-      auth,
-      jobs,
-      sessions,
-      dataCache,
-      events,
-      rsa,
-      log,
-      hooks: { rootKey: () => ROOT_KEY, beforePublish: () => undefined },
-      pillar: new MasterPillar({}, dataCache, log),
-      minionRequests: new MinionRequests({
-        files: { file_roots: {} },
-        mine: new MineStore(join(root, 'cache')),
-        accepted: () => accepted,
-        grains: () => undefined,
-        options: {},
-      }),
-      signInQueue: queue,
-    });
+    const queued = sideHandler({ signInQueue: queue });
     const first = buildAuthRequest({ id: 'web1', publicPem: minionPair.publicPem });
     const live = queued.handle(first.bytes, Buffer.from('a'), () => true);
     // Another minion, so that only its closed connection can be why it is dropped.

@@ -6,7 +6,7 @@
  * is in transport.test.ts, which runs it over these ports too.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { connect, type Socket } from 'node:net';
+import { connect, type Server, type Socket } from 'node:net';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -16,6 +16,7 @@ import { ZmtpPort } from '../../../src/core/transport/zmtp-server';
 import { ZmtpPublishServer } from '../../../src/core/transport/zmtp-publisher';
 import { ZmtpRequestServer } from '../../../src/core/transport/zmtp-router';
 import { ZmtpRequestClient } from '../../../src/core/transport/zmtp-request';
+import type { RequestServe } from '../../../src/core/transport/types';
 import { seeded } from '../../fuzz/frames';
 import { freePort } from '../../support/ports';
 
@@ -152,6 +153,16 @@ function readyOf(peer: RawPeer): string | undefined {
   return ready?.data.toString('latin1').slice('\x0bSocket-Type'.length + 4);
 }
 
+/** A ROUTER on a free port serving `handler` (its errors ignored), closed after the test; its address. */
+async function served(handler: RequestServe, options: ConstructorParameters<typeof ZmtpRequestServer>[0] = {}): Promise<string> {
+  const server = new ZmtpRequestServer(options);
+  const address = `tcp://127.0.0.1:${await freePort()}`;
+  await server.bind(address);
+  closers.push(() => server.close());
+  server.serve(handler, () => undefined);
+  return address;
+}
+
 async function router(): Promise<{ server: ZmtpRequestServer; address: string; peers: Buffer[] }> {
   const server = new ZmtpRequestServer();
   const address = `tcp://127.0.0.1:${await freePort()}`;
@@ -190,18 +201,11 @@ describe('ZmtpRequestServer', () => {
 
   // Found by the fuzz campaign: an empty last frame at the end of a read was taken from no bytes.
   it('answers an empty request with an empty reply, both ending their reads', async () => {
-    const server = new ZmtpRequestServer();
-    const address = `tcp://127.0.0.1:${await freePort()}`;
-    await server.bind(address);
-    closers.push(() => server.close());
     const seen: number[] = [];
-    server.serve(
-      async (payload) => {
-        seen.push(payload.length);
-        return Buffer.alloc(0);
-      },
-      () => undefined,
-    );
+    const address = await served(async (payload) => {
+      seen.push(payload.length);
+      return Buffer.alloc(0);
+    });
     const client = new ZmtpRequestClient(address);
     closers.push(() => client.close());
     expect((await client.request(Buffer.alloc(0), 5000)).length).toBe(0);
@@ -224,18 +228,11 @@ describe('ZmtpRequestServer', () => {
 
   // The master's sign-in queue asks this before spending RSA work on a sign-in that waited.
   it('tells the handler whether the connection a request came on is still open', async () => {
-    const server = new ZmtpRequestServer();
-    const address = `tcp://127.0.0.1:${await freePort()}`;
-    await server.bind(address);
-    closers.push(() => server.close());
     const asks: Array<() => boolean> = [];
-    server.serve(
-      async (_payload, _peer, connected) => {
-        asks.push(connected!);
-        return new Promise<Buffer | null>(() => undefined); // never answered
-      },
-      () => undefined,
-    );
+    const address = await served(async (_payload, _peer, connected) => {
+      asks.push(connected!);
+      return new Promise<Buffer | null>(() => undefined); // never answered
+    });
     const peer = new RawPeer(address, Buffer.concat([greeting(), readyCommand('REQ'), encodeMessage([Buffer.alloc(0), Buffer.from('x')])]));
     await peer.until(() => asks.length === 1, 'the request');
     expect(asks[0]()).toBe(true);
@@ -244,17 +241,13 @@ describe('ZmtpRequestServer', () => {
   });
 
   it('answers a request over maxRequestBytes as told, without handing it on, and reads the next one', async () => {
-    const server = new ZmtpRequestServer({ maxRequestBytes: 1024, oversized: (bytes) => Buffer.from(`too big: ${bytes}`) });
-    const address = `tcp://127.0.0.1:${await freePort()}`;
-    await server.bind(address);
-    closers.push(() => server.close());
     const seen: number[] = [];
-    server.serve(
+    const address = await served(
       async (payload) => {
         seen.push(payload.length);
         return Buffer.concat([Buffer.from('re:'), payload]);
       },
-      () => undefined,
+      { maxRequestBytes: 1024, oversized: (bytes) => Buffer.from(`too big: ${bytes}`) },
     );
     const client = new ZmtpRequestClient(address);
     closers.push(() => client.close());
@@ -268,14 +261,7 @@ describe('ZmtpRequestServer', () => {
   });
 
   it('cuts off a peer that sends requests and leaves their replies unread, and serves the others', async () => {
-    const server = new ZmtpRequestServer({ maxUnreadBytes: 4 * 1024 * 1024 });
-    const address = `tcp://127.0.0.1:${await freePort()}`;
-    await server.bind(address);
-    closers.push(() => server.close());
-    server.serve(
-      async () => Buffer.alloc(1024 * 1024, 1),
-      () => undefined,
-    );
+    const address = await served(async () => Buffer.alloc(1024 * 1024, 1), { maxUnreadBytes: 4 * 1024 * 1024 });
     const greedy = new RawPeer(address, Buffer.concat([greeting(), readyCommand('DEALER')]));
     greedy.socket.pause();
     const request = encodeMessage([Buffer.alloc(0), Buffer.from('more')]);
@@ -366,6 +352,31 @@ describe('ZmtpReader', () => {
 });
 
 describe('ZmtpPort', () => {
+  // On Linux libuv hides EMFILE itself (open-files.ts warns before it); other accept errors
+  // (ENOBUFS, ENOMEM) reach Node as the listener's 'error', which used to be swallowed.
+  it('reports connections its listener failed to accept: the first at once, then with their count', async () => {
+    const warnings: Array<{ code: string; message: string; hint?: string }> = [];
+    const port = new ZmtpPort({
+      socketType: 'ROUTER',
+      peerTypes: new Set(['REQ']),
+      onMessage: () => undefined,
+      onWarning: (err) => warnings.push(err),
+    });
+    const address = `tcp://127.0.0.1:${await freePort()}`;
+    await port.bind(address, 'for requests');
+    closers.push(() => port.close());
+    const listener = (port as unknown as { servers: Server[] }).servers[0];
+    const failure = (code: string) => Object.assign(new Error(`accept ${code}`), { code });
+    listener.emit('error', failure('EMFILE'));
+    listener.emit('error', failure('ENOBUFS'));
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toMatchObject({
+      code: 'ACCEPT',
+      message: `cannot accept connections for requests on ${address}: accept EMFILE (1 refused since the last report)`,
+    });
+    expect(warnings[0].hint).toMatch(/raise the process's open files limit/);
+  });
+
   it('drops a connection whose handshake is not done in time (ZMQ_HANDSHAKE_IVL)', async () => {
     const port = new ZmtpPort({ socketType: 'ROUTER', peerTypes: new Set(['REQ']), handshakeMs: 100, onMessage: () => undefined });
     const address = `tcp://127.0.0.1:${await freePort()}`;
