@@ -124,6 +124,8 @@ export interface BrineScaleOptions {
   during?: (masterDir: string, minions: number) => Promise<void>;
   /** More master options (the job cache to write returns to). */
   masterConfig?: Record<string, unknown>;
+  /** zmq_ports of the master and the simulated minions alike (default: the config's, 'node'). */
+  zmqPorts?: 'node' | 'libzmq';
 }
 
 const JOB_TIMEOUT_MS = 130_000;
@@ -236,6 +238,7 @@ export async function runBrineScale(
     zmq_backlog: zmqBacklog,
     connection_rate_limit: 0,
     ...options.masterConfig,
+    ...(options.zmqPorts ? { zmq_ports: options.zmqPorts } : {}),
   });
   const simulators: IpcChild[] = [];
   let client: IpcChild | undefined;
@@ -262,6 +265,7 @@ export async function runBrineScale(
       root_dir: join(cluster.root, 'minions'),
       master: '127.0.0.1',
       master_port: cluster.retPort,
+      ...(options.zmqPorts ? { zmq_ports: options.zmqPorts } : {}),
     });
     const { id: _id, pki_dir: _pki, master_port: _port, ...daemon } = minionSettings({ ...config, id: 'template' });
     const base: Omit<MinionSettings, 'id' | 'pki_dir' | 'master_port'> = {

@@ -64,7 +64,10 @@ interface Options {
    * none (`job_cache: false`: no return stored, the figure the other two are compared with).
    */
   scaleJobCache: 'sqlite' | 'postgres' | 'none';
-  /** The scale runs' master ports (zmq_ports): ZMTP in plain Node (the default) or libzmq's sockets. */
+  /**
+   * zmq_ports of the scale runs' master and simulated minions: ZMTP in plain Node (the default)
+   * or libzmq's sockets.
+   */
   zmqPorts: 'node' | 'libzmq';
 }
 
@@ -401,7 +404,7 @@ function printScale(
     process.stdout.write(
       `\nMinion settings: auth_timeout ${settings.auth_timeout} s, auth_tries ${settings.auth_tries}, return_retry_timer ${settings.return_retry_timer} s, ` +
         `recon_default ${settings.recon_default} ms (randomize ${settings.recon_randomize}), random_reauth_delay ${settings.random_reauth_delay ?? 10} s; ` +
-        `master pub_hwm ${rows[0].brine.pubHwm}, zmq_backlog ${rows[0].brine.zmqBacklog}, zmq_ports ${ports}, connection_rate_limit 0 (every simulated minion connects from 127.0.0.1), log_level warning, ` +
+        `master pub_hwm ${rows[0].brine.pubHwm}, zmq_backlog ${rows[0].brine.zmqBacklog}, zmq_ports ${ports} (master and minions), connection_rate_limit 0 (every simulated minion connects from 127.0.0.1), log_level warning, ` +
         (jobCache === 'none' ? 'job_cache false (no return stored). ' : `master_job_cache ${jobCache}. `) +
         `Returns sent again: ${rows.map((r) => `${r.brine.returnRetries} at N=${r.minions}`).join(', ')}.\n`,
     );
@@ -512,7 +515,6 @@ async function main(): Promise<void> {
     : options.scaleJobCache === 'none'
       ? { job_cache: false }
       : {};
-  const masterConfig = { ...jobCacheConfig, zmq_ports: options.zmqPorts };
   try {
     for (const n of options.minions) {
       progress(`brine: ${n} minions (job cache: ${options.scaleJobCache})`);
@@ -521,7 +523,8 @@ async function main(): Promise<void> {
         authTimeout: options.authTimeout,
         rotate: options.rotate,
         soakSeconds,
-        masterConfig,
+        masterConfig: jobCacheConfig,
+        zmqPorts: options.zmqPorts,
       });
       progress(
         `brine: ${n} minions signed in in ${fmtMs(brine.signInMs)} ms, median job ${fmtMs(brine.jobsMs.median)} ms, ${brine.masterCpuPerReturnUs.toFixed(0)} us master CPU per return`,

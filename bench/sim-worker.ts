@@ -15,7 +15,6 @@
 import { join } from 'node:path';
 import { createLogging } from '../src/core/log';
 import { Minion, type JobExecutor, type MinionSettings } from '../src/core/minion/job-loop';
-import { raiseSocketLimit } from '../src/core/transport/zeromq';
 import { installMinionKey } from './keys';
 import { minionIdOf } from './minion-ids';
 import { sharedRuntime } from './shared-runtime';
@@ -37,7 +36,6 @@ function send(message: Record<string, unknown>): void {
 async function main(): Promise<void> {
   if (!process.send) throw new Error('sim-worker must be started with an IPC channel (child_process.fork)');
   const spec = JSON.parse(process.argv[2] ?? '') as SimWorkerSpec;
-  raiseSocketLimit(20_000);
   const runtime = await sharedRuntime();
   // Sign-ins, sign-in timeouts, re-sign-ins for a new publish key and return retries are counted
   // rather than printed (at N=10,000 there can be thousands); every other warning goes to stderr

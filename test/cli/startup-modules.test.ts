@@ -7,7 +7,7 @@
  * its peak memory (docs/scaling.md).
  */
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -74,6 +74,35 @@ describe('what the salt CLI loads for a job', () => {
       expect(modules).toContain('dist/src/core/transport/zmtp-request.js');
       expect(modules.filter((m) => m.includes('node_modules/zeromq/') || m.endsWith('transport/zeromq.js'))).toEqual([]);
       expect(builtins.filter((m) => /\bcrypto\b/.test(m))).toEqual([]);
+    } finally {
+      await cluster.stop();
+    }
+  });
+});
+
+/** Whether a process has zeromq's native addon (and so libzmq) mapped. */
+const hasLibzmq = (pid: number) => /zeromq.*addon\.node/.test(readFileSync(`/proc/${pid}/maps`, 'utf8'));
+/** A process's children, by process id (Linux's /proc/<pid>/task/<tid>/children). */
+const childrenOf = (pid: number) =>
+  readdirSync(`/proc/${pid}/task`).flatMap((tid) =>
+    readFileSync(`/proc/${pid}/task/${tid}/children`, 'utf8').split(' ').filter(Boolean).map(Number),
+  );
+
+describe('what the daemons load', () => {
+  it('zmq_ports: node (the default): no libzmq in the master, its publish process or a minion; libzmq only where a minion names it', async () => {
+    const cluster = await Cluster.create();
+    try {
+      const master = await cluster.startMaster();
+      await cluster.startAccepted([{ id: 'plain' }, { id: 'libzmq', config: { zmq_ports: 'libzmq' } }]);
+      // Both kinds of minion take a job through the master's Node ports and answer it.
+      const ping = await cluster.salt('*', 'test.ping', '--out', 'json', '--static');
+      expect(JSON.parse(ping.stdout)).toEqual({ plain: true, libzmq: true });
+      const masterPid = master.child.pid!;
+      const publisher = childrenOf(masterPid);
+      expect(publisher).toHaveLength(1);
+      expect([masterPid, ...publisher].map(hasLibzmq)).toEqual([false, false]);
+      expect(hasLibzmq(cluster.minions.get('plain')!.child.pid!)).toBe(false);
+      expect(hasLibzmq(cluster.minions.get('libzmq')!.child.pid!)).toBe(true);
     } finally {
       await cluster.stop();
     }

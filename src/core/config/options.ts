@@ -26,6 +26,11 @@ const COMMON: Record<string, OptionSpec> = {
   include: o('str|strlist', []),
   user: o('str', 'root'),
   transport: o('transport', 'zeromq'),
+  /**
+   * brine: what speaks ZeroMQ on the publish and request ports, the master's ports and the
+   * minion's connections to them: 'node' (ZMTP in plain Node) or 'libzmq'.
+   */
+  zmq_ports: o('str', 'node'),
   ipv6: o('bool', false),
   hash_type: o('hash', 'sha256'),
   keysize: o('int', 2048),
@@ -113,8 +118,6 @@ export const MASTER_OPTIONS: Record<string, OptionSpec> = {
   publish_session: o('int', 86400),
   pub_hwm: o('int', 1000),
   zmq_backlog: o('int', 1000),
-  /** brine: what serves the publish and request ports, 'node' (ZMTP in plain Node) or 'libzmq'. */
-  zmq_ports: o('str', 'node'),
   max_open_files: o('int', 100000),
   max_minions: o('int', 0),
   /** brine: longest request (bytes) the request port decodes; longer ones get "bad load". */

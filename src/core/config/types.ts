@@ -9,6 +9,8 @@ interface CommonConfig {
   user: string;
   transport: 'zeromq';
   ipv6: boolean;
+  /** brine: what speaks ZeroMQ on the publish and request ports, 'node' or 'libzmq' (zmq-ports.ts). */
+  zmq_ports: string;
   hash_type: string;
   keysize: number;
   file_roots: Record<string, string[]>;
@@ -55,8 +57,6 @@ export interface MasterConfig extends CommonConfig {
   nodegroups: Record<string, string | string[]>;
   publish_session: number;
   pub_hwm: number;
-  /** brine: what serves the publish and request ports (master-ports.ts). */
-  zmq_ports: string;
   loop_interval: number;
   keep_jobs_seconds: number;
   /** brine: the PostgreSQL job cache's connection ({host, port, user, pass, db}). */
@@ -93,6 +93,8 @@ export interface MinionConfig extends CommonConfig {
   recon_default: number;
   recon_max: number;
   recon_randomize: boolean;
+  tcp_keepalive: boolean;
+  tcp_keepalive_idle: number;
   return_retry_timer: number;
   return_retry_timer_max: number;
   return_retry_tries: number;

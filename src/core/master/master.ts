@@ -8,9 +8,8 @@ import { privateKeyFromPem } from '../crypto/rsa';
 import { checkPkiPermissions } from '../crypto/key-permissions';
 import type { Logger } from '../log';
 import type { IPublishServer, IRequestServer, Transport } from '../transport/types';
-import { zeromqTransport } from '../transport/zeromq';
 import { ProcessPublishServer } from '../transport/publish-process';
-import { masterPorts, publishServer, requestServer } from '../transport/master-ports';
+import { transportFor, zmqPorts } from '../transport/zmq-ports';
 import { AuthService } from './auth';
 import { AutosignFile } from './autosign';
 import { MasterEvents } from './events';
@@ -185,13 +184,9 @@ export class Master {
   ) {
     this.pillarPlugins = options.pillarPlugins;
     this.openJobCache = options.openJobCache ?? openJobCache;
-    // zmq_ports: what serves the two ports every minion connects to (master-ports.ts).
-    const ports = masterPorts(settings.zmq_ports);
-    this.transport = options.transport ?? {
-      ...zeromqTransport,
-      publishServer: (o) => publishServer(ports, o),
-      requestServer: (o) => requestServer(ports, o),
-    };
+    // zmq_ports: what serves the two ports every minion connects to (zmq-ports.ts).
+    const ports = zmqPorts(settings.zmq_ports, 'master');
+    this.transport = options.transport ?? transportFor(ports);
     this.rsaInProcess = options.rsa === 'in-process';
     this.keys = new KeyStore({ pkiDir: settings.pki_dir });
     this.keyIndex = new KeyIndex(this.keys, (changes) => this.onKeyChanges(changes));

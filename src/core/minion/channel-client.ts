@@ -19,7 +19,7 @@ import type { JobLoad } from '../protocol/loads';
 import { assertMinionId } from '../protocol/minion-id';
 import { logField, RepeatedWarning, type Logger } from '../log';
 import type { IRequestClient, ISubscribeClient, Transport } from '../transport/types';
-import { zeromqTransport } from '../transport/zeromq';
+import { transportFor, zmqPorts } from '../transport/zmq-ports';
 import { cpuTurn } from './cpu-turn';
 import { MasterKeyMismatchError, MinionRejectedError, SignInError, decodeOrNull, rejectedError } from './minion-errors';
 import { checkMasterFinger, openTrustedAuthReply } from './master-trust';
@@ -55,6 +55,9 @@ export type ChannelSettings = { id: string; master: string } & Pick<
       | 'master_finger'
       | 'hash_type'
       | 'permissive_pki_access'
+      | 'zmq_ports'
+      | 'tcp_keepalive'
+      | 'tcp_keepalive_idle'
     >
   >;
 
@@ -124,7 +127,8 @@ export class MinionChannel {
     private readonly log: Logger,
     options: { random?: RandomSource; transport?: Transport } = {},
   ) {
-    this.transport = options.transport ?? zeromqTransport;
+    // zmq_ports: what makes the connections to the master's two ports (zmq-ports.ts).
+    this.transport = options.transport ?? transportFor(zmqPorts(settings.zmq_ports, 'minion'));
     // The master refuses such an id at sign-in; say so here, before the first request.
     assertMinionId(settings.id);
     this.random = options.random ?? Math.random;
@@ -322,7 +326,12 @@ export class MinionChannel {
       this.random,
     );
     this.subscriber?.close();
-    const sub = this.transport.subscribeClient({ reconnectInterval: interval, reconnectMax: max });
+    const sub = this.transport.subscribeClient({
+      reconnectInterval: interval,
+      reconnectMax: max,
+      // Salt's minion keeps its publish connection alive through NAT and firewalls the same way.
+      ...(s.tcp_keepalive !== false ? { keepAlive: { idleSeconds: s.tcp_keepalive_idle ?? 300 } } : {}),
+    });
     sub.connect(hostPort(s.master, publishPort));
     sub.onReconnect((downSince) => void this.publisherBack(downSince));
     this.subscriber = sub;

@@ -12,6 +12,7 @@
  */
 import { TransportError, type BrineError } from '../errors';
 import type { IPublishServer } from './types';
+import { PublishServer, raiseSocketLimit } from './zeromq';
 import { ZmtpPublishServer } from './zmtp-publisher';
 
 type Message = { type: 'bind'; id: number; address: string } | { type: 'publish'; frames: Uint8Array[] } | { type: 'close' };
@@ -20,7 +21,7 @@ if (!process.send)
   throw new TransportError('TRANSPORT', 'publish-process-child must be started by ProcessPublishServer, with an IPC channel');
 const send = process.send.bind(process);
 const options = JSON.parse(process.env.BRINE_PUBLISHER_OPTIONS ?? '{}') as { highWaterMark?: number; backlog?: number; ports?: string };
-// The parent checked zmq_ports (masterPorts); libzmq is loaded only when it names it (about 6 MiB
+// The parent checked zmq_ports (zmqPorts); libzmq is loaded only when it names it (about 6 MiB
 // of this process's memory otherwise, at any number of minions).
 const server: IPublishServer =
   options.ports === 'libzmq'
@@ -32,10 +33,8 @@ const server: IPublishServer =
       });
 
 function libzmqServer(): IPublishServer {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const zeromq = require('./zeromq') as typeof import('./zeromq');
-  zeromq.raiseSocketLimit(20_000);
-  return new zeromq.PublishServer({ highWaterMark: options.highWaterMark, backlog: options.backlog });
+  raiseSocketLimit(20_000);
+  return new PublishServer({ highWaterMark: options.highWaterMark, backlog: options.backlog });
 }
 
 /** Bytes cross the channel as Uint8Arrays: seen as Buffers again without a copy. */

@@ -20,7 +20,7 @@ import { join } from 'node:path';
 import { TransportError, type TransportErrorCode } from '../errors';
 import { typescriptEntryScript } from '../typescript-entry';
 import type { IPublishServer } from './types';
-import type { MasterPorts } from './master-ports';
+import type { ZmqPorts } from './zmq-ports';
 
 export interface ProcessPublishOptions {
   /** pub_hwm. */
@@ -28,7 +28,7 @@ export interface ProcessPublishOptions {
   /** zmq_backlog. */
   backlog?: number;
   /** zmq_ports: what serves the port in the child (default 'node'). */
-  ports?: MasterPorts;
+  ports?: ZmqPorts;
   /**
    * Told when the publish process ended unexpectedly, and whether it was started again; and of its
    * port's trouble taking connections (`OPEN_FILES`, `ACCEPT`: see ZmtpPortOptions.onWarning).

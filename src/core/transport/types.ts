@@ -12,6 +12,15 @@ export interface ReconnectOptions {
   reconnectMax?: number;
 }
 
+/** A subscription's connection: reconnecting, and Salt's tcp_keepalive. */
+export interface SubscribeOptions extends ReconnectOptions {
+  /**
+   * TCP keepalive on the connection (Salt's tcp_keepalive), its probes starting after `idleSeconds`
+   * idle (tcp_keepalive_idle; 0 or less keeps the system's). Absent: no keepalive.
+   */
+  keepAlive?: { idleSeconds: number };
+}
+
 /** The master's publish port: one message to every subscriber. */
 export interface IPublishServer {
   bind(address: string): Promise<void>;
@@ -113,7 +122,7 @@ export interface RequestServerOptions {
 export interface Transport {
   /** `backlog`: pending TCP connections the listening socket queues (Salt's zmq_backlog). */
   publishServer(options?: { highWaterMark?: number; backlog?: number }): IPublishServer;
-  subscribeClient(options?: ReconnectOptions): ISubscribeClient;
+  subscribeClient(options?: SubscribeOptions): ISubscribeClient;
   /**
    * `maxRequestBytes` with `oversized`: a larger request is not held where the transport can help
    * it (Node's port lets its bytes go as they come); `oversized(bytes)` gives the reply to send

@@ -1,8 +1,8 @@
 /**
- * The only file that imports zeromq. It moves bytes and nothing else: no msgpack, no crypto.
+ * The only file that loads zeromq. It moves bytes and nothing else: no msgpack, no crypto.
  * Every zeromq error is wrapped in a TransportError at this boundary.
  */
-import * as zmq from 'zeromq';
+import type * as Zmq from 'zeromq';
 import { createServer } from 'node:net';
 import { TransportError } from '../errors';
 import { StreamEventPublisher, StreamEventPuller, StreamEventPusher, StreamEventSubscriber } from './event-socket';
@@ -15,20 +15,33 @@ import type {
   Peer,
   ReconnectOptions,
   RequestServe,
+  SubscribeOptions,
   Transport,
 } from './types';
 import { OneAtATime } from './one-at-a-time';
 
 export type { Peer, ReconnectOptions } from './types';
 
-/** The version of the libzmq brine runs on ('4.3.5'): Salt's `zmqversion` grain. */
+let loaded: typeof Zmq | undefined;
+/**
+ * zeromq, loaded with the first socket made here: importing this file costs nothing, so a process
+ * whose sockets are all Node's (zmq_ports: node, zmq-ports.ts) never loads libzmq, its threads or
+ * its 4-5 MiB. (A `require` of the package, not `import()`: the sockets are made synchronously.)
+ */
+function zmq(): typeof Zmq {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  loaded ??= require('zeromq') as typeof Zmq;
+  return loaded;
+}
+
+/** The version of the libzmq zeromq.js was built with ('4.3.5'); loads libzmq. */
 export function libzmqVersion(): string {
-  return zmq.version;
+  return zmq().version;
 }
 
 /** Raise the process-wide socket limit before opening many sockets (zeromq's default is 1023). */
 export function raiseSocketLimit(max: number): void {
-  for (const context of [zmq.context, clientContext()]) {
+  for (const context of [zmq().context, clientContext()]) {
     if (context.maxSockets < max) context.maxSockets = Math.min(max, context.maxSocketsLimit);
   }
 }
@@ -44,21 +57,21 @@ const ZMQ_ZERO_COPY_RECV = 10;
  * that arrive one per read (a trickle of garbage from a bad master) each held a whole buffer:
  * 20,000 of them cost a minion some 35 MB of RSS that it never gave back.
  */
-class CopyingContext extends zmq.Context {
-  constructor() {
-    super();
-    this.setBoolOption(ZMQ_ZERO_COPY_RECV, false);
-  }
+function copyingContext(): Zmq.Context {
+  const context = new (zmq().Context)();
+  // zeromq.js declares its raw option setters protected; options without a name go through them.
+  (context as unknown as { setBoolOption(option: number, value: boolean): void }).setBoolOption(ZMQ_ZERO_COPY_RECV, false);
+  return context;
 }
 
-let clients: zmq.Context | undefined;
+let clients: Zmq.Context | undefined;
 /**
  * The one context of every client socket in the process, subscribe and request (its I/O thread
  * starts on first use): a minion's two sockets share one I/O thread and one reaper, where a
  * second context cost it two more threads and their memory (0.6-0.8 MiB of its RSS, 2026-12-06).
  */
-function clientContext(): zmq.Context {
-  clients ??= new CopyingContext();
+function clientContext(): Zmq.Context {
+  clients ??= copyingContext();
   return clients;
 }
 
@@ -79,7 +92,7 @@ export function retryInterrupted<T>(call: () => T): T {
   }
 }
 
-function connectRetrying(socket: zmq.Socket, address: string): void {
+function connectRetrying(socket: Zmq.Socket, address: string): void {
   retryInterrupted(() => socket.connect(address));
 }
 
@@ -98,7 +111,7 @@ function wrap(what: string, err: unknown): TransportError {
  * term_ack_sent || _state == term_req_sent2 (pipe.cpp:355)", when a listener is unbound while
  * one of its connections is closing.)
  */
-async function closeAndFree(socket: zmq.Socket, addresses: string[]): Promise<void> {
+async function closeAndFree(socket: Zmq.Socket, addresses: string[]): Promise<void> {
   if (socket.closed) return;
   const endpoints = addresses.splice(0);
   socket.close();
@@ -148,7 +161,7 @@ const PER_CONNECTION_BATCH = 1024;
 const ZMQ_IN_BATCH_SIZE = 101;
 const ZMQ_OUT_BATCH_SIZE = 102;
 
-function setConnectionBatch(socket: zmq.Socket, bytes: number): void {
+function setConnectionBatch(socket: Zmq.Socket, bytes: number): void {
   // zeromq.js declares its raw option setters protected; options without a name go through them.
   const raw = socket as unknown as { setInt32Option(option: number, value: number): void };
   raw.setInt32Option(ZMQ_IN_BATCH_SIZE, bytes);
@@ -158,7 +171,7 @@ function setConnectionBatch(socket: zmq.Socket, bytes: number): void {
 /** Serialises sends on one socket: zeromq allows one pending send per socket at a time. */
 class SendQueue {
   private tail: Promise<void> = Promise.resolve();
-  constructor(private readonly socket: zmq.Writable) {}
+  constructor(private readonly socket: Zmq.Writable) {}
   send(frames: Buffer[]): Promise<void> {
     const next = this.tail.then(() => this.socket.send(frames));
     this.tail = next.catch(() => undefined);
@@ -173,7 +186,7 @@ class SendQueue {
  * reply on the request port, each event on the bus).
  */
 class ImmediateSender {
-  constructor(private readonly socket: zmq.Writable) {}
+  constructor(private readonly socket: Zmq.Writable) {}
   send(frames: Buffer[]): Promise<void> {
     try {
       return this.socket.send(frames);
@@ -186,12 +199,12 @@ class ImmediateSender {
 
 /** The master's publish port: a PUB socket that sends one message to every subscriber. */
 export class PublishServer implements IPublishServer {
-  private readonly socket: zmq.Publisher;
+  private readonly socket: Zmq.Publisher;
   private readonly queue: ImmediateSender;
   private readonly bound: string[] = [];
 
   constructor(options: { highWaterMark?: number; backlog?: number } = {}) {
-    this.socket = new zmq.Publisher({
+    this.socket = new (zmq().Publisher)({
       linger: 0,
       sendHighWaterMark: options.highWaterMark ?? 1000,
       sendTimeout: NEVER_WAITS,
@@ -222,15 +235,15 @@ export class PublishServer implements IPublishServer {
 
 /** A minion's view of the publish port: SUB to every topic, reconnecting on its own. */
 export class SubscribeClient implements ISubscribeClient {
-  private readonly socket: zmq.Subscriber;
+  private readonly socket: Zmq.Subscriber;
   private connected = false;
   private everConnected = false;
   private readonly waiters: Array<() => void> = [];
   private readonly reconnectListeners: Array<(downSince: number) => void> = [];
   private downSince = 0;
 
-  constructor(options: ReconnectOptions = {}) {
-    this.socket = new zmq.Subscriber({
+  constructor(options: SubscribeOptions = {}) {
+    this.socket = new (zmq().Subscriber)({
       context: clientContext(),
       linger: 0,
       reconnectInterval: options.reconnectInterval ?? 1000,
@@ -239,6 +252,9 @@ export class SubscribeClient implements ISubscribeClient {
       // sending faster than the minion reads fills at most this many messages here; the rest
       // wait in TCP and the publisher's own queue, which drops beyond its high-water mark.
       receiveHighWaterMark: 1000,
+      ...(options.keepAlive
+        ? { tcpKeepalive: 1, tcpKeepaliveIdle: options.keepAlive.idleSeconds > 0 ? options.keepAlive.idleSeconds : -1 }
+        : {}),
     });
     this.socket.subscribe();
     void this.watch();
@@ -318,16 +334,16 @@ export class SubscribeClient implements ISubscribeClient {
  * retry that connection: its request times out, and it tries again on a new socket.
  */
 export class RequestServer implements IRequestServer {
-  private readonly socket: zmq.Router;
+  private readonly socket: Zmq.Router;
   private readonly zap?: ZapHandler;
   private readonly queue: ImmediateSender;
   private loop?: Promise<void>;
   private readonly bound: string[] = [];
 
   constructor(options: { admit?: AdmitConnection; backlog?: number } = {}) {
-    const context = options.admit ? new zmq.Context() : zmq.context;
+    const context = options.admit ? new (zmq().Context)() : zmq().context;
     if (options.admit) this.zap = new ZapHandler(context, options.admit);
-    this.socket = new zmq.Router({
+    this.socket = new (zmq().Router)({
       context,
       linger: 0,
       receiveHighWaterMark: 0,
@@ -391,14 +407,14 @@ const ZAP_ENDPOINT = 'inproc://zeromq.zap.01';
  * status code, status text, user id, metadata.
  */
 class ZapHandler {
-  private readonly socket: zmq.Reply;
+  private readonly socket: Zmq.Reply;
   private loop?: Promise<void>;
 
   constructor(
-    context: zmq.Context,
+    context: Zmq.Context,
     private readonly admit: AdmitConnection,
   ) {
-    this.socket = new zmq.Reply({ context, linger: 0 });
+    this.socket = new (zmq().Reply)({ context, linger: 0 });
   }
 
   async start(): Promise<void> {
@@ -432,7 +448,7 @@ class ZapHandler {
  * times out leaves a REQ socket unusable, so the socket is replaced.
  */
 export class RequestClient implements IRequestClient {
-  private socket: zmq.Request;
+  private socket: Zmq.Request;
   private readonly queue = new OneAtATime();
   private closed = false;
 
@@ -453,8 +469,8 @@ export class RequestClient implements IRequestClient {
     this.socket.close();
   }
 
-  private open(): zmq.Request {
-    const socket = new zmq.Request({
+  private open(): Zmq.Request {
+    const socket = new (zmq().Request)({
       context: clientContext(),
       linger: 0,
       reconnectInterval: this.options.reconnectInterval ?? 1000,

@@ -1,13 +1,13 @@
 /**
- * A ZeroMQ REQ client in plain Node for the commands that run beside a master and make a few
- * requests to it (salt, salt-run, salt-key, salt-cp, salt-api): ZMTP 3.1 (rfc.zeromq.org/spec/37)
- * with the NULL mechanism, what a master's request port speaks (a libzmq ROUTER, in Salt's master
- * and in brine's). Messages go as a REQ socket sends them: an empty delimiter frame, then the
- * payload; the reply comes back behind the same delimiter.
+ * A ZeroMQ REQ client in plain Node: ZMTP 3.1 (rfc.zeromq.org/spec/37) with the NULL mechanism,
+ * what a master's request port speaks (a libzmq ROUTER in Salt's master, Node's in brine's). The
+ * commands that run beside a master (salt, salt-run, salt-key, salt-cp, salt-api) send their
+ * requests through it, and a minion its sign-ins and returns (zmq_ports: node, zmq-ports.ts).
+ * Messages go as a REQ socket sends them: an empty delimiter frame, then the payload; the reply
+ * comes back behind the same delimiter.
  *
- * Why not libzmq, as the daemons use (zeromq.ts): loading it and opening one socket cost the `salt`
- * CLI 3.7 MiB of its 51 MiB peak (docs/scaling.md), for one request. The daemons keep libzmq: it
- * queues, batches and reconnects for thousands of peers, and the publish port needs it.
+ * Why not libzmq: loading it and opening one socket cost the `salt` CLI 3.7 MiB of its 51 MiB peak
+ * (docs/scaling.md), for one request, and a minion some 5 MiB and two threads.
  *
  * Where it differs from a libzmq REQ socket: a connection that ends before the reply (the master
  * stopped, or refused the connection at its handshake) fails the request at once with TRANSPORT,
@@ -244,8 +244,14 @@ export class ZmtpRequestClient implements IRequestClient {
   }
 }
 
-/** Nobody listens there yet (the master is starting): worth trying again. */
+/**
+ * Why a connection could not be made that may pass within the request's time: nobody listens there
+ * yet (the master is starting), or the network or its name service is down for a moment.
+ */
+const PASSING = new Set(['ECONNREFUSED', 'ENOENT', 'ECONNRESET', 'EHOSTUNREACH', 'ENETUNREACH', 'ETIMEDOUT', 'EAI_AGAIN']);
+
+/** A connection that failed for a reason that may pass (PASSING): worth trying again. */
 function isUnreachable(err: unknown): boolean {
   const code = ((err as { cause?: NodeJS.ErrnoException }).cause ?? {}).code;
-  return code === 'ECONNREFUSED' || code === 'ENOENT';
+  return code !== undefined && PASSING.has(code);
 }

@@ -1,7 +1,6 @@
 import { readFileSync } from 'node:fs';
 import * as os from 'node:os';
 import { dirname, join } from 'node:path';
-import { lazyModule } from '../../core/lazy-module';
 
 interface PackageJson {
   name?: string;
@@ -64,21 +63,21 @@ export const SALT_VERSION = '3007.10';
 export const SALT_VERSION_INFO: readonly number[] = Object.freeze(SALT_VERSION.split('.').map(Number));
 
 /**
- * The version of libzmq brine talks ZeroMQ through ('4.3.5'), Salt's `zmqversion` grain. Loaded on
- * first use, so a process that never needs ZeroMQ does not load its native library.
+ * The libzmq release whose ZeroMQ brine speaks ('4.3.5', the one zeromq.js bundles), Salt's
+ * `zmqversion` grain. Written here rather than asked of libzmq: a daemon whose sockets are all
+ * Node's (`zmq_ports: node`, the default) never loads it, and asking would load it for one string.
+ * test/plugins/modules/core-grains.test.ts fails if the bundled libzmq is ever another release.
  *
  * @example
  * import { zmqVersion } from 'brine/plugin';
  * await zmqVersion() // '4.3.5'
  */
-export async function zmqVersion(): Promise<string> {
-  const { libzmqVersion } = await lazyModule(
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
-    () => require('../../core/transport/zeromq.js') as typeof import('../../core/transport/zeromq.js'),
-    () => import('../../core/transport/zeromq.js'),
-  );
-  return libzmqVersion();
+export function zmqVersion(): Promise<string> {
+  return Promise.resolve(ZMQ_VERSION);
 }
+
+/** See zmqVersion. */
+export const ZMQ_VERSION = '4.3.5';
 
 /** `/etc/os-release`'s ID, VERSION_ID and VERSION_CODENAME, as Salt's `dist` line. */
 function distribution(): string {

@@ -78,7 +78,8 @@ describe('core grains', () => {
       saltversion: '3007.10',
       saltversioninfo: [3007, 10],
       brineversion: BRINE_VERSION,
-      // libzmq's own version, as pyzmq's zmq.zmq_version() gives it to Salt.
+      // libzmq's own version, as pyzmq's zmq.zmq_version() gives it to Salt: the constant brine reports
+      // must be the release zeromq.js bundles.
       zmqversion: zmqLibVersion,
     });
   });

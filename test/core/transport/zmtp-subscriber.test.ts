@@ -1,0 +1,128 @@
+/**
+ * The minion's subscription in plain Node (zmtp-subscriber.ts), where it must behave as libzmq's
+ * SUB beyond what the transport suite's delivery tests show: it stops reading at its high-water
+ * mark and loses nothing, it drops a peer that does not speak ZMTP as a publisher and connects
+ * again, with libzmq's growing delay, and it refuses a bad address at once.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { createServer, type Server, type Socket } from 'node:net';
+import { ZmtpPublishServer } from '../../../src/core/transport/zmtp-publisher';
+import { ZmtpRequestServer } from '../../../src/core/transport/zmtp-router';
+import { ZmtpSubscribeClient } from '../../../src/core/transport/zmtp-subscriber';
+import { freePort } from '../../support/ports';
+
+const closers: Array<() => unknown> = [];
+afterEach(async () => {
+  for (const close of closers.splice(0).reverse()) await close();
+});
+
+/** Resolves once `done()` holds, checking after each turn of the event loop (no timers). */
+async function until(done: () => boolean, what: string, limitMs = 10_000): Promise<void> {
+  const deadline = Date.now() + limitMs;
+  while (!done()) {
+    if (Date.now() > deadline) throw new Error(`not ${what} within ${limitMs} ms`);
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+}
+
+/** A TCP server that hands each connection to `onConnection`, and when each came. */
+async function rawServer(onConnection: (socket: Socket) => void): Promise<{ address: string; times: number[] }> {
+  const times: number[] = [];
+  const sockets: Socket[] = [];
+  const server: Server = createServer((socket) => {
+    times.push(performance.now());
+    sockets.push(socket);
+    socket.on('error', () => undefined);
+    onConnection(socket);
+  });
+  const port = await freePort();
+  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+  closers.push(() => {
+    sockets.forEach((socket) => socket.destroy());
+    return new Promise((resolve) => server.close(resolve));
+  });
+  return { address: `tcp://127.0.0.1:${port}`, times };
+}
+
+describe('the ZMTP subscriber', () => {
+  it('stops reading at its high-water mark, the rest waiting in TCP and the publisher, and loses nothing', async () => {
+    const address = `tcp://127.0.0.1:${await freePort()}`;
+    const pub = new ZmtpPublishServer({ highWaterMark: 0 });
+    await pub.bind(address);
+    closers.push(() => pub.close());
+    const sub = new ZmtpSubscribeClient({ receiveHighWaterMark: 4 });
+    closers.push(() => sub.close());
+    sub.connect(address);
+    await sub.whenConnected();
+    const it = sub.messages()[Symbol.asyncIterator]();
+    // The subscription travels after the handshake: publish a marker until it arrives.
+    let first: IteratorResult<Buffer[]> | undefined;
+    void it.next().then((r) => (first = r));
+    while (!first) {
+      await pub.publish([Buffer.from('marker')]);
+      await new Promise((r) => setImmediate(r));
+    }
+    // Drain the extra markers, then publish more than TCP's buffers hold, reading none of it.
+    const held = sub as unknown as { inbox: Buffer[][]; inboxStart: number; socket: Socket };
+    while (held.inbox.length > held.inboxStart) await it.next();
+    const body = Buffer.alloc(256 * 1024);
+    const count = 64;
+    for (let i = 0; i < count; i++) {
+      body.writeUInt32BE(i, 0);
+      await pub.publish([Buffer.from('job'), body]);
+    }
+    const subscriber = [...(pub as unknown as { subscribers: Map<{ queuedBytes: number }, unknown> }).subscribers.keys()][0];
+    // The subscriber stopped reading: what it does not take waits at the publisher.
+    await until(() => held.socket.isPaused() && subscriber.queuedBytes > 0, 'paused with bytes queued at the publisher');
+    expect(held.inbox.length - held.inboxStart).toBeLessThanOrEqual(8);
+    const got: number[] = [];
+    while (got.length < count) {
+      const { value } = await it.next();
+      if (String(value![0]) === 'job') got.push(value![1].readUInt32BE(0));
+    }
+    expect(got).toEqual([...Array(count).keys()]);
+  });
+
+  it('drops a peer that does not speak ZMTP, connects again after reconnectInterval, doubling up to reconnectMax', async () => {
+    const { address, times } = await rawServer((socket) => socket.end('HTTP/1.1 400 Bad Request\r\n\r\n'));
+    const sub = new ZmtpSubscribeClient({ reconnectInterval: 20, reconnectMax: 80 });
+    closers.push(() => sub.close());
+    sub.connect(address);
+    await until(() => times.length >= 5, 'connected five times');
+    const gaps = times.slice(1).map((t, i) => t - times[i]);
+    // A timer never fires early: each gap is at least its delay (20, 40, 80, then 80 again).
+    [20, 40, 80, 80].forEach((delay, i) => expect(gaps[i]).toBeGreaterThanOrEqual(delay - 1));
+    expect(sub.isConnected).toBe(false);
+  });
+
+  it('takes no peer but a publisher: a request port is dropped and connected to again', async () => {
+    const address = `tcp://127.0.0.1:${await freePort()}`;
+    let connections = 0;
+    const router = new ZmtpRequestServer({ admit: () => (connections++, true) });
+    await router.bind(address);
+    closers.push(() => router.close());
+    const sub = new ZmtpSubscribeClient({ reconnectInterval: 10 });
+    closers.push(() => sub.close());
+    sub.connect(address);
+    await until(() => connections >= 3, 'connected three times');
+    expect(sub.isConnected).toBe(false);
+  });
+
+  it('says which address it cannot use, and connects to one publisher only', async () => {
+    const sub = new ZmtpSubscribeClient();
+    closers.push(() => sub.close());
+    expect(() => sub.connect('tcp://127.0.0.1')).toThrow(/not an address a subscription can connect to/);
+    expect(() => sub.connect('tcp://127.0.0.1:0')).toThrow(/port 0/);
+    const [one, other] = [await freePort(), await freePort()];
+    sub.connect(`tcp://127.0.0.1:${one}`);
+    expect(() => sub.connect(`tcp://127.0.0.1:${other}`)).toThrow(/already connects elsewhere/);
+  });
+
+  it('ends messages() on close, with a reader waiting', async () => {
+    const sub = new ZmtpSubscribeClient();
+    sub.connect(`tcp://127.0.0.1:${await freePort()}`);
+    const next = sub.messages()[Symbol.asyncIterator]().next();
+    sub.close();
+    expect(await next).toEqual({ value: undefined, done: true });
+  });
+});
