@@ -6,7 +6,7 @@
  * (in its own process, bench/client-worker.ts, as the salt CLI is), from the publish request
  * until all N returns came off the event bus.
  */
-import { existsSync, mkdirSync, readFileSync, statSync, watch } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, statSync, watch, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { loadMasterConfig, loadMinionConfig } from '../src/core/config';
 import type { MinionSettings } from '../src/core/minion/job-loop';
@@ -108,9 +108,21 @@ export interface SoakResult {
   jobsAtMark: number;
   rssAtMarkMiB: number;
   rssAtEndMiB: number;
+  /** Where the master process's memory is at the mark and at the end: what of the growth is V8's heap. */
+  atMark: SoakMemory;
+  atEnd: SoakMemory;
   fdsAtMark: number;
   fdsAtEnd: number;
   masterCpuPerJobS: number;
+}
+
+/** The master's memory at one reading of the soak, apart from its publish process's. */
+export interface SoakMemory {
+  masterRssMiB: number;
+  publisherRssMiB: number;
+  /** V8's heap in use and the memory JavaScript holds outside it (the stall probe's reading). */
+  heapUsedMiB?: number;
+  externalMiB?: number;
 }
 
 export interface BrineScaleOptions {
@@ -330,7 +342,13 @@ export async function runBrineScale(
     if (during) await during(cluster.masterDir, expect);
 
     let soak: SoakResult | undefined;
-    if (options.soakSeconds) soak = await runSoak(client, expect, options.soakSeconds, masterPids);
+    if (options.soakSeconds) {
+      await readStall(masterPid, stallFile);
+      // The stall probe's heap snapshots are for the soak's readings alone (stall-probe.ts).
+      const snapshots = process.env.BRINE_BENCH_HEAP_SNAPSHOTS;
+      if (snapshots) writeFileSync(join(snapshots, 'soak'), '');
+      soak = await runSoak(client, expect, options.soakSeconds, masterPids, () => readStall(masterPid, stallFile));
+    }
 
     let rotation: RotationResult | undefined;
     if (options.rotate) {
@@ -397,12 +415,28 @@ export async function runBrineScale(
  * One test.ping to '*' a second for `seconds` (a job that takes longer delays the next one): the
  * master's RSS and open files after the first minute (or half the soak, if shorter) and at the end.
  */
-async function runSoak(client: IpcChild, expect: number, seconds: number, masterPids: number[]): Promise<SoakResult> {
+async function runSoak(
+  client: IpcChild,
+  expect: number,
+  seconds: number,
+  masterPids: number[],
+  stall: () => Promise<LoopStall | undefined>,
+): Promise<SoakResult> {
   const markS = Math.min(60, seconds / 2);
   const start = performance.now();
   const cpu0 = sumOver(masterPids, cpuSeconds);
   const jobs: JobTiming[] = [];
-  let mark: { rss: number; fds: number; jobs: number } | undefined;
+  const [masterPid, ...publisher] = masterPids;
+  const memory = async (): Promise<SoakMemory> => {
+    const probe = await stall();
+    return {
+      masterRssMiB: rssMiB(masterPid),
+      publisherRssMiB: sumOver(publisher, rssMiB),
+      heapUsedMiB: probe?.heapUsedMiB,
+      externalMiB: probe?.externalMiB,
+    };
+  };
+  let mark: { rss: number; fds: number; jobs: number; memory: SoakMemory } | undefined;
   for (let n = 0; performance.now() - start < seconds * 1000; n++) {
     try {
       jobs.push(await timeJob(client, expect));
@@ -417,13 +451,15 @@ async function runSoak(client: IpcChild, expect: number, seconds: number, master
       );
     }
     if (!mark && performance.now() - start >= markS * 1000) {
-      mark = { rss: sumOver(masterPids, rssMiB), fds: sumOver(masterPids, openFds), jobs: jobs.length };
+      mark = { rss: sumOver(masterPids, rssMiB), fds: sumOver(masterPids, openFds), jobs: jobs.length, memory: await memory() };
     }
     // The pace of the soak, not a synchronisation: the next job starts on the next second.
     const next = start + (n + 1) * 1000;
     if (next > performance.now()) await new Promise((resolve) => setTimeout(resolve, next - performance.now()));
   }
-  mark ??= { rss: sumOver(masterPids, rssMiB), fds: sumOver(masterPids, openFds), jobs: jobs.length };
+  mark ??= { rss: sumOver(masterPids, rssMiB), fds: sumOver(masterPids, openFds), jobs: jobs.length, memory: await memory() };
+  const rssAtEndMiB = sumOver(masterPids, rssMiB);
+  const atEnd = await memory();
   return {
     seconds,
     jobs: jobs.length,
@@ -432,7 +468,9 @@ async function runSoak(client: IpcChild, expect: number, seconds: number, master
     markS,
     jobsAtMark: mark.jobs,
     rssAtMarkMiB: mark.rss,
-    rssAtEndMiB: sumOver(masterPids, rssMiB),
+    rssAtEndMiB,
+    atMark: mark.memory,
+    atEnd,
     fdsAtMark: mark.fds,
     fdsAtEnd: sumOver(masterPids, openFds),
     masterCpuPerJobS: (sumOver(masterPids, cpuSeconds) - cpu0) / jobs.length,

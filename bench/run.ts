@@ -398,6 +398,27 @@ function printScale(
       'raw RSS: the raw-ZeroMQ server (and its publish process) after as many rounds as the soak ran jobs, back to back, ' +
         'read after the same number of jobs as the mark and at the end: ZeroMQ alone grows this much for the same traffic.\n',
     );
+    const mib = (v: number | undefined) => (v === undefined ? '-' : v.toFixed(1));
+    process.stdout.write(`\nSoak: where the memory is, at the mark and at the end (MiB)\n\n`);
+    process.stdout.write(
+      table(
+        ['minions', 'master RSS', 'publish process RSS', 'V8 heap used', 'external'],
+        soaked.map((r) => {
+          const { atMark, atEnd } = r.brine.soak!;
+          const pair = (a: number | undefined, b: number | undefined) => `${mib(a)} -> ${mib(b)}`;
+          return [
+            String(r.minions),
+            pair(atMark.masterRssMiB, atEnd.masterRssMiB),
+            pair(atMark.publisherRssMiB, atEnd.publisherRssMiB),
+            pair(atMark.heapUsedMiB, atEnd.heapUsedMiB),
+            pair(atMark.externalMiB, atEnd.externalMiB),
+          ];
+        }),
+      ),
+    );
+    process.stdout.write(
+      "V8 heap used and external: the master process's, from the stall probe (external is what JavaScript holds outside V8's heap: buffers, keys).\n",
+    );
   }
   const settings = rows[0]?.brine.minionSettings;
   if (settings) {

@@ -4,11 +4,20 @@
  * the file named by BRINE_BENCH_STALL_FILE and starts a new period, with where the memory is at
  * that moment (V8's heap, and the memory outside it that JavaScript holds: buffers, KeyObjects). The master's own code is
  * untouched; the longest stall is what a publish or a return had to wait behind.
+ *
+ * With BRINE_BENCH_HEAP_SNAPSHOTS naming a folder, each reading of the soak (once the bench has
+ * put a file named `soak` there) is followed by a V8 heap snapshot in it
+ * (`<n>-<time>.heapsnapshot`), to find what grows; writing one stops the master for seconds (a
+ * client waiting on its event bus meanwhile gives up), so a run with them measures nothing else.
  */
-import { writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { writeHeapSnapshot } from 'node:v8';
 
 const file = process.env.BRINE_BENCH_STALL_FILE;
+const snapshots = process.env.BRINE_BENCH_HEAP_SNAPSHOTS;
+let readings = 0;
 if (file) {
   const histogram = monitorEventLoopDelay({ resolution: 10 });
   histogram.enable();
@@ -29,5 +38,7 @@ if (file) {
       }),
     );
     histogram.reset();
+    readings++;
+    if (snapshots && existsSync(join(snapshots, 'soak'))) writeHeapSnapshot(join(snapshots, `${readings}-${Date.now()}.heapsnapshot`));
   });
 }

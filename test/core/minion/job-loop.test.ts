@@ -14,6 +14,7 @@ import { Master } from '../../../src/core/master/master';
 import { Minion, type JobExecutor, type JobLoad, type MinionGrains } from '../../../src/core/minion/job-loop';
 import type { JobResult } from '../../../src/core/protocol/loads';
 import { MemoryTransport } from '../../../src/core/transport/memory';
+import type { SubscribeOptions, Transport } from '../../../src/core/transport/types';
 import { minionSettings } from '../../../src/cli/minion-runtime';
 
 const log = createLogging({ level: 'critical', console: false }).getLogger('test');
@@ -54,10 +55,15 @@ let client: LocalClient;
 const minions = new Map<string, TestMinion>();
 const stops: Array<() => unknown> = [];
 
-async function startMinion(id: string, grainValues: Record<string, unknown>): Promise<TestMinion> {
+async function startMinion(
+  id: string,
+  grainValues: Record<string, unknown>,
+  config: Record<string, unknown> = {},
+  transport: Transport = net,
+): Promise<TestMinion> {
   const dir = join(root, 'minions', id);
   mkdirSync(dir, { recursive: true });
-  writeFileSync(join(dir, 'minion'), stringify({ root_dir: dir, id, master: '127.0.0.1', keysize: 1024 }));
+  writeFileSync(join(dir, 'minion'), stringify({ root_dir: dir, id, master: '127.0.0.1', keysize: 1024, ...config }));
   const grains = new Grains({ id, ...grainValues });
   const ran: JobLoad[] = [];
   const returned: string[] = [];
@@ -74,7 +80,7 @@ async function startMinion(id: string, grainValues: Record<string, unknown>): Pr
       waiters.get(job.jid)?.();
     },
   };
-  const minion = new Minion(minionSettings(loadMinionConfig(dir).config), executor, grains, log, { transport: net });
+  const minion = new Minion(minionSettings(loadMinionConfig(dir).config), executor, grains, log, { transport });
   await minion.start();
   stops.push(() => minion.stop());
   const afterReturnOf = (jid: string) =>
@@ -181,5 +187,17 @@ describe("the minion's job loop", () => {
     const pub = await client.publish({ tgt: 'tier:gold', tgtType: 'grain', fun: 'test.ping', arg: [] });
     expect(pub.minions).toEqual(['db1']);
     expect((await collect(pub)).map((r) => r.id)).toEqual(['db1']);
+  });
+});
+
+describe("the minion's subscription", () => {
+  it("subscribes with Salt's tcp_keepalive and tcp_keepalive_idle, and without keepalive when it is off", async () => {
+    const seen: Array<SubscribeOptions | undefined> = [];
+    const recording: Transport = Object.assign(Object.create(net) as Transport, {
+      subscribeClient: (options?: SubscribeOptions) => (seen.push(options), net.subscribeClient(options)),
+    });
+    await startMinion('keepalive1', {}, { tcp_keepalive_idle: 120 }, recording);
+    await startMinion('keepalive2', {}, { tcp_keepalive: false }, recording);
+    expect(seen.map((o) => o?.keepAlive)).toEqual([{ idleSeconds: 120 }, undefined]);
   });
 });

@@ -4,8 +4,8 @@
  * mark and loses nothing, it drops a peer that does not speak ZMTP as a publisher and connects
  * again, with libzmq's growing delay, and it refuses a bad address at once.
  */
-import { afterEach, describe, expect, it } from 'vitest';
-import { createServer, type Server, type Socket } from 'node:net';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { createServer, Socket, type Server } from 'node:net';
 import { ZmtpPublishServer } from '../../../src/core/transport/zmtp-publisher';
 import { ZmtpRequestServer } from '../../../src/core/transport/zmtp-router';
 import { ZmtpSubscribeClient } from '../../../src/core/transport/zmtp-subscriber';
@@ -124,5 +124,29 @@ describe('the ZMTP subscriber', () => {
     const next = sub.messages()[Symbol.asyncIterator]().next();
     sub.close();
     expect(await next).toEqual({ value: undefined, done: true });
+  });
+});
+
+describe('TCP keepalive (Salt tcp_keepalive)', () => {
+  it('is set on each connection with its idle time when asked, and not otherwise', async () => {
+    const calls: unknown[][] = [];
+    const spy = vi.spyOn(Socket.prototype, 'setKeepAlive').mockImplementation(function (this: Socket, ...args: unknown[]) {
+      calls.push(args);
+      return this;
+    });
+    closers.push(() => spy.mockRestore());
+    const address = `tcp://127.0.0.1:${await freePort()}`;
+    const pub = new ZmtpPublishServer();
+    await pub.bind(address);
+    closers.push(() => pub.close());
+    const kept = new ZmtpSubscribeClient({ keepAlive: { idleSeconds: 300 } });
+    closers.push(() => kept.close());
+    kept.connect(address);
+    await kept.whenConnected();
+    const plain = new ZmtpSubscribeClient();
+    closers.push(() => plain.close());
+    plain.connect(address);
+    await plain.whenConnected();
+    expect(calls).toEqual([[true, 300_000]]);
   });
 });
