@@ -2,13 +2,16 @@
  * The minion's subscription in plain Node (zmtp-subscriber.ts), where it must behave as libzmq's
  * SUB beyond what the transport suite's delivery tests show: it stops reading at its high-water
  * mark and loses nothing, it drops a peer that does not speak ZMTP as a publisher and connects
- * again, with libzmq's growing delay, and it refuses a bad address at once.
+ * again, with libzmq's growing delay, it survives any bytes a publisher sends, it keeps its
+ * connection alive when asked (Salt's tcp_keepalive), and it refuses a bad address at once.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createServer, Socket, type Server } from 'node:net';
+import { GREETING, readyCommand } from '../../../src/core/transport/zmtp';
 import { ZmtpPublishServer } from '../../../src/core/transport/zmtp-publisher';
 import { ZmtpRequestServer } from '../../../src/core/transport/zmtp-router';
 import { ZmtpSubscribeClient } from '../../../src/core/transport/zmtp-subscriber';
+import { seeded } from '../../fuzz/frames';
 import { freePort } from '../../support/ports';
 
 const closers: Array<() => unknown> = [];
@@ -26,7 +29,7 @@ async function until(done: () => boolean, what: string, limitMs = 10_000): Promi
 }
 
 /** A TCP server that hands each connection to `onConnection`, and when each came. */
-async function rawServer(onConnection: (socket: Socket) => void): Promise<{ address: string; times: number[] }> {
+async function rawServer(onConnection: (socket: Socket) => void): Promise<{ address: string; times: number[]; close(): Promise<void> }> {
   const times: number[] = [];
   const sockets: Socket[] = [];
   const server: Server = createServer((socket) => {
@@ -37,11 +40,16 @@ async function rawServer(onConnection: (socket: Socket) => void): Promise<{ addr
   });
   const port = await freePort();
   await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
-  closers.push(() => {
-    sockets.forEach((socket) => socket.destroy());
-    return new Promise((resolve) => server.close(resolve));
-  });
-  return { address: `tcp://127.0.0.1:${port}`, times };
+  let closed: Promise<void> | undefined;
+  const close = () => {
+    closed ??= new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      sockets.forEach((socket) => socket.destroy());
+    });
+    return closed;
+  };
+  closers.push(close);
+  return { address: `tcp://127.0.0.1:${port}`, times, close };
 }
 
 describe('the ZMTP subscriber', () => {
@@ -106,6 +114,46 @@ describe('the ZMTP subscriber', () => {
     sub.connect(address);
     await until(() => connections >= 3, 'connected three times');
     expect(sub.isConnected).toBe(false);
+  });
+
+  it('survives any bytes from its publisher: 120 connections of seeded garbage and broken ZMTP, then takes a real publication', async () => {
+    const r = seeded(16);
+    const byte = () => Math.floor(r() * 256);
+    // What a publisher says first: our greeting (version 3.1, NULL) and READY as a PUB.
+    const valid = Buffer.concat([GREETING, readyCommand('PUB')]);
+    let served = 0;
+    const { address, close } = await rawServer((socket) => {
+      const noise = Buffer.from(Array.from({ length: 1 + Math.floor(r() * 200) }, byte));
+      const kind = served++ % 4;
+      // Pure noise; a valid handshake then noise; a frame claiming 2^63 bytes; a handshake cut short.
+      const bytes =
+        kind === 0
+          ? noise
+          : kind === 1
+            ? Buffer.concat([valid, noise])
+            : kind === 2
+              ? Buffer.concat([valid, Buffer.from([0x02, 0x7f, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff])])
+              : valid.subarray(0, 1 + Math.floor(r() * 63));
+      socket.end(bytes);
+    });
+    const sub = new ZmtpSubscribeClient({ reconnectInterval: 1 });
+    closers.push(() => sub.close());
+    const got = sub.messages()[Symbol.asyncIterator]().next();
+    sub.connect(address);
+    await until(() => served >= 120, 'served 120 connections');
+    // The same address, now a real publisher: the subscriber is still trying, and takes its jobs.
+    await close();
+    const pub = new ZmtpPublishServer();
+    await pub.bind(address);
+    closers.push(() => pub.close());
+    await sub.whenConnected();
+    let value: Buffer[] | undefined;
+    void got.then((res) => (value = res.value));
+    while (!value) {
+      await pub.publish([Buffer.from('job')]);
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    expect(value.map(String)).toEqual(['job']);
   });
 
   it('says which address it cannot use, and connects to one publisher only', async () => {
