@@ -39,6 +39,8 @@ export interface LoopStall {
   meanMs: number;
   /** V8's heap in use, and the memory outside it that JavaScript objects hold (buffers, keys), when read. */
   heapUsedMiB?: number;
+  /** V8's heap as it holds it, used or not. */
+  heapTotalMiB?: number;
   externalMiB?: number;
 }
 
@@ -120,8 +122,9 @@ export interface SoakResult {
 export interface SoakMemory {
   masterRssMiB: number;
   publisherRssMiB: number;
-  /** V8's heap in use and the memory JavaScript holds outside it (the stall probe's reading). */
+  /** V8's heap in use, the heap V8 holds (used or not), and the memory JavaScript holds outside it (the stall probe's reading). */
   heapUsedMiB?: number;
+  heapTotalMiB?: number;
   externalMiB?: number;
 }
 
@@ -433,6 +436,7 @@ async function runSoak(
       masterRssMiB: rssMiB(masterPid),
       publisherRssMiB: sumOver(publisher, rssMiB),
       heapUsedMiB: probe?.heapUsedMiB,
+      heapTotalMiB: probe?.heapTotalMiB,
       externalMiB: probe?.externalMiB,
     };
   };

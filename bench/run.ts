@@ -402,7 +402,7 @@ function printScale(
     process.stdout.write(`\nSoak: where the memory is, at the mark and at the end (MiB)\n\n`);
     process.stdout.write(
       table(
-        ['minions', 'master RSS', 'publish process RSS', 'V8 heap used', 'external'],
+        ['minions', 'master RSS', 'publish process RSS', 'V8 heap used', 'V8 heap held', 'external'],
         soaked.map((r) => {
           const { atMark, atEnd } = r.brine.soak!;
           const pair = (a: number | undefined, b: number | undefined) => `${mib(a)} -> ${mib(b)}`;
@@ -411,13 +411,14 @@ function printScale(
             pair(atMark.masterRssMiB, atEnd.masterRssMiB),
             pair(atMark.publisherRssMiB, atEnd.publisherRssMiB),
             pair(atMark.heapUsedMiB, atEnd.heapUsedMiB),
+            pair(atMark.heapTotalMiB, atEnd.heapTotalMiB),
             pair(atMark.externalMiB, atEnd.externalMiB),
           ];
         }),
       ),
     );
     process.stdout.write(
-      "V8 heap used and external: the master process's, from the stall probe (external is what JavaScript holds outside V8's heap: buffers, keys).\n",
+      "V8 heap used, held and external: the master process's, from the stall probe (held: V8's heap used or not; external: what JavaScript holds outside it, buffers and keys).\n",
     );
   }
   const settings = rows[0]?.brine.minionSettings;
