@@ -20,6 +20,24 @@ export function seeded(seed: number): () => number {
   };
 }
 
+/**
+ * The `i`th of four kinds of broken ZMTP a peer may send, with noise from `r`: pure noise; a valid
+ * handshake (`valid`: greeting and READY) then noise; a frame claiming 2^63 bytes; a handshake cut short.
+ */
+export function brokenZmtp(r: () => number, valid: Buffer, i: number): Buffer {
+  const noise = Buffer.from(Array.from({ length: 1 + Math.floor(r() * 200) }, () => Math.floor(r() * 256)));
+  switch (i % 4) {
+    case 0:
+      return noise;
+    case 1:
+      return Buffer.concat([valid, noise]);
+    case 2:
+      return Buffer.concat([valid, Buffer.from([0x02, 0x7f, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff])]);
+    default:
+      return valid.subarray(0, 1 + Math.floor(r() * 63));
+  }
+}
+
 /** The captured frames: requests (minion -> master, last frame) and publications. */
 export function wireSeeds(): { requests: Buffer[]; publications: Buffer[] } {
   const requests: Buffer[] = [];

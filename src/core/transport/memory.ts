@@ -24,54 +24,13 @@ import type {
   Transport,
 } from './types';
 import { OneAtATime } from './one-at-a-time';
+import { Inbox } from './inbox';
+import { SubscriptionState } from './subscription-state';
 
 /** The address every in-memory client connects from, as the request server's `admit` sees it. */
 export const MEMORY_PEER_ADDRESS = 'memory';
 
 const copy = (frames: Buffer[]): Buffer[] => frames.map((f) => Buffer.from(f));
-
-/** A queue of received messages that an async reader waits on. */
-class Inbox<T> {
-  private readonly items: T[] = [];
-  private waiter?: (item: T | null) => void;
-  private ended = false;
-
-  push(item: T): void {
-    if (this.ended) return;
-    if (this.waiter) {
-      const w = this.waiter;
-      this.waiter = undefined;
-      w(item);
-    } else {
-      this.items.push(item);
-    }
-  }
-
-  /** The next item; null at the end or after timeoutMs. */
-  take(timeoutMs?: number): Promise<T | null> {
-    if (this.items.length > 0) return Promise.resolve(this.items.shift()!);
-    if (this.ended) return Promise.resolve(null);
-    return new Promise((resolve) => {
-      const timer =
-        timeoutMs === undefined
-          ? undefined
-          : setTimeout(() => {
-              this.waiter = undefined;
-              resolve(null);
-            }, timeoutMs);
-      this.waiter = (item) => {
-        clearTimeout(timer);
-        resolve(item);
-      };
-    });
-  }
-
-  end(): void {
-    this.ended = true;
-    this.waiter?.(null);
-    this.waiter = undefined;
-  }
-}
 
 /** Waiters for an address to be bound. */
 class Binds<T> {
@@ -132,14 +91,10 @@ class MemoryPublishServer implements IPublishServer {
 
 class MemorySubscribeClient implements ISubscribeClient {
   private address?: string;
-  private connected = false;
-  private everConnected = false;
-  private downSince = 0;
   private closed = false;
   private cancel?: () => void;
   private readonly inbox = new Inbox<Buffer[]>();
-  private readonly waiters: Array<() => void> = [];
-  private readonly reconnectListeners: Array<(downSince: number) => void> = [];
+  private readonly state = new SubscriptionState();
 
   constructor(private readonly net: MemoryTransport) {}
 
@@ -149,16 +104,15 @@ class MemorySubscribeClient implements ISubscribeClient {
   }
 
   whenConnected(): Promise<void> {
-    if (this.connected) return Promise.resolve();
-    return new Promise((resolve) => this.waiters.push(resolve));
+    return this.state.whenConnected();
   }
 
   get isConnected(): boolean {
-    return this.connected;
+    return this.state.isConnected;
   }
 
   onReconnect(listener: (downSince: number) => void): void {
-    this.reconnectListeners.push(listener);
+    this.state.onReconnect(listener);
   }
 
   async *messages(): AsyncGenerator<Buffer[]> {
@@ -172,18 +126,17 @@ class MemorySubscribeClient implements ISubscribeClient {
   close(): void {
     this.closed = true;
     this.cancel?.();
-    this.connected = false;
+    this.state.down();
     this.inbox.end();
   }
 
   deliver(frames: Buffer[]): void {
-    if (this.connected) this.inbox.push(frames);
+    if (this.state.isConnected) this.inbox.push(frames);
   }
 
   /** The publisher went away: wait for the next one at the same address. */
   dropped(): void {
-    this.connected = false;
-    this.downSince = Date.now();
+    this.state.down();
     this.attach();
   }
 
@@ -196,11 +149,7 @@ class MemorySubscribeClient implements ISubscribeClient {
         if (this.closed) return;
         if (this.net.publishers.bound.get(address) !== publisher) return this.attach(); // gone meanwhile
         publisher.subscribers.add(this);
-        const again = this.everConnected;
-        this.connected = true;
-        this.everConnected = true;
-        this.waiters.splice(0).forEach((resolve) => resolve());
-        if (again) this.reconnectListeners.forEach((listener) => listener(this.downSince));
+        this.state.up();
       });
     });
   }

@@ -19,6 +19,7 @@ import type {
   Transport,
 } from './types';
 import { OneAtATime } from './one-at-a-time';
+import { SubscriptionState } from './subscription-state';
 
 export type { Peer, ReconnectOptions } from './types';
 
@@ -236,11 +237,7 @@ export class PublishServer implements IPublishServer {
 /** A minion's view of the publish port: SUB to every topic, reconnecting on its own. */
 export class SubscribeClient implements ISubscribeClient {
   private readonly socket: Zmq.Subscriber;
-  private connected = false;
-  private everConnected = false;
-  private readonly waiters: Array<() => void> = [];
-  private readonly reconnectListeners: Array<(downSince: number) => void> = [];
-  private downSince = 0;
+  private readonly state = new SubscriptionState();
 
   constructor(options: SubscribeOptions = {}) {
     this.socket = new (zmq().Subscriber)({
@@ -270,13 +267,12 @@ export class SubscribeClient implements ISubscribeClient {
 
   /** Resolves once the ZMTP handshake with the publisher is done (and so the subscription is sent). */
   whenConnected(): Promise<void> {
-    if (this.connected) return Promise.resolve();
-    return new Promise((resolve) => this.waiters.push(resolve));
+    return this.state.whenConnected();
   }
 
   /** Whether the ZMTP session with the publisher is up right now. */
   get isConnected(): boolean {
-    return this.connected;
+    return this.state.isConnected;
   }
 
   /**
@@ -284,7 +280,7 @@ export class SubscribeClient implements ISubscribeClient {
    * network failed), not on the first connection, with the time (Date.now()) it dropped.
    */
   onReconnect(listener: (downSince: number) => void): void {
-    this.reconnectListeners.push(listener);
+    this.state.onReconnect(listener);
   }
 
   async *messages(): AsyncGenerator<Buffer[]> {
@@ -303,16 +299,8 @@ export class SubscribeClient implements ISubscribeClient {
     try {
       // An observer that failed to start would leave this subscriber never "connected".
       for await (const event of retryInterrupted(() => this.socket.events)) {
-        if (event.type === 'handshake') {
-          const again = this.everConnected && !this.connected;
-          this.connected = true;
-          this.everConnected = true;
-          this.waiters.splice(0).forEach((resolve) => resolve());
-          if (again) this.reconnectListeners.forEach((listener) => listener(this.downSince));
-        } else if (event.type === 'disconnect') {
-          if (this.connected) this.downSince = Date.now();
-          this.connected = false;
-        }
+        if (event.type === 'handshake') this.state.up();
+        else if (event.type === 'disconnect') this.state.down();
       }
     } catch {
       // The observer ends when the socket closes.

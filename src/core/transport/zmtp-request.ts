@@ -17,7 +17,7 @@ import { createConnection, type Socket } from 'node:net';
 import { TransportError } from '../errors';
 import type { IRequestClient, ReconnectOptions } from './types';
 import { OneAtATime } from './one-at-a-time';
-import { GREETING, MORE, ZmtpReader, readyCommand, readyProperties, zmtpCommand, zmtpEndpoint, zmtpFrame } from './zmtp';
+import { GREETING, MORE, ZmtpReader, readyCommand, readyProperties, zmtpCommand, zmtpConnectEndpoint, zmtpFrame } from './zmtp';
 
 export { zmtpFrame } from './zmtp';
 
@@ -26,16 +26,8 @@ const READY = readyCommand('REQ');
 /** The socket types a REQ may talk to (ZMTP 3.1, "Socket type compatibility"). */
 const PEER_TYPES = new Set(['REP', 'ROUTER']);
 
-/** Where to connect: port 0 is for listening only. */
-function endpoint(address: string): ReturnType<typeof zmtpEndpoint> {
-  const where = zmtpEndpoint(address, 'a request can go to');
-  if ('port' in where && where.port === 0) {
-    throw new TransportError('TRANSPORT', `"${address}" is not an address a request can go to: port 0`, {
-      hint: 'give tcp://HOST:PORT or ipc://PATH',
-    });
-  }
-  return where;
-}
+/** Where to connect (port 0 is for listening only). */
+const endpoint = (address: string) => zmtpConnectEndpoint(address, 'a request can go to');
 
 /** One request in flight on a connection. */
 interface Pending {

@@ -17,8 +17,10 @@
  */
 import { createConnection, type Socket } from 'node:net';
 import { TransportError } from '../errors';
+import { Inbox } from './inbox';
+import { SubscriptionState } from './subscription-state';
 import type { ISubscribeClient, SubscribeOptions } from './types';
-import { GREETING, ZmtpReader, readyCommand, readyProperties, zmtpCommand, zmtpEndpoint, zmtpFrame } from './zmtp';
+import { GREETING, ZmtpReader, readyCommand, readyProperties, zmtpCommand, zmtpConnectEndpoint, zmtpFrame } from './zmtp';
 
 const READY = readyCommand('SUB');
 /** ZMTP 3.0's subscription to every topic: a message of one byte, 1, and the empty prefix. */
@@ -33,32 +35,18 @@ export interface ZmtpSubscribeOptions extends SubscribeOptions {
   receiveHighWaterMark?: number;
 }
 
-/** Where to connect: port 0 is for listening only. */
-function endpoint(address: string): ReturnType<typeof zmtpEndpoint> {
-  const where = zmtpEndpoint(address, 'a subscription can connect to');
-  if ('port' in where && where.port === 0) {
-    throw new TransportError('TRANSPORT', `"${address}" is not an address a subscription can connect to: port 0`, {
-      hint: 'give tcp://HOST:PORT or ipc://PATH',
-    });
-  }
-  return where;
-}
+/** Where to connect (port 0 is for listening only). */
+const endpoint = (address: string) => zmtpConnectEndpoint(address, 'a subscription can connect to');
 
 export class ZmtpSubscribeClient implements ISubscribeClient {
-  private where?: ReturnType<typeof zmtpEndpoint>;
+  private where?: ReturnType<typeof zmtpConnectEndpoint>;
   private socket?: Socket;
-  private connected = false;
-  private everConnected = false;
+  private readonly state = new SubscriptionState();
   private closed = false;
-  private downSince = 0;
   private delay: number;
   private retry?: NodeJS.Timeout;
-  private readonly waiters: Array<() => void> = [];
-  private readonly reconnectListeners: Array<(downSince: number) => void> = [];
-  /** Messages read and not yet taken by messages(), oldest first. */
-  private inbox: Buffer[][] = [];
-  private inboxStart = 0;
-  private wakeReader?: () => void;
+  /** Messages read and not yet taken by messages(). */
+  private readonly inbox = new Inbox<Buffer[]>();
   private readonly highWaterMark: number;
 
   constructor(private readonly options: ZmtpSubscribeOptions = {}) {
@@ -74,23 +62,25 @@ export class ZmtpSubscribeClient implements ISubscribeClient {
 
   /** Resolves once the handshake with the publisher is done and the subscription sent. */
   whenConnected(): Promise<void> {
-    if (this.connected) return Promise.resolve();
-    return new Promise((resolve) => this.waiters.push(resolve));
+    return this.state.whenConnected();
   }
 
   get isConnected(): boolean {
-    return this.connected;
+    return this.state.isConnected;
   }
 
   onReconnect(listener: (downSince: number) => void): void {
-    this.reconnectListeners.push(listener);
+    this.state.onReconnect(listener);
   }
 
   async *messages(): AsyncGenerator<Buffer[]> {
-    while (!this.closed) {
-      const frames = this.take();
-      if (frames) yield frames;
-      else await new Promise<void>((resolve) => (this.wakeReader = resolve));
+    for (;;) {
+      const frames = await this.inbox.take();
+      // What was read and not taken when it closed is dropped, as libzmq's close drops it.
+      if (frames === null || this.closed) return;
+      // Reading again once half the high-water mark is taken.
+      if (this.inbox.length < this.highWaterMark / 2 && this.socket?.isPaused()) this.socket.resume();
+      yield frames;
     }
   }
 
@@ -99,10 +89,8 @@ export class ZmtpSubscribeClient implements ISubscribeClient {
     clearTimeout(this.retry);
     this.socket?.destroy();
     this.socket = undefined;
-    this.connected = false;
-    this.inbox = [];
-    this.inboxStart = 0;
-    this.wake();
+    this.state.down();
+    this.inbox.end();
   }
 
   private get firstDelay(): number {
@@ -120,13 +108,14 @@ export class ZmtpSubscribeClient implements ISubscribeClient {
     const reader = new ZmtpReader({
       command: (name, data) => {
         if (name === 'READY') {
-          if (this.socket !== socket || this.connected) throw new Error('a second READY');
+          if (this.socket !== socket || this.state.isConnected) throw new Error('a second READY');
           const type = readyProperties(data).get('socket-type');
           if (type === undefined || !PEER_TYPES.has(type))
             throw new Error(`the peer is a ${type ?? 'socket of no type'}, not a PUB or XPUB`);
           clearTimeout(handshake);
           socket.write(SUBSCRIBE_ALL);
-          this.up();
+          this.delay = this.firstDelay;
+          this.state.up();
         } else if (name === 'ERROR') {
           throw new Error('the publisher refused the connection');
         } else if (name === 'PING') {
@@ -136,10 +125,9 @@ export class ZmtpSubscribeClient implements ISubscribeClient {
         // Any other command needs nothing from a SUB.
       },
       message: (frames) => {
-        if (this.socket !== socket || !this.connected) throw new Error('a message before READY');
+        if (this.socket !== socket || !this.state.isConnected) throw new Error('a message before READY');
         this.inbox.push(frames);
-        if (this.inbox.length - this.inboxStart >= this.highWaterMark) socket.pause();
-        this.wake();
+        if (this.inbox.length >= this.highWaterMark) socket.pause();
       },
     });
     socket.write(Buffer.concat([GREETING, READY]));
@@ -160,48 +148,15 @@ export class ZmtpSubscribeClient implements ISubscribeClient {
     });
   }
 
-  private up(): void {
-    this.delay = this.firstDelay;
-    const again = this.everConnected;
-    this.connected = true;
-    this.everConnected = true;
-    this.waiters.splice(0).forEach((resolve) => resolve());
-    if (again) this.reconnectListeners.forEach((listener) => listener(this.downSince));
-  }
-
   private down(socket: Socket): void {
     if (this.socket !== socket) return;
     this.socket = undefined;
-    if (this.connected) this.downSince = Date.now();
-    this.connected = false;
+    this.state.down();
     if (this.closed) return;
     this.retry = setTimeout(() => {
       if (!this.closed) this.open();
     }, this.delay);
     const max = this.options.reconnectMax ?? 0;
     if (max > this.delay) this.delay = Math.min(this.delay * 2, max);
-  }
-
-  /** The oldest unread message, reading the connection again once the inbox is half empty. */
-  private take(): Buffer[] | undefined {
-    if (this.inboxStart >= this.inbox.length) return undefined;
-    const frames = this.inbox[this.inboxStart++];
-    const waiting = this.inbox.length - this.inboxStart;
-    if (waiting === 0) {
-      this.inbox = [];
-      this.inboxStart = 0;
-    } else if (this.inboxStart >= 1024) {
-      // Never empty for long (a steady stream): let go of what was taken.
-      this.inbox = this.inbox.slice(this.inboxStart);
-      this.inboxStart = 0;
-    }
-    if (waiting < this.highWaterMark / 2 && this.socket?.isPaused()) this.socket.resume();
-    return frames;
-  }
-
-  private wake(): void {
-    const wake = this.wakeReader;
-    this.wakeReader = undefined;
-    wake?.();
   }
 }

@@ -106,6 +106,15 @@ export function zmtpEndpoint(address: string, what: string): { host: string; por
   return { host: m[1] ?? m[2], port };
 }
 
+/** zmtpEndpoint for a connection: port 0 is for listening only. */
+export function zmtpConnectEndpoint(address: string, what: string): ReturnType<typeof zmtpEndpoint> {
+  const where = zmtpEndpoint(address, what);
+  if ('port' in where && where.port === 0) {
+    throw new TransportError('TRANSPORT', `"${address}" is not an address ${what}: port 0`, { hint: 'give tcp://HOST:PORT or ipc://PATH' });
+  }
+  return where;
+}
+
 const EMPTY = Buffer.alloc(0);
 
 /** Bytes as they arrive, taken in exact counts (messages come in many reads; copy each byte once). */

@@ -17,7 +17,7 @@ import { ZmtpPublishServer } from '../../../src/core/transport/zmtp-publisher';
 import { ZmtpRequestServer } from '../../../src/core/transport/zmtp-router';
 import { ZmtpRequestClient } from '../../../src/core/transport/zmtp-request';
 import type { RequestServe } from '../../../src/core/transport/types';
-import { seeded } from '../../fuzz/frames';
+import { brokenZmtp, seeded } from '../../fuzz/frames';
 import { freePort } from '../../support/ports';
 
 const closers: Array<() => unknown> = [];
@@ -288,21 +288,10 @@ describe('ZmtpRequestServer', () => {
   it('survives any bytes: 200 connections of seeded garbage and broken ZMTP, then answers a real client', async () => {
     const { address } = await router();
     const r = seeded(15);
-    const byte = () => Math.floor(r() * 256);
     const valid = Buffer.concat([greeting(), readyCommand('REQ')]);
     const peers: RawPeer[] = [];
     for (let i = 0; i < 200; i++) {
-      const kind = i % 4;
-      const noise = Buffer.from(Array.from({ length: 1 + Math.floor(r() * 200) }, byte));
-      // Pure noise; a valid greeting then noise; a frame claiming 2^63 bytes; a greeting cut short.
-      const bytes =
-        kind === 0
-          ? noise
-          : kind === 1
-            ? Buffer.concat([valid, noise])
-            : kind === 2
-              ? Buffer.concat([valid, Buffer.from([0x02, 0x7f, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff])])
-              : valid.subarray(0, 1 + Math.floor(r() * 63));
+      const bytes = brokenZmtp(r, valid, i);
       peers.push(new RawPeer(address, bytes));
     }
     await peers[0].until(() => peers.filter((p, i) => i % 4 !== 3).every((p) => p.closed), 'the broken peers to be dropped');
