@@ -18,7 +18,7 @@ import { BrineError, CryptoError, ProtocolError, TransportError } from '../error
 import type { JobLoad } from '../protocol/loads';
 import { assertMinionId } from '../protocol/minion-id';
 import { logField, RepeatedWarning, type Logger } from '../log';
-import type { IRequestClient, ISubscribeClient, Transport } from '../transport/types';
+import type { ConnectionOptions, IRequestClient, ISubscribeClient, Transport } from '../transport/types';
 import { transportFor, zmqPorts } from '../transport/zmq-ports';
 import { cpuTurn } from './cpu-turn';
 import { MasterKeyMismatchError, MinionRejectedError, SignInError, decodeOrNull, rejectedError } from './minion-errors';
@@ -166,6 +166,7 @@ export class MinionChannel {
     this.requests = this.transport.requestClient(hostPort(s.master, s.master_port), {
       reconnectInterval: s.recon_default,
       reconnectMax: s.recon_max,
+      ...this.keepAlive,
     });
     return this.signIn();
   }
@@ -318,6 +319,16 @@ export class MinionChannel {
     return null;
   }
 
+  /**
+   * Salt's tcp_keepalive and tcp_keepalive_idle, on both connections as Salt's minion sets them
+   * (salt/transport/zeromq.py: PublishClient and the request clients), so NAT and firewalls do not
+   * forget an idle minion.
+   */
+  private get keepAlive(): Pick<ConnectionOptions, 'keepAlive'> {
+    const s = this.settings;
+    return s.tcp_keepalive !== false ? { keepAlive: { idleSeconds: s.tcp_keepalive_idle ?? 300 } } : {};
+  }
+
   /** Subscribes to the publish port (replacing an earlier subscription) and starts listening. */
   private subscribeTo(publishPort: number): ISubscribeClient {
     const s = this.settings;
@@ -329,8 +340,7 @@ export class MinionChannel {
     const sub = this.transport.subscribeClient({
       reconnectInterval: interval,
       reconnectMax: max,
-      // Salt's minion keeps its publish connection alive through NAT and firewalls the same way.
-      ...(s.tcp_keepalive !== false ? { keepAlive: { idleSeconds: s.tcp_keepalive_idle ?? 300 } } : {}),
+      ...this.keepAlive,
     });
     sub.connect(hostPort(s.master, publishPort));
     sub.onReconnect((downSince) => void this.publisherBack(downSince));

@@ -12,8 +12,8 @@ export interface ReconnectOptions {
   reconnectMax?: number;
 }
 
-/** A subscription's connection: reconnecting, and Salt's tcp_keepalive. */
-export interface SubscribeOptions extends ReconnectOptions {
+/** A minion's connection to one of the master's ports: reconnecting, and Salt's tcp_keepalive. */
+export interface ConnectionOptions extends ReconnectOptions {
   /**
    * TCP keepalive on the connection (Salt's tcp_keepalive), its probes starting after `idleSeconds`
    * idle (tcp_keepalive_idle; 0 or less keeps the system's). Absent: no keepalive.
@@ -122,14 +122,14 @@ export interface RequestServerOptions {
 export interface Transport {
   /** `backlog`: pending TCP connections the listening socket queues (Salt's zmq_backlog). */
   publishServer(options?: { highWaterMark?: number; backlog?: number }): IPublishServer;
-  subscribeClient(options?: SubscribeOptions): ISubscribeClient;
+  subscribeClient(options?: ConnectionOptions): ISubscribeClient;
   /**
    * `maxRequestBytes` with `oversized`: a larger request is not held where the transport can help
    * it (Node's port lets its bytes go as they come); `oversized(bytes)` gives the reply to send
    * instead, or null to cut the peer off. Elsewhere the handler sees such requests whole.
    */
   requestServer(options?: RequestServerOptions): IRequestServer;
-  requestClient(address: string, options?: ReconnectOptions): IRequestClient;
+  requestClient(address: string, options?: ConnectionOptions): IRequestClient;
   eventPublisher(): IEventPublisher;
   eventSubscriber(address: string, prefixes: string[]): IEventSubscriber;
   eventPuller(): IEventPuller;

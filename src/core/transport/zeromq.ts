@@ -15,7 +15,7 @@ import type {
   Peer,
   ReconnectOptions,
   RequestServe,
-  SubscribeOptions,
+  ConnectionOptions,
   Transport,
 } from './types';
 import { OneAtATime } from './one-at-a-time';
@@ -234,12 +234,17 @@ export class PublishServer implements IPublishServer {
   }
 }
 
+/** Salt's tcp_keepalive as libzmq's socket options (-1: the system's idle time). */
+function keepAliveOptions({ keepAlive }: ConnectionOptions): { tcpKeepalive?: number; tcpKeepaliveIdle?: number } {
+  return keepAlive ? { tcpKeepalive: 1, tcpKeepaliveIdle: keepAlive.idleSeconds > 0 ? keepAlive.idleSeconds : -1 } : {};
+}
+
 /** A minion's view of the publish port: SUB to every topic, reconnecting on its own. */
 export class SubscribeClient implements ISubscribeClient {
   private readonly socket: Zmq.Subscriber;
   private readonly state = new SubscriptionState();
 
-  constructor(options: SubscribeOptions = {}) {
+  constructor(options: ConnectionOptions = {}) {
     this.socket = new (zmq().Subscriber)({
       context: clientContext(),
       linger: 0,
@@ -249,9 +254,7 @@ export class SubscribeClient implements ISubscribeClient {
       // sending faster than the minion reads fills at most this many messages here; the rest
       // wait in TCP and the publisher's own queue, which drops beyond its high-water mark.
       receiveHighWaterMark: 1000,
-      ...(options.keepAlive
-        ? { tcpKeepalive: 1, tcpKeepaliveIdle: options.keepAlive.idleSeconds > 0 ? options.keepAlive.idleSeconds : -1 }
-        : {}),
+      ...keepAliveOptions(options),
     });
     this.socket.subscribe();
     void this.watch();
@@ -442,7 +445,7 @@ export class RequestClient implements IRequestClient {
 
   constructor(
     private readonly address: string,
-    private readonly options: ReconnectOptions = {},
+    private readonly options: ConnectionOptions = {},
   ) {
     this.socket = this.open();
   }
@@ -463,6 +466,7 @@ export class RequestClient implements IRequestClient {
       linger: 0,
       reconnectInterval: this.options.reconnectInterval ?? 1000,
       reconnectMaxInterval: this.options.reconnectMax ?? 0,
+      ...keepAliveOptions(this.options),
     });
     try {
       connectRetrying(socket, this.address);

@@ -15,7 +15,7 @@
  */
 import { createConnection, type Socket } from 'node:net';
 import { TransportError } from '../errors';
-import type { IRequestClient, ReconnectOptions } from './types';
+import type { ConnectionOptions, IRequestClient } from './types';
 import { OneAtATime } from './one-at-a-time';
 import { GREETING, MORE, ZmtpReader, readyCommand, readyProperties, zmtpCommand, zmtpConnectEndpoint, zmtpFrame } from './zmtp';
 
@@ -51,7 +51,10 @@ class Connection {
   private markOpened!: () => void;
   private failOpen!: (err: TransportError) => void;
 
-  constructor(private readonly address: string) {
+  constructor(
+    private readonly address: string,
+    keepAlive?: ConnectionOptions['keepAlive'],
+  ) {
     this.opened = new Promise<void>((resolve, reject) => {
       this.markOpened = resolve;
       this.failOpen = reject;
@@ -64,6 +67,7 @@ class Connection {
     });
     this.socket = createConnection(endpoint(address));
     this.socket.setNoDelay(true);
+    if (keepAlive) this.socket.setKeepAlive(true, Math.max(0, keepAlive.idleSeconds) * 1000);
     this.socket.write(Buffer.concat([GREETING, READY]));
     this.socket.on('data', (chunk: Buffer) => {
       try {
@@ -168,7 +172,7 @@ export class ZmtpRequestClient implements IRequestClient {
 
   constructor(
     private readonly address: string,
-    private readonly options: ReconnectOptions = {},
+    private readonly options: ConnectionOptions = {},
   ) {
     endpoint(address);
   }
@@ -217,7 +221,7 @@ export class ZmtpRequestClient implements IRequestClient {
     let delay = this.options.reconnectInterval ?? 100;
     for (;;) {
       if (!this.connection || this.connection.isEnded) {
-        this.connection = new Connection(this.address);
+        this.connection = new Connection(this.address, this.options.keepAlive);
       }
       const connection = this.connection;
       try {

@@ -19,7 +19,7 @@ import { createConnection, type Socket } from 'node:net';
 import { TransportError } from '../errors';
 import { Inbox } from './inbox';
 import { SubscriptionState } from './subscription-state';
-import type { ISubscribeClient, SubscribeOptions } from './types';
+import type { ISubscribeClient, ConnectionOptions } from './types';
 import { GREETING, ZmtpReader, readyCommand, readyProperties, zmtpCommand, zmtpConnectEndpoint, zmtpFrame } from './zmtp';
 
 const READY = readyCommand('SUB');
@@ -30,7 +30,7 @@ const PEER_TYPES = new Set(['PUB', 'XPUB']);
 /** libzmq's ZMQ_HANDSHAKE_IVL default. */
 const HANDSHAKE_MS = 30_000;
 
-export interface ZmtpSubscribeOptions extends SubscribeOptions {
+export interface ZmtpSubscribeOptions extends ConnectionOptions {
   /** Messages held unread before the connection stops being read (libzmq's ZMQ_RCVHWM; default 1000). */
   receiveHighWaterMark?: number;
 }

@@ -14,7 +14,7 @@ import { Master } from '../../../src/core/master/master';
 import { Minion, type JobExecutor, type JobLoad, type MinionGrains } from '../../../src/core/minion/job-loop';
 import type { JobResult } from '../../../src/core/protocol/loads';
 import { MemoryTransport } from '../../../src/core/transport/memory';
-import type { SubscribeOptions, Transport } from '../../../src/core/transport/types';
+import type { ConnectionOptions, Transport } from '../../../src/core/transport/types';
 import { minionSettings } from '../../../src/cli/minion-runtime';
 
 const log = createLogging({ level: 'critical', console: false }).getLogger('test');
@@ -190,14 +190,16 @@ describe("the minion's job loop", () => {
   });
 });
 
-describe("the minion's subscription", () => {
-  it("subscribes with Salt's tcp_keepalive and tcp_keepalive_idle, and without keepalive when it is off", async () => {
-    const seen: Array<SubscribeOptions | undefined> = [];
+describe("the minion's connections", () => {
+  it("have Salt's tcp_keepalive and tcp_keepalive_idle, both of them, and no keepalive when it is off", async () => {
+    const seen: string[] = [];
+    const record = (kind: string, options?: ConnectionOptions) => seen.push(`${kind} ${JSON.stringify(options?.keepAlive ?? null)}`);
     const recording: Transport = Object.assign(Object.create(net) as Transport, {
-      subscribeClient: (options?: SubscribeOptions) => (seen.push(options), net.subscribeClient(options)),
+      subscribeClient: (options?: ConnectionOptions) => (record('subscribe', options), net.subscribeClient(options)),
+      requestClient: (address: string, options?: ConnectionOptions) => (record('request', options), net.requestClient(address, options)),
     });
     await startMinion('keepalive1', {}, { tcp_keepalive_idle: 120 }, recording);
     await startMinion('keepalive2', {}, { tcp_keepalive: false }, recording);
-    expect(seen.map((o) => o?.keepAlive)).toEqual([{ idleSeconds: 120 }, undefined]);
+    expect(seen).toEqual(['request {"idleSeconds":120}', 'subscribe {"idleSeconds":120}', 'request null', 'subscribe null']);
   });
 });

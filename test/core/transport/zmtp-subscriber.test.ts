@@ -9,6 +9,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createServer, Socket, type Server } from 'node:net';
 import { GREETING, readyCommand } from '../../../src/core/transport/zmtp';
 import { ZmtpPublishServer } from '../../../src/core/transport/zmtp-publisher';
+import { ZmtpRequestClient } from '../../../src/core/transport/zmtp-request';
 import { ZmtpRequestServer } from '../../../src/core/transport/zmtp-router';
 import { ZmtpSubscribeClient } from '../../../src/core/transport/zmtp-subscriber';
 import { brokenZmtp, seeded } from '../../fuzz/frames';
@@ -164,7 +165,7 @@ describe('the ZMTP subscriber', () => {
   });
 });
 
-describe('TCP keepalive (Salt tcp_keepalive)', () => {
+describe('TCP keepalive (Salt tcp_keepalive), on the subscriber and the request client', () => {
   it('is set on each connection with its idle time when asked, and not otherwise', async () => {
     const calls: unknown[][] = [];
     const spy = vi.spyOn(Socket.prototype, 'setKeepAlive').mockImplementation(function (this: Socket, ...args: unknown[]) {
@@ -185,5 +186,23 @@ describe('TCP keepalive (Salt tcp_keepalive)', () => {
     plain.connect(address);
     await plain.whenConnected();
     expect(calls).toEqual([[true, 300_000]]);
+    // The request client the same way (Salt's minion sets it on both connections).
+    const router = new ZmtpRequestServer();
+    const at = `tcp://127.0.0.1:${await freePort()}`;
+    await router.bind(at);
+    closers.push(() => router.close());
+    router.serve(
+      async (payload) => payload,
+      () => undefined,
+    );
+    for (const keepAlive of [{ idleSeconds: 60 }, undefined]) {
+      const client = new ZmtpRequestClient(at, { keepAlive });
+      closers.push(() => client.close());
+      expect(String(await client.request(Buffer.from('hi'), 5000))).toBe('hi');
+    }
+    expect(calls).toEqual([
+      [true, 300_000],
+      [true, 60_000],
+    ]);
   });
 });
