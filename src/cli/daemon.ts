@@ -1,8 +1,11 @@
 import { spawn } from 'node:child_process';
 import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { dirname, resolve } from 'node:path';
+import { loadMasterConfig, loadMinionConfig, type MasterConfig, type MinionConfig } from '../core/config';
 import { BrineError, withHint } from '../core/errors';
+import { createLogging, type Logging } from '../core/log';
 import { describeProcess } from '../core/process-owner';
+import { missingFileWarning, requireConfigDir } from './context';
 import { CliError } from './errors';
 
 /** Set in the environment of the background copy started by -d. */
@@ -134,4 +137,85 @@ export function onShutdown(stop: () => Promise<void>, code = 0): void {
   };
   process.on('SIGTERM', handler);
   process.on('SIGINT', handler);
+}
+
+export interface DaemonFlags {
+  'config-dir': string;
+  'log-level'?: string;
+  'log-file'?: string;
+  'log-file-level'?: string;
+  daemon?: boolean;
+}
+
+interface Runnable {
+  start(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/** salt-api runs on the master's configuration, with its own log and pid files. */
+type Role = 'master' | 'minion' | 'api';
+type ConfigOf<R extends Role> = R extends 'minion' ? MinionConfig : MasterConfig;
+
+const ROLE_NAMES: Record<Role, string> = { master: 'Master', minion: 'Minion', api: 'API' };
+
+/**
+ * The life of salt-master and salt-minion: configuration, logging, -d, the pid file, and a clean
+ * stop on SIGTERM or SIGINT.
+ */
+export async function startDaemon<R extends Role>(
+  role: R,
+  flags: DaemonFlags,
+  create: (config: ConfigOf<R>, logging: Logging) => Runnable | Promise<Runnable>,
+): Promise<void> {
+  requireConfigDir(flags['config-dir'], role === 'minion' ? 'minion' : 'master');
+  const overrides: Record<string, unknown> = {};
+  if (flags['log-level']) overrides.log_level = flags['log-level'];
+  if (flags['log-file-level']) overrides.log_level_logfile = flags['log-file-level'];
+  const { config, warnings } = (role === 'minion' ? loadMinionConfig : loadMasterConfig)(flags['config-dir'], overrides);
+  const files = role === 'api' ? { log_file: config.api_logfile, pidfile: config.api_pidfile } : {};
+  const settings = { ...config, ...files } as ConfigOf<R> & {
+    log_file: string;
+    pidfile: string;
+    log_level: string;
+    log_level_logfile?: string;
+  };
+  // --log-file is taken as typed (not under root_dir), as Salt's option parser does.
+  if (flags['log-file']) settings.log_file = resolve(flags['log-file']);
+  if (flags.daemon) {
+    const pid = await daemonize(process.argv.slice(2), settings.log_file);
+    process.stdout.write(`salt-${role} started in the background, pid ${pid}\n`);
+    return;
+  }
+  const logging = createLogging({
+    level: settings.log_level,
+    logFile: settings.log_file,
+    logFileLevel: settings.log_level_logfile ?? settings.log_level,
+    // In the background the log file is the only place lines go (stdout leads there too).
+    console: !isDaemonChild(),
+  });
+  const log = logging.getLogger(`salt.${role}`);
+  for (const w of [...missingFileWarning(flags['config-dir'], role === 'minion' ? 'minion' : 'master'), ...warnings]) log.warning(w);
+  let daemon: Runnable | undefined;
+  try {
+    // The pid file is the lock: taken before anything shared (ports, keys, sockets) is touched.
+    lockPidFile(settings.pidfile, role);
+    daemon = await create(config as ConfigOf<R>, logging);
+    const running = daemon;
+    onShutdown(async () => {
+      log.info(`Shutting down the Salt ${ROLE_NAMES[role]}`);
+      await running.stop();
+      removePidFile(settings.pidfile);
+      await logging.close();
+    });
+    // A minion may wait a long time for its key to be accepted: it counts as up once configured.
+    if (role === 'minion') reportReady();
+    await daemon.start();
+    reportReady();
+  } catch (err) {
+    reportStartFailure(err);
+    removePidFile(settings.pidfile);
+    await daemon?.stop().catch(() => undefined);
+    await logging.close();
+    throw err;
+  }
 }

@@ -19,7 +19,7 @@ import { CommandExecutionError, traverse } from '../plugins/api';
 import { MinionPillar, type PillarSource } from '../plugins/services/pillar';
 import type { SaltCaller } from '../core/render';
 import { pluginPackageDirs } from '../plugins/loader/package-dirs';
-import { startDaemon } from './context';
+import { startDaemon } from './daemon';
 import type { ParsedFlags, SALT_MINION } from './flag-specs';
 import { lazyModule } from '../core/lazy-module';
 import { optimizeFromNow } from './compile-cache';

@@ -1,4 +1,4 @@
-import { startDaemon } from './context';
+import { startDaemon } from './daemon';
 import { Master } from '../core/master/master';
 import { masterPillarPlugins } from './master-pillar-plugins';
 import { EventReturns } from '../plugins/event-returns';

@@ -7,7 +7,8 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { loadMasterForCli, loadMinionForCli, startDaemon } from '../../src/cli/context';
+import { loadMasterForCli, loadMinionForCli } from '../../src/cli/context';
+import { startDaemon } from '../../src/cli/daemon';
 import { CliError } from '../../src/cli/errors';
 
 const root = mkdtempSync(join(tmpdir(), 'brine-context-test-'));

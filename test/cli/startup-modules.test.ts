@@ -3,8 +3,8 @@
  * config reads its command line without oclif, its config and words without the `yaml` package,
  * and loads only the built-in modules it uses, and not the master's job cache. Each of these was a measured part of its start-up
  * CPU (README, "Performance"); this keeps a static import from bringing them back unnoticed.
- * And the `salt` CLI runs a job without libzmq and without node:crypto, both measured parts of
- * its peak memory (docs/scaling.md).
+ * And the `salt` CLI runs a job without libzmq, node:crypto or node:child_process (the daemons'
+ * -d), each a measured part of its peak memory (docs/scaling.md).
  */
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -64,7 +64,7 @@ describe('what salt-call --local loads', () => {
 });
 
 describe('what the salt CLI loads for a job', () => {
-  it("salt '*' test.ping: no libzmq (its request goes through the ZMTP client) and no node:crypto", async () => {
+  it("salt '*' test.ping: no libzmq (its request goes through the ZMTP client), no node:crypto, no node:child_process", async () => {
     const cluster = await Cluster.create();
     try {
       await cluster.startMaster();
@@ -74,6 +74,8 @@ describe('what the salt CLI loads for a job', () => {
       expect(modules).toContain('dist/src/core/transport/zmtp-request.js');
       expect(modules.filter((m) => m.includes('node_modules/zeromq/') || m.endsWith('transport/zeromq.js'))).toEqual([]);
       expect(builtins.filter((m) => /\bcrypto\b/.test(m))).toEqual([]);
+      expect(builtins.filter((m) => /\bchild_process\b/.test(m))).toEqual([]);
+      expect(modules).not.toContain('dist/src/cli/daemon.js');
     } finally {
       await cluster.stop();
     }

@@ -10,7 +10,7 @@ export default class SaltApi extends Command {
 
   async run(): Promise<void> {
     const { flags } = await this.parse(SaltApi);
-    const { startDaemon } = await import('../context.js');
+    const { startDaemon } = await import('../daemon.js');
     const { ApiDaemon } = await import('../../api/api-daemon.js');
     const { masterPillarPlugins } = await import('../master-pillar-plugins.js');
     await startDaemon('api', flags, (config, logging) => {
