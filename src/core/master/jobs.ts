@@ -9,6 +9,7 @@ import type { Logger } from '../log';
 import type { MasterEvents } from './events';
 import { JobCacheError } from './job-cache/errors';
 import type { JobCache, ReturnBatcher } from './job-cache';
+import { ExpectedMinions } from './expected-minions';
 import type { MinionDataCache } from './minion-data-cache';
 import type { PublishKey } from './publish-key';
 
@@ -43,7 +44,9 @@ export interface JobServiceDeps {
 export class JobService {
   private readonly jids = new JidFactory();
   /** The expected minions of recent jobs, newest last: whose returns each job may get. */
-  private readonly published = new Map<string, ReadonlySet<string>>();
+  private readonly published = new Map<string, ExpectedMinions>();
+  /** The newest job's expected minions, whose ids the next job shares when it expects the same. */
+  private newest?: ExpectedMinions;
   private serial = 0;
   private readonly accepted: () => Iterable<string>;
   private readonly dataCache: MinionDataCache;
@@ -218,7 +221,7 @@ export class JobService {
    * takes its minion off the job's expected set (for older jobs Salt, storing nothing, knows none).
    */
   private async firstWithoutCache(jid: string, id: string): Promise<boolean> {
-    const expected = this.published.get(jid) as Set<string> | undefined;
+    const expected = this.published.get(jid);
     if (expected?.delete(id)) {
       this.rememberedIds--;
       return true;
@@ -234,7 +237,8 @@ export class JobService {
 
   private remember(jid: string, minions: readonly string[]): void {
     this.forget(jid);
-    const expected = new Set(minions);
+    const expected = ExpectedMinions.of(minions, this.newest);
+    this.newest = expected;
     this.published.set(jid, expected);
     this.rememberedIds += expected.size;
     while (this.published.size > 1 && (this.published.size > this.bounds.jobs || this.rememberedIds > this.bounds.ids)) {
