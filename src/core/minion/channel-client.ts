@@ -65,6 +65,12 @@ export type ChannelSettings = { id: string; master: string } & Pick<
 const UNREADABLE_RESIGN_MS = 5000;
 /** Unreadable publications held while such a sign-in is pending; more are dropped. */
 const MAX_UNREADABLE_WAITING = 16;
+/**
+ * Resends of a request the master refused with "bad load", each after signing in again (see
+ * send): with Salt's five workers and one holding another key, four tries fail together
+ * only when every sign-in and resend pair lands on it.
+ */
+const BAD_LOAD_RESENDS = 3;
 
 /** What the channel hands up for each publication it could open: the job, as the master sent it. */
 export type PublicationHandler = (job: JobLoad) => Promise<void>;
@@ -381,20 +387,41 @@ export class MinionChannel {
     });
   }
 
-  /** Sends an aes request; a "bad load" means our session ended: sign in again and resend once. */
-  private async send(load: Record<string, unknown>, timeoutMs = 60_000, attempt = 0): Promise<unknown> {
-    const session = this.session ?? (await this.signIn());
-    const { bytes, nonce } = buildAesRequest({ id: this.settings.id, sessionKey: session.session, load, tok: this.tok });
-    const reply = await this.requests.request(bytes, timeoutMs);
-    try {
-      if (load.cmd === '_pillar') return openSendPrivateReply(reply, this.keys.privateKey, this.masterKey!, nonce);
-      return openAesReply(reply, session.session, nonce);
-    } catch (err) {
-      const refused = err instanceof BrineError && (err.code === 'MASTER_BAD_LOAD' || decodeOrNull(reply) === 'bad load');
-      if (!refused || attempt > 0) throw err;
-      this.session = undefined;
-      await this.signIn();
-      return this.send(load, timeoutMs, attempt + 1);
+  /**
+   * Sends an aes request. A "bad load" means the master could not open it with our session key:
+   * our session ended (key deleted, master restarted), or a Salt master's workers hold different
+   * session keys for us, which Salt 3007 does when two sign-ins of one new minion reach two
+   * workers at once (each writes its own key; measured against Salt 3007.10). A worker that kept
+   * the other key refuses every request it is handed, so one sign-in and resend (Salt's own
+   * minion) is not enough: sign in again and resend up to BAD_LOAD_RESENDS times, each going to
+   * the next worker.
+   */
+  private async send(load: Record<string, unknown>, timeoutMs = 60_000): Promise<unknown> {
+    for (let resend = 0; ; resend++) {
+      const session = this.session ?? (await this.signIn());
+      const { bytes, nonce } = buildAesRequest({ id: this.settings.id, sessionKey: session.session, load, tok: this.tok });
+      const reply = await this.requests.request(bytes, timeoutMs);
+      try {
+        if (load.cmd === '_pillar') return openSendPrivateReply(reply, this.keys.privateKey, this.masterKey!, nonce);
+        return openAesReply(reply, session.session, nonce);
+      } catch (err) {
+        const refused = err instanceof BrineError && (err.code === 'MASTER_BAD_LOAD' || decodeOrNull(reply) === 'bad load');
+        if (!refused) throw err;
+        if (resend === BAD_LOAD_RESENDS) {
+          throw new ProtocolError(
+            'MASTER_BAD_LOAD',
+            `the master refused the ${String(load.cmd)} request ("bad load") ${resend + 1} times, signing in again before each resend`,
+            {
+              hint:
+                "see the master's log for why; a Salt master whose workers hold different session keys for this minion " +
+                '(two sign-ins of it at once) keeps refusing some of its requests until the master restarts',
+            },
+          );
+        }
+        this.log.info(`The master refused the ${String(load.cmd)} request ("bad load"): signing in again and resending`);
+        this.session = undefined;
+        await this.signIn();
+      }
     }
   }
 

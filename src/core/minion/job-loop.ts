@@ -1,5 +1,6 @@
 import type { MinionConfig } from '../config';
 import { logField, type Logger } from '../log';
+import { ProtocolError, TransportError } from '../errors';
 import type { JobLoad, JobResult } from '../protocol/loads';
 import { matchTarget, needsData, type TargetType } from '../targeting';
 import { MinionChannel, type ChannelSettings, type Session } from './channel-client';
@@ -73,7 +74,16 @@ export class Minion {
     this.log.info(`Setting up the Salt Minion "${s.id}"`);
     await this.channel.connect();
     await this.channel.subscribe((job) => this.onJob(job));
-    await this.announce();
+    try {
+      await this.announce();
+    } catch (err) {
+      // Signed in and subscribed, the minion runs jobs: a master that refused or did not answer
+      // the announcement (busy, or a Salt master whose workers disagree on our session key) is
+      // no reason to exit. Its grains go again before the next return.
+      if (!(err instanceof ProtocolError || err instanceof TransportError) || this.channel.isStopped) throw err;
+      this.grainsChanged = true;
+      this.log.warning(`Could not announce this minion to the master: ${logField(err.message, 300)}; its grains go with the next return`);
+    }
     this.log.info(`Minion "${s.id}" is ready: signed in and subscribed to ${s.master}:${this.channel.publishPort}`);
   }
 

@@ -52,6 +52,11 @@ export interface FakeMasterOptions {
   pubPort: number;
   /** `_auth` requests to leave unanswered before answering (the busy master). */
   ignoreAuth?: number;
+  /**
+   * Request handlers taking requests in turn, each with its own cache of session keys, as a Salt
+   * master's workers (its ROUTER hands requests round robin to them); 1 unless set.
+   */
+  workers?: number;
 }
 
 export class FakeMaster {
@@ -60,9 +65,17 @@ export class FakeMaster {
   readonly aesKey = Crypticle.generateKeyString();
   /** Arrival time (performance.now()) of every `_auth` request, answered or not. */
   readonly authTimes: number[] = [];
+  /** The `cmd` of every aes request the master could open, in order. */
+  readonly commands: string[] = [];
   readonly returns: Array<{ id: string; jid: string; return: unknown; at: number }> = [];
   readonly errors: unknown[] = [];
-  private readonly sessions = new Map<string, { sessionKey: string; pub: string }>();
+  /** Each minion's session key as the master's files hold it. */
+  private readonly fileKeys = new Map<string, string>();
+  /** Each signed-in minion's public key. */
+  private readonly pubs = new Map<string, string>();
+  /** Each worker's own cache of session keys (Salt's ReqServerChannel.sessions). */
+  private readonly workerKeys: Array<Map<string, string>>;
+  private turn = 0;
   private readonly requests = new RequestServer();
   private readonly publisher = new PublishServer();
   private ignoreAuth: number;
@@ -70,6 +83,26 @@ export class FakeMaster {
 
   constructor(private readonly options: FakeMasterOptions) {
     this.ignoreAuth = options.ignoreAuth ?? 0;
+    this.workerKeys = Array.from({ length: options.workers ?? 1 }, () => new Map<string, string>());
+  }
+
+  /**
+   * What Salt 3007's master does when two sign-ins of one new minion reach two workers at once:
+   * `worker` keeps a session key for `id` that is not the one the others serve.
+   */
+  splitSession(worker: number, id: string): void {
+    if (!this.fileKeys.has(id)) this.fileKeys.set(id, Crypticle.generateKeyString());
+    this.workerKeys[worker].set(id, Crypticle.generateKeyString());
+  }
+
+  /** What restarting a Salt master does: every worker reads the session keys from the files again. */
+  forgetWorkerKeys(): void {
+    for (const keys of this.workerKeys) keys.clear();
+  }
+
+  /** The worker that takes the next request. */
+  get nextWorker(): number {
+    return this.turn % this.workerKeys.length;
   }
 
   async start(): Promise<void> {
@@ -122,6 +155,7 @@ export class FakeMaster {
   }
 
   private handle(payload: Buffer): Buffer | null {
+    const keys = this.workerKeys[this.turn++ % this.workerKeys.length];
     const env = decode(payload) as { enc: string; load: Record<string, unknown> };
     if (env.enc === 'clear') {
       this.authTimes.push(performance.now());
@@ -130,8 +164,11 @@ export class FakeMaster {
         return null;
       }
       const { request, token } = openAuthRequest(payload, this.masterPem);
-      const sessionKey = Crypticle.generateKeyString();
-      this.sessions.set(request.id, { sessionKey, pub: request.pub });
+      // Salt's session_key(): the worker's own cached key, else the one on file (made if none).
+      if (!this.fileKeys.has(request.id)) this.fileKeys.set(request.id, Crypticle.generateKeyString());
+      const sessionKey = keys.get(request.id) ?? this.fileKeys.get(request.id)!;
+      keys.set(request.id, sessionKey);
+      this.pubs.set(request.id, request.pub);
       return buildAuthReply(this.masterPem, {
         kind: 'accepted',
         nonce: request.nonce,
@@ -146,13 +183,14 @@ export class FakeMaster {
     let opened;
     try {
       opened = openAesRequest(payload, (id) => {
-        const s = this.sessions.get(id);
-        return s && { sessionKey: s.sessionKey, publicKey: s.pub };
+        const [sessionKey, publicKey] = [keys.get(id) ?? this.fileKeys.get(id), this.pubs.get(id)];
+        return sessionKey !== undefined && publicKey !== undefined ? { sessionKey, publicKey } : undefined;
       });
     } catch {
       return BAD_LOAD_REPLY;
     }
-    const session = this.sessions.get(opened.id)!;
+    this.commands.push(String(opened.load.cmd));
+    const session = { sessionKey: keys.get(opened.id) ?? this.fileKeys.get(opened.id)!, pub: this.pubs.get(opened.id)! };
     if (opened.load.cmd === '_pillar') return buildSendPrivateReply(this.masterPem, session.pub, opened.nonce, {});
     if (opened.load.cmd === '_return') {
       this.returns.push({ id: opened.id, jid: String(opened.load.jid), return: opened.load.return, at: performance.now() });
