@@ -1,7 +1,7 @@
 /**
  * When salt-minion turns V8's optimizing compiler on (src/cli/minion-runtime.ts): a job that keeps
- * the CPU busy does, one that waits does not. Real CPU time, read with process.cpuUsage(), over
- * windows of CHECK_MS (the minion's are a second).
+ * the event loop busy does, one that waits does not. The loop's real busy time (its utilization,
+ * from libuv), over windows of CHECK_MS (the minion's are a second).
  */
 import { describe, expect, it } from 'vitest';
 import { optimizingWhenBusy } from '../../src/cli/minion-runtime';
@@ -20,7 +20,7 @@ async function busyUntil(stop: () => boolean): Promise<string> {
 }
 
 describe('optimizingWhenBusy', () => {
-  it('turns the optimizer on once a job keeps half a core busy for a check, once only', async () => {
+  it('turns the optimizer on once a job keeps the loop busy half of a check, once only', async () => {
     let calls = 0;
     const result = await optimizingWhenBusy(
       () => busyUntil(() => calls > 0),

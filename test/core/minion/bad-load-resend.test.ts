@@ -34,6 +34,8 @@ const settings = (retPort: number, pki: string) => ({
   auth_timeout: 5,
   recon_default: 100,
   recon_max: 200,
+  return_retry_timer: 1,
+  return_retry_tries: 3,
 });
 
 /** A fake master of `workers` workers, split by `split`, and a log to read. */
