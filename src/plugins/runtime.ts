@@ -11,7 +11,7 @@ import type { LoadProblem } from './loader/registry';
 import { EXTENSION_FORMS, extensionModulesDir, syncExtensions, type MasterFiles } from './services/extension-sync';
 import { GrainsStore } from './services/grains-store';
 import { cleanSaltPath, FileCache } from '../core/minion/file-cache';
-import { ProcDir } from '../core/minion/proc-dir';
+import { PROC_RECORD_DELAY_MS, ProcDir, recordAtOnce } from '../core/minion/proc-dir';
 
 /** What {@link PluginRuntime.start} needs: the loader's options plus the master's files. */
 export interface PluginRuntimeOptions extends Omit<PluginLoaderOptions, 'control'> {
@@ -69,6 +69,8 @@ export class PluginRuntime implements IMinionControl {
   private unsubscribeGrains?: () => void;
   /** `<cachedir>/proc`: this process's jobs for the others on the machine, and theirs for it (none without a cachedir). */
   private readonly proc: ProcDir | undefined;
+  /** The jids of this process's running jobs whose proc files are written. */
+  private readonly recorded = new Set<string>();
 
   private constructor(private readonly options: PluginRuntimeOptions) {
     const cachedir = String(options.config.get('cachedir', '') ?? '');
@@ -139,14 +141,27 @@ export class PluginRuntime implements IMinionControl {
     let finished!: () => void;
     const tracked: Tracked = { data, abort, done: new Promise<void>((resolve) => (finished = resolve)) };
     this.jobs.set(job.jid, tracked);
-    this.writeProc(data);
+    // This process knows its own jobs (runningJobs, find_job); the file is for the others on the
+    // machine. A job they act on at once (a state run: one at a time across processes) is
+    // recorded before it starts; any other once it has run for PROC_RECORD_DELAY_MS, so the
+    // jobs that end sooner (test.ping, most calls) cost no file.
+    const record = (): void => {
+      if (this.jobs.get(job.jid) !== tracked) return;
+      this.writeProc(data);
+      this.recorded.add(job.jid);
+    };
+    let timer: NodeJS.Timeout | undefined;
+    if (recordAtOnce(data.fun)) record();
+    else timer = setTimeout(record, PROC_RECORD_DELAY_MS).unref();
     try {
       return await this.executor.run(job, { signal: abort.signal });
     } finally {
+      clearTimeout(timer);
       signal?.removeEventListener('abort', onOuterAbort);
       if (this.jobs.get(job.jid) === tracked) {
         this.jobs.delete(job.jid);
-        this.removeProc(job.jid);
+        // An earlier run of the same jid may have left the file: it goes with the last one.
+        if (this.recorded.delete(job.jid)) this.removeProc(job.jid);
       }
       finished();
     }

@@ -1,7 +1,8 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { PROC_RECORD_DELAY_MS } from '../../../src/core/minion/proc-dir';
 import { createHarness } from 'brine/testing';
 import type { MasterFiles } from '../../../src/plugins/services/extension-sync';
 
@@ -84,12 +85,18 @@ describe('saltutil: running jobs', () => {
 });
 
 describe('saltutil: the proc records of running jobs', () => {
+  // The delay before a job's record is written is timed with fake timers: no waiting on the clock.
+  afterEach(() => vi.useRealTimers());
+  const procFiles = (cachedir: string) => (existsSync(join(cachedir, 'proc')) ? readdirSync(join(cachedir, 'proc')) : []);
+
   it("keeps a job's result when its record cannot be removed, and says why", async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
     const cachedir = tmp();
     const lines: string[] = [];
     const h = await createHarness({ config: { cachedir }, log: (line: string) => lines.push(line) });
     const sleeping = h.call('test.sleep', [30]);
     const [job] = h.runtime.runningJobs();
+    vi.advanceTimersByTime(PROC_RECORD_DELAY_MS);
     expect(readdirSync(join(cachedir, 'proc'))).toEqual([job.jid]);
     // The folder turns into a file behind the job's back: its record can no longer be unlinked.
     rmSync(join(cachedir, 'proc'), { recursive: true });
@@ -97,6 +104,38 @@ describe('saltutil: the proc records of running jobs', () => {
     await h.call('saltutil.kill_job', [job.jid]);
     expect((await sleeping).return).toBe(false);
     expect(lines.join('\n')).toMatch(new RegExp(`Could not remove the record of job ${job.jid} from .*proc: ENOTDIR`));
+  });
+
+  it('records a job for the other processes once it has run PROC_RECORD_DELAY_MS, and a quick one never', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    const cachedir = tmp();
+    const h = await createHarness({ config: { cachedir } });
+    expect((await h.call('test.ping')).return).toBe(true);
+    expect(existsSync(join(cachedir, 'proc'))).toBe(false);
+
+    const sleeping = h.call('test.sleep', [30]);
+    const [job] = h.runtime.runningJobs();
+    vi.advanceTimersByTime(PROC_RECORD_DELAY_MS - 1);
+    expect(procFiles(cachedir)).toEqual([]);
+    // saltutil.running in this process sees it all the same (it knows its own jobs).
+    expect((await h.call('saltutil.running')).return).toEqual([expect.objectContaining({ jid: job.jid, fun: 'test.sleep' })]);
+    vi.advanceTimersByTime(1);
+    expect(procFiles(cachedir)).toEqual([job.jid]);
+    await h.call('saltutil.kill_job', [job.jid]);
+    await sleeping;
+    expect(procFiles(cachedir)).toEqual([]);
+  });
+
+  it('records a state run before it starts (one state run at a time across processes reads it)', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    const cachedir = tmp();
+    const h = await createHarness({ config: { cachedir }, pillar: {} });
+    const run = h.call('state.single', ['test.succeed_without_changes', 'x']);
+    const [job] = h.runtime.runningJobs();
+    expect(job.fun).toBe('state.single');
+    expect(procFiles(cachedir)).toEqual([job.jid]);
+    expect((await run).retcode).toBe(0);
+    expect(procFiles(cachedir)).toEqual([]);
   });
 });
 
