@@ -154,7 +154,8 @@ export class PluginRuntime implements IMinionControl {
     if (recordAtOnce(data.fun)) record();
     else timer = setTimeout(record, PROC_RECORD_DELAY_MS).unref();
     try {
-      return await this.executor.run(job, { signal: abort.signal });
+      // The signal is made only if the job asks for it (an AbortController makes it lazily too).
+      return await this.executor.run(job, { signal: () => abort.signal });
     } finally {
       clearTimeout(timer);
       signal?.removeEventListener('abort', onOuterAbort);

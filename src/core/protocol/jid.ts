@@ -40,20 +40,43 @@ export function formatJid(micros: number): string {
   );
 }
 
-/** True when `s` is a 20-digit jid naming a real UTC moment. */
+/** The number `s` holds in its characters [from, from + width), or -1 when one is not a digit 0-9. */
+function digits(s: string, from: number, width: number): number {
+  let n = 0;
+  for (let i = from; i < from + width; i++) {
+    const d = s.charCodeAt(i) - 48;
+    if (d < 0 || d > 9) return -1;
+    n = n * 10 + d;
+  }
+  return n;
+}
+
+function daysIn(year: number, month: number): number {
+  if (month === 2) return (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0 ? 29 : 28;
+  return month === 4 || month === 6 || month === 9 || month === 11 ? 30 : 31;
+}
+
+/**
+ * True when `s` is a 20-digit jid naming a real UTC moment; a year below 100 is refused, as when
+ * this check went through Date.UTC (which reads 0-99 as 1900-1999). Read digit by digit, not with
+ * a regular expression and a Date: every publication's jid is checked, on every minion.
+ */
 export function isJid(s: unknown): s is string {
-  if (typeof s !== 'string') return false;
-  const m = JID_RE.exec(s);
-  if (!m) return false;
-  const [, y, mo, d, h, mi, sec] = m.map(Number);
-  const date = new Date(Date.UTC(y, mo - 1, d, h, mi, sec));
+  if (typeof s !== 'string' || s.length !== 20 || digits(s, 14, 6) < 0) return false;
+  const [year, month, day] = [digits(s, 0, 4), digits(s, 4, 2), digits(s, 6, 2)];
+  const [hour, minute, second] = [digits(s, 8, 2), digits(s, 10, 2), digits(s, 12, 2)];
   return (
-    date.getUTCFullYear() === y &&
-    date.getUTCMonth() === mo - 1 &&
-    date.getUTCDate() === d &&
-    date.getUTCHours() === h &&
-    date.getUTCMinutes() === mi &&
-    date.getUTCSeconds() === sec
+    year >= 100 &&
+    month >= 1 &&
+    month <= 12 &&
+    day >= 1 &&
+    day <= daysIn(year, month) &&
+    hour >= 0 &&
+    hour < 24 &&
+    minute >= 0 &&
+    minute < 60 &&
+    second >= 0 &&
+    second < 60
   );
 }
 

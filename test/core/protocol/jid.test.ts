@@ -50,6 +50,40 @@ describe('jid', () => {
     }
   });
 
+  it('accepts exactly the strings that name a real UTC moment (checked against Date, every day of leap and common years)', () => {
+    const viaDate = (s: string): boolean => {
+      const m = /^(\d{4})(\d{2})(\d{2})(\d{2})(\d{2})(\d{2})(\d{6})$/.exec(s);
+      if (!m) return false;
+      const [, y, mo, d, h, mi, sec] = m.map(Number);
+      const date = new Date(Date.UTC(y, mo - 1, d, h, mi, sec));
+      return (
+        date.getUTCFullYear() === y &&
+        date.getUTCMonth() === mo - 1 &&
+        date.getUTCDate() === d &&
+        date.getUTCHours() === h &&
+        date.getUTCMinutes() === mi &&
+        date.getUTCSeconds() === sec
+      );
+    };
+    const two = (n: number) => String(n).padStart(2, '0');
+    let checked = 0;
+    for (const year of ['0050', '0099', '0100', '1900', '2000', '2023', '2024', '2100', '9999']) {
+      for (let month = 0; month <= 13; month++) {
+        for (let day = 0; day <= 32; day++) {
+          for (const time of ['000000', '235959', '240000', '236000', '235960']) {
+            const jid = `${year}${two(month)}${two(day)}${time}123456`;
+            expect(isJid(jid), jid).toBe(viaDate(jid));
+            checked++;
+          }
+        }
+      }
+    }
+    expect(checked).toBe(9 * 14 * 33 * 5);
+    for (const odd of ['２０２６1202125622684790', '2026120212562268479 ', '-2026120212562268479', '2026-202125622684790']) {
+      expect(isJid(odd), odd).toBe(false);
+    }
+  });
+
   it('converts a jid back to its moment', () => {
     expect(jidToDate('20021225120000123456').toISOString()).toBe('2002-12-25T12:00:00.123Z');
     expect(() => jidToDate('nope')).toThrow(ProtocolError);
