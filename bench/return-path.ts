@@ -9,7 +9,7 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildAesRequest, makeTok } from '../src/core/channel';
-import { generateKeyPair, privateKeyFromPem, publicKeyFromPem } from '../src/core/crypto/rsa';
+import { generateKeyPair, privateKeyFromPem } from '../src/core/crypto/rsa';
 import { createLogging } from '../src/core/log';
 import { AuthService } from '../src/core/master/auth';
 import { AutosignFile } from '../src/core/master/autosign';
@@ -89,7 +89,6 @@ export async function runReturnPathBench(minions = 1000, jobs = 7, cacheKind: Re
   const keys = new KeyStore({ pkiDir: join(root, 'pki') });
   const masterKey = privateKeyFromPem(keys.ensureMasterKeys(2048).privatePem);
   const minionPair = generateKeyPair(2048);
-  const minionPublic = publicKeyFromPem(minionPair.publicPem);
   const tok = makeTok(privateKeyFromPem(minionPair.privatePem));
   const net = new MemoryTransport();
   const events = new MasterEvents(net);
@@ -147,7 +146,7 @@ export async function runReturnPathBench(minions = 1000, jobs = 7, cacheKind: Re
     }),
     limits: { maxRequestSize: 64 * 1024 * 1024, replays: new ReplayGuard(300) },
   });
-  for (const id of ids) sessions.open(id, minionPublic).tok = tok;
+  for (const id of ids) sessions.open(id, minionPair.publicPem).tok = tok;
   const peer = Buffer.from('peer');
   const perJobUs: number[] = [];
   const wallMs: number[] = [];

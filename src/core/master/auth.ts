@@ -1,5 +1,5 @@
 import type { KeyObject } from 'node:crypto';
-import { publicKeyFromPem, publicPemOf } from '../crypto/rsa';
+import { publicPemOf } from '../crypto/rsa';
 import type { AuthRequest } from '../protocol/loads';
 import type { Logger } from '../log';
 import { assertMinionId } from '../protocol/minion-id';
@@ -127,10 +127,9 @@ export class AuthService {
   }
 
   private async accept(req: AuthRequest): Promise<Buffer> {
-    const minionKey = publicKeyFromPem(req.pub);
     // The minion's session key lives across its sign-ins (see Sessions): requests its other
-    // channels have in flight stay readable.
-    const { sessionKey } = this.sessions.open(req.id, minionKey);
+    // channels have in flight stay readable. Its key was checked by authDecision.
+    const { sessionKey } = this.sessions.open(req.id, req.pub);
     // The publish key and its signature are read together, so a rotation meanwhile cannot pair
     // one key with the other's signature.
     const { keyString: aesKey, sig: aesSig } = this.publishKey;

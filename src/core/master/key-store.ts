@@ -12,13 +12,12 @@
  */
 import { MasterError } from './master-errors';
 import { mkdirSync, readdirSync, renameSync, rmSync, unlinkSync } from 'node:fs';
-import type { KeyObject } from 'node:crypto';
 import * as path from 'node:path';
 import { BrineError } from '../errors';
 import { fingerprint, publicKeyFromPem } from '../crypto/rsa';
 import { fnmatch } from '../pycompat';
 import { KeyFileCache, isMissing, statOrUndefined } from './key-files';
-import { ensureKeyPair, writeFileAtomic, type KeyPairFiles } from '../crypto/key-files';
+import { ensureKeyPair, sameKey, writeFileAtomic, type KeyPairFiles } from '../crypto/key-files';
 import { assertMinionId } from '../protocol/minion-id';
 
 export type KeyState = 'accepted' | 'pending' | 'rejected' | 'denied';
@@ -172,13 +171,12 @@ export class KeyStore {
   }
 
   /**
-   * The accepted key of `id` as a KeyObject, or undefined when it is not accepted (any more).
-   * Hot path of every AES request: one stat when the file is unchanged, no PEM parsing.
+   * The accepted key of `id` as the PEM text in its file, or undefined when it is not accepted (any
+   * more): one stat when the file is unchanged.
    */
-  acceptedKey(id: string): KeyObject | undefined {
+  acceptedPem(id: string): string | undefined {
     assertMinionId(id);
-    const pem = this.files.read(this.file('accepted', id));
-    return pem === undefined ? undefined : publicKeyFromPem(pem);
+    return this.files.read(this.file('accepted', id));
   }
 
   /** Fingerprint of a minion key (in `state`, or its current state) as `salt-key -f` prints it. */
@@ -362,18 +360,6 @@ export class KeyStore {
     mkdirSync(this.dir(state), { recursive: true, mode: 0o700 });
     this.madeDirs.add(state);
   }
-}
-
-/** Salt compares keys after `clean_key`: stripped, line endings normalised. */
-function sameKey(a: string, b: string): boolean {
-  return cleanKey(a) === cleanKey(b);
-}
-
-function cleanKey(text: string): string {
-  return text
-    .trim()
-    .split(/\r?\n|\r/)
-    .join('\n');
 }
 
 /** Python's sorted(key=str.lower): stable sort by the lower-cased name. */

@@ -209,7 +209,7 @@ export class Master {
     this.sessions = new Sessions({
       publishSession: settings.publish_session,
       dir: join(settings.cachedir, 'sessions'),
-      acceptedKey: (id) => this.keys.acceptedKey(id),
+      acceptedPem: (id) => this.keys.acceptedPem(id),
     });
   }
 

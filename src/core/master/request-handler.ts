@@ -1,5 +1,4 @@
 import { BAD_LOAD_REPLY, buildAesReply, openAesEnvelope, type OpenedAesRequest } from '../channel';
-import { publicPemOf } from '../crypto/rsa';
 import type { AesRequestEnvelope } from '../protocol/envelopes';
 import type { Crypticle } from '../crypto/crypticle';
 import { BrineError, CryptoError } from '../errors';
@@ -203,8 +202,7 @@ export class RequestHandler {
         // Compiled for the session's minion (whose key signed the request), sealed to its key alone.
         const pillar = await this.pillar.compile(session.id, req);
         // The send_private signature runs on the RSA pool, off the publishing thread.
-        const pem = (session.publicPem ??= publicPemOf(session.publicKey));
-        return (await this.rsa.run({ op: 'sendPrivate', minionPublicPem: pem, nonce, pillar })).reply;
+        return (await this.rsa.run({ op: 'sendPrivate', minionPublicPem: session.publicPem, nonce, pillar })).reply;
       }
       default:
         // The file server, master options and mine, as Salt's AESFuncs; anything else gets
@@ -223,7 +221,7 @@ export class RequestHandler {
    */
   private openWithSessionKey(session: MinionSession, envelope: AesRequestEnvelope): OpenedAesRequest & { crypticle: Crypticle } {
     const open = (crypticle: Crypticle) => ({
-      ...openAesEnvelope(envelope, () => ({ sessionKey: crypticle, tok: session.tok, publicKey: session.publicKey })),
+      ...openAesEnvelope(envelope, () => ({ sessionKey: crypticle, tok: session.tok, publicKey: session.publicPem })),
       crypticle,
     });
     try {

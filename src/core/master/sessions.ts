@@ -1,17 +1,21 @@
-import type { KeyObject } from 'node:crypto';
 import { readFileSync, renameSync, rmSync, statSync, utimesSync } from 'node:fs';
 import { join } from 'node:path';
 import { Crypticle } from '../crypto/crypticle';
 import { writePrivateFile } from '../private-file';
+import { sameKey } from '../crypto/key-files';
 
 /** What the master holds for one signed-in minion. */
 export interface MinionSession {
   id: string;
   sessionKey: string;
   crypticle: Crypticle;
-  publicKey: KeyObject;
-  /** publicKey as SPKI PEM, exported once on first need (each `_pillar` reply is sealed to it). */
-  publicPem?: string;
+  /**
+   * The minion's public key as the PEM text it signed in with (or its accepted key file's, for a
+   * session restored after a restart). Text, not a KeyObject: Node's costs about 2 KiB of native
+   * memory each, 21 MiB at 10,000 minions, and the key is needed only to check the session's
+   * first `tok` and to seal `_pillar` replies.
+   */
+  publicPem: string;
   /** Date.now() when this session key was made. */
   createdAt: number;
   /**
@@ -35,11 +39,11 @@ export interface SessionOptions {
   /**
    * Salt's `<cachedir>/sessions`: each key is written there, so a restarted master still reads
    * the requests of minions that signed in before (a Salt minion does not sign in again until a
-   * request fails). Needs `acceptedKey`.
+   * request fails). Needs `acceptedPem`.
    */
   dir?: string;
-  /** The accepted public key of an id (undefined when not accepted; throws for an invalid id). */
-  acceptedKey?: (id: string) => KeyObject | undefined;
+  /** The accepted public key of an id as PEM text (undefined when not accepted; throws for an invalid id). */
+  acceptedPem?: (id: string) => string | undefined;
 }
 
 /**
@@ -68,15 +72,14 @@ export class Sessions {
    * or a new key. An expired key stays readable for the grace period; another public key (open_mode
    * replaced it) starts afresh.
    */
-  open(id: string, publicKey: KeyObject): MinionSession {
+  open(id: string, publicPem: string): MinionSession {
     const now = this.now();
     const known = this.byId.get(id);
-    if (known && known.publicKey.equals(publicKey)) {
-      if (now - known.createdAt < this.lifetimeMs) return known;
-    }
+    const sameMinion = known !== undefined && sameKey(known.publicPem, publicPem);
+    if (sameMinion && now - known.createdAt < this.lifetimeMs) return known;
     const sessionKey = Crypticle.generateKeyString();
-    const session: MinionSession = { id, sessionKey, crypticle: new Crypticle(sessionKey), publicKey, createdAt: now };
-    if (known && known.publicKey.equals(publicKey)) {
+    const session: MinionSession = { id, sessionKey, crypticle: new Crypticle(sessionKey), publicPem, createdAt: now };
+    if (sameMinion) {
       session.previous = { crypticle: known.crypticle, until: now + this.graceMs };
       session.tok = known.tok;
     }
@@ -109,16 +112,16 @@ export class Sessions {
   }
 
   private restore(id: string): MinionSession | undefined {
-    const { dir, acceptedKey } = this.options;
-    if (!dir || !acceptedKey) return undefined;
+    const { dir, acceptedPem } = this.options;
+    if (!dir || !acceptedPem) return undefined;
     try {
-      const publicKey = acceptedKey(id);
-      if (!publicKey) return undefined;
+      const publicPem = acceptedPem(id);
+      if (publicPem === undefined) return undefined;
       const file = join(dir, id);
       const createdAt = statSync(file).mtimeMs;
       if (this.now() - createdAt >= this.lifetimeMs) return undefined;
       const sessionKey = readFileSync(file, 'latin1').trim();
-      const session: MinionSession = { id, sessionKey, crypticle: new Crypticle(sessionKey), publicKey, createdAt };
+      const session: MinionSession = { id, sessionKey, crypticle: new Crypticle(sessionKey), publicPem, createdAt };
       this.byId.set(id, session);
       return session;
     } catch {

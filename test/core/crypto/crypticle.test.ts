@@ -1,4 +1,4 @@
-import { createHmac, randomBytes } from 'node:crypto';
+import { createHmac, KeyObject, randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { Crypticle } from '../../../src/core/crypto/crypticle';
 import { cryptoVectors } from './vectors';
@@ -30,6 +30,15 @@ describe('Crypticle against captured Salt messages', () => {
 describe('Crypticle', () => {
   const v = vectors[0];
   const message = hex(v.message_hex);
+
+  it('keeps its key as bytes of its own: no KeyObject (1 KiB of native memory each, per master session), no pooled slab', () => {
+    const c = new Crypticle(Crypticle.generateKeyString());
+    const fields = Object.values(c) as unknown[];
+    expect(fields.some((f) => f instanceof KeyObject)).toBe(false);
+    for (const f of fields.filter((x): x is Buffer => Buffer.isBuffer(x))) expect(f.buffer.byteLength).toBe(56);
+    const plain = randomBytes(100);
+    expect(c.decrypt(c.encrypt(plain))).toEqual(plain);
+  });
 
   it('generates 76-character key strings of 56 bytes that round-trip', () => {
     const key = Crypticle.generateKeyString();

@@ -6,7 +6,7 @@
  * sealed with a key the master had dropped. Salt keeps one key per minion id for publish_session.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { generateKeyPairSync, type KeyObject } from 'node:crypto';
+import { generateKeyPairSync } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -150,7 +150,7 @@ describe('session keys across sign-ins (real master)', () => {
 });
 
 describe('Sessions', () => {
-  const key = () => generateKeyPairSync('rsa', { modulusLength: 1024 }).publicKey;
+  const key = () => generateKeyPairSync('rsa', { modulusLength: 1024 }).publicKey.export({ type: 'spki', format: 'pem' }).toString();
 
   it('hands out the same key at every sign-in until publish_session has passed, then a new one', () => {
     let now = 1_000_000;
@@ -172,9 +172,9 @@ describe('Sessions', () => {
     const dir = mkdtempSync(join(tmpdir(), 'brine-sessions-'));
     try {
       const pub = key();
-      let accepted: KeyObject | undefined = pub;
+      let accepted: string | undefined = pub;
       let now = Date.now();
-      const opts = { dir, acceptedKey: (id: string) => (id === 'm1' ? accepted : undefined), publishSession: 3600, now: () => now };
+      const opts = { dir, acceptedPem: (id: string) => (id === 'm1' ? accepted : undefined), publishSession: 3600, now: () => now };
       const a = new Sessions(opts).open('m1', pub);
       const restarted = new Sessions(opts);
       expect(restarted.connected('m1')).toBe(false); // not since this restart
@@ -194,6 +194,13 @@ describe('Sessions', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+
+  it('keeps the session for the same key in other line endings, as Salt compares keys (clean_key)', () => {
+    const sessions = new Sessions();
+    const pub = key();
+    const a = sessions.open('m1', pub);
+    expect(sessions.open('m1', `${pub.trim().split('\n').join('\r\n')}\r\n`).sessionKey).toBe(a.sessionKey);
   });
 
   it('starts afresh for another public key and after the session ended', () => {
