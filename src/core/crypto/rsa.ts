@@ -58,19 +58,18 @@ export function generateKeyPair(bits = 2048): KeyPairPem {
   return { privatePem: privateKey, publicPem: publicKey };
 }
 
-// PEM text -> KeyObject, so that a key used again and again (a simulator's shared minion keys, the
-// master's own) is not parsed each time. Bounded so that a stream of distinct keys cannot grow it
-// without limit. Public keys keep few: a master meets each minion's once per sign-in, `tok` check
-// and pillar reply, where parsing (about 20 µs) is little beside the RSA work, and a KeyObject
-// holds about 2 KiB of native memory (4,096 of them: 8 MiB in the master's main thread, and as
-// much in each of its RSA threads, which keep their own).
-const PRIVATE_CACHE_LIMIT = 4096;
-const PUBLIC_CACHE_LIMIT = 64;
+// PEM text -> KeyObject, so the hot path (every request checks a signature or a tok) never
+// re-parses a PEM. Bounded so that a stream of distinct keys cannot grow it without limit. Not
+// smaller for public keys, though each KeyObject holds about 2 KiB of native memory: a sign-in
+// storm uses each minion's key four times within seconds (the key decision, the reply's
+// encryption, the first tok, the first pillar), and with 64 entries the 10,000-minion storm took
+// 72-75 s against 43-52 s (more parsing on the main thread, more sign-ins timed out and sent again).
+const CACHE_LIMIT = 4096;
 const privateCache = new Map<string, KeyObject>();
 const publicCache = new Map<string, KeyObject>();
 
 function remember(cache: Map<string, KeyObject>, pem: string, key: KeyObject): KeyObject {
-  if (cache.size >= (cache === publicCache ? PUBLIC_CACHE_LIMIT : PRIVATE_CACHE_LIMIT)) {
+  if (cache.size >= CACHE_LIMIT) {
     const oldest = cache.keys().next().value;
     if (oldest !== undefined) cache.delete(oldest);
   }
