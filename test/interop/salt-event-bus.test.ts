@@ -38,7 +38,13 @@ describeWithSalt("Salt 3007's tools on a brine master's event bus", () => {
     const data = JSON.parse(line.slice(line.indexOf('\t') + 1)) as Record<string, unknown>;
     expect(data).toMatchObject({ id: 'bm1', fun: 'test.ping', return: true, success: true, _stamp: expect.any(String) });
     // The job's publication event too: every tag reaches a listener that subscribes to nothing.
-    expect(events.log).toMatch(/salt\/job\/\d+\/new\t.*"fun": "test\.ping"/);
+    // Of a job published now that it surely listens (the first ping it heard may have been
+    // published just before it connected).
+    const shown = await cluster.salt('bm1', 'test.ping', '--show-jid');
+    const jid = /^jid: (\d+)$/m.exec(shown.stdout)?.[1];
+    expect(jid, shown.stdout).toBeDefined();
+    await events.waitFor(new RegExp(`salt/job/${jid}/ret/bm1\t`), 30_000);
+    expect(events.log).toMatch(new RegExp(`salt/job/${jid!}/new\t.*"fun": "test\\.ping"`));
   });
 
   it("salt-run event.send reaches the bus through the master's event intake", async () => {
