@@ -185,7 +185,8 @@ export class ZmtpPort {
       reader.stopped = true;
       socket.destroy();
     };
-    const handshake = setTimeout(drop, options.handshakeMs ?? HANDSHAKE_MS);
+    // Let go of once cleared: the handlers below live as long as the connection.
+    let handshake: NodeJS.Timeout | undefined = setTimeout(drop, options.handshakeMs ?? HANDSHAKE_MS);
     handshake.unref();
     const reader = new ZmtpReader(
       {
@@ -216,6 +217,7 @@ export class ZmtpPort {
               return;
             }
             clearTimeout(handshake);
+            handshake = undefined;
             peer = new ZmtpPeer(this.nextId++, socket, address);
             options.onPeer?.(peer);
           } else if (!peer) {

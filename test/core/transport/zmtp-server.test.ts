@@ -111,6 +111,31 @@ describe('ZmtpPublishServer', () => {
     expect(readyOf(v31)).toBe('PUB');
   });
 
+  it('counts subscriptions to everything as libzmq does: one CANCEL of two SUBSCRIBEs keeps them coming, the second stops them', async () => {
+    const { pub, address } = await publisher();
+    const everything = zmtpCommand('SUBSCRIBE');
+    const peer = new RawPeer(address, Buffer.concat([greeting(), readyCommand('SUB'), everything, everything]));
+    await publishUntil(pub, [Buffer.from('any'), Buffer.from('job')], peer, 1);
+    // Each change travels behind a marker subscription, published until it arrives.
+    const step = async (commands: Buffer[], mark: string) => {
+      peer.socket.write(Buffer.concat([...commands, zmtpCommand('SUBSCRIBE', Buffer.from(mark))]));
+      await peer.until(() => {
+        const arrived = peer.messages.some((m) => m[0].toString() === mark);
+        if (!arrived) void pub.publish([Buffer.from(mark), Buffer.from('x')]);
+        return arrived;
+      }, mark);
+    };
+    await step([zmtpCommand('CANCEL')], 'mark1');
+    const count = peer.messages.length;
+    await pub.publish([Buffer.from('other'), Buffer.from('still subscribed once')]);
+    await step([zmtpCommand('CANCEL')], 'mark2');
+    await pub.publish([Buffer.from('other'), Buffer.from('after the last cancel')]);
+    await step([], 'mark3');
+    const after = peer.messages.slice(count).map((m) => m[1].toString());
+    expect(after).toContain('still subscribed once');
+    expect(after).not.toContain('after the last cancel');
+  });
+
   it("delivers to libzmq's SUB by its prefix only, frames intact", async () => {
     const { pub, address } = await publisher();
     const sub = new zmq.Subscriber({ linger: 0 });
