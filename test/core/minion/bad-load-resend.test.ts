@@ -6,15 +6,14 @@
  * so the minion signs in again and resends, more than once, each pair going to the next workers.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createLogging } from '../../../src/core/log';
 import { MinionChannel } from '../../../src/core/minion/channel-client';
 import { Minion } from '../../../src/core/minion/job-loop';
 import { freePort } from '../../support/ports';
-import { keyPem } from '../protocol/wire-vectors';
-import { FakeMaster } from './fake-master';
+import { FakeMaster, web1Pki, web1Settings } from './fake-master';
 
 let root: string | undefined;
 const cleanups: Array<() => Promise<void>> = [];
@@ -24,27 +23,10 @@ afterEach(async () => {
   root = undefined;
 });
 
-const settings = (retPort: number, pki: string) => ({
-  id: 'web1',
-  master: '127.0.0.1',
-  master_port: retPort,
-  pki_dir: pki,
-  keysize: 2048,
-  acceptance_wait_time: 1,
-  auth_timeout: 5,
-  recon_default: 100,
-  recon_max: 200,
-  return_retry_timer: 1,
-  return_retry_tries: 3,
-});
-
 /** A fake master of `workers` workers, split by `split`, and a log to read. */
 async function splitMaster(workers: number, split: (master: FakeMaster) => void) {
   root = mkdtempSync(join(tmpdir(), 'brine-badload-'));
-  const pki = join(root, 'pki');
-  mkdirSync(pki, { recursive: true, mode: 0o700 });
-  writeFileSync(join(pki, 'minion.pem'), keyPem('web1.pem'), { mode: 0o600 });
-  writeFileSync(join(pki, 'minion.pub'), keyPem('web1.pub'));
+  const pki = web1Pki(root);
   const ports = { retPort: await freePort(), pubPort: await freePort() };
   const master = new FakeMaster({ ...ports, workers });
   await master.start();
@@ -52,7 +34,7 @@ async function splitMaster(workers: number, split: (master: FakeMaster) => void)
   split(master);
   const lines: string[] = [];
   const log = createLogging({ level: 'info', console: true, stderr: { write: (l: string) => lines.push(l) > 0 } }).getLogger('salt.minion');
-  return { master, lines, log, settings: settings(ports.retPort, pki) };
+  return { master, lines, log, settings: web1Settings(ports.retPort, pki) };
 }
 
 /** A minion channel (id web1) signed in to a split master. */

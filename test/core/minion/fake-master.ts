@@ -19,6 +19,7 @@ import {
 } from '../../../src/core/channel';
 import { decode } from '../../../src/core/protocol/msgpack';
 import { PublishServer, RequestServer } from '../../../src/core/transport/zeromq';
+import type { MinionSettings } from '../../../src/core/minion/job-loop';
 import { keyPem } from '../protocol/wire-vectors';
 
 /**
@@ -45,6 +46,33 @@ export function spawnMinionBehind(root: string, retPort: number, name = 'minion'
     name,
     spawn(process.execPath, [join(REPO, 'bin', 'salt-minion'), '-c', configDir, '-l', 'warning'], { stdio: ['ignore', 'pipe', 'pipe'] }),
   );
+}
+
+/** Minion web1's pki folder under `root`, holding the shared vector keys; its path. */
+export function web1Pki(root: string): string {
+  const pki = join(root, 'pki');
+  mkdirSync(pki, { recursive: true, mode: 0o700 });
+  writeFileSync(join(pki, 'minion.pem'), keyPem('web1.pem'), { mode: 0o600 });
+  writeFileSync(join(pki, 'minion.pub'), keyPem('web1.pub'));
+  return pki;
+}
+
+/** An in-process minion web1's settings against a fake master on `retPort`: quick waits and retries. */
+export function web1Settings(retPort: number, pki: string): MinionSettings {
+  return {
+    id: 'web1',
+    master: '127.0.0.1',
+    master_port: retPort,
+    pki_dir: pki,
+    keysize: 2048,
+    acceptance_wait_time: 1,
+    auth_timeout: 5,
+    recon_default: 100,
+    recon_max: 200,
+    recon_randomize: true,
+    return_retry_timer: 1,
+    return_retry_tries: 3,
+  };
 }
 
 export interface FakeMasterOptions {

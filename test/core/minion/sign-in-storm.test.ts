@@ -4,14 +4,13 @@
  * every wait is for an event (a log line, a request, a return).
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createLogging } from '../../../src/core/log';
 import { Minion, type MinionSettings } from '../../../src/core/minion/job-loop';
 import { freePort } from '../../support/ports';
-import { keyPem } from '../protocol/wire-vectors';
-import { FakeMaster } from './fake-master';
+import { FakeMaster, web1Pki, web1Settings } from './fake-master';
 
 let root: string | undefined;
 const cleanups: Array<() => Promise<void> | void> = [];
@@ -45,30 +44,13 @@ class LogLines {
 
 async function setup(minion: Partial<MinionSettings>, random: () => number, ignoreAuth = 0) {
   root = mkdtempSync(join(tmpdir(), 'brine-storm-'));
-  const pki = join(root, 'pki');
-  mkdirSync(pki, { recursive: true, mode: 0o700 });
-  writeFileSync(join(pki, 'minion.pem'), keyPem('web1.pem'), { mode: 0o600 });
-  writeFileSync(join(pki, 'minion.pub'), keyPem('web1.pub'));
+  const pki = web1Pki(root);
   const ports = { retPort: await freePort(), pubPort: await freePort() };
   const master = new FakeMaster({ ...ports, ignoreAuth });
   await master.start();
   const log = new LogLines();
   const logger = createLogging({ level: 'info', console: true, stderr: log }).getLogger('salt.minion');
-  const settings: MinionSettings = {
-    id: 'web1',
-    master: '127.0.0.1',
-    master_port: ports.retPort,
-    pki_dir: pki,
-    keysize: 2048,
-    acceptance_wait_time: 1,
-    auth_timeout: 5,
-    recon_default: 100,
-    recon_max: 200,
-    recon_randomize: true,
-    return_retry_timer: 1,
-    return_retry_tries: 3,
-    ...minion,
-  };
+  const settings: MinionSettings = { ...web1Settings(ports.retPort, pki), ...minion };
   const executor = { run: async () => ({ return: true, retcode: 0, success: true }) };
   const m = new Minion(settings, executor, { all: () => ({}) }, logger, { random });
   cleanups.push(() => m.stop());
