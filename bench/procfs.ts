@@ -47,12 +47,21 @@ export function peakRssMiB(pid: number): number {
 
 /** User + system CPU seconds the process has used so far (/proc/<pid>/stat, fields 14 and 15). */
 export function cpuSeconds(pid: number): number {
-  const stat = readProc(pid, 'stat');
+  return statCpuSeconds(pid, 'stat');
+}
+
+/** The same for the process's main thread alone (/proc/<pid>/task/<pid>/stat). */
+export function mainThreadCpuSeconds(pid: number): number {
+  return statCpuSeconds(pid, `task/${pid}/stat`);
+}
+
+function statCpuSeconds(pid: number, file: string): number {
+  const stat = readProc(pid, file);
   // The command name (field 2) is in parentheses and may hold spaces: split after the last ')'.
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   const utime = Number(fields[11]);
   const stime = Number(fields[12]);
-  if (!Number.isFinite(utime) || !Number.isFinite(stime)) throw new BenchError('BENCH_PROCFS', `bench: unreadable /proc/${pid}/stat`);
+  if (!Number.isFinite(utime) || !Number.isFinite(stime)) throw new BenchError('BENCH_PROCFS', `bench: unreadable /proc/${pid}/${file}`);
   // USER_HZ is 100 on every Linux that Node supports.
   return (utime + stime) / 100;
 }

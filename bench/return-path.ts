@@ -27,7 +27,7 @@ import { MasterPillar } from '../src/core/master/pillar-service';
 import { PublishKey } from '../src/core/master/publish-key';
 import { ReplayGuard } from '../src/core/master/replay-guard';
 import { RequestHandler } from '../src/core/master/request-handler';
-import { runRsaJob } from '../src/core/master/rsa-jobs';
+import { inlineKeyOps, masterRsa } from '../src/core/master/master-rsa';
 import { Sessions } from '../src/core/master/sessions';
 import { MemoryTransport } from '../src/core/transport/memory';
 import { startThrowawayPostgres, type ThrowawayPostgres } from './pg-sandbox';
@@ -103,7 +103,7 @@ export async function runReturnPathBench(minions = 1000, jobs = 7, cacheKind: Re
   const sessions = new Sessions();
   const publishKey = new PublishKey(masterKey);
   const ids = Array.from({ length: minions }, (_, i) => `minion-${String(i).padStart(5, '0')}`);
-  const rsa = { run: async (job: Parameters<typeof runRsaJob>[1]) => runRsaJob(masterKey, job) };
+  const rsa = masterRsa(inlineKeyOps(masterKey));
   const auth = new AuthService({
     keys,
     masterKey,

@@ -102,6 +102,16 @@ export type AuthReplyOptions =
     };
 
 export function buildAuthReply(masterPrivateKey: RsaKeyInput, opts: AuthReplyOptions): Buffer {
+  const load = authReplyLoad(masterPrivateKey, opts);
+  return sealAuthReply(load, signPkcs1v15Sha1(masterPrivateKey, load));
+}
+
+/**
+ * The part of a sign-in reply the master signs: msgpack of the inner load. The private key is
+ * used only for what `opts` leaves out (`aesSig`, `masterPublicPem`); the master's request path
+ * gives both, and signs the load on libuv's thread pool (master-rsa.ts).
+ */
+export function authReplyLoad(masterPrivateKey: RsaKeyInput, opts: AuthReplyOptions): Buffer {
   if (!isNonce(opts.nonce)) throw new ProtocolError('BAD_LOAD', '_auth reply: nonce must be 32 hex characters');
   let inner: Record<string, unknown>;
   if (opts.kind !== 'accepted') {
@@ -121,8 +131,12 @@ export function buildAuthReply(masterPrivateKey: RsaKeyInput, opts: AuthReplyOpt
     inner.sig = opts.aesSig ?? makeAesSig(masterPrivateKey, opts.aesKey);
     inner.nonce = opts.nonce;
   }
-  const load = encode(inner);
-  return encode({ enc: 'clear', load, sig: signPkcs1v15Sha1(masterPrivateKey, load) });
+  return encode(inner);
+}
+
+/** The sign-in reply frame: the load and the master's PKCS#1 v1.5 SHA-1 signature over it. */
+export function sealAuthReply(load: Buffer, sig: Buffer): Buffer {
+  return encode({ enc: 'clear', load, sig });
 }
 
 export type OpenedAuthReply =

@@ -12,12 +12,30 @@ import { parseSendPrivateReply } from '../protocol/loads';
 import { checkNonce, decodeFrame, isNonce, keyStringFrom, openSealed, sameBytes, sealValue } from './common';
 
 export function buildSendPrivateReply(masterPrivateKey: RsaKeyInput, minionPublicKey: RsaKeyInput, nonce: string, pillar: unknown): Buffer {
+  const parts = sendPrivateData(minionPublicKey, nonce, pillar);
+  return sealSendPrivateReply(parts, signPkcs1v15Sha1(masterPrivateKey, parts.data));
+}
+
+/** A send_private reply before the master signs `data` (the master signs it off the main thread). */
+export interface SendPrivateParts {
+  /** K, the fresh key `pillar` is sealed with. */
+  keyString: string;
+  /** K encrypted to the minion's key. */
+  key: Buffer;
+  /** msgpack({key, pillar, nonce}): what the master signs. */
+  data: Buffer;
+}
+
+export function sendPrivateData(minionPublicKey: RsaKeyInput, nonce: string, pillar: unknown): SendPrivateParts {
   if (!isNonce(nonce)) throw new ProtocolError('BAD_LOAD', 'send_private reply: nonce must be 32 hex characters');
   const keyString = Crypticle.generateKeyString();
   const key = oaepEncrypt(minionPublicKey, Buffer.from(keyString, 'latin1'));
-  const data = encode({ key, pillar, nonce });
-  const sealed = sealValue(keyString, { data, sig: signPkcs1v15Sha1(masterPrivateKey, data) });
-  return encode({ key, pillar: sealed });
+  return { keyString, key, data: encode({ key, pillar, nonce }) };
+}
+
+/** The send_private reply frame, with the master's signature over `parts.data`. */
+export function sealSendPrivateReply(parts: SendPrivateParts, sig: Buffer): Buffer {
+  return encode({ key: parts.key, pillar: sealValue(parts.keyString, { data: parts.data, sig }) });
 }
 
 /** Open a send_private reply: decrypt K, check the master's signature, the key echo and the nonce. */

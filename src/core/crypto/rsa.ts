@@ -18,6 +18,7 @@ import {
   publicEncrypt,
   sign,
   verify,
+  webcrypto,
 } from 'node:crypto';
 import { CryptoError } from '../errors';
 import { x931Open as x931OpenRaw, x931Sign as x931SignRaw } from './x931';
@@ -204,6 +205,50 @@ export function signPkcs1v15Sha1(priv: RsaKeyInput, data: Buffer): Buffer {
   const key = asPrivate(priv);
   data = asBytes(data, 'signed data');
   return sign('sha1', data, { key, padding: constants.RSA_PKCS1_PADDING });
+}
+
+/**
+ * {@link signPkcs1v15Sha1} on libuv's thread pool (node:crypto's asynchronous `sign`): the same
+ * bytes, and the event loop free while the private key works.
+ */
+export function signPkcs1v15Sha1Async(priv: RsaKeyInput, data: Buffer): Promise<Buffer> {
+  const key = asPrivate(priv);
+  data = asBytes(data, 'signed data');
+  return new Promise((resolve, reject) =>
+    sign('sha1', data, { key, padding: constants.RSA_PKCS1_PADDING }, (err, signature) =>
+      err ? reject(new CryptoError('SIGN_FAILED', `RSA signing failed: ${err.message}`, { cause: err })) : resolve(signature),
+    ),
+  );
+}
+
+/**
+ * {@link oaepDecrypt} on libuv's thread pool, for one private key: node:crypto's `privateDecrypt`
+ * has no asynchronous form, WebCrypto's RSA-OAEP (SHA-1, empty label: the same scheme) does. Node
+ * runs one WebCrypto decryption per imported key at a time, so the key is imported `parallel`
+ * times and the copies taken in turn.
+ */
+export async function oaepDecrypterAsync(priv: RsaKeyInput, parallel: number): Promise<(data: Buffer) => Promise<Buffer>> {
+  const key = asPrivate(priv);
+  const size = publicParams(key).size;
+  const der = key.export({ type: 'pkcs8', format: 'der' });
+  const algorithm = { name: 'RSA-OAEP', hash: 'SHA-1' };
+  const copies = await Promise.all(
+    Array.from({ length: Math.max(1, parallel) }, () => webcrypto.subtle.importKey('pkcs8', der, algorithm, false, ['decrypt'])),
+  );
+  let next = 0;
+  return async (data: Buffer): Promise<Buffer> => {
+    data = asBytes(data, 'OAEP ciphertext');
+    if (data.length !== size) {
+      throw new CryptoError('DECRYPT_FAILED', `RSA ciphertext must be ${size} bytes for this key, got ${data.length}`);
+    }
+    const copy = copies[next];
+    next = (next + 1) % copies.length;
+    try {
+      return Buffer.from(await webcrypto.subtle.decrypt({ name: 'RSA-OAEP' }, copy, data));
+    } catch (cause) {
+      throw new CryptoError('DECRYPT_FAILED', 'RSA-OAEP decryption failed (wrong key or damaged ciphertext)', { cause });
+    }
+  };
 }
 
 /** Check a PKCS#1 v1.5 SHA-1 signature; any malformed signature is simply `false`. */

@@ -9,7 +9,7 @@ import type { AutosignFile } from './autosign';
 import type { PublishKey } from './publish-key';
 import type { Sessions } from './sessions';
 import type { MasterEvents } from './events';
-import type { MasterRsa } from './rsa-pool';
+import type { MasterRsa } from './master-rsa';
 import type { PendingKeyCap } from './sign-in-limits';
 
 export interface AuthPolicy {
@@ -49,7 +49,7 @@ export interface AuthServiceDeps {
  * The master's side of Salt's sign-in (`_auth`): decides from the key store whether the minion is
  * accepted, pending, rejected or denied, and for an accepted one hands out the publish key and a
  * fresh session key, both encrypted to the minion's own public key. The RSA work of each reply
- * (token decrypt, signature) runs on the RSA pool's threads; the decision stays here.
+ * (token decrypt, signature) runs on libuv's thread pool (master-rsa.ts); the decision stays here.
  */
 export class AuthService {
   private readonly masterPublicPem: string;

@@ -4,13 +4,8 @@ import { BrineError, type CoreErrorCode } from '../errors';
 export type MasterErrorCode =
   | 'BAD_PKI_DIR'
   | 'NO_ROOT_KEY'
-  | 'BAD_POOL_SIZE'
-  | 'NOT_A_WORKER'
-  | 'RSA_POOL_CLOSED'
-  | 'RSA_JOB_FAILED'
-  | 'RSA_WORKER_FAILED'
-  // A job the RSA worker ran failed with the crypto or protocol error it names.
+  // A failure of the crypto or protocol code the master runs, as that code names it.
   | CoreErrorCode;
 
-/** The master's own failures: key store, root key, the RSA worker pool. */
+/** The master's own failures: key store, root key. */
 export class MasterError extends BrineError<MasterErrorCode> {}

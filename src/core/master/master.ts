@@ -41,16 +41,17 @@ import {
   SignInRateLimit,
 } from './sign-in-limits';
 import { SignInQueue } from './sign-in-queue';
-import { RsaPool, type MasterRsa } from './rsa-pool';
-import { runRsaJob } from './rsa-jobs';
+import { masterRsa, threadPoolKeyOps } from './master-rsa';
 import { writeRootKey } from './root-key';
 import { Sessions } from './sessions';
 
 /**
  * The master options the daemon uses (Salt's names; paths already under root_dir): a loaded
  * master config is one. `worker_threads` is Salt's request workers; here the request port is one
- * event loop and the part that runs in parallel is the RSA of sign-ins, so it caps that pool
- * (never above the number of cores, where more threads only contend). `publish_session`: seconds
+ * event loop and the part that runs in parallel is the RSA of sign-ins (on libuv's thread pool),
+ * so it sets how many sign-ins are in progress at once (four per thread) and how many token
+ * decryptions can run together (never above the number of cores, where more threads only
+ * contend). `publish_session`: seconds
  * a minion keeps one session key across its sign-ins (Salt's default 86400). `loop_interval`
  * (seconds, default 60): how often old jobs are cleaned. `max_request_size`: requests longer than
  * this many bytes get "bad load" before decoding; `max_pending_keys`: new ids beyond this many
@@ -157,16 +158,12 @@ export class Master {
   private jobCache?: JobCache;
   private returns?: ReturnBatcher;
   private cleaner?: JobCacheCleaner;
-  private rsa?: RsaPool;
-  private readonly rsaInProcess: boolean;
   /** What the daemon's plugins add to pillar compiles (ext_pillar packages, salt[...] in pillar templates). */
   private readonly pillarPlugins?: PillarPlugins;
   private readonly openJobCache: (settings: MasterSettings) => Promise<JobCache>;
 
   /**
    * `transport`: ZeroMQ unless given (unit tests run the master over the in-memory one).
-   * `rsa: 'in-process'` runs the sign-in RSA on the main thread instead of worker threads (unit
-   * tests: a worker started from the TypeScript sources first loads the compiler).
    * `publisher`: the publish port in a process of its own (the default over ZeroMQ, as Salt runs
    * it: see publish-process.ts), or in this one (the default over a given transport).
    */
@@ -175,7 +172,6 @@ export class Master {
     private readonly log: Logger,
     options: {
       transport?: Transport;
-      rsa?: 'threads' | 'in-process';
       publisher?: 'process' | 'in-process';
       pillarPlugins?: PillarPlugins;
       /** Opens the job cache (the daemon's: built-in or a returner's); default the built-in caches only. */
@@ -187,7 +183,6 @@ export class Master {
     // zmq_ports: what serves the two ports every minion connects to (zmq-ports.ts).
     const ports = zmqPorts(settings.zmq_ports, 'master');
     this.transport = options.transport ?? transportFor(ports);
-    this.rsaInProcess = options.rsa === 'in-process';
     this.keys = new KeyStore({ pkiDir: settings.pki_dir });
     this.keyIndex = new KeyIndex(this.keys, (changes) => this.onKeyChanges(changes));
     // zmq_backlog (Salt's, default 1000): the listen queue of both ports, for connection storms.
@@ -230,8 +225,10 @@ export class Master {
     if (masterKeys.created) rmSync(join(s.cachedir, 'sessions'), { recursive: true, force: true });
     const masterPem = masterKeys.privatePem;
     const masterKey = privateKeyFromPem(masterPem);
-    // Sign-in and _pillar RSA runs on worker threads so publishing and returns never wait on it.
-    const rsa: MasterRsa = this.rsaInProcess ? { run: async (job) => runRsaJob(masterKey, job) } : await this.startRsaPool(masterPem);
+    // The private-key work of sign-ins and _pillar runs on libuv's thread pool, so publishing and
+    // returns never wait on it.
+    const rsaThreads = Math.max(1, Math.min(s.worker_threads ?? availableParallelism(), availableParallelism()));
+    const rsa = masterRsa(await threadPoolKeyOps(masterKey, rsaThreads));
     this.publishKey = new PublishKey(masterKey);
     this.rootKey = writeRootKey(s.cachedir);
     const dataCache = (this.dataCache = new MinionDataCache(s.cachedir));
@@ -299,8 +296,8 @@ export class Master {
         signIns: new SignInRateLimit(positiveOption('auth_rate_limit', s.auth_rate_limit, DEFAULT_AUTH_RATE_LIMIT)),
         replays: new ReplayGuard(requestTtl(s.request_server_ttl)),
       },
-      // Enough sign-ins in progress to keep every RSA thread busy with one more ready behind it.
-      signInQueue: new SignInQueue(4 * (this.rsa?.threads ?? 1)),
+      // Enough sign-ins in progress to keep every RSA thread busy with more ready behind it.
+      signInQueue: new SignInQueue(4 * rsaThreads),
     });
 
     await this.events.open(s.sock_dir);
@@ -340,19 +337,6 @@ export class Master {
     }
   }
 
-  private async startRsaPool(masterPem: string): Promise<RsaPool> {
-    const s = this.settings;
-    const pool = (this.rsa = new RsaPool(
-      { masterPrivatePem: masterPem },
-      {
-        size: Math.max(1, Math.min(s.worker_threads ?? availableParallelism(), availableParallelism())),
-        onWorkerError: (err) => this.log.error(withHint(err)),
-      },
-    ));
-    await pool.ready();
-    return pool;
-  }
-
   /** Every event the master fires on its bus, in this process (see MasterEvents.subscribe). */
   onEvent(listener: (tag: string, data: Record<string, unknown>) => void): () => void {
     return this.events.subscribe(listener);
@@ -372,7 +356,6 @@ export class Master {
     this.cleaner?.stop();
     await this.returns?.drain();
     await this.jobCache?.close();
-    await this.rsa?.close();
   }
 
   /**

@@ -20,7 +20,7 @@ import type { JobService } from './jobs';
 import type { MinionDataCache } from './minion-data-cache';
 import type { MasterPillar } from './pillar-service';
 import type { MinionSession, Sessions } from './sessions';
-import type { MasterRsa } from './rsa-pool';
+import type { MasterRsa } from './master-rsa';
 import type { SignInRateLimit } from './sign-in-limits';
 import type { ReplayGuard } from './replay-guard';
 import type { SignInQueue } from './sign-in-queue';
@@ -201,7 +201,7 @@ export class RequestHandler {
         const req = parsePillarRequestLoad(load);
         // Compiled for the session's minion (whose key signed the request), sealed to its key alone.
         const pillar = await this.pillar.compile(session.id, req);
-        // The send_private signature runs on the RSA pool, off the publishing thread.
+        // The send_private signature runs on libuv's thread pool, off the publishing thread.
         return (await this.rsa.run({ op: 'sendPrivate', minionPublicPem: session.publicPem, nonce, pillar })).reply;
       }
       default:

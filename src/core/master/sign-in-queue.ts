@@ -5,7 +5,7 @@
  * one's key-store and session work ran back to back on the main thread and each RSA job joined
  * one long queue, so a `publish` from the CLI, or a return, read behind them waited for all of
  * them: at 10,000 minions longer than the CLI's 10 s. Here at most `concurrency` sign-ins are in
- * progress (enough to keep the RSA threads busy); the others wait their turn while every other
+ * progress (enough to keep the thread pool's RSA busy); the others wait their turn while every other
  * request is served as it comes.
  *
  * A minion that sends `_auth` again while its earlier one still waits here has given the earlier
@@ -14,7 +14,7 @@
  * whose connection closed while it waited, where the transport can tell (the master's Node ports):
  * the minion gave it up at its auth_timeout, and its answer could reach nobody. (Measured on a
  * 10,000-minion cold storm the saving was within the noise: the storm is bound by CPU overall,
- * not by the RSA threads; see docs/scaling.md.)
+ * not by the RSA; see docs/scaling.md.)
  */
 export class SignInQueue {
   private running = 0;

@@ -365,7 +365,7 @@ export class RequestServer implements IRequestServer {
         for await (const frames of this.socket) {
           // A queue of thousands (a sign-in storm) is read in one go otherwise: every
           // YIELD_EVERY requests, timers and other sockets get their turn (the replies of the
-          // RSA threads, a publish, the event bus).
+          // RSA, a publish, the event bus).
           if (++handled % YIELD_EVERY === 0) await new Promise<void>((resolve) => setImmediate(resolve));
           if (frames.length !== 3 || frames[1].length !== 0) continue;
           const [peer, , payload] = frames;

@@ -84,7 +84,7 @@ export class ZmtpRequestServer implements IRequestServer {
    * Requests are handed on YIELD_EVERY at a time, each batch in a turn of its own. Node reads
    * every ready connection in one go (10,000 returns of a job arrive together), and handling
    * them all there held the event loop for seconds at 10,000 minions: no timer ran (the job
-   * cache's group commits), nothing else was read (the RSA threads' answers) until the last.
+   * cache's group commits), nothing else was read (the RSA's answers) until the last.
    */
   private drainSoon(): void {
     if (this.draining || !this.handler) return;

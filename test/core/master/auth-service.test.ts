@@ -15,7 +15,7 @@ import { AutosignFile } from '../../../src/core/master/autosign';
 import type { MasterEvents } from '../../../src/core/master/events';
 import { KeyStore } from '../../../src/core/master/key-store';
 import { PublishKey } from '../../../src/core/master/publish-key';
-import { runRsaJob } from '../../../src/core/master/rsa-jobs';
+import { inlineKeyOps, masterRsa } from '../../../src/core/master/master-rsa';
 import { Sessions } from '../../../src/core/master/sessions';
 import { PendingKeyCap } from '../../../src/core/master/sign-in-limits';
 
@@ -50,7 +50,7 @@ function setup(policy: Partial<AuthPolicy> = {}) {
     sessions,
     events,
     log,
-    rsa: { run: async (job) => runRsaJob(masterKey, job) },
+    rsa: masterRsa(inlineKeyOps(masterKey)),
     onAccepted: (id) => acceptedHere.push(id),
     policy: { autoAccept: false, autosign: new AutosignFile(undefined), openMode: false, publishPort: 4505, ...policy },
   });

@@ -60,7 +60,7 @@ beforeAll(async () => {
     stringify({ root_dir: join(root, 'master'), interface: '127.0.0.1', auto_accept: true, keysize: 1024 }),
   );
   const { config: masterConfig } = loadMasterConfig(etc);
-  master = new Master(masterConfig, log, { transport: net, rsa: 'in-process' });
+  master = new Master(masterConfig, log, { transport: net });
   await master.start();
 
   const pairs = Array.from({ length: KEY_PAIRS }, () =>

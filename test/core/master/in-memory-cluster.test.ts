@@ -52,7 +52,7 @@ async function cluster(ids: string[]) {
     stringify({ root_dir: root, interface: '127.0.0.1', auto_accept: true, keysize: 1024, worker_threads: 1 }),
   );
   const { config: masterConfig } = loadMasterConfig(etc);
-  const master = new Master(masterConfig, log, { transport: net, rsa: 'in-process' });
+  const master = new Master(masterConfig, log, { transport: net });
   await master.start();
   cleanups.push(() => master.stop());
 

@@ -33,7 +33,7 @@ import { MasterPillar } from '../../../src/core/master/pillar-service';
 import { PublishKey } from '../../../src/core/master/publish-key';
 import { ReplayGuard } from '../../../src/core/master/replay-guard';
 import { RequestHandler } from '../../../src/core/master/request-handler';
-import { runRsaJob } from '../../../src/core/master/rsa-jobs';
+import { inlineKeyOps, masterRsa } from '../../../src/core/master/master-rsa';
 import { Sessions } from '../../../src/core/master/sessions';
 import { SignInRateLimit } from '../../../src/core/master/sign-in-limits';
 import { SignInQueue } from '../../../src/core/master/sign-in-queue';
@@ -63,7 +63,7 @@ const fired: Array<{ tag: string; data: Record<string, unknown> }> = [];
 const events = { fire: (tag: string, data: Record<string, unknown>) => fired.push({ tag, data }) } as unknown as MasterEvents;
 const accepted = new Set<string>();
 let reconciles = 0;
-const rsa = { run: async (job: Parameters<typeof runRsaJob>[1]) => runRsaJob(masterKey, job) };
+const rsa = masterRsa(inlineKeyOps(masterKey));
 const auth = new AuthService({
   keys,
   masterKey,

@@ -96,7 +96,7 @@ beforeAll(async () => {
     stringify({ root_dir: root, interface: '127.0.0.1', auto_accept: true, keysize: 1024, worker_threads: 1 }),
   );
   const { config } = loadMasterConfig(etc);
-  master = new Master(config, log, { transport: net, rsa: 'in-process' });
+  master = new Master(config, log, { transport: net });
   await master.start();
   for (const [id, g] of [
     ['web1', { role: 'web' }],
