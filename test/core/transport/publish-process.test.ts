@@ -50,6 +50,8 @@ describe('ProcessPublishServer: the publish port in a process of its own', () =>
     await pub.bind(address);
     expect(pub.pid).toBeGreaterThan(0);
     expect(pub.pid).not.toBe(process.pid);
+    // Started with its young generation held small (PUBLISHER_NODE_FLAGS).
+    expect(readFileSync(`/proc/${pub.pid}/cmdline`, 'utf8').split('\0')).toContain('--max-semi-space-size=1');
     const sub = subscriber(address);
     await sub.whenConnected();
     expect(await firstMessage(pub, sub, 'job')).toEqual(['topic', 'job']);
