@@ -44,7 +44,13 @@ export class MasterHarness {
     } as MasterSettings;
     h.logging = createLogging({ level: 'debug', console: true, stderr: { write: (t: string) => h.lines.push(t) } });
     h.master = new Master(h.settings, h.logging.getLogger('salt.master'));
-    await h.master.start();
+    try {
+      await h.master.start();
+    } catch (err) {
+      // A master that did not start leaves nothing behind: its ports, logging and folder go.
+      await h.stop().catch(() => undefined);
+      throw err;
+    }
     return h;
   }
 

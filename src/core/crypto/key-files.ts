@@ -79,7 +79,6 @@ export async function writeFileAtomicAsync(file: string, text: string, mode: num
   }
 }
 
-/** Salt's gen_keys modes: the private key readable by its owner only, the public key by all. */
 /** Salt compares keys after `clean_key`: stripped, line endings normalised. */
 export function sameKey(a: string, b: string): boolean {
   return cleanKey(a) === cleanKey(b);
@@ -92,6 +91,7 @@ function cleanKey(text: string): string {
     .join('\n');
 }
 
+/** Salt's gen_keys modes: the private key readable by its owner only, the public key by all. */
 export const PRIVATE_KEY_MODE = 0o400;
 export const PUBLIC_KEY_MODE = 0o644;
 

@@ -228,12 +228,15 @@ export function signPkcs1v15Sha1Async(priv: RsaKeyInput, data: Buffer): Promise<
  * times and the copies taken in turn.
  */
 export async function oaepDecrypterAsync(priv: RsaKeyInput, parallel: number): Promise<(data: Buffer) => Promise<Buffer>> {
+  if (!Number.isSafeInteger(parallel) || parallel < 1) {
+    throw new CryptoError('BAD_INPUT', `decryptions at once must be a whole number >= 1, not ${String(parallel)}`);
+  }
   const key = asPrivate(priv);
   const size = publicParams(key).size;
   const der = key.export({ type: 'pkcs8', format: 'der' });
   const algorithm = { name: 'RSA-OAEP', hash: 'SHA-1' };
   const copies = await Promise.all(
-    Array.from({ length: Math.max(1, parallel) }, () => webcrypto.subtle.importKey('pkcs8', der, algorithm, false, ['decrypt'])),
+    Array.from({ length: parallel }, () => webcrypto.subtle.importKey('pkcs8', der, algorithm, false, ['decrypt'])),
   );
   let next = 0;
   return async (data: Buffer): Promise<Buffer> => {

@@ -51,8 +51,8 @@ import { Sessions } from './sessions';
  * event loop and the part that runs in parallel is the RSA of sign-ins (on libuv's thread pool),
  * so it sets how many sign-ins are in progress at once (four per thread) and how many token
  * decryptions can run together (never above the number of cores, where more threads only
- * contend). `publish_session`: seconds
- * a minion keeps one session key across its sign-ins (Salt's default 86400). `loop_interval`
+ * contend). `publish_session`: seconds a minion keeps one session key across its sign-ins
+ * (Salt's default 86400). `loop_interval`
  * (seconds, default 60): how often old jobs are cleaned. `max_request_size`: requests longer than
  * this many bytes get "bad load" before decoding; `max_pending_keys`: new ids beyond this many
  * pending keys are answered "pending" without a key file; `auth_rate_limit`: `_auth` requests
@@ -211,6 +211,9 @@ export class Master {
   async start(): Promise<void> {
     this.transport.raiseSocketLimit(20_000);
     const s = this.settings;
+    // Checked before the ports are taken: a bad value ends the start with one line.
+    const cores = availableParallelism();
+    const rsaThreads = Math.min(positiveOption('worker_threads', s.worker_threads, cores), cores);
     // The ports first: a second master on the same ports must fail before it rewrites the root
     // key or the event bus socket that the running one uses.
     await this.listen(this.publisher, s.interface, s.publish_port, 'publish_port');
@@ -223,11 +226,9 @@ export class Master {
     // Sessions sealed under another master key must not outlive it: minions have to sign in
     // again and meet the new key (and refuse it, if they pinned the old one).
     if (masterKeys.created) rmSync(join(s.cachedir, 'sessions'), { recursive: true, force: true });
-    const masterPem = masterKeys.privatePem;
-    const masterKey = privateKeyFromPem(masterPem);
+    const masterKey = privateKeyFromPem(masterKeys.privatePem);
     // The private-key work of sign-ins and _pillar runs on libuv's thread pool, so publishing and
     // returns never wait on it.
-    const rsaThreads = Math.max(1, Math.min(s.worker_threads ?? availableParallelism(), availableParallelism()));
     const rsa = masterRsa(await threadPoolKeyOps(masterKey, rsaThreads));
     this.publishKey = new PublishKey(masterKey);
     this.rootKey = writeRootKey(s.cachedir);

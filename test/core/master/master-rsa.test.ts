@@ -119,6 +119,12 @@ describe.each(variants)('master RSA jobs, %s', (_name, makeOps) => {
 });
 
 describe('master RSA on libuv’s thread pool', () => {
+  it('refuses a number of decryptions at once that is not a whole number >= 1', async () => {
+    for (const parallel of [0, 1.5, Number.NaN]) {
+      await expect(threadPoolKeyOps(masterKey, parallel)).rejects.toMatchObject({ code: 'BAD_INPUT' });
+    }
+  });
+
   it('leaves the event loop free while the key works', async () => {
     // Inline, fifty signatures would all be made before the loop turns; on the thread pool an
     // immediate callback runs while most of them are still being made (each takes ~0.3 ms).

@@ -18,6 +18,15 @@ afterEach(async () => {
   h = undefined;
 });
 
+describe('worker_threads', () => {
+  it.each([0, -2, 1.5, 'four'])('refuses %j with one line naming the option, before taking the ports', async (value) => {
+    await expect(MasterHarness.start({ worker_threads: value as number })).rejects.toMatchObject({
+      code: 'BAD_CONFIG',
+      message: `worker_threads must be a whole number > 0, got ${JSON.stringify(value)}`,
+    });
+  });
+});
+
 describe('max_pending_keys', () => {
   it('answers new ids beyond the cap "pending" without a file, and logs the refusals once with a count', async () => {
     h = await MasterHarness.start({ max_pending_keys: 3 });
