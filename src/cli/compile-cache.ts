@@ -14,8 +14,8 @@
  * cached data loses its dynamic-import callback on Node 20.
  *
  * It also remembers how brine's requires resolved (installResolveCache), and starts the short
- * commands without V8's optimizing compiler for their first second (QUICK_START_MS), and
- * salt-minion without it until a job keeps the CPU busy (optimizeOnDemand, optimizeFromNow).
+ * commands without V8's compilers to machine code for their first second (QUICK_START_MS), and
+ * salt-minion without them until a job keeps the CPU busy (optimizeOnDemand, optimizeFromNow).
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import Module from 'node:module';
@@ -45,34 +45,41 @@ export function compileCacheDir(env: NodeJS.ProcessEnv = process.env): string | 
 let enabled = false;
 
 /**
- * How long a short command (salt-call, salt, salt-key, ...) runs before V8's optimizing compiler
- * (TurboFan) is turned on. A command that ends sooner runs its code in V8's interpreter and
- * baseline compiler, as most of it is run once: optimizing the renderer and the YAML parser on
- * background threads cost about 30 ms of CPU out of 400 and saved nothing. A longer run (a big
- * state tree, a loop in a template) is optimized from then on as usual.
+ * How long a short command (salt-call, salt, salt-key, ...) runs before V8's compilers to machine
+ * code, the optimizing one (TurboFan) and the baseline one (Sparkplug), are turned on. A command
+ * that ends sooner runs its code in V8's interpreter, as most of it is run once: optimizing the
+ * renderer and the YAML parser on background threads cost about 30 ms of CPU out of 400 and
+ * saved nothing, and Sparkplug's code was 0.4 MiB of the `salt` CLI's peak RSS (47.3 -> 46.9 MiB
+ * for `salt '*' test.ping`, 2026-12-07). A longer run (a big state tree, a loop in a template, a
+ * wait for 10,000 returns) is compiled from then on as usual.
  */
 export const QUICK_START_MS = 1000;
 
+/** V8's flags while a process starts quietly (shortLived, optimizeOnDemand), and once it no longer does. */
+const QUIET_COMPILERS = '--no-turbofan --no-sparkplug';
+const ALL_COMPILERS = '--turbofan --sparkplug';
+
 export interface CompileCacheOptions {
-  /** A command that usually ends within a second: start without TurboFan (see QUICK_START_MS). */
+  /** A command that usually ends within a second: start without TurboFan and Sparkplug (see QUICK_START_MS). */
   shortLived?: boolean;
   /**
-   * A daemon that is idle most of its life (salt-minion): without TurboFan until optimizeFromNow()
-   * (a job that keeps the CPU busy). TurboFan's own code is 3.6 MiB of a process's resident pages
-   * once it has compiled anything (a settled idle minion: 57.7 -> 55.2 MiB, 2026-12-06).
+   * A daemon that is idle most of its life (salt-minion): without TurboFan and Sparkplug until
+   * optimizeFromNow() (a job that keeps the CPU busy). TurboFan's own code is 3.6 MiB of a
+   * process's resident pages once it has compiled anything (a settled idle minion: 57.7 -> 55.2
+   * MiB, 2026-12-06).
    */
   optimizeOnDemand?: boolean;
 }
 
-/** Turns TurboFan on, when this process started without it; undefined otherwise. */
-let turnOnTurbofan: (() => void) | undefined;
+/** Turns V8's compilers on, when this process started without them; undefined otherwise. */
+let turnOnCompilers: (() => void) | undefined;
 
 /**
- * V8's optimizing compiler on from now, in a process that started without it (`shortLived`,
- * `optimizeOnDemand`); nothing otherwise. Once on, it stays on.
+ * V8's compilers to machine code on from now, in a process that started without them
+ * (`shortLived`, `optimizeOnDemand`); nothing otherwise. Once on, they stay on.
  */
 export function optimizeFromNow(): void {
-  turnOnTurbofan?.();
+  turnOnCompilers?.();
 }
 
 /** Turns the cache on for the rest of this process (once; a cache that cannot be created is skipped). */
@@ -100,15 +107,15 @@ export function enableCompileCache(dir: string | undefined = compileCacheDir(), 
     installCodeCache(dir, false);
     return;
   }
-  // V8 checks its flags when it reads cached code: the commands that start without TurboFan keep
-  // theirs apart from the daemons' that run with it, or each would reject and rewrite the other's.
+  // V8 checks its flags when it reads cached code: the processes that start without its compilers
+  // keep theirs apart from those that run with them, or each would reject and rewrite the other's.
   const own = join(dir, 'short');
   try {
     mkdirSync(own, { mode: 0o700 });
   } catch {
     // Already there (made by this user: the folder above is checked).
   }
-  setFlagsFromString('--no-turbofan');
+  setFlagsFromString(QUIET_COMPILERS);
   installCodeCache(own, true);
   if (options.shortLived) setTimeout(optimizeFromNow, QUICK_START_MS).unref();
 }
@@ -229,8 +236,8 @@ function removeOldEntries(dir: string): void {
   }
 }
 
-/** `withoutTurbofan`: the process started without TurboFan, and entries are written until it is turned on. */
-function installCodeCache(dir: string, withoutTurbofan: boolean): void {
+/** `quiet`: the process started without V8's compilers, and entries are written until they are turned on. */
+function installCodeCache(dir: string, quiet: boolean): void {
   const M = Module as AnyModule;
   const compile = M.prototype._compile;
   const fresh: [string, Script][] = [];
@@ -247,12 +254,12 @@ function installCodeCache(dir: string, withoutTurbofan: boolean): void {
       }
     }
   };
-  if (withoutTurbofan) {
-    turnOnTurbofan = () => {
-      turnOnTurbofan = undefined;
+  if (quiet) {
+    turnOnCompilers = () => {
+      turnOnCompilers = undefined;
       flush();
       writable = false;
-      setFlagsFromString('--turbofan');
+      setFlagsFromString(ALL_COMPILERS);
     };
   }
   M.prototype._compile = function (this: AnyModule, content: string, filename: string) {

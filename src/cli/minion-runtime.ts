@@ -180,10 +180,10 @@ const BUSY_CHECK_MS = 1000;
 const BUSY_SHARE = 0.5;
 
 /**
- * Runs a job, and turns V8's optimizing compiler on (`optimize`) once the event loop has been busy
- * half of a whole `checkMs` while the job ran: a state run, a loop in a template. salt-minion
- * starts without TurboFan (bin/salt-minion: its code is 3.6 MiB of resident pages once used), and
- * most jobs (test.ping, a cmd.run whose command does the work) never need it. A job that holds
+ * Runs a job, and turns V8's compilers to machine code on (`optimize`) once the event loop has been
+ * busy half of a whole `checkMs` while the job ran: a state run, a loop in a template. salt-minion
+ * starts without TurboFan and Sparkplug (bin/salt-minion: TurboFan's code is 3.6 MiB of resident
+ * pages once used), and most jobs (test.ping, a cmd.run whose command does the work) never need them. A job that holds
  * the event loop the whole time is seen when it ends: the jobs after it are optimized.
  *
  * The measure is the event loop's utilization (libuv's idle time, read without a system call),

@@ -98,16 +98,17 @@ describe('the code cache of the commands', () => {
   });
 
   /**
-   * Whether a hot function is optimized (TurboFan) at start, and after QUICK_START_MS in a child
-   * with the cache enabled with `options`; `then` runs after the second look (its own looks
-   * added). %GetOptimizationStatus's bit 4 (16) is "optimized".
+   * How V8 runs a hot function at start, and after QUICK_START_MS, in a child with the cache
+   * enabled with `options`; `then` runs after the second look (its own looks added). Each look is
+   * %GetOptimizationStatus's bits 4 (16, optimized: TurboFan) and 15 (32768, baseline code:
+   * Sparkplug).
    */
-  function optimizedWhen(cache: string, options: string, then = ''): Record<string, number> {
+  function compiledWhen(cache: string, options: string, then = ''): Record<string, number> {
     const script = [
       `const cc = require(${JSON.stringify(join(REPO, 'dist', 'src', 'cli', 'compile-cache.js'))});`,
       `cc.enableCompileCache(${JSON.stringify(cache)}, ${options});`,
       'function hot(n) { let s = 0; for (let i = 0; i < n; i++) s += i % 7; return s; }',
-      'const run = () => { for (let k = 0; k < 2000; k++) hot(1000); return %GetOptimizationStatus(hot) & 16; };',
+      'const run = () => { for (let k = 0; k < 2000; k++) hot(1000); return %GetOptimizationStatus(hot) & (16 | 32768); };',
       'const seen = { before: run() };',
       `setTimeout(() => { seen.later = run(); ${then} process.stdout.write(JSON.stringify(seen)); }, cc.QUICK_START_MS + 50);`,
     ].join('\n');
@@ -116,22 +117,47 @@ describe('the code cache of the commands', () => {
     return JSON.parse(res.stdout) as Record<string, number>;
   }
 
-  it('runs a short command without TurboFan for its first QUICK_START_MS, then optimizes as usual', () => {
+  it('runs a short command without TurboFan and Sparkplug for its first QUICK_START_MS, then compiles as usual', () => {
     const cache = join(root, 'quick');
-    expect(optimizedWhen(cache, '{ shortLived: true }')).toEqual({ before: 0, later: 16 });
+    const seen = compiledWhen(cache, '{ shortLived: true }');
+    // Interpreted only, then optimized (and the function's Sparkplug code, if it got any on the
+    // way, is V8's business).
+    expect(seen.before).toBe(0);
+    expect(seen.later & 16).toBe(16);
     // Its code cache is kept apart from the daemons' (V8 rejects cached code made under other flags).
     expect(readdirSync(cache)).toContain('short');
   });
 
-  it('runs a daemon that asked for it (salt-minion) without TurboFan until optimizeFromNow()', () => {
+  it('runs a daemon that asked for it (salt-minion) without TurboFan and Sparkplug until optimizeFromNow()', () => {
     const cache = join(root, 'on-demand');
-    // Past the short commands' QUICK_START_MS: still not optimized, until asked.
-    expect(optimizedWhen(cache, '{ optimizeOnDemand: true }', 'cc.optimizeFromNow(); seen.after = run();')).toEqual({
-      before: 0,
-      later: 0,
-      after: 16,
-    });
+    // Past the short commands' QUICK_START_MS: still interpreted only, until asked.
+    const seen = compiledWhen(cache, '{ optimizeOnDemand: true }', 'cc.optimizeFromNow(); seen.after = run();');
+    expect(seen.before).toBe(0);
+    expect(seen.later).toBe(0);
+    expect(seen.after & 16).toBe(16);
     expect(readdirSync(cache)).toContain('short');
+  });
+
+  it('keeps Sparkplug off until optimizeFromNow(), as TurboFan', () => {
+    const cache = join(root, 'baseline');
+    // %CompileBaseline compiles a function with Sparkplug when the flag allows it, and (under
+    // --fuzzing) does nothing otherwise: asked once while the compilers are off, once after.
+    const script = [
+      `const cc = require(${JSON.stringify(join(REPO, 'dist', 'src', 'cli', 'compile-cache.js'))});`,
+      `cc.enableCompileCache(${JSON.stringify(cache)}, { optimizeOnDemand: true });`,
+      'function early(n) { return n + 1; }',
+      'function late(n) { return n + 2; }',
+      'early(1);',
+      'late(1);',
+      '%CompileBaseline(early);',
+      'cc.optimizeFromNow();',
+      '%CompileBaseline(late);',
+      'const baseline = (f) => %GetOptimizationStatus(f) & 32768;',
+      'process.stdout.write(JSON.stringify({ early: baseline(early), late: baseline(late) }));',
+    ].join('\n');
+    const res = spawnSync(process.execPath, ['--allow-natives-syntax', '--fuzzing', '-e', script], { encoding: 'utf8' });
+    expect(res.status, res.stderr).toBe(0);
+    expect(JSON.parse(res.stdout)).toEqual({ early: 0, late: 32768 });
   });
 
   it('ignores a folder that others may write, and is off with BRINE_COMPILE_CACHE=0', () => {
