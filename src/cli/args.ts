@@ -9,7 +9,7 @@
  * with underscores stay text, and a 20-digit integer (a jid) goes back to its text.
  */
 import { ConfigError } from '../core/errors';
-import { yamlifyArg } from '../core/pycompat';
+import { yamlifyArg } from '../core/pycompat/yamlify';
 import { packArgs, parseKwargString } from '../core/protocol/salt-args';
 
 /** Split `key=value` as Salt's parse_kwarg; null when the word is positional. */

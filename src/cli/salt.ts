@@ -11,7 +11,7 @@ import { CliError, EXIT_USAGE } from './errors';
 import { noParseNames, parseCliArgs } from './args';
 import { clientLogging, loadMasterForCli } from './context';
 import { useColor } from './output/colors';
-import { yamlifyArg } from '../core/pycompat';
+import { yamlifyArg } from '../core/pycompat/yamlify';
 import { stateVerboseFlag, TARGET_TYPE_FLAGS, type ParsedFlags, type SALT } from './flag-specs';
 import { runBatch } from './batch';
 

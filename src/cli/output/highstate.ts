@@ -6,7 +6,9 @@
  *   formatHighstate({ local: ret }, { stateOutput: 'terse' })
  */
 import { NO_COLORS, type Colors } from './colors';
-import { nestedLines, pyFloat, pySplitlines, pyStr } from '../../core/pycompat';
+import { nestedLines } from '../../core/pycompat/nested';
+import { pyFloat, pyStr } from '../../core/pycompat/repr';
+import { pySplitlines } from '../../core/pycompat/text';
 
 export const STATE_OUTPUT_MODES = ['full', 'terse', 'mixed', 'changes', 'full_id', 'terse_id', 'mixed_id', 'changes_id', 'filter'] as const;
 export type StateOutputMode = (typeof STATE_OUTPUT_MODES)[number];

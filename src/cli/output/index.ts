@@ -11,20 +11,12 @@
 import { OutputError } from './errors';
 import { BrineError } from '../../core/errors';
 import { getColors } from './colors';
-import {
-  compareCodePoints,
-  entriesOf,
-  formatJson,
-  formatPprint,
-  formatYaml,
-  isBytes,
-  isMapping,
-  nestedLines,
-  pyRepr,
-  pySplitlines,
-  pyStr,
-  type JsonIndent,
-} from '../../core/pycompat';
+import { formatJson, type JsonIndent } from '../../core/pycompat/json';
+import { nestedLines } from '../../core/pycompat/nested';
+import { formatPprint } from '../../core/pycompat/pprint';
+import { compareCodePoints, entriesOf, isBytes, isMapping, pyRepr, pyStr } from '../../core/pycompat/repr';
+import { pySplitlines } from '../../core/pycompat/text';
+import { formatYaml } from '../../core/pycompat/yaml-emitter';
 
 export const OUTPUTTERS = ['nested', 'json', 'yaml', 'txt', 'raw', 'quiet', 'pprint', 'newline_values_only'] as const;
 export type Outputter = (typeof OUTPUTTERS)[number];

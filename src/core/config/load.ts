@@ -17,7 +17,8 @@ import { checkOption, showValue } from './option-types';
 import { MASTER_OPTIONS, MINION_OPTIONS, type OptionSpec } from './options';
 import { prependRootDir } from './root-dir';
 import type { LoadedConfig, MasterConfig, MinionConfig } from './types';
-import { dictUpdate, loadYamlWithLines } from '../pycompat';
+import { dictUpdate } from '../pycompat/dict-update';
+import { loadYamlWithLines } from '../pycompat/yaml11-load';
 import { closestName } from './suggest';
 
 export function loadMasterConfig(configDir: string, overrides: Record<string, unknown> = {}): LoadedConfig<MasterConfig> {

@@ -1,4 +1,6 @@
-import { compileGlob, compilePythonRegex, isMapping } from '../pycompat';
+import { compileGlob } from '../pycompat/fnmatch';
+import { compilePythonRegex } from '../pycompat/regex';
+import { isMapping } from '../pycompat/repr';
 import { parseIpTarget, ipTargetMatches } from './ipcidr';
 import { subdictMatch } from './subdict';
 import { TargetError } from '../errors';

@@ -9,7 +9,7 @@ import { TargetError } from '../errors';
  * follow Salt's matchers (`salt/matchers/*.py`, `salt/utils/minions.py`); see docs/design.md.
  */
 
-export { fnmatch } from '../pycompat';
+export { fnmatch } from '../pycompat/fnmatch';
 export type { MinionData } from './atoms';
 export type { Nodegroups } from './nodegroup';
 

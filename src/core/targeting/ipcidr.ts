@@ -4,7 +4,7 @@
  * leading zeros in IPv4 octets, no host bits set in a network), because a Salt minion rejects what
  * it rejects.
  */
-import { formatIp, parseIp, parsePrefix } from '../pycompat';
+import { formatIp, parseIp, parsePrefix } from '../pycompat/ipaddress';
 
 export type IpTarget =
   { kind: 'address'; version: 4 | 6; text: string } | { kind: 'network'; version: 4 | 6; network: bigint; prefix: number };

@@ -1,4 +1,7 @@
-import { fnmatch, isMapping, pyStr, pythonReMatch, traverse } from '../pycompat';
+import { fnmatch } from '../pycompat/fnmatch';
+import { pythonReMatch } from '../pycompat/regex';
+import { isMapping, pyStr } from '../pycompat/repr';
+import { traverse } from '../pycompat/traverse';
 
 /**
  * How a value is compared: glob (false), Python regex (true), or equality of the lowered strings
