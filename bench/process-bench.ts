@@ -11,7 +11,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { Cluster, REPO } from '../scripts/cluster';
+import { binArgv, Cluster, REPO } from '../scripts/cluster';
 import { BenchError } from './bench-error';
 import { rssMiB, rssPartsMiB } from './procfs';
 import { median, RUNS } from './render-bench';
@@ -86,7 +86,7 @@ export async function runProcessBench(): Promise<ProcessBenchResult> {
   if (!existsSync(TIME)) {
     throw new BenchError('BENCH_PROCESS', 'bench: /usr/bin/time is missing', { hint: 'install it: apt-get install time' });
   }
-  const bin = (name: string) => [process.execPath, join(REPO, 'bin', name)];
+  const bin = (name: string) => [process.execPath, ...binArgv(name)];
   const version = timedMedian([...bin('salt'), '--version']);
   const bare = await nodeWithZeromq();
   const cluster = await Cluster.create({ file_roots: { base: [FILE_ROOTS] } });

@@ -10,6 +10,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { binArgv } from '../scripts/cluster';
 import { renderFile } from '../src/core/render';
 
 export const RUNS = 5;
@@ -100,7 +101,7 @@ export async function runRenderBench(): Promise<RenderBenchResult> {
       `root_dir: ${join(root, 'saltroot')}\nfile_client: local\nfile_roots:\n  base:\n    - ${root}\npillar_roots:\n  base:\n    - ${join(root, 'nopillar')}\nid: bench\n`,
     );
     const args = ['-c', conf, '--local', 'state.show_sls', 'bench', '--out', 'quiet'];
-    const brineCpuMs = cpuMedian([process.execPath, join(__dirname, '..', '..', 'bin', 'salt-call'), ...args], root);
+    const brineCpuMs = cpuMedian([process.execPath, ...binArgv('salt-call'), ...args], root);
     const salt = join(homedir(), '.cache', 'brine-salt-ref', 'bin', 'salt-call');
     const saltCpuMs = existsSync(salt) ? cpuMedian([salt, ...args], root) : null;
     return { lines: 200, brineRenderMs: median(times), brineCpuMs, saltCpuMs, speedup: saltCpuMs === null ? null : saltCpuMs / brineCpuMs };

@@ -11,6 +11,7 @@ import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { binArgv } from '../scripts/cluster';
 import { cpuMedian, RUNS } from './render-bench';
 
 const CASES_DIR = resolve(__dirname, '..', '..', '..', 'shared', 'salt-states', 'cases');
@@ -56,7 +57,7 @@ function cpuOf(argv: (root: string) => string[]): number {
 }
 
 export function runStateBench(): StateBenchRow[] {
-  const brine = [process.execPath, join(__dirname, '..', '..', 'bin', 'salt-call')];
+  const brine = [process.execPath, ...binArgv('salt-call')];
   const saltBin = join(homedir(), '.cache', 'brine-salt-ref', 'bin', 'salt-call');
   const salt = existsSync(saltBin) ? [saltBin] : null;
   return CASES.map((name) => {

@@ -26,6 +26,18 @@ function findRepo(from: string): string {
 export const REPO = findRepo(__dirname);
 const BIN = join(REPO, 'bin');
 
+/**
+ * The arguments after node that start bin/<name> as its `#!` line does (node's flags, then the
+ * script): spawning `process.execPath` with them runs what a user's `salt-minion` runs, flags and all.
+ */
+export function binArgv(name: string): string[] {
+  const script = join(BIN, name);
+  const shebang = readFileSync(script, 'utf8').split('\n', 1)[0];
+  const flags = /^#!\/usr\/bin\/env (?:-S )?node((?: --[\w-]+(?:=\S+)?)*)$/.exec(shebang);
+  if (!flags) throw new Error(`${script}: a first line of '#!/usr/bin/env [-S] node [--flag...]' was expected, not ${shebang}`);
+  return [...flags[1].split(' ').filter(Boolean), script];
+}
+
 export interface RunResult {
   code: number;
   stdout: string;
@@ -163,7 +175,7 @@ export class Cluster {
   async startMaster(
     options: { env?: NodeJS.ProcessEnv; nodeArgs?: string[]; logLevel?: string; ready?: (master: Daemon) => Promise<void> } = {},
   ): Promise<Daemon> {
-    const args = [...(options.nodeArgs ?? []), join(BIN, 'salt-master'), '-c', this.masterDir, '-l', options.logLevel ?? 'info'];
+    const args = [...(options.nodeArgs ?? []), ...binArgv('salt-master'), '-c', this.masterDir, '-l', options.logLevel ?? 'info'];
     this.master = new Daemon('master', spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'], env: options.env }));
     await (options.ready ? options.ready(this.master) : this.master.waitFor('Setting up the master communication server'));
     return this.master;
@@ -196,7 +208,7 @@ export class Cluster {
     const dir = this.writeMinionConfig(spec);
     const daemon = new Daemon(
       spec.name ?? spec.id,
-      spawn(process.execPath, [join(BIN, 'salt-minion'), '-c', dir, '-l', 'info'], { stdio: ['ignore', 'pipe', 'pipe'], cwd: spec.cwd }),
+      spawn(process.execPath, [...binArgv('salt-minion'), '-c', dir, '-l', 'info'], { stdio: ['ignore', 'pipe', 'pipe'], cwd: spec.cwd }),
     );
     this.minions.set(spec.name ?? spec.id, daemon);
     await daemon.waitFor(until);
@@ -206,7 +218,7 @@ export class Cluster {
   /** Runs a CLI command (salt, salt-key, salt-run, salt-call) against this master. */
   run(bin: string, args: string[], configDir = this.masterDir): Promise<RunResult> {
     return new Promise((res) => {
-      const child = spawn(process.execPath, [join(BIN, bin), '-c', configDir, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn(process.execPath, [...binArgv(bin), '-c', configDir, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
       let stdout = '';
       let stderr = '';
       child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));

@@ -3,7 +3,6 @@ import type { Logging } from '../core/log';
 import { createNodeIdentitySources, describeIdChoice, resolveMinionId, type MinionIdResult } from '../core/minion/identity';
 import { loadMinionConfig } from '../core/config';
 import { join } from 'node:path';
-import { setFlagsFromString } from 'node:v8';
 import { createLogging } from '../core/log';
 // Types only: the job loop (ZeroMQ, the channel) is loaded when a minion connects, so that
 // salt-call --local does not pay for it.
@@ -20,6 +19,7 @@ import { MinionPillar, type PillarSource } from '../plugins/services/pillar';
 import type { SaltCaller } from '../core/render';
 import { pluginPackageDirs } from '../plugins/loader/package-dirs';
 import { startDaemon } from './daemon';
+import { setV8Flags } from './v8-flags';
 import type { ParsedFlags, SALT_MINION } from './flag-specs';
 import { lazyModule } from '../core/lazy-module';
 import { optimizeFromNow } from './compile-cache';
@@ -254,7 +254,7 @@ export function rejectionAdvice(config: MinionConfig, identity: MinionIdResult):
  * semi_space_growth_factor is read each time V8 grows the space, so setting it now holds it.
  */
 export function holdYoungGeneration(): void {
-  setFlagsFromString('--semi-space-growth-factor=1');
+  setV8Flags('--semi-space-growth-factor=1');
 }
 
 /** salt-minion's daemon: when the master rejects our key, Salt's CRITICAL line, then exit 77. */

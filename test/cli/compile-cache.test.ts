@@ -80,8 +80,10 @@ describe('the code cache of the commands', () => {
   it("removes an earlier brine's entries (SHA-1 names) with the old tables, and nothing of its own", () => {
     const cache = join(root, 'earlier');
     const sha1Name = 'a'.repeat(40);
+    const shared = 'b'.repeat(16);
     mkdirSync(join(cache, 'short'), { recursive: true, mode: 0o700 });
-    for (const f of [join(cache, sha1Name), join(cache, 'short', sha1Name), join(cache, 'resolve-0000.json')]) writeFileSync(f, 'old');
+    const old = [join(cache, sha1Name), join(cache, 'short', sha1Name), join(cache, 'short', shared), join(cache, 'resolve-0000.json')];
+    for (const f of old) writeFileSync(f, 'old');
     const script = [
       `require(${JSON.stringify(join(REPO, 'dist', 'src', 'cli', 'compile-cache.js'))}).enableCompileCache(${JSON.stringify(cache)});`,
       `require(${JSON.stringify(join(REPO, 'dist', 'src', 'cli', 'main.js'))});`,
@@ -125,7 +127,24 @@ describe('the code cache of the commands', () => {
     expect(seen.before).toBe(0);
     expect(seen.later & 16).toBe(16);
     // Its code cache is kept apart from the daemons' (V8 rejects cached code made under other flags).
-    expect(readdirSync(cache)).toContain('short');
+    expect(readdirSync(join(cache, 'short'))).toEqual(['other']);
+  });
+
+  it("keeps each quiet command's entries apart from the others'", () => {
+    const cache = join(root, 'per-command');
+    for (const command of ['salt', 'salt-call']) {
+      const script = [
+        `require(${JSON.stringify(join(REPO, 'dist', 'src', 'cli', 'compile-cache.js'))}).enableCompileCache(${JSON.stringify(cache)}, { shortLived: true, command: '${command}' });`,
+        `process.stdout.write(require(${JSON.stringify(join(root, 'tool.js'))})('x'));`,
+      ].join('\n');
+      const res = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8' });
+      expect(res.status, res.stderr).toBe(0);
+      expect(res.stdout).toBe('tool:x:true');
+    }
+    expect(readdirSync(join(cache, 'short')).sort()).toEqual(['salt', 'salt-call']);
+    // The same module, one entry in each command's folder.
+    expect(readdirSync(join(cache, 'short', 'salt'))).toEqual(readdirSync(join(cache, 'short', 'salt-call')));
+    expect(readdirSync(join(cache, 'short', 'salt'))).toHaveLength(1);
   });
 
   it('runs a daemon that asked for it (salt-minion) without TurboFan and Sparkplug until optimizeFromNow()', () => {
@@ -135,7 +154,7 @@ describe('the code cache of the commands', () => {
     expect(seen.before).toBe(0);
     expect(seen.later).toBe(0);
     expect(seen.after & 16).toBe(16);
-    expect(readdirSync(cache)).toContain('short');
+    expect(readdirSync(join(cache, 'short'))).toEqual(['other']);
   });
 
   it('keeps Sparkplug off until optimizeFromNow(), as TurboFan', () => {

@@ -11,7 +11,7 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { Cluster } from '../support/cluster';
+import { binArgv, Cluster } from '../support/cluster';
 
 const REPO = join(__dirname, '..', '..');
 const root = mkdtempSync(join(tmpdir(), 'brine-startup-modules-'));
@@ -25,7 +25,8 @@ function loadedBy(args: string[], bin = 'salt-call'): { stdout: string; modules:
     hook,
     `process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(list)}, JSON.stringify([Object.keys(require.cache), process.moduleLoadList])));\n`,
   );
-  const res = spawnSync(process.execPath, ['--require', hook, join(REPO, 'bin', bin), ...args], {
+  // As a user runs it: with the node flags of its `#!` line.
+  const res = spawnSync(process.execPath, ['--require', hook, ...binArgv(bin), ...args], {
     encoding: 'utf8',
     env: { ...process.env, BRINE_COMPILE_CACHE: join(root, 'cache') },
   });
@@ -75,6 +76,8 @@ describe('what the salt CLI loads for a job', () => {
       expect(modules.filter((m) => m.includes('node_modules/zeromq/') || m.endsWith('transport/zeromq.js'))).toEqual([]);
       expect(builtins.filter((m) => /\bcrypto\b/.test(m))).toEqual([]);
       expect(builtins.filter((m) => /\bchild_process\b/.test(m))).toEqual([]);
+      // Its V8 flags come from its #! line: node:v8 is not needed to set them.
+      expect(builtins.filter((m) => /^NativeModule v8$/.test(m))).toEqual([]);
       expect(modules).not.toContain('dist/src/cli/daemon.js');
       // pycompat's index pulls in every Python look-alike (regex, YAML emitter, repr...); the CLI imports the ones it uses.
       expect(modules).not.toContain('dist/src/core/pycompat/index.js');
