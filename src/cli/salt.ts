@@ -6,14 +6,13 @@ import { JobWaiter } from '../core/client/local-client-wait';
 import { checkTarget, type TargetType } from '../core/targeting';
 import { formatNoReturn, formatOutput, isOutputter, noReturnMessage, type Outputter } from './output';
 import { getColors } from './output/colors';
-import { formatHighstate, highstateOptionsOf, type HighstateOptions } from './output/highstate';
+import { highstateOptionsOf, type HighstateOptions } from './output/highstate-options';
 import { CliError, EXIT_USAGE } from './errors';
 import { noParseNames, parseCliArgs } from './args';
 import { clientLogging, loadMasterForCli } from './context';
 import { useColor } from './output/colors';
 import { yamlifyArg } from '../core/pycompat/yamlify';
 import { stateVerboseFlag, TARGET_TYPE_FLAGS, type ParsedFlags, type SALT } from './flag-specs';
-import { runBatch } from './batch';
 
 export interface SaltOptions {
   master: MasterAddress & { nodegroups?: Record<string, string | string[]> };
@@ -97,12 +96,21 @@ export async function runSalt(opts: SaltOptions, io: Io): Promise<number> {
   const format = (data: Record<string, unknown>, named?: string, retcode?: number): string => {
     if (!opts.out && named === 'no_return') return formatNoReturn(data, opts.color === true);
     const out = opts.out ?? (named === 'highstate' || (named !== undefined && isOutputter(named)) ? named : 'nested');
-    if (out === 'highstate') return formatHighstate(data, { ...opts.highstate, colors: getColors(opts.color === true) }) + '\n';
+    if (out === 'highstate') {
+      // Loaded for a state run's returns only, as batch.ts for -b: each module is a part of the CLI's peak memory.
+      const { formatHighstate } = require('./output/highstate') as typeof import('./output/highstate');
+      return formatHighstate(data, { ...opts.highstate, colors: getColors(opts.color === true) }) + '\n';
+    }
     return formatOutput(out, data, { indent: opts.outIndent, static: true, color: opts.color, retcode });
   };
 
   if (opts.batch !== undefined) {
-    return runBatch({ ...opts, batch: opts.batch, batchWaitSec: opts.batchWaitSec ?? 0 }, io, print, format);
+    return (require('./batch') as typeof import('./batch')).runBatch(
+      { ...opts, batch: opts.batch, batchWaitSec: opts.batchWaitSec ?? 0 },
+      io,
+      print,
+      format,
+    );
   }
 
   const client = await LocalClient.connect(opts.master);

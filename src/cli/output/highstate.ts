@@ -6,6 +6,7 @@
  *   formatHighstate({ local: ret }, { stateOutput: 'terse' })
  */
 import { NO_COLORS, type Colors } from './colors';
+import type { HighstateOptions } from './highstate-options';
 import { nestedLines } from '../../core/pycompat/nested';
 import { pyFloat, pyStr } from '../../core/pycompat/repr';
 import { pySplitlines } from '../../core/pycompat/text';
@@ -13,40 +14,9 @@ import { pySplitlines } from '../../core/pycompat/text';
 export const STATE_OUTPUT_MODES = ['full', 'terse', 'mixed', 'changes', 'full_id', 'terse_id', 'mixed_id', 'changes_id', 'filter'] as const;
 export type StateOutputMode = (typeof STATE_OUTPUT_MODES)[number];
 
-export interface HighstateOptions {
-  /** Salt's state_output (default full). */
-  stateOutput?: string;
-  /** Salt's state_verbose (default true): false hides results True without changes. */
-  stateVerbose?: boolean;
-  /** Salt's state_output_diff: hide results True without changes (like verbose false). */
-  stateOutputDiff?: boolean;
-  /** Salt's state_output_profile (default true): Started/Duration lines. */
-  stateOutputProfile?: boolean;
-  /** Salt's colours (default none): green clean, cyan changed, red failed, light yellow not run (test). */
-  colors?: Colors;
-}
+export { highstateOptionsOf, type HighstateOptions } from './highstate-options';
 
 type Ret = Record<string, unknown>;
-
-function truthy(v: unknown): boolean {
-  return typeof v === 'string' ? ['true', 'yes', '1', 'on'].includes(v.toLowerCase()) : Boolean(v);
-}
-
-/**
- * The highstate options of a run: command-line flags (`--state-output`, `--state-verbose`) over
- * the config's `state_output` / `state_verbose` / `state_output_diff` (minion config for
- * salt-call, master config for salt).
- */
-export function highstateOptionsOf(
-  config: Record<string, unknown>,
-  flags: { stateOutput?: string; stateVerbose?: boolean },
-): HighstateOptions {
-  return {
-    stateOutput: flags.stateOutput ?? (typeof config.state_output === 'string' ? config.state_output : undefined),
-    stateVerbose: flags.stateVerbose ?? (config.state_verbose === undefined ? true : truthy(config.state_verbose)),
-    stateOutputDiff: truthy(config.state_output_diff),
-  };
-}
 
 function isObj(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof Uint8Array);
