@@ -27,14 +27,17 @@ export const REPO = findRepo(__dirname);
 const BIN = join(REPO, 'bin');
 
 /**
- * The arguments after node that start bin/<name> as its `#!` line does (node's flags, then the
- * script): spawning `process.execPath` with them runs what a user's `salt-minion` runs, flags and all.
+ * The arguments after node that start bin/<name> as a user's shell does (node's flags, then the
+ * script): spawning `process.execPath` with them runs what a user's `salt-minion` runs, flags and
+ * all. A command is `#!/usr/bin/env node`, or `#!/bin/sh` with node's flags on its `exec node`
+ * line (see bin/salt).
  */
 export function binArgv(name: string): string[] {
   const script = join(BIN, name);
-  const shebang = readFileSync(script, 'utf8').split('\n', 1)[0];
-  const flags = /^#!\/usr\/bin\/env (?:-S )?node((?: --[\w-]+(?:=\S+)?)*)$/.exec(shebang);
-  if (!flags) throw new Error(`${script}: a first line of '#!/usr/bin/env [-S] node [--flag...]' was expected, not ${shebang}`);
+  const [first, second] = readFileSync(script, 'utf8').split('\n', 2);
+  if (first === '#!/usr/bin/env node') return [script];
+  const flags = first === '#!/bin/sh' ? /^':' \/\/; exec node((?: --[\w-]+(?:=\S+)?)*) "\$0" "\$@"$/.exec(second ?? '') : null;
+  if (!flags) throw new Error(`${script}: '#!/usr/bin/env node', or '#!/bin/sh' and an 'exec node' line, was expected`);
   return [...flags[1].split(' ').filter(Boolean), script];
 }
 

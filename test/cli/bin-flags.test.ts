@@ -1,6 +1,8 @@
 /**
- * The node flags in bin/*'s `#!` lines, which a user's `salt` runs with (a link to bin/salt).
- * The short commands and salt-minion start with
+ * The node flags bin/* start node with, which a user's `salt` runs with (a link to bin/salt).
+ * The short commands and salt-minion are `#!/bin/sh` scripts that are JavaScript too: sh runs their
+ * `exec node FLAGS "$0" "$@"` line (`#!/usr/bin/env -S` would fail where env has no -S: BusyBox,
+ * the BSDs), and node reads that line as a string and a comment. They start with
  * - `--no-turbofan --no-sparkplug`: without V8's compilers to machine code, which they turn on
  *   later (src/cli/compile-cache.ts); given on the command line, node:v8 is not loaded to set
  *   them (src/cli/v8-flags.ts), 0.3 MiB of the `salt` CLI's peak RSS;
@@ -11,7 +13,7 @@
  *   machines under 4 GiB.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -33,14 +35,15 @@ describe("bin/*'s node flags", () => {
     expect(binArgv(bin)).toEqual([join(REPO, 'bin', bin)]);
   });
 
-  it('run directly, as a user runs it, node gets the flags from the #! line (env -S)', () => {
+  /** bin/<bin> run as a program (its `#!` line), with node first in PATH: its stdout, and node's execArgv. */
+  function runDirectly(bin: string, args: string[]): { stdout: string; execArgv: string[] } {
     const out = join(root, 'exec-argv.json');
     const hook = join(root, 'hook.js');
     writeFileSync(
       hook,
       `process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(out)}, JSON.stringify(process.execArgv)));\n`,
     );
-    const res = spawnSync(join(REPO, 'bin', 'salt'), ['--version'], {
+    const res = spawnSync(join(REPO, 'bin', bin), args, {
       encoding: 'utf8',
       env: {
         ...process.env,
@@ -50,7 +53,22 @@ describe("bin/*'s node flags", () => {
       },
     });
     expect(res.status, res.stderr).toBe(0);
-    expect(res.stdout).toMatch(/^salt \d/);
-    expect(JSON.parse(readFileSync(out, 'utf8'))).toEqual(LEAN_FLAGS);
+    return { stdout: res.stdout, execArgv: JSON.parse(readFileSync(out, 'utf8')) as string[] };
+  }
+
+  it('run directly, as a user runs it, node gets the flags through sh', () => {
+    const { stdout, execArgv } = runDirectly('salt', ['--version']);
+    expect(stdout).toMatch(/^salt \d/);
+    expect(execArgv).toEqual(LEAN_FLAGS);
+  });
+
+  it("passes the command's words to node unchanged (spaces, quotes, $, a leading dash)", () => {
+    const conf = join(root, 'conf');
+    mkdirSync(conf, { recursive: true });
+    writeFileSync(join(conf, 'minion'), `root_dir: ${join(root, 'saltroot')}\nfile_client: local\nid: probe\n`);
+    const word = `two  words 'q' "dq" $HOME \\ -x`;
+    const { stdout, execArgv } = runDirectly('salt-call', ['-c', conf, '--local', 'test.echo', word, '--out', 'json']);
+    expect(JSON.parse(stdout)).toEqual({ local: word });
+    expect(execArgv).toEqual(LEAN_FLAGS);
   });
 });

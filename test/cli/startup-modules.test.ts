@@ -25,7 +25,7 @@ function loadedBy(args: string[], bin = 'salt-call'): { stdout: string; modules:
     hook,
     `process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(list)}, JSON.stringify([Object.keys(require.cache), process.moduleLoadList])));\n`,
   );
-  // As a user runs it: with the node flags of its `#!` line.
+  // As a user runs it: with the node flags of its `exec node` line.
   const res = spawnSync(process.execPath, ['--require', hook, ...binArgv(bin), ...args], {
     encoding: 'utf8',
     env: { ...process.env, BRINE_COMPILE_CACHE: join(root, 'cache') },
@@ -76,7 +76,7 @@ describe('what the salt CLI loads for a job', () => {
       expect(modules.filter((m) => m.includes('node_modules/zeromq/') || m.endsWith('transport/zeromq.js'))).toEqual([]);
       expect(builtins.filter((m) => /\bcrypto\b/.test(m))).toEqual([]);
       expect(builtins.filter((m) => /\bchild_process\b/.test(m))).toEqual([]);
-      // Its V8 flags come from its #! line: node:v8 is not needed to set them.
+      // Its V8 flags come from its `exec node` line: node:v8 is not needed to set them.
       expect(builtins.filter((m) => /^NativeModule v8$/.test(m))).toEqual([]);
       expect(modules).not.toContain('dist/src/cli/daemon.js');
       // pycompat's index pulls in every Python look-alike (regex, YAML emitter, repr...); the CLI imports the ones it uses.
