@@ -85,6 +85,8 @@ export interface CompileCacheOptions {
 
 /** Turns V8's compilers on, when this process started without them; undefined otherwise. */
 let turnOnCompilers: (() => void) | undefined;
+/** Runs just before the compilers are turned on: the code cache's last writes under the quiet flags. */
+let beforeCompilers: (() => void) | undefined;
 
 /**
  * V8's compilers to machine code on from now, in a process that started without them
@@ -94,23 +96,22 @@ export function optimizeFromNow(): void {
   turnOnCompilers?.();
 }
 
-/** Turns the cache on for the rest of this process (once; a cache that cannot be created is skipped). */
+/**
+ * Turns the cache on for the rest of this process (once; a cache that cannot be created is
+ * skipped), and starts a quiet process (`shortLived`, `optimizeOnDemand`) without V8's compilers,
+ * with or without a cache: bin/*'s `exec node` line may have turned them off already.
+ */
 export function enableCompileCache(dir: string | undefined = compileCacheDir(), options: CompileCacheOptions = {}): void {
-  if (enabled || dir === undefined) return;
-  try {
-    mkdirSync(dir, { recursive: true, mode: 0o700 });
-    // Code is read from there: only a folder of this user's that no one else may write will do.
-    const st = statSync(dir);
-    if (!st.isDirectory() || (process.getuid && st.uid !== process.getuid()) || (st.mode & 0o022) !== 0) return;
-  } catch {
-    return;
-  }
+  if (enabled) return;
   enabled = true;
+  const quiet = options.shortLived === true || options.optimizeOnDemand === true;
+  if (quiet) startQuietly(options.shortLived === true);
+  if (dir === undefined || !isOwnFolder(dir)) return;
   // Other caches of compiled code (brine's Jinja templates) find the folder here.
   process.env.BRINE_COMPILE_CACHE = dir;
   installResolveCache(dir);
   skipPackageTypeChecks();
-  // Node's own cache (Node 22.1), on the public module only.
+  // Node's own cache (Node 22.1), on the public module only; it checks V8's flags itself.
   const builtin =
     Number(process.versions.node.split('.')[0]) >= 22
       ? (require('node:module') as { enableCompileCache?: (dir: string) => unknown }).enableCompileCache
@@ -119,8 +120,8 @@ export function enableCompileCache(dir: string | undefined = compileCacheDir(), 
     builtin(dir);
     return;
   }
-  if (!options.shortLived && !options.optimizeOnDemand) {
-    installCodeCache(dir, false);
+  if (!quiet) {
+    installCodeCache(dir);
     return;
   }
   // V8 checks its flags when it reads cached code: the processes that start without its compilers
@@ -131,9 +132,29 @@ export function enableCompileCache(dir: string | undefined = compileCacheDir(), 
   } catch {
     // Already there (made by this user: the folder above is checked).
   }
+  beforeCompilers = installCodeCache(own);
+}
+
+/** Whether `dir` is (or now is) a folder of this user's that no one else may write: code is read from there. */
+function isOwnFolder(dir: string): boolean {
+  try {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    const st = statSync(dir);
+    return st.isDirectory() && (!process.getuid || st.uid === process.getuid()) && (st.mode & 0o022) === 0;
+  } catch {
+    return false;
+  }
+}
+
+/** V8's compilers off from now until optimizeFromNow(); a short command's come on after QUICK_START_MS. */
+function startQuietly(shortLived: boolean): void {
   setV8Flags(QUIET_COMPILERS);
-  installCodeCache(own, true);
-  if (options.shortLived) setTimeout(optimizeFromNow, QUICK_START_MS).unref();
+  turnOnCompilers = () => {
+    turnOnCompilers = undefined;
+    beforeCompilers?.();
+    setV8Flags(ALL_COMPILERS);
+  };
+  if (shortLived) setTimeout(optimizeFromNow, QUICK_START_MS).unref();
 }
 
 /** brine's own folder (the package root): only what resolves inside it is remembered. */
@@ -255,8 +276,12 @@ function removeOldEntries(dir: string): void {
   sweep(join(dir, 'short'), (f) => /^[0-9a-f]{16}(?:[0-9a-f]{24})?$/.test(f));
 }
 
-/** `quiet`: the process started without V8's compilers, and entries are written until they are turned on. */
-function installCodeCache(dir: string, quiet: boolean): void {
+/**
+ * Compiles brine's modules with the entries in `dir` and writes the missing ones when the process
+ * exits. Returns what stops the writing for good, after writing what is pending: called when V8's
+ * flags change (optimizeFromNow), as entries are read under the flags they were made with.
+ */
+function installCodeCache(dir: string): () => void {
   const M = Module;
   const compile = M.prototype._compile;
   const fresh: [string, Script][] = [];
@@ -273,14 +298,6 @@ function installCodeCache(dir: string, quiet: boolean): void {
       }
     }
   };
-  if (quiet) {
-    turnOnCompilers = () => {
-      turnOnCompilers = undefined;
-      flush();
-      writable = false;
-      setV8Flags(ALL_COMPILERS);
-    };
-  }
   M.prototype._compile = function (this: AnyModule, content: string, filename: string) {
     if (/\bimport\s*\(/.test(content)) return compile.call(this, content, filename);
     // Plain concatenation, not path.join: this runs for each of ~400 modules.
@@ -301,6 +318,10 @@ function installCodeCache(dir: string, quiet: boolean): void {
   process.once('exit', () => {
     if (writable) flush();
   });
+  return () => {
+    flush();
+    writable = false;
+  };
 }
 
 /** The `require` a module's code gets, as Node builds it. */

@@ -105,16 +105,19 @@ describe('the code cache of the commands', () => {
    * %GetOptimizationStatus's bits 4 (16, optimized: TurboFan) and 15 (32768, baseline code:
    * Sparkplug).
    */
-  function compiledWhen(cache: string, options: string, then = ''): Record<string, number> {
+  function compiledWhen(cache: string | undefined, options: string, then = '', nodeFlags: string[] = []): Record<string, number> {
     const script = [
       `const cc = require(${JSON.stringify(join(REPO, 'dist', 'src', 'cli', 'compile-cache.js'))});`,
-      `cc.enableCompileCache(${JSON.stringify(cache)}, ${options});`,
+      `cc.enableCompileCache(${cache === undefined ? 'undefined' : JSON.stringify(cache)}, ${options});`,
       'function hot(n) { let s = 0; for (let i = 0; i < n; i++) s += i % 7; return s; }',
       'const run = () => { for (let k = 0; k < 2000; k++) hot(1000); return %GetOptimizationStatus(hot) & (16 | 32768); };',
       'const seen = { before: run() };',
       `setTimeout(() => { seen.later = run(); ${then} process.stdout.write(JSON.stringify(seen)); }, cc.QUICK_START_MS + 50);`,
     ].join('\n');
-    const res = spawnSync(process.execPath, ['--allow-natives-syntax', '-e', script], { encoding: 'utf8' });
+    const res = spawnSync(process.execPath, [...nodeFlags, '--allow-natives-syntax', '-e', script], {
+      encoding: 'utf8',
+      env: cache === undefined ? { ...process.env, BRINE_COMPILE_CACHE: '0' } : process.env,
+    });
     expect(res.status, res.stderr).toBe(0);
     return JSON.parse(res.stdout) as Record<string, number>;
   }
@@ -128,6 +131,12 @@ describe('the code cache of the commands', () => {
     expect(seen.later & 16).toBe(16);
     // Its code cache is kept apart from the daemons' (V8 rejects cached code made under other flags).
     expect(readdirSync(join(cache, 'short'))).toEqual(['other']);
+  });
+
+  it('turns the compilers on after QUICK_START_MS with no cache, when node was started without them (bin/*)', () => {
+    const seen = compiledWhen(undefined, '{ shortLived: true }', '', ['--no-turbofan', '--no-sparkplug']);
+    expect(seen.before).toBe(0);
+    expect(seen.later & 16).toBe(16);
   });
 
   it("keeps each quiet command's entries apart from the others'", () => {
