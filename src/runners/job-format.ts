@@ -5,7 +5,8 @@
 import { RunnerArgError } from './errors';
 import { isDeepStrictEqual } from 'node:util';
 import { BrineError } from '../core/errors';
-import { isJid, jidToDate, jidToTime, MONTHS } from '../core/protocol/jid';
+import { isJid, jidToDate, jidToTime } from '../core/protocol/jid';
+import { MONTHS } from '../core/pycompat/time';
 import type { JobRecord, StoredReturn } from '../core/master/job-cache';
 import { unpackArgs } from '../core/protocol/salt-args';
 

@@ -7,6 +7,7 @@ import { MinionChannel, type ChannelSettings, type Session } from './channel-cli
 import type { RandomSource } from './sign-in-policy';
 import type { Transport } from '../transport/types';
 import type { MasterKeyMismatchError, MinionRejectedError } from './minion-errors';
+import { pyAsctime } from '../pycompat/time';
 
 /** The minion options the daemon uses: the channel's and the return retries. */
 export type MinionSettings = ChannelSettings & Pick<MinionConfig, 'return_retry_timer' | 'return_retry_tries'>;
@@ -122,7 +123,8 @@ export class Minion {
 
   private async announce(): Promise<void> {
     const id = this.settings.id;
-    const started = `Minion ${id} started at ${new Date().toString()}`;
+    // Salt's text: time.asctime(), as `Minion web1 started at Wed Dec  2 12:56:12 2026`.
+    const started = `Minion ${id} started at ${pyAsctime()}`;
     await this.sendGrains();
     await this.channel.request({ cmd: '_minion_event', id, tag: 'minion_start', data: started, pretag: null });
     await this.channel.request({ cmd: '_minion_event', id, tag: `salt/minion/${id}/start`, data: started, pretag: null });

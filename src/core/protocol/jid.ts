@@ -6,6 +6,7 @@
  * the last one it issued (as Salt's `gen_jid(unique=True)` does).
  */
 import { ProtocolError } from '../errors';
+import { MONTHS } from '../pycompat/time';
 
 const JID_RE = /^(\d{4})(\d{2})(\d{2})(\d{2})(\d{2})(\d{2})(\d{6})$/;
 
@@ -87,9 +88,6 @@ export function jidToDate(jid: string): Date {
   const [, y, mo, d, h, mi, sec, frac] = m.map(Number);
   return new Date(Date.UTC(y, mo - 1, d, h, mi, sec, Math.floor(frac / 1000)));
 }
-
-/** Month abbreviations, as Python's calendar.month_abbr[1:]. */
-export const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
 
 /**
  * Salt's jid_to_time, the start time it prints for a job: '' for text that is not shaped like a
