@@ -4,9 +4,8 @@
  * `file.extract_hash`), and http(s) downloads.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { basename, isAbsolute, join } from 'node:path';
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { basename, dirname, isAbsolute, join } from 'node:path';
 import { CommandExecutionError } from 'brine/plugin';
 import { HASH_BY_LENGTH } from './file-paths';
 
@@ -134,8 +133,12 @@ export function extractHash(text: string, fileName: string, source: string, sour
 /** The hex digest of data. */
 export const digest = (data: Buffer, type: string): string => createHash(type).update(data).digest('hex');
 
-/** Download an http(s) source to a temporary file; its path. */
-export async function download(url: string): Promise<string> {
+/**
+ * Download an http(s) source into the minion's cache, where Salt's fileclient keeps it
+ * (`_extrn_path`: `<cachedir>/extrn_files/<saltenv>/<host without ':'>/<path>[-<query>]`, the
+ * place cp.get_url also uses); its path. Written to a temporary name and renamed.
+ */
+export async function download(url: string, cachedir: string, saltenv: string): Promise<string> {
   if (schemeOf(url) === 'ftp')
     throw new CommandExecutionError(`Failed to cache ${url}: ftp sources are not supported by brine; use http(s)`);
   let res: Response;
@@ -145,7 +148,13 @@ export async function download(url: string): Promise<string> {
     throw new CommandExecutionError(`Failed to cache ${url}: ${(err as Error).message}`);
   }
   if (!res.ok) throw new CommandExecutionError(`Failed to cache ${url}: Error: ${res.status} reading ${url}`);
-  const path = join(mkdtempSync(join(tmpdir(), 'brine-dl-')), basename(new URL(url).pathname) || 'download');
-  writeFileSync(path, Buffer.from(await res.arrayBuffer()));
+  const parsed = new URL(url);
+  const name = parsed.search ? `${parsed.pathname}-${parsed.search.slice(1)}` : parsed.pathname;
+  // A URL of a folder (`http://host/`) names no file: its body is kept as `download` in that folder.
+  const path = join(cachedir, 'extrn_files', saltenv, parsed.host.replace(/:/g, ''), name.endsWith('/') ? `${name}download` : name);
+  mkdirSync(dirname(path), { recursive: true });
+  const part = `${path}.part-${process.pid}`;
+  writeFileSync(part, Buffer.from(await res.arrayBuffer()));
+  renameSync(part, path);
   return path;
 }

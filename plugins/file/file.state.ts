@@ -161,7 +161,7 @@ export class FileStates extends FileEditStates {
 
   /** The text of a hash file named by source_hash (salt://, local or http(s)). */
   private async readHashFile(url: string, ctx: StateContext): Promise<string | null> {
-    if (isRemote(url)) return readFileSync(await download(url), 'utf8');
+    if (isRemote(url)) return readFileSync(await download(url, this.cachedir(), ctx.saltenv ?? 'base'), 'utf8');
     const local = schemeOf(url) === 'salt' ? await needed(ctx.cacheFile, 'cacheFile')(url) : localPath(url);
     return local && existsSync(local) ? readFileSync(local, 'utf8') : null;
   }
@@ -342,7 +342,7 @@ export class FileStates extends FileEditStates {
       // The target already has the declared hash: nothing to fetch.
       if (!args.template && isFile(name) && digest(readFileSync(name), sum.hash_type) === sum.hsum) return { data: readFileSync(name) };
     }
-    if (sfn === null) sfn = await download(source);
+    if (sfn === null) sfn = await download(source, this.cachedir(), ctx.saltenv ?? 'base');
     const raw = readFileSync(sfn);
     if (sum) {
       const actual = digest(raw, sum.hash_type);

@@ -108,6 +108,10 @@ describe('file.managed', () => {
     const ok = await single('file.managed', `${d}/r.txt`, { source: `${http}/remote.txt`, source_hash: `sha256=${sha('remote\n')}` });
     expect(ok).toMatchObject({ result: true, changes: { diff: 'New file' } });
     expect(readFileSync(`${d}/r.txt`, 'utf8')).toBe('remote\n');
+    // Downloaded where Salt's fileclient keeps it (extrn_files in the minion's cachedir), not in a temporary folder left behind.
+    expect(readFileSync(join(cachedir, 'extrn_files', 'base', new URL(http).host.replace(/:/g, ''), 'remote.txt'), 'utf8')).toBe(
+      'remote\n',
+    );
     const viaFile = await single('file.managed', `${d}/r2.txt`, { source: `${http}/remote.txt`, source_hash: `${http}/hashes` });
     expect(viaFile.result).toBe(true);
     const bad = 'a'.repeat(64);
