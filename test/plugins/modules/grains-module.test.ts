@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import YAML from 'yaml';
 import { createHarness } from 'brine/testing';
@@ -9,6 +8,9 @@ import { Executor } from '../../../src/plugins/executor';
 import { PluginLoader } from '../../../src/plugins/loader/loader';
 import { StaticConfig } from '../../../src/plugins/services/config';
 import { StreamLogger } from '../../../src/plugins/services/logger';
+import { tempDirs } from '../../support/temp-dirs';
+
+const tempDir = tempDirs('brine-grains-');
 
 const GRAINS = { os: 'Debian', os_family: 'Debian', pkg: { apache: 'httpd' }, ipv4: ['127.0.0.1', '192.0.2.2'], empty: '' };
 
@@ -38,7 +40,7 @@ describe('grains module', () => {
   });
 
   it('setval/setvals/delval write the grains file next to the config and update grains', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'brine-grains-'));
+    const dir = tempDir();
     const plugins = await new PluginLoader({
       config: new StaticConfig({ id: 'web1', conf_file: join(dir, 'minion'), grains: { role: 'db' } }),
       logger: new StreamLogger('error', () => undefined),
@@ -66,7 +68,7 @@ describe('grains module', () => {
   });
 
   it("set works on nested keys as Salt's does, persists into the grains file, and delval/delkey go through it", async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'brine-grains-set-'));
+    const dir = tempDir();
     const plugins = await new PluginLoader({
       config: new StaticConfig({ id: 'web1', conf_file: join(dir, 'minion') }),
       logger: new StreamLogger('error', () => undefined),
