@@ -139,16 +139,27 @@ export const digest = (data: Buffer, type: string): string => createHash(type).u
  * place cp.get_url also uses); its path. Written to a temporary name and renamed.
  */
 export async function download(url: string, cachedir: string, saltenv: string): Promise<string> {
+  // Salt's redact_http_basic_auth: a password in the URL never reaches a message.
+  const shown = url.replace(/^(https?):\/\/[^/]*@/i, '$1://<redacted>@');
   if (schemeOf(url) === 'ftp')
-    throw new CommandExecutionError(`Failed to cache ${url}: ftp sources are not supported by brine; use http(s)`);
+    throw new CommandExecutionError(`Failed to cache ${shown}: ftp sources are not supported by brine; use http(s)`);
+  const parsed = new URL(url);
+  // `user:password@` in the URL is HTTP basic authentication, as Salt's http.query makes it (fetch refuses such URLs).
+  const headers: Record<string, string> = {};
+  if (parsed.username || parsed.password) {
+    const pair = `${decodeURIComponent(parsed.username)}:${decodeURIComponent(parsed.password)}`;
+    headers.Authorization = `Basic ${Buffer.from(pair).toString('base64')}`;
+  }
+  const plain = new URL(parsed.href);
+  plain.username = '';
+  plain.password = '';
   let res: Response;
   try {
-    res = await fetch(url);
+    res = await fetch(plain, { headers });
   } catch (err) {
-    throw new CommandExecutionError(`Failed to cache ${url}: ${(err as Error).message}`);
+    throw new CommandExecutionError(`Failed to cache ${shown}: ${(err as Error).message}`);
   }
-  if (!res.ok) throw new CommandExecutionError(`Failed to cache ${url}: Error: ${res.status} reading ${url}`);
-  const parsed = new URL(url);
+  if (!res.ok) throw new CommandExecutionError(`Failed to cache ${shown}: Error: ${res.status} reading ${shown}`);
   const name = parsed.search ? `${parsed.pathname}-${parsed.search.slice(1)}` : parsed.pathname;
   // A URL of a folder (`http://host/`) names no file: its body is kept as `download` in that folder.
   const path = join(cachedir, 'extrn_files', saltenv, parsed.host.replace(/:/g, ''), name.endsWith('/') ? `${name}download` : name);

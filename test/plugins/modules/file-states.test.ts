@@ -68,6 +68,11 @@ beforeAll(async () => {
     config: { file_client: 'local', file_roots: { base: [states] }, cachedir },
   });
   server = createServer((req, res) => {
+    // /private.txt wants HTTP basic authentication as user "deploy", password "s3cr:et".
+    if (req.url === '/private.txt' && req.headers.authorization !== `Basic ${Buffer.from('deploy:s3cr:et').toString('base64')}`) {
+      res.statusCode = 401;
+      return void res.end();
+    }
     const body = req.url === '/hashes' ? `${sha('remote\n')}  remote.txt\n` : 'remote\n';
     res.end(req.method === 'HEAD' ? undefined : body);
   });
@@ -112,6 +117,18 @@ describe('file.managed', () => {
     expect(readFileSync(join(cachedir, 'extrn_files', 'base', new URL(http).host.replace(/:/g, ''), 'remote.txt'), 'utf8')).toBe(
       'remote\n',
     );
+    // user:password in the URL is basic authentication; the password never shows in a comment.
+    const authed = http.replace('//', '//deploy:s3cr%3Aet@');
+    const priv = await single('file.managed', `${d}/p.txt`, { source: `${authed}/private.txt`, skip_verify: true });
+    expect(priv.result).toBe(true);
+    expect(readFileSync(`${d}/p.txt`, 'utf8')).toBe('remote\n');
+    const denied = await single('file.managed', `${d}/p2.txt`, {
+      source: `${http.replace('//', '//deploy:wrong@')}/private.txt`,
+      skip_verify: true,
+    });
+    expect(denied.result).toBe(false);
+    expect(denied.comment).toContain(`Failed to cache ${http.replace('//', '//<redacted>@')}/private.txt: Error: 401`);
+    expect(denied.comment).not.toContain('wrong');
     const viaFile = await single('file.managed', `${d}/r2.txt`, { source: `${http}/remote.txt`, source_hash: `${http}/hashes` });
     expect(viaFile.result).toBe(true);
     const bad = 'a'.repeat(64);
