@@ -342,7 +342,15 @@ export class FileStates extends FileEditStates {
       // The target already has the declared hash: nothing to fetch.
       if (!args.template && isFile(name) && digest(readFileSync(name), sum.hash_type) === sum.hsum) return { data: readFileSync(name) };
     }
-    if (sfn === null) sfn = await download(source, this.cachedir(), ctx.saltenv ?? 'base');
+    if (sfn === null) {
+      try {
+        sfn = await download(source, this.cachedir(), ctx.saltenv ?? 'base');
+      } catch (err) {
+        // Salt's get_managed returns the failed download as the state's comment, as it is.
+        if (err instanceof CommandExecutionError) return { comment: err.message };
+        throw err;
+      }
+    }
     const raw = readFileSync(sfn);
     if (sum) {
       const actual = digest(raw, sum.hash_type);

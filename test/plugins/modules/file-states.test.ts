@@ -27,6 +27,7 @@ import { createHarness, type Harness } from 'brine/testing';
 import { BUILTIN_PLUGINS } from '../../../src/plugins/builtins';
 import { serializeData } from '../../../plugins/file/file-serialize';
 import { extractHash } from '../../../plugins/file/file-source';
+import { freePort } from '../../../scripts/free-port';
 
 const root = mkdtempSync(join(tmpdir(), 'brine-filestates-'));
 const states = join(root, 'states');
@@ -127,8 +128,13 @@ describe('file.managed', () => {
       skip_verify: true,
     });
     expect(denied.result).toBe(false);
-    expect(denied.comment).toContain(`Failed to cache ${http.replace('//', '//<redacted>@')}/private.txt: Error: 401`);
-    expect(denied.comment).not.toContain('wrong');
+    // The reference Salt 3007's words for the same request (salt-call --local state.single file.managed against this server).
+    expect(denied.comment).toBe(
+      `Failed to cache ${http.replace('//', '//<redacted>@')}/private.txt: Error: HTTP 401: Unauthorized reading /private.txt`,
+    );
+    const refusedAt = `http://127.0.0.1:${await freePort()}/x.txt`;
+    const refused = await single('file.managed', `${d}/p3.txt`, { source: refusedAt, skip_verify: true });
+    expect(refused.comment).toBe(`Failed to cache ${refusedAt}: Error: [Errno 111] Connection refused reading /x.txt`);
     const viaFile = await single('file.managed', `${d}/r2.txt`, { source: `${http}/remote.txt`, source_hash: `${http}/hashes` });
     expect(viaFile.result).toBe(true);
     const bad = 'a'.repeat(64);
