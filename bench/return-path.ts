@@ -146,7 +146,7 @@ export async function runReturnPathBench(minions = 1000, jobs = 7, cacheKind: Re
     }),
     limits: { maxRequestSize: 64 * 1024 * 1024, replays: new ReplayGuard(300) },
   });
-  for (const id of ids) sessions.open(id, minionPair.publicPem).tok = tok;
+  for (const id of ids) sessions.open(id, minionPair.publicPem).tok = tok.toString('latin1');
   const peer = Buffer.from('peer');
   const perJobUs: number[] = [];
   const wallMs: number[] = [];

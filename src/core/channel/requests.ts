@@ -79,10 +79,11 @@ export function buildAesRequest(opts: AesRequestOptions): { bytes: Buffer; nonce
 export interface SessionLookupResult {
   sessionKey: SymmetricKey;
   /**
-   * The minion's `tok` as already verified once: then a byte comparison is enough. Without it,
-   * `publicKey` must be given and the tok is opened with it (X9.31) and must read `salt`.
+   * The minion's `tok` as already verified once (bytes, or their latin1 text): then a byte
+   * comparison is enough. Without it, `publicKey` must be given and the tok is opened with it
+   * (X9.31) and must read `salt`.
    */
-  tok?: Buffer;
+  tok?: Buffer | string;
   publicKey?: RsaKeyInput;
 }
 export type SessionLookup = (id: string) => SessionLookupResult | undefined;
@@ -141,7 +142,8 @@ export function openAesEnvelope(env: AesRequestEnvelope, lookup: SessionLookup):
   if (load.id !== env.id) {
     throw new ProtocolError('BAD_LOAD', `aes request: load id '${load.id}' differs from envelope id '${env.id}'`);
   }
-  if (!(session.tok ? sameBytes(load.tok, session.tok) : tokSignedBy(session.publicKey, load.tok))) {
+  const known = typeof session.tok === 'string' ? Buffer.from(session.tok, 'latin1') : session.tok;
+  if (!(known ? sameBytes(load.tok, known) : tokSignedBy(session.publicKey, load.tok))) {
     throw new CryptoError('BAD_TOK', `aes request from '${env.id}': tok does not match the minion's key`);
   }
   return { enc: 'aes', id: env.id, nonce: load.nonce, load };

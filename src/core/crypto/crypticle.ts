@@ -67,6 +67,11 @@ export class Crypticle {
     this.hmacKey = key.subarray(AES_KEY_BYTES);
   }
 
+  /** The key string this Crypticle was made from (base64 of its 56 bytes). */
+  keyString(): string {
+    return Buffer.from(this.aesKey.buffer, this.aesKey.byteOffset, KEY_BYTES).toString('base64');
+  }
+
   /** IV || AES-192-CBC(plain) || HMAC-SHA256, with a fresh random IV. */
   encrypt(plain: Buffer): Buffer {
     return this.encryptWithIv(asBytes(plain, 'plaintext'), freshIv());

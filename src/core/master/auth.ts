@@ -129,7 +129,7 @@ export class AuthService {
   private async accept(req: AuthRequest): Promise<Buffer> {
     // The minion's session key lives across its sign-ins (see Sessions): requests its other
     // channels have in flight stay readable. Its key was checked by authDecision.
-    const { sessionKey } = this.sessions.open(req.id, req.pub);
+    const sessionKey = this.sessions.open(req.id, req.pub).crypticle.keyString();
     // The publish key and its signature are read together, so a rotation meanwhile cannot pair
     // one key with the other's signature.
     const { keyString: aesKey, sig: aesSig } = this.publishKey;

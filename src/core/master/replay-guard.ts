@@ -6,55 +6,95 @@
  */
 import { textHash52 } from '../text-hash';
 
-/** Nonces remembered at most; beyond it the oldest bucket goes (a flood, not a fleet's pace). */
+/** Nonces remembered at most; beyond it the oldest go (a flood, not a fleet's pace). */
 const MAX_REMEMBERED = 500_000;
 
 /** Buckets per ttl: a nonce is kept at most ttl / BUCKETS_PER_TTL past the moment it could matter. */
 const BUCKETS_PER_TTL = 4;
 
-/** The table is rebuilt without its forgotten keys once this share of its slots has ever been used. */
-const REBUILD_AT = 0.75;
+/** Slots of the first generation: 32 KiB, what a small master ever needs. */
+const MIN_SLOTS = 4096;
 
 /**
  * (id, nonce) as a 52-bit number, exact in a double. Two different requests share a key with odds
  * of 1 in 2^52 for each nonce remembered (a nonce is 128 random bits, Salt's uuid4().hex); the later
  * one is then refused as a replay, and its minion signs in again and sends it anew. 0 marks an
- * empty slot of the table, so a key of 0 is taken as 1.
+ * empty slot of a table, so a key of 0 is taken as 1.
  */
 function replayKey(id: string, nonce: string): number {
   return textHash52(id, nonce) || 1;
 }
 
 /**
- * The nonces are kept in one open-addressing table of typed arrays, made once at its full size:
- * per slot the key (a double), the bucket its request's `ts` goes stale in, and when it was put
- * there (ints), 16 bytes a slot and twice as many slots as nonces remembered (16 MiB at the cap of
- * 500,000). A key whose bucket has gone stale, or that the cap let go of, is forgotten where it
- * lies: lookups step over it, an insert takes its slot, and the table is rebuilt without such
- * keys once three quarters of its slots have been used. So the guard's memory is the same from
- * its first request on, where a Set of numbers and arrays of keys per bucket grew to about 25 MiB
- * at the cap, reached only after minutes at 10,000 minions (a 600 s soak counted that growth as
- * the master's: docs/scaling.md).
+ * The nonces put in while this generation was the newest: an open-addressing table of keys, at
+ * most half full, and how many of its keys go stale in each bucket. A key whose bucket went stale
+ * stays in the table (only its count goes): a fresh request never carries it, since its ts would
+ * be stale too. The generation goes as a whole when none of its keys is live any more.
+ */
+class Generation {
+  readonly keys: Float64Array;
+  readonly capacity: number;
+  count = 0;
+  /** Keys per bucket (relative), live ones only. */
+  readonly perBucket = new Map<number, number>();
+  live = 0;
+
+  constructor(keys: Float64Array, capacity: number) {
+    this.keys = keys;
+    this.capacity = capacity;
+  }
+
+  has(key: number): boolean {
+    const { keys } = this;
+    const mask = keys.length - 1;
+    for (let i = (key >>> 0) & mask; keys[i] !== 0; i = (i + 1) & mask) {
+      if (keys[i] === key) return true;
+    }
+    return false;
+  }
+
+  add(key: number, bucket: number): void {
+    const { keys } = this;
+    const mask = keys.length - 1;
+    let i = (key >>> 0) & mask;
+    while (keys[i] !== 0) i = (i + 1) & mask;
+    keys[i] = key;
+    this.count++;
+    this.live++;
+    this.perBucket.set(bucket, (this.perBucket.get(bucket) ?? 0) + 1);
+  }
+
+  /** Forgets the counts of buckets up to `last`; returns how many keys went stale. */
+  forgetUpTo(last: number): number {
+    let gone = 0;
+    for (const [bucket, n] of this.perBucket) {
+      if (bucket > last) continue;
+      gone += n;
+      this.perBucket.delete(bucket);
+    }
+    this.live -= gone;
+    return gone;
+  }
+}
+
+/**
+ * The nonces are kept in generations, newest last: each a table of its own, filled until half
+ * full, then a new one is started. A generation goes once all its keys are stale, or when the cap
+ * needs its room (the oldest first). A new generation is twice the size of the one before while
+ * older ones still hold live keys (requests come faster than they go stale), up to half the cap:
+ * so the memory follows the request rate, from 32 KiB for a small master to 8 bytes a slot and
+ * twice as many slots as nonces at the cap (8 MiB at 500,000), where one table of 16-byte slots
+ * made at its full size held 16 MiB from the first request (docs/scaling.md). At least the newest
+ * full generation is always remembered: half the cap once the generations have grown to it.
  */
 export class ReplayGuard {
   private readonly bucketMs: number;
-  private readonly slots: number;
-  private keys: Float64Array;
-  /** Each slot's bucket, relative to `base` (buckets are `(ts + ttl) / bucketMs`, too large for an int). */
-  private buckets: Int32Array;
-  /** When each slot's key was put there: the count of keys remembered before it, since the last rebuild. */
-  private stamps: Int32Array;
   private readonly base: number;
-  /** Keys remembered per bucket (relative). */
-  private perBucket = new Map<number, number>();
+  private readonly maxGeneration: number;
+  private generations: Generation[] = [];
   /** Buckets at or under this are forgotten: every ts in them is stale. */
   private staleUpTo = -Infinity;
-  /** Keys stamped at or under this are forgotten: the cap let them go. */
-  private droppedUpTo = 0;
-  private stamp = 0;
   private remembered = 0;
-  /** Slots that ever held a key since the last rebuild, forgotten or not: a lookup stops only at one never used. */
-  private used = 0;
 
   constructor(
     /** Seconds; 0 turns the check off. */
@@ -64,10 +104,7 @@ export class ReplayGuard {
   ) {
     this.bucketMs = Math.max(1, (ttlSeconds * 1000) / BUCKETS_PER_TTL);
     this.base = Math.floor(now() / this.bucketMs);
-    this.slots = ttlSeconds > 0 ? 2 ** Math.ceil(Math.log2(Math.max(16, 2 * maxRemembered))) : 0;
-    this.keys = new Float64Array(this.slots);
-    this.buckets = new Int32Array(this.slots);
-    this.stamps = new Int32Array(this.slots);
+    this.maxGeneration = Math.max(1, Math.floor(maxRemembered / 2));
   }
 
   /** Why the request is a replay or stale, or undefined when it is fresh (and now remembered). */
@@ -80,15 +117,14 @@ export class ReplayGuard {
     }
     // A bucket is stale once every ts in it is: from then on the ts check alone refuses a replay.
     this.forgetStale(Math.floor(now / this.bucketMs) - 1 - this.base);
+    const key = replayKey(id, nonce);
+    for (const generation of this.generations) {
+      if (generation.has(key)) return 'its nonce was already used (a replayed request)';
+    }
     // Kept until its ts is stale.
     const bucket = Math.floor((ts * 1000 + ttlMs) / this.bucketMs) - this.base;
-    if (!this.remember(replayKey(id, nonce), bucket, ++this.stamp)) return 'its nonce was already used (a replayed request)';
-    this.perBucket.set(bucket, (this.perBucket.get(bucket) ?? 0) + 1);
+    this.newest().add(key, bucket);
     this.remembered++;
-    // Over the cap (a flood, not a fleet's pace) the oldest half goes; rebuilt when a quarter of
-    // the slots hold forgotten keys, or before the stamps could overflow.
-    if (this.remembered > this.maxRemembered) this.rebuild(this.stamp - Math.ceil(this.maxRemembered / 2));
-    else if (this.used > REBUILD_AT * this.slots || this.stamp >= 2 ** 30) this.rebuild(this.droppedUpTo);
     return undefined;
   }
 
@@ -97,64 +133,49 @@ export class ReplayGuard {
     return this.remembered;
   }
 
-  private forgotten(i: number): boolean {
-    return this.buckets[i] <= this.staleUpTo || this.stamps[i] <= this.droppedUpTo;
+  /** Slots held by all generations (8 bytes each): for tests and the bench. */
+  get slots(): number {
+    let slots = 0;
+    for (const generation of this.generations) slots += generation.keys.length;
+    return slots;
   }
 
-  /** Puts the key in the table, or returns false when it is there and not forgotten. */
-  private remember(key: number, bucket: number, stamp: number): boolean {
-    const { keys } = this;
-    const mask = this.slots - 1;
-    let free = -1;
-    let i = (key >>> 0) & mask;
-    for (; keys[i] !== 0; i = (i + 1) & mask) {
-      const forgotten = this.forgotten(i);
-      if (!forgotten && keys[i] === key) return false;
-      if (forgotten && free < 0) free = i;
+  /** The generation to put a key in: the newest, or a new one when it is full. */
+  private newest(): Generation {
+    const last = this.generations[this.generations.length - 1];
+    if (last !== undefined && last.count < last.capacity) return last;
+    // Older generations with live keys left mean keys outlive a generation: the next is larger.
+    const capacity =
+      last === undefined
+        ? Math.min(MIN_SLOTS / 2, this.maxGeneration)
+        : this.generations.some((g) => g !== last && g.live > 0)
+          ? Math.min(2 * last.capacity, this.maxGeneration)
+          : last.capacity;
+    // The cap: room for the new generation is made by dropping the oldest (all older ones are full).
+    this.generations = this.generations.filter((g) => g.live > 0);
+    let held = capacity;
+    for (const generation of this.generations) held += generation.count;
+    let dropped: Float64Array | undefined;
+    while (held > this.maxRemembered && this.generations.length > 0) {
+      const oldest = this.generations.shift()!;
+      held -= oldest.count;
+      this.remembered -= oldest.live;
+      dropped = oldest.keys;
     }
-    // The whole run of used slots was read: a forgotten key's slot in it can take this one.
-    if (free < 0) {
-      free = i;
-      this.used++;
-    }
-    keys[free] = key;
-    this.buckets[free] = bucket;
-    this.stamps[free] = stamp;
-    return true;
+    const slots = Math.max(MIN_SLOTS, 2 ** Math.ceil(Math.log2(2 * capacity)));
+    // At the cap a dropped table is the size of the next: cleared and used again, the master's
+    // memory stays as it is instead of freeing 4 MiB and taking it again every 250,000 requests.
+    const generation = new Generation(dropped?.length === slots ? dropped.fill(0) : new Float64Array(slots), capacity);
+    this.generations.push(generation);
+    return generation;
   }
 
-  /** Forgets the buckets up to `last` (relative). */
+  /** Forgets the buckets up to `last` (relative), and the generations left with no live key. */
   private forgetStale(last: number): void {
     if (last <= this.staleUpTo) return;
     this.staleUpTo = last;
-    for (const [bucket, count] of this.perBucket) {
-      if (bucket > last) continue;
-      this.remembered -= count;
-      this.perBucket.delete(bucket);
-    }
-  }
-
-  /**
-   * The table again with only the keys stamped after `dropUpTo` and not stale, their stamps
-   * counted from there. A few milliseconds for a full table: once every few hundred thousand
-   * requests.
-   */
-  private rebuild(dropUpTo: number): void {
-    const { keys, buckets, stamps } = this;
-    const live = (i: number) => keys[i] !== 0 && buckets[i] > this.staleUpTo && stamps[i] > dropUpTo;
-    this.keys = new Float64Array(this.slots);
-    this.buckets = new Int32Array(this.slots);
-    this.stamps = new Int32Array(this.slots);
-    this.perBucket = new Map();
-    this.used = 0;
-    this.remembered = 0;
-    this.droppedUpTo = 0;
-    for (let i = 0; i < keys.length; i++) {
-      if (!live(i)) continue;
-      this.remember(keys[i], buckets[i], stamps[i] - dropUpTo);
-      this.perBucket.set(buckets[i], (this.perBucket.get(buckets[i]) ?? 0) + 1);
-      this.remembered++;
-    }
-    this.stamp -= dropUpTo;
+    for (const generation of this.generations) this.remembered -= generation.forgetUpTo(last);
+    // The newest too: after a quiet ttl the next request starts small again.
+    this.generations = this.generations.filter((g) => g.live > 0);
   }
 }

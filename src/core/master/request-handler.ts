@@ -180,9 +180,9 @@ export class RequestHandler {
     // The opener checks the HMAC, that the load's id is the envelope's, and the tok against the
     // minion's key (verified once with RSA, then compared as bytes).
     const { load, nonce, crypticle } = this.openWithSessionKey(session, envelope);
-    // Kept in memory of its own: the decoder's copy is a slice of Node's 8 KiB buffer pool, and
-    // one such slice per session held a whole slab each (78 MiB at 10,000 minions).
-    session.tok ??= Buffer.from(new Uint8Array(load.tok).buffer);
+    // Kept as text of its own: the decoder's copy is a slice of Node's 8 KiB buffer pool, and one
+    // such slice per session held a whole slab each (78 MiB at 10,000 minions).
+    session.tok ??= load.tok.toString('latin1');
     const replay = this.limits.replays?.check(session.id, nonce, load.ts);
     if (replay !== undefined) {
       this.log.warning(`Refused a ${logField(load.cmd, 40)} request from ${session.id}: ${replay}`);

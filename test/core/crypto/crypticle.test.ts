@@ -45,6 +45,8 @@ describe('Crypticle', () => {
     expect(key).toHaveLength(76);
     expect(Buffer.from(key, 'base64')).toHaveLength(56);
     const c = new Crypticle(key);
+    // The master hands a session's key out again from its Crypticle alone.
+    expect(c.keyString()).toBe(key);
     for (const size of [0, 1, 15, 16, 17, 1000]) {
       const plain = Buffer.alloc(size, 7);
       const enc = c.encrypt(plain);

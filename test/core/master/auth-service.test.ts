@@ -88,7 +88,7 @@ describe('AuthService', () => {
     const reply = await t.signIn('web1', minionA, 'a-token-for-the-master');
     if (reply.kind !== 'accepted') throw new Error(`expected accepted, got ${reply.kind}`);
     expect(reply.aesKey).toBe(t.publishKey.keyString);
-    expect(reply.sessionKey).toBe(t.sessions.get('web1')?.sessionKey);
+    expect(reply.sessionKey).toBe(t.sessions.get('web1')?.crypticle.keyString());
     expect(reply.publishPort).toBe(4505);
     // The token came back: proof the master holds the private key the minion encrypted it to.
     expect(reply.token?.toString()).toBe('a-token-for-the-master');

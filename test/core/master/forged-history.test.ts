@@ -110,8 +110,10 @@ describe('ReplayGuard', () => {
     expect(guard.check('web2', 'n1', ts)).toBeUndefined();
     now += 61_000;
     expect(guard.check('web1', 'n1', ts)).toMatch(/request_server_ttl/);
+    expect(guard.size).toBe(2);
     now += 15_000;
-    expect(guard.check('web1', 'n1', now / 1000)).toBeUndefined();
+    expect(guard.check('web1', 'n2', now / 1000)).toBeUndefined();
+    expect(guard.size).toBe(1);
     expect(new ReplayGuard(0).check('x', 'n', 0)).toBeUndefined();
   });
 });

@@ -84,7 +84,7 @@ describe('ReplayGuard', () => {
   });
 
   // At 10,000 minions and a job every few seconds the guard sits at its cap of 500,000 nonces.
-  it('holds its nonces in one table made at its full size: 16 MiB for 500,000, the same at 100,000 nonces as at 400,000', () => {
+  it('holds 8 bytes a slot, twice as many slots as nonces: 32 KiB for a small master, at most 8 MiB at the cap of 500,000', () => {
     const held = () => {
       gc();
       gc(); // a second pass frees what the first only found (weak references, finalizers)
@@ -92,24 +92,50 @@ describe('ReplayGuard', () => {
       return heapUsed + arrayBuffers;
     };
     const ids = Array.from({ length: 10_000 }, (_, i) => `bench-${i}`);
-    const nonces = Array.from({ length: 400_000 }, () => randomBytes(16).toString('hex'));
+    const nonces = Array.from({ length: 1_200_000 }, () => randomBytes(16).toString('hex'));
     const before = held();
-    const { guard } = guardAt();
+    const { guard, clock } = guardAt();
     let refused = 0;
-    for (let i = 0; i < 100_000; i++) if (guard.check(ids[i % 10_000], nonces[i], T0 / 1000) !== undefined) refused++;
-    const at100k = held();
-    for (let i = 100_000; i < nonces.length; i++) if (guard.check(ids[i % 10_000], nonces[i], T0 / 1000) !== undefined) refused++;
-    const at400k = held();
+    // A small master: a thousand requests within the ttl.
+    for (let i = 0; i < 1000; i++) if (guard.check(ids[i % 10_000], nonces[i], T0 / 1000) !== undefined) refused++;
+    expect(guard.slots).toBe(4096);
+    // A fleet of 10,000 at 4,000 requests a second for 300 s: past the cap.
+    for (let i = 1000; i < nonces.length; i++) {
+      if (i % 4 === 0) clock.now += 1;
+      if (guard.check(ids[i % 10_000], nonces[i], clock.now / 1000) !== undefined) refused++;
+    }
+    const atCap = held();
     expect(refused).toBe(0);
-    expect(guard.size).toBe(400_000);
+    expect(guard.size).toBeLessThanOrEqual(500_000);
+    expect(guard.size).toBeGreaterThanOrEqual(250_000);
+    expect(guard.slots).toBeLessThanOrEqual(2 ** 20);
     const MiB = 1024 * 1024;
-    expect((at100k - before) / MiB).toBeLessThan(16.5);
-    expect((at400k - at100k) / MiB).toBeLessThan(1);
-    expect(guard.check('bench-7', nonces[7], T0 / 1000)).toMatch(/already used/);
+    expect((atCap - before) / MiB).toBeLessThan(8.5);
+    // The newest 250,000 are all still refused as replays.
+    for (let i = nonces.length - 250_000; i < nonces.length; i += 997) {
+      expect(guard.check(ids[i % 10_000], nonces[i], clock.now / 1000)).toMatch(/already used/);
+    }
   });
 
-  it('reuses the slots of forgotten nonces and rebuilds its table, refusing every replay still within the ttl', () => {
-    // 200 requests a second for 100 s through a table of 2^13 slots: its slots are used over many times.
+  it('always remembers at least the newest half of its cap once at it, and gives the memory back when the pace drops', () => {
+    const { guard, clock } = guardAt(300, 10_000);
+    for (let i = 0; i < 60_000; i++) {
+      clock.now += 1;
+      expect(guard.check('m', `n${i}`, clock.now / 1000)).toBeUndefined();
+      if (i >= 20_000 && i % 101 === 0) {
+        for (const back of [1, 2_500, 4_999]) expect(guard.check('m', `n${i - back}`, clock.now / 1000)).toMatch(/already used/);
+      }
+    }
+    expect(guard.slots).toBeGreaterThanOrEqual(2 * 8192);
+    // Quiet for longer than the ttl: the old generations go with their last live key.
+    clock.now += 400_000;
+    guard.check('m', 'after', clock.now / 1000);
+    expect(guard.size).toBe(1);
+    expect(guard.slots).toBeLessThanOrEqual(8192);
+  });
+
+  it('starts new generations and drops old ones, refusing every replay still within the ttl', () => {
+    // 200 requests a second for 100 s with a cap of 4,000: generations of 2,000 come and go.
     const { guard, clock } = guardAt(10, 4000);
     const sent: Array<{ id: string; nonce: string; ts: number }> = [];
     for (let i = 0; i < 20_000; i++) {

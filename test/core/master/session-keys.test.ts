@@ -158,10 +158,10 @@ describe('Sessions', () => {
     const pub = key();
     const a = sessions.open('m1', pub);
     now += 59_000;
-    expect(sessions.open('m1', pub).sessionKey).toBe(a.sessionKey);
+    expect(sessions.open('m1', pub).crypticle.keyString()).toBe(a.crypticle.keyString());
     now += 1_000;
     const b = sessions.open('m1', pub);
-    expect(b.sessionKey).not.toBe(a.sessionKey);
+    expect(b.crypticle.keyString()).not.toBe(a.crypticle.keyString());
     // The replaced key still opens requests that were in flight, for the grace period only.
     expect(sessions.previousKey(b)).toBe(a.crypticle);
     now += 5_000;
@@ -178,9 +178,9 @@ describe('Sessions', () => {
       const a = new Sessions(opts).open('m1', pub);
       const restarted = new Sessions(opts);
       expect(restarted.connected('m1')).toBe(false); // not since this restart
-      expect(restarted.get('m1')?.sessionKey).toBe(a.sessionKey);
+      expect(restarted.get('m1')?.crypticle.keyString()).toBe(a.crypticle.keyString());
       expect(restarted.connected('m1')).toBe(true); // it sent a request
-      expect(restarted.open('m1', pub).sessionKey).toBe(a.sessionKey);
+      expect(restarted.open('m1', pub).crypticle.keyString()).toBe(a.crypticle.keyString());
       expect(new Sessions(opts).get('m2')).toBeUndefined();
       expect(new Sessions(opts).get('../m1')).toBeUndefined();
       now += 3600_000;
@@ -200,7 +200,7 @@ describe('Sessions', () => {
     const sessions = new Sessions();
     const pub = key();
     const a = sessions.open('m1', pub);
-    expect(sessions.open('m1', `${pub.trim().split('\n').join('\r\n')}\r\n`).sessionKey).toBe(a.sessionKey);
+    expect(sessions.open('m1', `${pub.trim().split('\n').join('\r\n')}\r\n`).crypticle.keyString()).toBe(a.crypticle.keyString());
   });
 
   it('starts afresh for another public key and after the session ended', () => {
@@ -208,10 +208,10 @@ describe('Sessions', () => {
     const pub = key();
     const a = sessions.open('m1', pub);
     const replaced = sessions.open('m1', key());
-    expect(replaced.sessionKey).not.toBe(a.sessionKey);
+    expect(replaced.crypticle.keyString()).not.toBe(a.crypticle.keyString());
     expect(sessions.previousKey(replaced)).toBeUndefined();
     sessions.end('m1');
     expect(sessions.get('m1')).toBeUndefined();
-    expect(sessions.open('m1', pub).sessionKey).not.toBe(replaced.sessionKey);
+    expect(sessions.open('m1', pub).crypticle.keyString()).not.toBe(replaced.crypticle.keyString());
   });
 });
