@@ -37,6 +37,19 @@ function internStrings(value: unknown): unknown {
   return value;
 }
 
+/** One empty list and one empty map for all minions: grains are full of them (gpus, ssds, fqdns...). */
+const EMPTY_LIST: readonly unknown[] = Object.freeze([]);
+const EMPTY_MAP: Readonly<Record<string, unknown>> = Object.freeze({});
+
+/** The shared empty list or map when `value` is a plain empty one the decoder made, else undefined. */
+function sharedEmpty(value: unknown): unknown {
+  if (value === null || typeof value !== 'object') return undefined;
+  if (Array.isArray(value)) return value.length === 0 && Object.getPrototypeOf(value) === Array.prototype ? EMPTY_LIST : undefined;
+  if (Object.getPrototypeOf(value) !== Object.prototype) return undefined;
+  for (const _ in value) return undefined;
+  return Object.getOwnPropertySymbols(value).length === 0 ? EMPTY_MAP : undefined;
+}
+
 /**
  * One copy of each grain value that several minions send alike (os, kernel, cpu_flags, path,
  * systemd, ...), counted by reference. A fleet's grains are mostly the same values: kept as each
@@ -45,7 +58,8 @@ function internStrings(value: unknown): unknown {
  * bytes, which is exact for what msgpack decoding yields (the same bytes decode to the same
  * types), and frozen: a consumer that tried to change one minion's grains would change them all.
  * A minion's own values keep their strings in V8's string table (internString): one copy of each
- * short string however many minions send it.
+ * short string however many minions send it, and an empty list or map is one frozen value for all
+ * (32 bytes each a minion otherwise: four or five in a Linux minion's grains).
  */
 export class SharedValues {
   private readonly byBytes = new Map<string, SharedValue>();
@@ -75,7 +89,7 @@ export class SharedValues {
         refs.push(entry);
         out = entry.value;
       } else {
-        out = internStrings(value);
+        out = sharedEmpty(value) ?? internStrings(value);
       }
       // defineProperty: a `__proto__` grain stays a plain property, as the decoder made it.
       Object.defineProperty(shared, name, { value: out, enumerable: true, writable: true, configurable: true });

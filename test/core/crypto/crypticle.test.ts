@@ -31,13 +31,28 @@ describe('Crypticle', () => {
   const v = vectors[0];
   const message = hex(v.message_hex);
 
-  it('keeps its key as bytes of its own: no KeyObject (1 KiB of native memory each, per master session), no pooled slab', () => {
-    const c = new Crypticle(Crypticle.generateKeyString());
-    const fields = Object.values(c) as unknown[];
-    expect(fields.some((f) => f instanceof KeyObject)).toBe(false);
-    for (const f of fields.filter((x): x is Buffer => Buffer.isBuffer(x))) expect(f.buffer.byteLength).toBe(56);
+  it("keeps its key as bytes in a slab of keys: no KeyObject (1 KiB of native memory each, per master session), not Node's shared pool", () => {
+    const keys = Array.from({ length: 200 }, () => Crypticle.generateKeyString());
+    const crypticles = keys.map((k) => new Crypticle(k));
+    const slabs = new Set<ArrayBufferLike>();
+    for (const c of crypticles) {
+      const fields = Object.values(c) as unknown[];
+      expect(fields.some((f) => f instanceof KeyObject)).toBe(false);
+      for (const f of fields.filter((x): x is Buffer => Buffer.isBuffer(x))) {
+        // 64 keys of 56 bytes a slab, never a slice of Node's 8 KiB pool that other buffers share.
+        expect(f.buffer.byteLength).toBe(56 * 64);
+        slabs.add(f.buffer);
+      }
+    }
+    expect(slabs.size).toBeGreaterThanOrEqual(4);
+    expect(slabs.size).toBeLessThanOrEqual(5);
+    // Each key its own bytes in the slab: every one still encrypts for itself alone.
     const plain = randomBytes(100);
-    expect(c.decrypt(c.encrypt(plain))).toEqual(plain);
+    crypticles.forEach((c, i) => {
+      expect(c.keyString()).toBe(keys[i]);
+      expect(c.decrypt(c.encrypt(plain))).toEqual(plain);
+    });
+    expect(() => crypticles[1].decrypt(crypticles[0].encrypt(plain))).toThrow(/HMAC/);
   });
 
   it('generates 76-character key strings of 56 bytes that round-trip', () => {

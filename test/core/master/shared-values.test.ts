@@ -32,6 +32,26 @@ describe('SharedValues', () => {
     expect(kept).toHaveLength(1000);
   });
 
+  it('gives every record the same frozen empty list and empty map, and keeps small lists that are not empty as they were', () => {
+    const table = new SharedValues();
+    const records = [0, 1].map((i) =>
+      table.share(decode(encode({ gpus: [], pillar: {}, disks: [`vd${i}`], nested: { a: [] } })) as Record<string, unknown>),
+    );
+    const [a, b] = records.map((r) => r.shared);
+    expect(a.gpus).toBe(b.gpus);
+    expect(a.pillar).toBe(b.pillar);
+    expect(Object.isFrozen(a.gpus) && Object.isFrozen(a.pillar)).toBe(true);
+    expect(a.gpus).toEqual([]);
+    expect(a.pillar).toEqual({});
+    expect(a.disks).toEqual(['vd0']);
+    expect(b.disks).toEqual(['vd1']);
+    expect(a.nested).not.toBe(b.nested);
+    expect(JSON.parse(JSON.stringify(a))).toEqual({ gpus: [], pillar: {}, disks: ['vd0'], nested: { a: [] } });
+    // Nothing to count: releasing the records leaves no entry behind.
+    for (const r of records) table.release(r.refs);
+    expect(table.size).toBe(0);
+  });
+
   it('drops a value when the last record holding it is released', () => {
     const table = new SharedValues();
     const a = table.share({ path: '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin' });
