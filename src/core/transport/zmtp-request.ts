@@ -11,7 +11,11 @@
  *
  * Where it differs from a libzmq REQ socket: a connection that ends before the reply (the master
  * stopped, or refused the connection at its handshake) fails the request at once with TRANSPORT,
- * rather than leaving it to time out; no request is ever sent twice.
+ * rather than leaving it to time out; no request is ever sent twice. And a request that times out
+ * while its connection waits in the master's accept queue (TCP connected, the master's greeting
+ * not yet come) keeps that connection: a resend of the same bytes waits there for the one reply,
+ * where a new connection would join the back of the queue (Salt's client reconnects; in a sign-in
+ * storm that cost a fifth of both sides' CPU, docs/scaling.md).
  */
 import { createConnection, type Socket } from 'node:net';
 import { TransportError } from '../errors';
@@ -45,7 +49,14 @@ class Connection {
   private ready = false;
   private ended = false;
   private pending?: Pending;
-  private queued?: Buffer;
+  /** The request this connection carries: sent once the handshake is done, answered once. */
+  private held?: Buffer;
+  private heldSent = false;
+  /** The reply to `held` that came after its waiter had timed out, for a resend of the same bytes. */
+  private lateReply?: Buffer;
+  /** Reads so far, and how many there were when `held` was sent: a reply comes in a later one. */
+  private reads = 0;
+  private readsBeforeSend = 0;
   /** Settles when the handshake is done, or the connection fails first. */
   readonly opened: Promise<void>;
   private markOpened!: () => void;
@@ -70,6 +81,7 @@ class Connection {
     if (keepAlive) this.socket.setKeepAlive(true, Math.max(0, keepAlive.idleSeconds) * 1000);
     this.socket.write(Buffer.concat([GREETING, READY]));
     this.socket.on('data', (chunk: Buffer) => {
+      this.reads++;
       try {
         this.reader.push(chunk);
       } catch (err) {
@@ -98,14 +110,45 @@ class Connection {
     return this.ready;
   }
 
+  /** Connected, and waiting for the master to take the connection: its greeting has not come. */
+  get awaitingAccept(): boolean {
+    return !this.ended && !this.ready && !this.socket.connecting;
+  }
+
+  /**
+   * Whether `payload` may go on this connection: no request sent on it is still unanswered, or
+   * `payload` is that very request again (a late reply can then only be its reply).
+   */
+  canCarry(payload: Buffer): boolean {
+    return this.held === undefined || !this.heldSent || this.lateReply !== undefined || this.held.equals(payload);
+  }
+
   /** Sends one request (after the handshake) and resolves with its reply. */
   exchange(payload: Buffer): Promise<Buffer> {
     if (this.ended) return Promise.reject(new TransportError('TRANSPORT', `${this.address} closed the connection before it replied`));
     return new Promise<Buffer>((resolve, reject) => {
+      if (this.held?.equals(payload)) {
+        // The request this connection carries, asked again: its reply, come or to come.
+        const late = this.lateReply;
+        if (late) {
+          this.settleHeld();
+          resolve(late);
+        } else {
+          this.pending = { resolve, reject };
+        }
+        return;
+      }
+      this.held = payload;
+      this.heldSent = false;
+      this.lateReply = undefined;
       this.pending = { resolve, reject };
-      if (this.ready) this.send(payload);
-      else this.queued = payload;
+      if (this.ready) this.sendHeld();
     });
+  }
+
+  /** The caller stopped waiting (a timeout); the request stays, for a resend of the same bytes. */
+  abandon(): void {
+    this.pending = undefined;
   }
 
   destroy(): void {
@@ -113,8 +156,16 @@ class Connection {
     this.socket.destroy();
   }
 
-  private send(payload: Buffer): void {
-    this.socket.write(Buffer.concat([zmtpFrame(MORE, Buffer.alloc(0)), zmtpFrame(0, payload)]));
+  private sendHeld(): void {
+    this.heldSent = true;
+    this.readsBeforeSend = this.reads;
+    this.socket.write(Buffer.concat([zmtpFrame(MORE, Buffer.alloc(0)), zmtpFrame(0, this.held!)]));
+  }
+
+  private settleHeld(): void {
+    this.held = undefined;
+    this.heldSent = false;
+    this.lateReply = undefined;
   }
 
   private fail(err: TransportError): void {
@@ -133,10 +184,7 @@ class Connection {
       if (type === undefined || !PEER_TYPES.has(type)) throw new Error(`the peer is a ${type ?? 'socket of no type'}, not a REP or ROUTER`);
       this.ready = true;
       this.markOpened();
-      if (this.queued) {
-        this.send(this.queued);
-        this.queued = undefined;
-      }
+      if (this.held) this.sendHeld();
     } else if (name === 'ERROR') {
       // libzmq sends this when the peer's authentication (the master's admit) refused us.
       const reason = data.length >= 1 ? data.toString('latin1', 1, 1 + data[0]) : '';
@@ -151,18 +199,27 @@ class Connection {
 
   private onMessage(frames: Buffer[]): void {
     if (!this.ready) throw new Error('a message before READY');
-    // As a REQ socket: a reply is the frames after an empty delimiter; anything else is dropped.
-    if (frames.length < 2 || frames[0].length !== 0 || !this.pending) return;
+    // As a REQ socket: a reply is the frames after an empty delimiter; anything else is dropped,
+    // as is a reply to no request.
+    // A message read with the READY that sent the request (the same chunk) was sent before it.
+    if (frames.length < 2 || frames[0].length !== 0 || !this.heldSent || this.reads <= this.readsBeforeSend || this.lateReply) return;
+    const body = frames[frames.length - 1];
     const pending = this.pending;
+    if (!pending) {
+      this.lateReply = body;
+      return;
+    }
     this.pending = undefined;
-    pending.resolve(frames[frames.length - 1]);
+    this.settleHeld();
+    pending.resolve(body);
   }
 }
 
 /**
  * A REQ client with a queue: one request in flight at a time. The connection is made on the
  * first request and kept for the next; a request that times out or fails drops it, so a late
- * reply is never taken for the next request's. Connecting is retried, every `reconnectInterval`
+ * reply is never taken for the next request's (a request that timed out in the master's accept
+ * queue keeps it: see the top of this file). Connecting is retried, every `reconnectInterval`
  * ms (doubling up to `reconnectMax`), until the request's time is up, as libzmq retries.
  */
 export class ZmtpRequestClient implements IRequestClient {
@@ -209,9 +266,15 @@ export class ZmtpRequestClient implements IRequestClient {
       },
       (err: unknown) => {
         clearTimeout(timer);
-        // The reply may still come: on a connection of its own it can never answer another request.
-        this.connection?.destroy();
-        this.connection = undefined;
+        if (timedOut && this.connection?.awaitingAccept) {
+          // Not yet taken by the master: a new connection would wait behind all those that came
+          // since. This one keeps the request; a different next request replaces it unsent.
+          this.connection.abandon();
+        } else {
+          // The reply may still come: on a connection of its own it can never answer another request.
+          this.connection?.destroy();
+          this.connection = undefined;
+        }
         throw this.closed ? new TransportError('CLOSED', `the connection to ${this.address} is closed`, { cause: err }) : err;
       },
     );
@@ -220,13 +283,18 @@ export class ZmtpRequestClient implements IRequestClient {
   private async exchange(payload: Buffer, timedOut: () => boolean, attempt: { unreachable?: TransportError }): Promise<Buffer> {
     let delay = this.options.reconnectInterval ?? 100;
     for (;;) {
-      if (!this.connection || this.connection.isEnded) {
+      if (!this.connection || this.connection.isEnded || !this.connection.canCarry(payload)) {
+        this.connection?.destroy();
         this.connection = new Connection(this.address, this.options.keepAlive);
       }
       const connection = this.connection;
+      // Handed over before the handshake ends: a request a kept connection holds unsent is
+      // replaced now, before the master's READY could send it.
+      const reply = connection.exchange(payload);
+      reply.catch(() => undefined);
       try {
         await connection.opened;
-        return await connection.exchange(payload);
+        return await reply;
       } catch (err) {
         // Only a connection that never opened is tried again: a request once sent is never resent.
         if (connection.wasOpened || timedOut() || this.closed || !isUnreachable(err)) throw err;

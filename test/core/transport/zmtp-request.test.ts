@@ -228,6 +228,73 @@ describe('ZmtpRequestClient', () => {
     expect(p.connections[1].requests()).toEqual(['next']);
   });
 
+  /** A master that has not taken its connections yet: TCP connected, its greeting held until `take()`. */
+  async function busyMaster(answer: (body: string) => Buffer | null) {
+    const waiting: Array<() => void> = [];
+    const p = await peer((socket, seen) => {
+      serveRequests(socket, seen, (body) => answer(body));
+      waiting.push(() => socket.write(Buffer.concat([greeting(), ready('ROUTER')])));
+    });
+    const take = () => {
+      for (const greet of waiting.splice(0)) greet();
+    };
+    return { ...p, take };
+  }
+
+  /** Lets the event loop turn until `check` holds (at most 5,000 turns). */
+  const until = async (check: () => boolean) => {
+    for (let i = 0; i < 5000 && !check(); i++) await new Promise((resolve) => setImmediate(resolve));
+    expect(check()).toBe(true);
+  };
+
+  describe('a request that times out before the master took its connection', () => {
+    it('keeps the connection: the same request asked again waits there for the one reply, sent once', async () => {
+      const p = await busyMaster((body) => reply(Buffer.from(`re:${body}`)));
+      const c = client(p.address);
+      await expect(c.request(Buffer.from('auth'), 100)).rejects.toMatchObject({ code: 'TIMEOUT' });
+      const again = c.request(Buffer.from('auth'), 5000);
+      p.take();
+      expect(String(await again)).toBe('re:auth');
+      expect(p.connections.map((seen) => seen.requests())).toEqual([['auth']]);
+    });
+
+    it('hands the same request asked again the reply that came while nobody waited', async () => {
+      const p = await busyMaster((body) => reply(Buffer.from(`re:${body}`)));
+      const c = client(p.address);
+      await expect(c.request(Buffer.from('auth'), 100)).rejects.toMatchObject({ code: 'TIMEOUT' });
+      p.take();
+      // The reply has come, with nobody waiting for it (the client's own state: nothing else shows it).
+      const kept = () => (c as unknown as { connection?: { lateReply?: Buffer } }).connection?.lateReply;
+      await until(() => kept() !== undefined);
+      expect(String(await c.request(Buffer.from('auth'), 5000))).toBe('re:auth');
+      expect(String(await c.request(Buffer.from('next'), 5000))).toBe('re:next');
+      expect(p.connections.map((seen) => seen.requests())).toEqual([['auth', 'next']]);
+    });
+
+    it('sends a different next request in its place, the timed-out one never', async () => {
+      const p = await busyMaster((body) => reply(Buffer.from(`re:${body}`)));
+      const c = client(p.address);
+      await expect(c.request(Buffer.from('first'), 100)).rejects.toMatchObject({ code: 'TIMEOUT' });
+      const second = c.request(Buffer.from('second'), 5000);
+      p.take();
+      expect(String(await second)).toBe('re:second');
+      expect(p.connections.map((seen) => seen.requests())).toEqual([['second']]);
+    });
+
+    it('takes no late reply for a different request once the kept one went out unanswered: that goes on a new connection', async () => {
+      const p = await busyMaster((body) => (body === 'slow' ? null : reply(Buffer.from(`re:${body}`))));
+      const c = client(p.address);
+      await expect(c.request(Buffer.from('slow'), 100)).rejects.toMatchObject({ code: 'TIMEOUT' });
+      p.take();
+      await until(() => p.connections[0].requests().length === 1);
+      const next = c.request(Buffer.from('next'), 5000);
+      await until(() => p.connections.length === 2);
+      p.take();
+      expect(String(await next)).toBe('re:next');
+      expect(p.connections.map((seen) => seen.requests())).toEqual([['slow'], ['next']]);
+    });
+  });
+
   it('keeps trying to connect until the master listens, within the request time', async () => {
     const probe = await peer(() => undefined);
     await new Promise((resolve) => probe.server.close(resolve));
