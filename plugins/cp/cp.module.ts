@@ -13,7 +13,6 @@ import {
   statSync,
   writeFileSync,
 } from 'node:fs';
-import { rename, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { gunzipSync } from 'node:zlib';
 import { basename, dirname, isAbsolute, join, normalize } from 'node:path';
@@ -32,7 +31,11 @@ import {
   InvocationError,
   Module,
   arg,
+  extrnPath,
+  httpDownload,
+  httpGet,
   inject,
+  redactUrl,
   type MasterFileHash,
 } from 'brine/plugin';
 
@@ -174,7 +177,7 @@ export class CpModule {
   async get_url(a: { path: string; dest: unknown; saltenv?: string; makedirs: boolean }): Promise<string | false> {
     const saltenv = this.saltenv(a.saltenv);
     const result = await this.fetchUrl(a.path, typeof a.dest === 'string' ? a.dest : null, a.makedirs, saltenv);
-    if (!result) this.log.error(`Unable to fetch file ${a.path.replace(/\/\/[^/@]*@/, '//')} from saltenv ${saltenv}.`);
+    if (!result) this.log.error(`Unable to fetch file ${redactUrl(a.path)} from saltenv ${saltenv}.`);
     return result;
   }
 
@@ -224,32 +227,10 @@ export class CpModule {
         mkdirSync(dirname(dest), { recursive: true });
       }
     } else if (dest === '') {
-      // Salt's _extrn_path: <cachedir>/extrn_files/<saltenv>/<host without ':'>/<path>[-<query>]
-      const name = url.search ? `${url.pathname}-${url.search.slice(1)}` : url.pathname;
-      dest = join(this.cachedir(), 'extrn_files', saltenv, url.host.replace(/:/g, ''), name);
-      mkdirSync(dirname(dest), { recursive: true });
+      dest = extrnPath(raw, this.cachedir(), saltenv);
     }
-    const headers: Record<string, string> = {};
-    if (url.username)
-      headers.Authorization = `Basic ${Buffer.from(`${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`).toString('base64')}`;
-    const plain = new URL(url.href);
-    plain.username = '';
-    plain.password = '';
-    let res: Response;
-    try {
-      res = await fetch(plain, { headers });
-    } catch (err) {
-      throw new CommandExecutionError(
-        `Error reading ${plain.href}: ${(err as Error).cause instanceof Error ? ((err as Error).cause as Error).message : (err as Error).message}`,
-      );
-    }
-    if (!res.ok) throw new CommandExecutionError(`HTTP error ${res.status} reading ${plain.href}: ${res.statusText}`);
-    const body = Buffer.from(await res.arrayBuffer());
-    if (dest === null) return body.toString('utf8');
-    const part = `${dest}.part-${process.pid}`;
-    await writeFile(part, body);
-    await rename(part, dest);
-    return dest;
+    if (dest === null) return (await httpGet(raw)).toString('utf8');
+    return httpDownload(raw, dest);
   }
 
   /** The minion's cache directory (`cachedir`). */
@@ -260,12 +241,15 @@ export class CpModule {
   }
 
   @Fn({
-    summary: "Fetch a salt:// file into the minion's cache; its local path, False when the master has no such file",
-    examples: ["salt '*' cp.cache_file salt://files/motd"],
+    summary:
+      "Fetch a salt:// file (or an http(s) URL, into extrn_files) into the minion's cache; its local path, False when the master has no such file",
+    examples: ["salt '*' cp.cache_file salt://files/motd", "salt '*' cp.cache_file https://example.com/app.tar.gz"],
     args: { path: arg.string(), saltenv: arg.string({ optional: true }) },
     kwargs: true,
   })
   async cache_file({ path, saltenv }: { path: string; saltenv?: string }): Promise<string | false> {
+    // As Salt's fileclient.cache_file: any URL get_url takes, cached where it keeps downloads.
+    if (/^https?:\/\//i.test(path)) return this.fetchUrl(path, '', true, this.saltenv(saltenv));
     if (!this.control)
       throw new CommandExecutionError('cp.cache_file needs the minion (its cache directory): run it through salt-minion or salt-call');
     return (await this.control.cacheFile(path, this.saltenv(saltenv))) ?? false;

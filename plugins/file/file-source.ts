@@ -4,10 +4,9 @@
  * `file.extract_hash`), and http(s) downloads.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { STATUS_CODES } from 'node:http';
-import { basename, dirname, isAbsolute, join } from 'node:path';
-import { CommandExecutionError } from 'brine/plugin';
+import { existsSync, readFileSync } from 'node:fs';
+import { basename, isAbsolute } from 'node:path';
+import { CommandExecutionError, extrnPath, httpDownload, redactUrl } from 'brine/plugin';
 import { HASH_BY_LENGTH } from './file-paths';
 
 /** Salt's HASHES: hash type -> hex length. */
@@ -135,55 +134,17 @@ export function extractHash(text: string, fileName: string, source: string, sour
 export const digest = (data: Buffer, type: string): string => createHash(type).update(data).digest('hex');
 
 /**
- * The reason phrase Salt's HTTP client (tornado) prints for a status: Python's http.client.responses,
- * which is Node's table but for these (Python 3.11, the reference Salt's), and `Unknown` past it.
- */
-const PYTHON_REASONS: Record<number, string> = {
-  413: 'Request Entity Too Large',
-  414: 'Request-URI Too Long',
-  416: 'Requested Range Not Satisfiable',
-  509: 'Unknown',
-};
-const reasonPhrase = (status: number): string => PYTHON_REASONS[status] ?? STATUS_CODES[status] ?? 'Unknown';
-
-/**
- * Download an http(s) source into the minion's cache, where Salt's fileclient keeps it
- * (`_extrn_path`: `<cachedir>/extrn_files/<saltenv>/<host without ':'>/<path>[-<query>]`, the
- * place cp.get_url also uses); its path. Written to a temporary name and renamed.
+ * Download an http(s) source into the minion's cache, where Salt's fileclient keeps it (`_extrn_path`,
+ * the place cp.get_url also uses); its path. A failure reads as Salt's get_managed words it:
+ * `Failed to cache <url, password hidden>: Error: HTTP 401: Unauthorized reading /private.txt`.
  */
 export async function download(url: string, cachedir: string, saltenv: string): Promise<string> {
-  // Salt's redact_http_basic_auth: a password in the URL never reaches a message.
-  const shown = url.replace(/^(https?):\/\/[^/]*@/i, '$1://<redacted>@');
   if (schemeOf(url) === 'ftp')
-    throw new CommandExecutionError(`Failed to cache ${shown}: ftp sources are not supported by brine; use http(s)`);
-  const parsed = new URL(url);
-  // `user:password@` in the URL is HTTP basic authentication, as Salt's http.query makes it (fetch refuses such URLs).
-  const headers: Record<string, string> = {};
-  if (parsed.username || parsed.password) {
-    const pair = `${decodeURIComponent(parsed.username)}:${decodeURIComponent(parsed.password)}`;
-    headers.Authorization = `Basic ${Buffer.from(pair).toString('base64')}`;
-  }
-  const plain = new URL(parsed.href);
-  plain.username = '';
-  plain.password = '';
-  // Salt's fileclient names only the URL's path after "reading" (checked against the reference Salt 3007).
-  const failed = (why: string) => new CommandExecutionError(`Failed to cache ${shown}: Error: ${why} reading ${parsed.pathname}`);
-  let res: Response;
+    throw new CommandExecutionError(`Failed to cache ${redactUrl(url)}: ftp sources are not supported by brine; use http(s)`);
   try {
-    res = await fetch(plain, { headers });
+    return await httpDownload(url, extrnPath(url, cachedir, saltenv));
   } catch (err) {
-    const cause = (err as Error).cause as NodeJS.ErrnoException | undefined;
-    // Python's OSError text for the refusal Salt prints; Node's own words for anything else.
-    throw failed(cause?.code === 'ECONNREFUSED' ? '[Errno 111] Connection refused' : (cause?.message ?? (err as Error).message));
+    if (err instanceof CommandExecutionError) throw new CommandExecutionError(`Failed to cache ${redactUrl(url)}: ${err.message}`);
+    throw err;
   }
-  // Tornado's HTTPClientError text: `HTTP 404: Not Found`.
-  if (!res.ok) throw failed(`HTTP ${res.status}: ${reasonPhrase(res.status)}`);
-  const name = parsed.search ? `${parsed.pathname}-${parsed.search.slice(1)}` : parsed.pathname;
-  // A URL of a folder (`http://host/`) names no file: its body is kept as `download` in that folder.
-  const path = join(cachedir, 'extrn_files', saltenv, parsed.host.replace(/:/g, ''), name.endsWith('/') ? `${name}download` : name);
-  mkdirSync(dirname(path), { recursive: true });
-  const part = `${path}.part-${process.pid}`;
-  writeFileSync(part, Buffer.from(await res.arrayBuffer()));
-  renameSync(part, path);
-  return path;
 }

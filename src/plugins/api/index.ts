@@ -99,6 +99,7 @@ export {
   type IpAddress,
   type IpNetwork,
 } from '../../core/pycompat';
+export { httpGet, httpDownload, extrnPath, redactUrl } from './http-fetch';
 export {
   CommandExecutionError,
   InvocationError,

@@ -13,6 +13,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { createHarness } from 'brine/testing';
 import { MasterLink } from '../../../src/plugins/services/master-link';
 import { MinionEventBus } from '../../../src/plugins/services/minion-events';
+import { freePort } from '../../support/ports';
 import { StreamLogger } from '../../../src/plugins/services/logger';
 import type { MinionEvent } from '../../../src/plugins/api/minion-events';
 
@@ -88,7 +89,8 @@ afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
 describe('event, cp and mine over the master link', async () => {
   const master = fakeMaster();
-  const h = await createHarness({ masterLink: master.link, grains: { os: 'Debian', id: 'minion' } });
+  const cachedir = join(tmp, 'link-cache');
+  const h = await createHarness({ masterLink: master.link, grains: { os: 'Debian', id: 'minion' }, config: { cachedir } });
   const lastLoad = () => master.loads[master.loads.length - 1];
 
   it("event.send fires _minion_event with Salt's data: keyword arguments, then data over them", async () => {
@@ -137,8 +139,9 @@ describe('event, cp and mine over the master link', async () => {
 
   it('cp.get_url: salt:// like get_file, a local path as it is, http:// downloaded, dest=None the contents', async () => {
     const server = createServer((req, res) => {
-      if (req.url === '/v.txt') res.end(`version 3 ${req.headers.authorization ?? ''}`);
-      else res.writeHead(404, 'Not Found').end();
+      if (req.url === '/v.txt' || req.url === '/v.txt?x=1') res.end(`version 3 ${req.headers.authorization ?? ''}`);
+      // Python's http.server words its 404 so; Salt's client (tornado) prints the server's reason.
+      else res.writeHead(404, 'File not found').end();
     });
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -154,9 +157,21 @@ describe('event, cp and mine over the master link', async () => {
       const auth = `http://u:p@127.0.0.1:${(server.address() as AddressInfo).port}/v.txt`;
       expect((await h.call('cp.get_url', [auth, null])).return).toBe(`version 3 Basic ${Buffer.from('u:p').toString('base64')}`);
       expect((await h.call('cp.get_url', [`${base}/v.txt`, join(tmp, 'none', 'v.txt')])).return).toBe('');
+      // No dest (''): cached where Salt's fileclient keeps downloads, host without ':' and the query after '-'.
+      const host = new URL(base).host.replace(/:/g, '');
+      const cached = join(cachedir, 'extrn_files', 'base', host, 'v.txt-x=1');
+      expect((await h.call('cp.get_url', [`${base}/v.txt?x=1`, ''])).return).toBe(cached);
+      expect(readFileSync(cached, 'utf8')).toBe('version 3 ');
+      // cp.cache_file takes an http(s) URL as Salt's does, into the same place.
+      rmSync(cached);
+      expect((await h.call('cp.cache_file', [`${base}/v.txt?x=1`])).return).toBe(cached);
+      expect(readFileSync(cached, 'utf8')).toBe('version 3 ');
+      // Failures in the reference Salt 3007's words (its fileclient's MinionError), the path alone after "reading".
       const missing = await h.call('cp.get_url', [`${base}/gone`, join(tmp, 'gone')]);
       expect(missing.success).toBe(false);
-      expect(String(missing.return)).toContain('HTTP error 404');
+      expect(String(missing.return)).toContain('Error: HTTP 404: File not found reading /gone');
+      const closed = `http://127.0.0.1:${await freePort()}/x.txt`;
+      expect(String((await h.call('cp.get_url', [closed, null])).return)).toContain('Error: [Errno 111] Connection refused reading /x.txt');
       expect(String((await h.call('cp.get_url', ['relative/path', null])).return)).toContain('is not absolute');
     } finally {
       server.close();
