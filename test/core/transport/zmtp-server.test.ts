@@ -68,7 +68,9 @@ class RawPeer {
   }
 }
 
-async function publisher(options: { highWaterMark?: number } = {}): Promise<{ pub: ZmtpPublishServer; address: string }> {
+async function publisher(
+  options: { highWaterMark?: number; fanOutBatch?: number } = {},
+): Promise<{ pub: ZmtpPublishServer; address: string }> {
   const pub = new ZmtpPublishServer(options);
   const address = `tcp://127.0.0.1:${await freePort()}`;
   await pub.bind(address);
@@ -109,6 +111,28 @@ describe('ZmtpPublishServer', () => {
     expect(new Set(topics(v30))).toEqual(new Set(['db1', 'mark']));
     expect(v31.commands.map((c) => c.name)).toEqual(['READY']);
     expect(readyOf(v31)).toBe('PUB');
+  });
+
+  it('writes to its subscribers a batch a turn, each publication after the one before: every subscriber gets them in order', async () => {
+    const { pub, address } = await publisher({ fanOutBatch: 2 });
+    const peers = Array.from(
+      { length: 5 },
+      () => new RawPeer(address, Buffer.concat([greeting(1), readyCommand('SUB'), zmtpCommand('SUBSCRIBE')])),
+    );
+    for (const peer of peers) await publishUntil(pub, [Buffer.from('hello')], peer, 1);
+    const seen = peers.map((p) => p.messages.length);
+    // Three publications at once: the second and third wait for the first's fan-out, which lets
+    // the event loop turn between its batches of two.
+    let turned = false;
+    setImmediate(() => (turned = true));
+    const sent = ['a', 'b', 'c'].map((body) => pub.publish([Buffer.from('job'), Buffer.from(body)]));
+    expect(turned).toBe(false);
+    await Promise.all(sent);
+    expect(turned).toBe(true);
+    for (const [i, peer] of peers.entries()) {
+      await peer.until(() => peer.messages.length === seen[i] + 3, 'three publications');
+      expect(peer.messages.slice(seen[i]).map((m) => m[1].toString())).toEqual(['a', 'b', 'c']);
+    }
   });
 
   it('counts subscriptions to everything as libzmq does: one CANCEL of two SUBSCRIBEs keeps them coming, the second stops them', async () => {
