@@ -20,6 +20,7 @@ import {
   arg,
   CommandExecutionError,
   IConfig,
+  httpExists,
   IGrains,
   inject,
   pyStr,
@@ -148,11 +149,8 @@ export class FileStates extends FileEditStates {
       const scheme = schemeOf(src);
       let exists = false;
       if (scheme === 'salt') exists = (await needed(ctx.cacheFile, 'cacheFile')(src)) !== null;
-      else if (isRemote(src))
-        exists = await fetch(src, { method: 'HEAD' }).then(
-          (r) => r.ok,
-          () => false,
-        );
+      // Salt's source_list asks an http(s) source with HEAD (its user:password@ included).
+      else if (isRemote(src)) exists = schemeOf(src) !== 'ftp' && (await httpExists(src));
       else exists = existsSync(localPath(src));
       if (exists) return [src, hash || sourceHash];
     }

@@ -9,7 +9,7 @@ import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { CommandExecutionError, extrnPath, httpDownload, httpGet, redactUrl } from 'brine/plugin';
+import { CommandExecutionError, extrnPath, httpDownload, httpExists, httpGet, redactUrl } from 'brine/plugin';
 import { freePort } from '../support/ports';
 
 const tmp = mkdtempSync(join(tmpdir(), 'brine-http-fetch-'));
@@ -42,6 +42,10 @@ describe('httpGet and httpDownload', () => {
       expect(await httpDownload(`http://127.0.0.1:${port}/x`, dest)).toBe(dest);
       expect(readFileSync(dest, 'utf8')).toBe('auth=');
       expect(readdirSync(join(tmp, 'deep', 'folder'))).toEqual(['x.txt']);
+      // HEAD, for a source list: credentials from the URL too, and false for anything that fails.
+      expect(await httpExists(`http://u:p@127.0.0.1:${port}/x`)).toBe(true);
+      expect(await httpExists(`http://127.0.0.1:${await freePort()}/x`)).toBe(false);
+      expect(await httpExists('ftp://127.0.0.1/x')).toBe(false);
     } finally {
       server.close();
     }

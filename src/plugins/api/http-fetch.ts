@@ -42,13 +42,11 @@ const PYTHON_REASONS: Record<number, string> = {
 };
 
 /**
- * The body of an http(s) URL; `user:password@` in it is HTTP basic authentication, as Salt's
- * http.query makes it (fetch itself refuses such URLs). A failure throws CommandExecutionError in
- * Salt's fileclient words, with only the URL's path after "reading":
- * `Error: HTTP 404: Not Found reading /path` (tornado's text: the server's reason phrase),
- * `Error: [Errno 111] Connection refused reading /path`; other connection errors in Node's words.
+ * An http(s) request as Salt's http.query makes it: `user:password@` in the URL is HTTP basic
+ * authentication (fetch itself refuses such URLs). Throws CommandExecutionError for what is not an
+ * http(s) URL; the request's own failure is fetch's.
  */
-export async function httpGet(url: string): Promise<Buffer> {
+function request(url: string, method: 'GET' | 'HEAD'): { parsed: URL; response: Promise<Response> } {
   let parsed: URL;
   try {
     parsed = new URL(url);
@@ -66,10 +64,21 @@ export async function httpGet(url: string): Promise<Buffer> {
   const plain = new URL(parsed.href);
   plain.username = '';
   plain.password = '';
+  return { parsed, response: fetch(plain, { method, headers }) };
+}
+
+/**
+ * The body of an http(s) URL (basic authentication from the URL, as `request`). A failure throws
+ * CommandExecutionError in Salt's fileclient words, with only the URL's path after "reading":
+ * `Error: HTTP 404: Not Found reading /path` (tornado's text: the server's reason phrase),
+ * `Error: [Errno 111] Connection refused reading /path`; other connection errors in Node's words.
+ */
+export async function httpGet(url: string): Promise<Buffer> {
+  const { parsed, response } = request(url, 'GET');
   const failed = (why: string) => new CommandExecutionError(`Error: ${why} reading ${parsed.pathname}`);
   let res: Response;
   try {
-    res = await fetch(plain, { headers });
+    res = await response;
   } catch (err) {
     const cause = (err as Error).cause as NodeJS.ErrnoException | undefined;
     // Python's OSError text for the refusal Salt prints; Node's own words for anything else.
@@ -80,6 +89,18 @@ export async function httpGet(url: string): Promise<Buffer> {
     throw failed(`HTTP ${res.status}: ${reason}`);
   }
   return Buffer.from(await res.arrayBuffer());
+}
+
+/**
+ * Whether an http(s) URL answers a HEAD request with success (basic authentication from the
+ * URL): how Salt's file.source_list tells which source of a list exists. Any failure is false.
+ */
+export async function httpExists(url: string): Promise<boolean> {
+  try {
+    return (await request(url, 'HEAD').response).ok;
+  } catch {
+    return false;
+  }
 }
 
 /** httpGet's body written to `dest` (its folder made), through a temporary name; `dest`. */

@@ -99,7 +99,7 @@ export {
   type IpAddress,
   type IpNetwork,
 } from '../../core/pycompat';
-export { httpGet, httpDownload, extrnPath, redactUrl } from './http-fetch';
+export { httpGet, httpDownload, httpExists, extrnPath, redactUrl } from './http-fetch';
 export {
   CommandExecutionError,
   InvocationError,

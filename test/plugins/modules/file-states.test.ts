@@ -122,6 +122,14 @@ describe('file.managed', () => {
     const authed = http.replace('//', '//deploy:s3cr%3Aet@');
     const priv = await single('file.managed', `${d}/p.txt`, { source: `${authed}/private.txt`, skip_verify: true });
     expect(priv.result).toBe(true);
+    // In a source list each http(s) source is asked with HEAD, as Salt's source_list does, its
+    // user:password too: the refused one is passed over, the next one taken.
+    const listed = await single('file.managed', `${d}/listed.txt`, {
+      source: [`${http.replace('//', '//deploy:wrong@')}/private.txt`, `${authed}/private.txt`],
+      skip_verify: true,
+    });
+    expect(listed.result).toBe(true);
+    expect(readFileSync(`${d}/listed.txt`, 'utf8')).toBe('remote\n');
     expect(readFileSync(`${d}/p.txt`, 'utf8')).toBe('remote\n');
     const denied = await single('file.managed', `${d}/p2.txt`, {
       source: `${http.replace('//', '//deploy:wrong@')}/private.txt`,
