@@ -64,16 +64,13 @@ class Generation {
     this.perBucket.set(bucket, (this.perBucket.get(bucket) ?? 0) + 1);
   }
 
-  /** Forgets the counts of buckets up to `last`; returns how many keys went stale. */
-  forgetUpTo(last: number): number {
-    let gone = 0;
+  /** Forgets the counts of buckets up to `last`: their keys are stale. */
+  forgetUpTo(last: number): void {
     for (const [bucket, n] of this.perBucket) {
       if (bucket > last) continue;
-      gone += n;
+      this.live -= n;
       this.perBucket.delete(bucket);
     }
-    this.live -= gone;
-    return gone;
   }
 }
 
@@ -94,7 +91,6 @@ export class ReplayGuard {
   private generations: Generation[] = [];
   /** Buckets at or under this are forgotten: every ts in them is stale. */
   private staleUpTo = -Infinity;
-  private remembered = 0;
 
   constructor(
     /** Seconds; 0 turns the check off. */
@@ -124,13 +120,14 @@ export class ReplayGuard {
     // Kept until its ts is stale.
     const bucket = Math.floor((ts * 1000 + ttlMs) / this.bucketMs) - this.base;
     this.newest().add(key, bucket);
-    this.remembered++;
     return undefined;
   }
 
   /** How many nonces are remembered now. */
   get size(): number {
-    return this.remembered;
+    let live = 0;
+    for (const generation of this.generations) live += generation.live;
+    return live;
   }
 
   /** Slots held by all generations (8 bytes each): for tests and the bench. */
@@ -159,7 +156,6 @@ export class ReplayGuard {
     while (held > this.maxRemembered && this.generations.length > 0) {
       const oldest = this.generations.shift()!;
       held -= oldest.count;
-      this.remembered -= oldest.live;
       dropped = oldest.keys;
     }
     const slots = Math.max(MIN_SLOTS, 2 ** Math.ceil(Math.log2(2 * capacity)));
@@ -174,7 +170,7 @@ export class ReplayGuard {
   private forgetStale(last: number): void {
     if (last <= this.staleUpTo) return;
     this.staleUpTo = last;
-    for (const generation of this.generations) this.remembered -= generation.forgetUpTo(last);
+    for (const generation of this.generations) generation.forgetUpTo(last);
     // The newest too: after a quiet ttl the next request starts small again.
     this.generations = this.generations.filter((g) => g.live > 0);
   }

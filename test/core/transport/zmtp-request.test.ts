@@ -248,10 +248,18 @@ describe('ZmtpRequestClient', () => {
   };
 
   describe('a request that times out before the master took its connection', () => {
-    it('keeps the connection: the same request asked again waits there for the one reply, sent once', async () => {
-      const p = await busyMaster((body) => reply(Buffer.from(`re:${body}`)));
+    const echo = (body: string): Buffer | null => reply(Buffer.from(`re:${body}`));
+
+    /** A master that has not taken its connections, and a client whose request `body` timed out there. */
+    async function timedOut(body: string, answer = echo) {
+      const p = await busyMaster(answer);
       const c = client(p.address);
-      await expect(c.request(Buffer.from('auth'), 100)).rejects.toMatchObject({ code: 'TIMEOUT' });
+      await expect(c.request(Buffer.from(body), 100)).rejects.toMatchObject({ code: 'TIMEOUT' });
+      return { p, c };
+    }
+
+    it('keeps the connection: the same request asked again waits there for the one reply, sent once', async () => {
+      const { p, c } = await timedOut('auth');
       const again = c.request(Buffer.from('auth'), 5000);
       p.take();
       expect(String(await again)).toBe('re:auth');
@@ -259,9 +267,7 @@ describe('ZmtpRequestClient', () => {
     });
 
     it('hands the same request asked again the reply that came while nobody waited', async () => {
-      const p = await busyMaster((body) => reply(Buffer.from(`re:${body}`)));
-      const c = client(p.address);
-      await expect(c.request(Buffer.from('auth'), 100)).rejects.toMatchObject({ code: 'TIMEOUT' });
+      const { p, c } = await timedOut('auth');
       p.take();
       // The reply has come, with nobody waiting for it (the client's own state: nothing else shows it).
       const kept = () => (c as unknown as { connection?: { lateReply?: Buffer } }).connection?.lateReply;
@@ -272,9 +278,7 @@ describe('ZmtpRequestClient', () => {
     });
 
     it('sends a different next request in its place, the timed-out one never', async () => {
-      const p = await busyMaster((body) => reply(Buffer.from(`re:${body}`)));
-      const c = client(p.address);
-      await expect(c.request(Buffer.from('first'), 100)).rejects.toMatchObject({ code: 'TIMEOUT' });
+      const { p, c } = await timedOut('first');
       const second = c.request(Buffer.from('second'), 5000);
       p.take();
       expect(String(await second)).toBe('re:second');
@@ -282,9 +286,7 @@ describe('ZmtpRequestClient', () => {
     });
 
     it('takes no late reply for a different request once the kept one went out unanswered: that goes on a new connection', async () => {
-      const p = await busyMaster((body) => (body === 'slow' ? null : reply(Buffer.from(`re:${body}`))));
-      const c = client(p.address);
-      await expect(c.request(Buffer.from('slow'), 100)).rejects.toMatchObject({ code: 'TIMEOUT' });
+      const { p, c } = await timedOut('slow', (body) => (body === 'slow' ? null : echo(body)));
       p.take();
       await until(() => p.connections[0].requests().length === 1);
       const next = c.request(Buffer.from('next'), 5000);
