@@ -56,6 +56,7 @@ export type CryptoErrorCode =
   | 'DATA_TOO_LONG'
   | 'DECRYPT_FAILED'
   | 'NO_SESSION'
+  | 'NO_SIGNATURE'
   | 'SIGN_FAILED'
   | 'TRUNCATED';
 export class CryptoError extends BrineError<CryptoErrorCode> {}

@@ -34,6 +34,8 @@ export interface JobServiceDeps {
    * return events still fire. Default true.
    */
   storeReturns?: boolean;
+  /** Salt's `sign_pub_messages`: whether publications carry the master's signature. Default true. */
+  signPublications?: boolean;
 }
 
 /**
@@ -50,7 +52,6 @@ export class JobService {
   private serial = 0;
   private readonly accepted: () => Iterable<string>;
   private readonly dataCache: MinionDataCache;
-  private readonly masterKey: KeyObject;
   private readonly publishKey: PublishKey;
   private readonly publisher: JobServiceDeps['publisher'];
   private readonly events: MasterEvents;
@@ -66,12 +67,13 @@ export class JobService {
   private readonly bounds: { jobs: number; ids: number };
   private rememberedIds = 0;
   private readonly storeReturns: boolean;
+  /** The key publications are signed with; null when `sign_pub_messages` is False. */
+  private readonly signingKey: KeyObject | null;
 
   constructor(deps: JobServiceDeps) {
     ({
       accepted: this.accepted,
       dataCache: this.dataCache,
-      masterKey: this.masterKey,
       publishKey: this.publishKey,
       publisher: this.publisher,
       events: this.events,
@@ -82,6 +84,7 @@ export class JobService {
     this.hasSession = deps.hasSession ?? (() => true);
     this.bounds = deps.remembered ?? { jobs: 10_000, ids: 1_000_000 };
     this.storeReturns = deps.storeReturns ?? true;
+    this.signingKey = deps.signPublications === false ? null : deps.masterKey;
   }
 
   async publish(load: PublishRequestLoad): Promise<PublishReply> {
@@ -154,7 +157,7 @@ export class JobService {
       missing: [],
     });
     this.remember(jid, minions);
-    await this.publisher.publish([buildPublication(this.publishKey.crypticle, this.masterKey, job)]);
+    await this.publisher.publish([buildPublication(this.publishKey.crypticle, this.signingKey, job)]);
     this.events.fire(`salt/job/${jid}/publish`, {
       fun: load.fun,
       arg: job.arg,

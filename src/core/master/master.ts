@@ -91,6 +91,7 @@ export type MasterSettings = Pick<
       | 'request_server_ttl'
       | 'permissive_pki_access'
       | 'job_cache'
+      | 'sign_pub_messages'
     >
   > &
   JobCacheConfig & {
@@ -273,6 +274,7 @@ export class Master {
       log,
       hasSession: (id) => sessions.connected(id),
       storeReturns: s.job_cache !== false,
+      signPublications: s.sign_pub_messages,
     });
     const handler = new RequestHandler({
       auth,

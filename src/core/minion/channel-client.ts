@@ -58,6 +58,7 @@ export type ChannelSettings = { id: string; master: string } & Pick<
       | 'zmq_ports'
       | 'tcp_keepalive'
       | 'tcp_keepalive_idle'
+      | 'sign_pub_messages'
     >
   >;
 
@@ -510,7 +511,8 @@ export class MinionChannel {
     );
   }
 
+  /** A publication's job; the master's signature is checked unless `sign_pub_messages` is False. */
   private open(payload: Buffer, session: Session): JobLoad {
-    return openPublication(payload, session.aes, this.masterKey!);
+    return openPublication(payload, session.aes, this.settings.sign_pub_messages === false ? null : this.masterKey!);
   }
 }

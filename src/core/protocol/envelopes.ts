@@ -3,7 +3,7 @@
  * Field sets and order follow the captures in ../shared/salt-wire/.
  */
 import { ProtocolError } from '../errors';
-import { Obj, bytes, describe, int, isObj, literal, obj, str, withFields, map } from './fields';
+import { Obj, bytes, describe, int, isObj, literal, obj, optBytes, optStr, str, withFields, map } from './fields';
 
 /** `{enc: 'clear', load: {...}, version: 3}` from a minion or the CLI. */
 export interface ClearRequestEnvelope {
@@ -38,8 +38,9 @@ export interface AuthReplyEnvelope {
 export interface PublicationEnvelope {
   enc: 'aes';
   load: Buffer;
-  sig_algo: string;
-  sig: Buffer;
+  /** Absent when the master does not sign (its `sign_pub_messages: False`). */
+  sig_algo?: string;
+  sig?: Buffer;
   [extra: string]: unknown;
 }
 
@@ -89,8 +90,8 @@ export function parsePublicationEnvelope(value: unknown): PublicationEnvelope {
   literal(what, o, 'enc', 'aes');
   return withFields<PublicationEnvelope>(o, {
     load: bytes(what, o, 'load'),
-    sig_algo: str(what, o, 'sig_algo'),
-    sig: bytes(what, o, 'sig'),
+    sig_algo: optStr(what, o, 'sig_algo'),
+    sig: optBytes(what, o, 'sig'),
   });
 }
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import * as C from '../../../src/core/channel';
 import { Crypticle } from '../../../src/core/crypto/crypticle';
+import { decode } from '../../../src/core/protocol/msgpack';
 import {
   WireViolation,
   checkAesReply,
@@ -82,6 +83,16 @@ describe('brine-built messages pass the independent checker', () => {
     expect(keysOf(checked)).toEqual(Object.keys(job));
     expect(field(checked, 'serial')).toBe(7);
     expect(C.openPublication(bytes, aesKey, masterPub)).toEqual(job);
+  });
+
+  it('publication without a signature (sign_pub_messages: False on the master)', () => {
+    const job = { fun: 'test.ping', arg: [], tgt: '*', jid: '20261202125622684790', ret: '', tgt_type: 'glob', user: 'root' };
+    const unsigned = C.buildPublication(aesKey, null, job);
+    expect(Object.keys(decode(unsigned) as object)).toEqual(['enc', 'load']);
+    // A minion that does not ask for the signature opens it, and a signed one alike; one that asks refuses it.
+    expect(C.openPublication(unsigned, aesKey, null)).toEqual(job);
+    expect(C.openPublication(C.buildPublication(aesKey, masterPem, job), aesKey, null)).toEqual(job);
+    expect(() => C.openPublication(unsigned, aesKey, masterPub)).toThrow(/no signature: set sign_pub_messages: True in the master config/);
   });
 
   it('aes reply', () => {

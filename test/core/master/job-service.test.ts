@@ -17,6 +17,7 @@ import { JobService } from '../../../src/core/master/jobs';
 import { MinionDataCache } from '../../../src/core/master/minion-data-cache';
 import { PublishKey } from '../../../src/core/master/publish-key';
 import type { JobLoad, PublishRequestLoad, ReturnLoad } from '../../../src/core/protocol/loads';
+import { decode } from '../../../src/core/protocol/msgpack';
 import { MemoryTransport } from '../../../src/core/transport/memory';
 import type { ISubscribeClient } from '../../../src/core/transport/types';
 
@@ -40,10 +41,11 @@ const connected = new Set(['web1', 'web2']);
 const fired: Array<{ tag: string; data: Record<string, unknown> }> = [];
 const events = { fire: (tag: string, data: Record<string, unknown>) => fired.push({ tag, data }) } as unknown as MasterEvents;
 
-function service(remembered?: { jobs: number; ids: number }, storeReturns?: boolean): JobService {
+function service(remembered?: { jobs: number; ids: number }, storeReturns?: boolean, signPublications?: boolean): JobService {
   return new JobService({
     remembered,
     storeReturns,
+    signPublications,
     accepted: () => accepted,
     dataCache,
     masterKey,
@@ -117,6 +119,14 @@ describe('JobService.publish', () => {
     expect(fired.map((e) => e.tag)).toEqual([reply.jid, `salt/job/${reply.jid}/new`, `salt/job/${reply.jid}/publish`]);
     expect(fired[0].data).toEqual({ minions: ['web1', 'web2'] });
     expect(fired[1].data).toMatchObject({ jid: reply.jid, fun: 'test.ping', minions: ['web1', 'web2'], user: 'alice' });
+  });
+
+  it('publishes without a signature when sign_pub_messages is False, as a Salt master does', async () => {
+    const reply = await service(undefined, undefined, false).publish(request('web1', 'glob'));
+    const { value } = await inbox.next();
+    const payload = publicationPayload(value as Buffer[]);
+    expect(Object.keys(decode(payload) as object)).toEqual(['enc', 'load']);
+    expect(openPublication(payload, publishKey.crypticle, null).jid).toBe(reply.jid);
   });
 
   it('targets by the grains the minions sent, keeps a given jid, and names the minions not signed in', async () => {

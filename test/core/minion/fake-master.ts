@@ -85,6 +85,8 @@ export interface FakeMasterOptions {
    * master's workers (its ROUTER hands requests round robin to them); 1 unless set.
    */
   workers?: number;
+  /** Salt's `sign_pub_messages` of the master: false publishes without `sig` and `sig_algo`. Default true. */
+  signPublications?: boolean;
 }
 
 export class FakeMaster {
@@ -154,7 +156,8 @@ export class FakeMaster {
   }
 
   publish(job: Record<string, unknown>): Promise<void> {
-    return this.publisher.publish([buildPublication(this.aesKey, this.masterPem, job)]);
+    const key = this.options.signPublications === false ? null : this.masterPem;
+    return this.publisher.publish([buildPublication(this.aesKey, key, job)]);
   }
 
   /**

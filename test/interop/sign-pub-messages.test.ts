@@ -1,0 +1,71 @@
+/**
+ * `sign_pub_messages: False` across brine and a real Salt 3007.10: a Salt master that does not sign
+ * its publications runs jobs on a brine minion told not to ask for the signature, while a brine
+ * minion that asks (its default) drops them and says which setting to change; a brine master that
+ * does not sign runs jobs on a Salt minion (which by default does not look for a signature).
+ */
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { rmSync } from 'node:fs';
+import { Cluster } from '../support/cluster';
+import { freePort } from '../support/ports';
+import { describeWithSalt, runSalt, startSalt, writeSaltMasterConfig, writeSaltMinionConfig, type SaltDaemon } from '../support/salt-ref';
+
+function json(text: string): Record<string, unknown> {
+  try {
+    return JSON.parse(text) as Record<string, unknown>;
+  } catch {
+    throw new Error(`not JSON: ${text}`);
+  }
+}
+
+describeWithSalt('sign_pub_messages False: unsigned publications between brine and Salt 3007', () => {
+  /** brine minions under Salt's master. */
+  let underSalt: Cluster;
+  /** A brine master with a Salt minion. */
+  let brineMaster: Cluster;
+  let saltMaster: SaltDaemon;
+  let saltMinion: SaltDaemon;
+  let saltMasterDir: string;
+
+  beforeAll(async () => {
+    underSalt = await Cluster.create();
+    const ports = { publish: await freePort(), ret: await freePort() };
+    saltMasterDir = writeSaltMasterConfig(underSalt.root, ports, { sign_pub_messages: false, auto_accept: true });
+    saltMaster = startSalt('salt-master', 'salt-master', saltMasterDir);
+    underSalt.retPort = ports.ret;
+    brineMaster = await Cluster.create({ auto_accept: true, sign_pub_messages: false });
+    await brineMaster.startMaster();
+    saltMinion = startSalt('py1', 'salt-minion', writeSaltMinionConfig(brineMaster.root, 'py1', brineMaster.retPort));
+    await Promise.all([
+      // The brine minions retry their sign-in until Salt's master answers (4-7 s to start).
+      underSalt.startMinion({ id: 'bs1', config: { sign_pub_messages: false } }, 'is ready'),
+      underSalt.startMinion({ id: 'bs2' }, 'is ready'),
+      saltMinion.waitFor('Minion is ready to receive requests!', 60_000),
+    ]);
+  }, 90_000);
+
+  afterAll(async () => {
+    await saltMinion?.stop();
+    await brineMaster?.stop();
+    await Promise.all([...(underSalt?.minions.values() ?? [])].map((m) => m.stop()));
+    await saltMaster?.stop();
+    if (underSalt) rmSync(underSalt.root, { recursive: true, force: true });
+  });
+
+  it("a brine minion with sign_pub_messages False answers Salt's unsigned publication", async () => {
+    const ping = await runSalt('salt', saltMasterDir, ['bs1', 'test.ping', '--out', 'json', '--static', '-t', '20']);
+    expect(json(ping.stdout)).toEqual({ bs1: true });
+  });
+
+  it('a brine minion that asks for the signature drops it, naming the settings', async () => {
+    await runSalt('salt', saltMasterDir, ['bs2', 'test.ping', '--async']);
+    await underSalt.minions
+      .get('bs2')!
+      .waitFor('message signing is enabled but the payload has no signature: set sign_pub_messages: True in the master config', 30_000);
+  });
+
+  it("a Salt minion answers a brine master's unsigned publication", async () => {
+    const ping = await brineMaster.salt('py1', 'test.ping', '--out', 'json', '--static');
+    expect(json(ping.stdout)).toEqual({ py1: true });
+  });
+});
