@@ -1,8 +1,10 @@
 /**
- * `sign_pub_messages: False` across brine and a real Salt 3007.10: a Salt master that does not sign
- * its publications runs jobs on a brine minion told not to ask for the signature, while a brine
- * minion that asks (its default) drops them and says which setting to change; a brine master that
- * does not sign runs jobs on a Salt minion (which by default does not look for a signature).
+ * Publication signatures across brine and a real Salt 3007.10. `sign_pub_messages: False`: a Salt
+ * master that does not sign its publications runs jobs on a brine minion told not to ask for the
+ * signature, while a brine minion that asks (its default) drops them and says which setting to
+ * change; a brine master that does not sign runs jobs on a Salt minion (which by default does not
+ * look for a signature). `publish_signing_algorithm: PKCS1v15-SHA224`: a Salt minion that checks
+ * signatures runs a brine master's jobs signed so.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { rmSync } from 'node:fs';
@@ -23,6 +25,9 @@ describeWithSalt('sign_pub_messages False: unsigned publications between brine a
   let underSalt: Cluster;
   /** A brine master with a Salt minion. */
   let brineMaster: Cluster;
+  /** A brine master signing with SHA-224, with a Salt minion that checks. */
+  let sha224Master: Cluster;
+  let checkingMinion: SaltDaemon;
   let saltMaster: SaltDaemon;
   let saltMinion: SaltDaemon;
   let saltMasterDir: string;
@@ -36,17 +41,25 @@ describeWithSalt('sign_pub_messages False: unsigned publications between brine a
     brineMaster = await Cluster.create({ auto_accept: true, sign_pub_messages: false });
     await brineMaster.startMaster();
     saltMinion = startSalt('py1', 'salt-minion', writeSaltMinionConfig(brineMaster.root, 'py1', brineMaster.retPort));
+    sha224Master = await Cluster.create({ auto_accept: true, publish_signing_algorithm: 'PKCS1v15-SHA224' });
+    await sha224Master.startMaster();
+    checkingMinion = startSalt(
+      'py2',
+      'salt-minion',
+      writeSaltMinionConfig(sha224Master.root, 'py2', sha224Master.retPort, { sign_pub_messages: true }),
+    );
     await Promise.all([
       // The brine minions retry their sign-in until Salt's master answers (4-7 s to start).
       underSalt.startMinion({ id: 'bs1', config: { sign_pub_messages: false } }, 'is ready'),
       underSalt.startMinion({ id: 'bs2' }, 'is ready'),
       saltMinion.waitFor('Minion is ready to receive requests!', 60_000),
+      checkingMinion.waitFor('Minion is ready to receive requests!', 60_000),
     ]);
   }, 90_000);
 
   afterAll(async () => {
-    await saltMinion?.stop();
-    await brineMaster?.stop();
+    await Promise.all([saltMinion?.stop(), checkingMinion?.stop()]);
+    await Promise.all([brineMaster?.stop(), sha224Master?.stop()]);
     await Promise.all([...(underSalt?.minions.values() ?? [])].map((m) => m.stop()));
     await saltMaster?.stop();
     if (underSalt) rmSync(underSalt.root, { recursive: true, force: true });
@@ -67,5 +80,10 @@ describeWithSalt('sign_pub_messages False: unsigned publications between brine a
   it("a Salt minion answers a brine master's unsigned publication", async () => {
     const ping = await brineMaster.salt('py1', 'test.ping', '--out', 'json', '--static');
     expect(json(ping.stdout)).toEqual({ py1: true });
+  });
+
+  it("a Salt minion with sign_pub_messages True checks and runs a brine master's jobs signed with PKCS1v15-SHA224", async () => {
+    const ping = await sha224Master.salt('py2', 'test.ping', '--out', 'json', '--static');
+    expect(json(ping.stdout)).toEqual({ py2: true });
   });
 });

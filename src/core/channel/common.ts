@@ -5,13 +5,14 @@
 import { randomUUID, timingSafeEqual } from 'node:crypto';
 import { CryptoError, ProtocolError } from '../errors';
 import { Crypticle } from '../crypto/crypticle';
+import type { SigningAlgorithm } from '../crypto/signing-algorithms';
 import { decode, encode } from '../protocol/msgpack';
 
 /** Every Crypticle plaintext starts with this (a leftover of Salt's pickle serialiser). */
 export const PICKLE_PREFIX = Buffer.from('pickle::', 'latin1');
 
 export const ENC_ALGO = 'OAEP-SHA1';
-export const SIG_ALGO = 'PKCS1v15-SHA1';
+export const SIG_ALGO = 'PKCS1v15-SHA1' satisfies SigningAlgorithm;
 export { REQUEST_VERSION } from './clear';
 
 /** A symmetric key given as Salt's 76-character key string, or as an already built Crypticle. */

@@ -6,17 +6,26 @@
  * _verify_master_signature in salt/channel/client.py).
  */
 import { CryptoError, ProtocolError } from '../errors';
-import { RsaKeyInput, signPkcs1v15Sha1, verifyPkcs1v15Sha1 } from '../crypto/rsa';
+import { RsaKeyInput, signPkcs1v15, verifyPkcs1v15 } from '../crypto/rsa';
+import { SIGNING_ALGORITHMS, signingHash, type SigningAlgorithm } from '../crypto/signing-algorithms';
 import { decode, encode } from '../protocol/msgpack';
 import { JobLoad, Obj, isObj, parseJobLoad, parsePublicationEnvelope } from '../protocol/loads';
 import { SIG_ALGO, SymmetricKey, decodeFrame, openSealed, sealValue } from './common';
 
-/** A publication of `job`, signed with `masterPrivateKey` unless it is null (`sign_pub_messages: False`). */
-export function buildPublication(aesKey: SymmetricKey, masterPrivateKey: RsaKeyInput | null, job: JobLoad | Obj): Buffer {
+/**
+ * A publication of `job`, signed with `masterPrivateKey` by `algorithm` (the master's
+ * `publish_signing_algorithm`), or unsigned if the key is null (`sign_pub_messages: False`).
+ */
+export function buildPublication(
+  aesKey: SymmetricKey,
+  masterPrivateKey: RsaKeyInput | null,
+  job: JobLoad | Obj,
+  algorithm: SigningAlgorithm = SIG_ALGO,
+): Buffer {
   if (!isObj(job)) throw new ProtocolError('BAD_LOAD', 'publication: job must be a map');
   const load = sealValue(aesKey, job);
   if (masterPrivateKey === null) return encode({ enc: 'aes', load });
-  return encode({ enc: 'aes', load, sig_algo: SIG_ALGO, sig: signPkcs1v15Sha1(masterPrivateKey, load) });
+  return encode({ enc: 'aes', load, sig_algo: algorithm, sig: signPkcs1v15(masterPrivateKey, load, SIGNING_ALGORITHMS[algorithm]) });
 }
 
 /**
@@ -35,10 +44,11 @@ export function openPublication(bytes: Buffer, aesKey: SymmetricKey, masterPubli
           'set sign_pub_messages: True in the master config, or sign_pub_messages: False in this minion config',
       );
     }
-    if (env.sig_algo !== SIG_ALGO) {
+    const hash = signingHash(env.sig_algo);
+    if (hash === undefined) {
       throw new ProtocolError('BAD_LOAD', `publication: unsupported sig_algo ${JSON.stringify(env.sig_algo)}`);
     }
-    if (!verifyPkcs1v15Sha1(masterPublicKey, env.load, env.sig)) {
+    if (!verifyPkcs1v15(masterPublicKey, env.load, env.sig, hash)) {
       throw new CryptoError('BAD_SIGNATURE', 'publication: the master signature does not verify');
     }
   }

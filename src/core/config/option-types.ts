@@ -3,6 +3,8 @@
  * normalised) value or a phrase saying what was expected, which the loader turns into
  * "<file>: <option> must be <phrase>, got <value>".
  */
+import { SIGNING_ALGORITHMS, signingHash } from '../crypto/signing-algorithms';
+
 export type OptionType =
   | 'str'
   | 'str?'
@@ -20,6 +22,7 @@ export type OptionType =
   | 'loglevel'
   | 'any'
   | 'hash'
+  | 'signing'
   | 'transport';
 
 export const LOG_LEVEL_NAMES = ['all', 'garbage', 'trace', 'debug', 'profile', 'info', 'warning', 'error', 'critical', 'quiet'] as const;
@@ -86,6 +89,8 @@ export function checkOption(type: OptionType, value: unknown): Check {
       return typeof value === 'string' && ['md5', 'sha1', 'sha224', 'sha256', 'sha384', 'sha512'].includes(value.toLowerCase())
         ? ok(value.toLowerCase())
         : no('one of md5, sha1, sha224, sha256, sha384, sha512');
+    case 'signing':
+      return signingHash(value) !== undefined ? ok(value) : no(`one of ${Object.keys(SIGNING_ALGORITHMS).join(', ')}`);
     case 'transport':
       return value === 'zeromq' ? ok(value) : no("'zeromq' (the only transport brine speaks)");
   }

@@ -106,6 +106,7 @@ export const MASTER_OPTIONS: Record<string, OptionSpec> = {
   loop_interval: o('number', 60),
   keep_jobs_seconds: o('int', 86400),
   job_cache: o('bool', true),
+  publish_signing_algorithm: o('signing', 'PKCS1v15-SHA1'),
   master_job_cache: o('str', 'local_cache'),
   /** brine: the PostgreSQL job cache's connection ({host, port, user, pass, db}). */
   postgres: o('dict?', null),

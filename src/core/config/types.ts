@@ -1,4 +1,5 @@
 /** The loaded configuration the daemons read (snake_case keys, as Salt's opts). */
+import type { SigningAlgorithm } from '../crypto/signing-algorithms';
 import type { LogLevelName } from './option-types';
 
 interface CommonConfig {
@@ -52,6 +53,8 @@ export interface MasterConfig extends CommonConfig {
   worker_threads: number;
   keep_jobs: number;
   job_cache: boolean;
+  /** Salt's: how publications are signed, 'PKCS1v15-SHA1' or 'PKCS1v15-SHA224'. */
+  publish_signing_algorithm: SigningAlgorithm;
   master_job_cache: string;
   minion_data_cache: boolean;
   nodegroups: Record<string, string | string[]>;

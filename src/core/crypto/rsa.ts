@@ -202,9 +202,14 @@ export function oaepDecrypt(priv: RsaKeyInput, data: Buffer): Buffer {
 
 /** PKCS#1 v1.5 signature with SHA-1 (deterministic). */
 export function signPkcs1v15Sha1(priv: RsaKeyInput, data: Buffer): Buffer {
+  return signPkcs1v15(priv, data, 'sha1');
+}
+
+/** PKCS#1 v1.5 signature with `hash` (deterministic): Salt's signing algorithms (signing-algorithms.ts). */
+export function signPkcs1v15(priv: RsaKeyInput, data: Buffer, hash: 'sha1' | 'sha224'): Buffer {
   const key = asPrivate(priv);
   data = asBytes(data, 'signed data');
-  return sign('sha1', data, { key, padding: constants.RSA_PKCS1_PADDING });
+  return sign(hash, data, { key, padding: constants.RSA_PKCS1_PADDING });
 }
 
 /**
@@ -256,11 +261,16 @@ export async function oaepDecrypterAsync(priv: RsaKeyInput, parallel: number): P
 
 /** Check a PKCS#1 v1.5 SHA-1 signature; any malformed signature is simply `false`. */
 export function verifyPkcs1v15Sha1(pub: RsaKeyInput, data: Buffer, signature: Buffer): boolean {
+  return verifyPkcs1v15(pub, data, signature, 'sha1');
+}
+
+/** Check a PKCS#1 v1.5 signature with `hash`; any malformed signature is simply `false`. */
+export function verifyPkcs1v15(pub: RsaKeyInput, data: Buffer, signature: Buffer, hash: 'sha1' | 'sha224'): boolean {
   const key = asPublic(pub);
   if (!(data instanceof Uint8Array) || !(signature instanceof Uint8Array)) return false;
   if (signature.length !== publicParams(key).size) return false;
   try {
-    return verify('sha1', data, { key, padding: constants.RSA_PKCS1_PADDING }, signature);
+    return verify(hash, data, { key, padding: constants.RSA_PKCS1_PADDING }, signature);
   } catch {
     return false;
   }

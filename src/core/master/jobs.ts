@@ -1,5 +1,6 @@
 import type { KeyObject } from 'node:crypto';
-import { buildPublication } from '../channel';
+import { SIG_ALGO, buildPublication } from '../channel';
+import type { SigningAlgorithm } from '../crypto/signing-algorithms';
 import { JidFactory, isJid } from '../protocol/jid';
 import { logField } from '../log';
 import type { PublishReply, PublishRequestLoad, ReturnLoad } from '../protocol/loads';
@@ -36,6 +37,8 @@ export interface JobServiceDeps {
   storeReturns?: boolean;
   /** Salt's `sign_pub_messages`: whether publications carry the master's signature. Default true. */
   signPublications?: boolean;
+  /** Salt's `publish_signing_algorithm` (default PKCS1v15-SHA1). */
+  signingAlgorithm?: SigningAlgorithm;
 }
 
 /**
@@ -69,6 +72,7 @@ export class JobService {
   private readonly storeReturns: boolean;
   /** The key publications are signed with; null when `sign_pub_messages` is False. */
   private readonly signingKey: KeyObject | null;
+  private readonly signingAlgorithm: SigningAlgorithm;
 
   constructor(deps: JobServiceDeps) {
     ({
@@ -85,6 +89,7 @@ export class JobService {
     this.bounds = deps.remembered ?? { jobs: 10_000, ids: 1_000_000 };
     this.storeReturns = deps.storeReturns ?? true;
     this.signingKey = deps.signPublications === false ? null : deps.masterKey;
+    this.signingAlgorithm = deps.signingAlgorithm ?? SIG_ALGO;
   }
 
   async publish(load: PublishRequestLoad): Promise<PublishReply> {
@@ -157,7 +162,7 @@ export class JobService {
       missing: [],
     });
     this.remember(jid, minions);
-    await this.publisher.publish([buildPublication(this.publishKey.crypticle, this.signingKey, job)]);
+    await this.publisher.publish([buildPublication(this.publishKey.crypticle, this.signingKey, job, this.signingAlgorithm)]);
     this.events.fire(`salt/job/${jid}/publish`, {
       fun: load.fun,
       arg: job.arg,

@@ -92,6 +92,7 @@ export type MasterSettings = Pick<
       | 'permissive_pki_access'
       | 'job_cache'
       | 'sign_pub_messages'
+      | 'publish_signing_algorithm'
     >
   > &
   JobCacheConfig & {
@@ -275,6 +276,7 @@ export class Master {
       hasSession: (id) => sessions.connected(id),
       storeReturns: s.job_cache !== false,
       signPublications: s.sign_pub_messages,
+      signingAlgorithm: s.publish_signing_algorithm,
     });
     const handler = new RequestHandler({
       auth,

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import * as C from '../../../src/core/channel';
 import { Crypticle } from '../../../src/core/crypto/crypticle';
-import { decode } from '../../../src/core/protocol/msgpack';
+import { constants, verify } from 'node:crypto';
+import { decode, encode } from '../../../src/core/protocol/msgpack';
 import {
   WireViolation,
   checkAesReply,
@@ -83,6 +84,21 @@ describe('brine-built messages pass the independent checker', () => {
     expect(keysOf(checked)).toEqual(Object.keys(job));
     expect(field(checked, 'serial')).toBe(7);
     expect(C.openPublication(bytes, aesKey, masterPub)).toEqual(job);
+  });
+
+  it('publication signed with PKCS1v15-SHA224 (publish_signing_algorithm), which a minion checks by its sig_algo', () => {
+    const job = { fun: 'test.ping', arg: [], tgt: '*', jid: '20261202125622684790', ret: '', tgt_type: 'glob', user: 'root' };
+    const bytes = C.buildPublication(aesKey, masterPem, job, 'PKCS1v15-SHA224');
+    const env = decode(bytes) as { sig_algo: string; sig: Buffer; load: Buffer };
+    expect(env.sig_algo).toBe('PKCS1v15-SHA224');
+    expect(verify('sha224', env.load, { key: masterPub, padding: constants.RSA_PKCS1_PADDING }, env.sig)).toBe(true);
+    expect(C.openPublication(bytes, aesKey, masterPub)).toEqual(job);
+    // The SHA-1 signature under the SHA-224 name does not verify.
+    const relabelled = encode({ ...env, sig_algo: 'PKCS1v15-SHA1' });
+    expect(() => C.openPublication(relabelled, aesKey, masterPub)).toThrow(/does not verify/);
+    expect(() => C.openPublication(encode({ ...env, sig_algo: 'PKCS1v15-SHA256' }), aesKey, masterPub)).toThrow(
+      /unsupported sig_algo "PKCS1v15-SHA256"/,
+    );
   });
 
   it('publication without a signature (sign_pub_messages: False on the master)', () => {

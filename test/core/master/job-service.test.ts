@@ -18,6 +18,7 @@ import { MinionDataCache } from '../../../src/core/master/minion-data-cache';
 import { PublishKey } from '../../../src/core/master/publish-key';
 import type { JobLoad, PublishRequestLoad, ReturnLoad } from '../../../src/core/protocol/loads';
 import { decode } from '../../../src/core/protocol/msgpack';
+import type { SigningAlgorithm } from '../../../src/core/crypto/signing-algorithms';
 import { MemoryTransport } from '../../../src/core/transport/memory';
 import type { ISubscribeClient } from '../../../src/core/transport/types';
 
@@ -41,11 +42,15 @@ const connected = new Set(['web1', 'web2']);
 const fired: Array<{ tag: string; data: Record<string, unknown> }> = [];
 const events = { fire: (tag: string, data: Record<string, unknown>) => fired.push({ tag, data }) } as unknown as MasterEvents;
 
-function service(remembered?: { jobs: number; ids: number }, storeReturns?: boolean, signPublications?: boolean): JobService {
+function service(
+  remembered?: { jobs: number; ids: number },
+  storeReturns?: boolean,
+  signing: { signPublications?: boolean; signingAlgorithm?: SigningAlgorithm } = {},
+): JobService {
   return new JobService({
     remembered,
     storeReturns,
-    signPublications,
+    ...signing,
     accepted: () => accepted,
     dataCache,
     masterKey,
@@ -122,11 +127,19 @@ describe('JobService.publish', () => {
   });
 
   it('publishes without a signature when sign_pub_messages is False, as a Salt master does', async () => {
-    const reply = await service(undefined, undefined, false).publish(request('web1', 'glob'));
+    const reply = await service(undefined, undefined, { signPublications: false }).publish(request('web1', 'glob'));
     const { value } = await inbox.next();
     const payload = publicationPayload(value as Buffer[]);
     expect(Object.keys(decode(payload) as object)).toEqual(['enc', 'load']);
     expect(openPublication(payload, publishKey.crypticle, null).jid).toBe(reply.jid);
+  });
+
+  it('signs with publish_signing_algorithm', async () => {
+    const reply = await service(undefined, undefined, { signingAlgorithm: 'PKCS1v15-SHA224' }).publish(request('web1', 'glob'));
+    const { value } = await inbox.next();
+    const payload = publicationPayload(value as Buffer[]);
+    expect((decode(payload) as { sig_algo: string }).sig_algo).toBe('PKCS1v15-SHA224');
+    expect(openPublication(payload, publishKey.crypticle, masterPublic).jid).toBe(reply.jid);
   });
 
   it('targets by the grains the minions sent, keeps a given jid, and names the minions not signed in', async () => {
