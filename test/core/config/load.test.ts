@@ -174,7 +174,10 @@ describe('problems', () => {
     ['nodegroups: [a]\n', 'nodegroups must be a mapping'],
     ['module_dirs: /x\n', 'module_dirs must be a list of strings'],
     ['timeout: soon\n', 'timeout must be a number'],
-    ['publish_signing_algorithm: PKCS1v15-SHA256\n', "publish_signing_algorithm must be one of PKCS1v15-SHA1, PKCS1v15-SHA224, got 'PKCS1v15-SHA256'"],
+    [
+      'publish_signing_algorithm: PKCS1v15-SHA256\n',
+      "publish_signing_algorithm must be one of PKCS1v15-SHA1, PKCS1v15-SHA224, got 'PKCS1v15-SHA256'",
+    ],
   ])('refuses %j', (text, message) => {
     write('master', text);
     const err = configError(() => loadMasterConfig(dir));
