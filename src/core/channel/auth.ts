@@ -8,16 +8,15 @@
  */
 import { createHash } from 'node:crypto';
 import { CryptoError, ProtocolError } from '../errors';
+import { RsaKeyInput, oaepDecrypt, oaepEncrypt, publicPemOf, signPkcs1v15, verifyPkcs1v15, x931Open, x931Sign } from '../crypto/rsa';
 import {
-  RsaKeyInput,
-  oaepDecrypt,
-  oaepEncrypt,
-  publicPemOf,
-  signPkcs1v15Sha1,
-  verifyPkcs1v15Sha1,
-  x931Open,
-  x931Sign,
-} from '../crypto/rsa';
+  DEFAULT_RSA_ALGORITHMS,
+  ENCRYPTION_ALGORITHMS,
+  SIGNING_ALGORITHMS,
+  encryptionHash,
+  type RsaAlgorithms,
+  type RsaHash,
+} from '../crypto/rsa-algorithms';
 import { encode } from '../protocol/msgpack';
 import {
   AuthAcceptedLoad,
@@ -27,7 +26,7 @@ import {
   parseAuthRequest,
   parseRequestEnvelope,
 } from '../protocol/loads';
-import { ENC_ALGO, REQUEST_VERSION, SIG_ALGO, checkNonce, decodeFrame, isNonce, keyStringFrom, newNonce } from './common';
+import { REQUEST_VERSION, checkNonce, decodeFrame, isNonce, keyStringFrom, newNonce } from './common';
 
 /** PEM text as Salt puts it on the wire: surrounding whitespace stripped, `\n` line ends. */
 export function wirePem(pem: string): string {
@@ -43,17 +42,20 @@ export interface AuthRequestOptions {
   masterPublicKey?: RsaKeyInput;
   /** The minion's random token string, echoed back by the master to prove it holds its key. */
   token?: string;
+  /** Its `encryption_algorithm` and `signing_algorithm` (Salt's defaults when omitted). */
+  algorithms?: RsaAlgorithms;
 }
 
 export function buildAuthRequest(opts: AuthRequestOptions): { bytes: Buffer; nonce: string } {
   const nonce = opts.nonce ?? newNonce();
   if (!isNonce(nonce)) throw new ProtocolError('BAD_LOAD', '_auth request: nonce must be 32 hex characters');
-  const load: Record<string, unknown> = { cmd: '_auth', id: opts.id, nonce, enc_algo: ENC_ALGO, sig_algo: SIG_ALGO };
+  const algorithms = opts.algorithms ?? DEFAULT_RSA_ALGORITHMS;
+  const load: Record<string, unknown> = { cmd: '_auth', id: opts.id, nonce, enc_algo: algorithms.enc, sig_algo: algorithms.sig };
   if (opts.token !== undefined) {
     if (opts.masterPublicKey === undefined) {
       throw new ProtocolError('BAD_LOAD', '_auth request: a token needs the master public key to encrypt it to');
     }
-    load.token = oaepEncrypt(opts.masterPublicKey, Buffer.from(opts.token, 'utf8'));
+    load.token = oaepEncrypt(opts.masterPublicKey, Buffer.from(opts.token, 'utf8'), ENCRYPTION_ALGORITHMS[algorithms.enc]);
   }
   load.pub = wirePem(opts.publicPem);
   return { bytes: encode({ enc: 'clear', load, version: REQUEST_VERSION }), nonce };
@@ -65,13 +67,18 @@ export interface OpenedAuthRequest {
   token?: Buffer;
 }
 
-/** Parse an `_auth` request frame; with the master's private key, also decrypt its `token`. */
+/**
+ * Parse an `_auth` request frame; with the master's private key, also decrypt its `token` by the
+ * OAEP its `enc_algo` names.
+ */
 export function openAuthRequest(bytes: Buffer, masterPrivateKey?: RsaKeyInput): OpenedAuthRequest {
   const env = parseRequestEnvelope(decodeFrame(bytes, '_auth request'));
   if (env.enc !== 'clear') throw new ProtocolError('BAD_LOAD', '_auth request: field \'enc\' must be "clear"');
   const request = parseAuthRequest(env.load);
   if (request.token === undefined || masterPrivateKey === undefined) return { request };
-  return { request, token: oaepDecrypt(masterPrivateKey, request.token) };
+  const hash = encryptionHash(request.enc_algo);
+  if (hash === undefined) throw new ProtocolError('BAD_LOAD', `_auth request: unsupported enc_algo ${JSON.stringify(request.enc_algo)}`);
+  return { request, token: oaepDecrypt(masterPrivateKey, request.token, hash) };
 }
 
 /** sha256 hex of the AES key string: what the X9.31 `sig` of an accepted reply signs. */
@@ -99,11 +106,14 @@ export type AuthReplyOptions =
       aesSig?: Buffer;
       /** The master public key PEM; derived from the private key when omitted. */
       masterPublicPem?: string;
+      /** OAEP's hash for the keys and token sent to the minion (its `enc_algo`); SHA-1 if omitted. */
+      encHash?: RsaHash;
     };
 
-export function buildAuthReply(masterPrivateKey: RsaKeyInput, opts: AuthReplyOptions): Buffer {
+/** A sign-in reply, signed with `sigHash` (the request's `sig_algo`; SHA-1 by default). */
+export function buildAuthReply(masterPrivateKey: RsaKeyInput, opts: AuthReplyOptions, sigHash: RsaHash = 'sha1'): Buffer {
   const load = authReplyLoad(masterPrivateKey, opts);
-  return sealAuthReply(load, signPkcs1v15Sha1(masterPrivateKey, load));
+  return sealAuthReply(load, signPkcs1v15(masterPrivateKey, load, sigHash));
 }
 
 /**
@@ -124,10 +134,10 @@ export function authReplyLoad(masterPrivateKey: RsaKeyInput, opts: AuthReplyOpti
     };
     if (opts.token !== undefined) {
       const token = typeof opts.token === 'string' ? Buffer.from(opts.token, 'utf8') : opts.token;
-      inner.token = oaepEncrypt(opts.minionPublicKey, token);
+      inner.token = oaepEncrypt(opts.minionPublicKey, token, opts.encHash);
     }
-    inner.aes = oaepEncrypt(opts.minionPublicKey, Buffer.from(opts.aesKey, 'utf8'));
-    inner.session = oaepEncrypt(opts.minionPublicKey, Buffer.from(opts.sessionKey, 'utf8'));
+    inner.aes = oaepEncrypt(opts.minionPublicKey, Buffer.from(opts.aesKey, 'utf8'), opts.encHash);
+    inner.session = oaepEncrypt(opts.minionPublicKey, Buffer.from(opts.sessionKey, 'utf8'), opts.encHash);
     inner.sig = opts.aesSig ?? makeAesSig(masterPrivateKey, opts.aesKey);
     inner.nonce = opts.nonce;
   }
@@ -154,18 +164,21 @@ export type OpenedAuthReply =
 /**
  * Open an `_auth` reply. `masterPublicKey` null means first contact (no cached master key): an
  * accepted reply is then checked against the key it carries (trust on first use) and a pending or
- * rejected one comes back with `verified: false`.
+ * rejected one comes back with `verified: false`. `algorithms`: the ones the request named, which
+ * the master answers in.
  */
 export function openAuthReply(
   bytes: Buffer,
   masterPublicKey: RsaKeyInput | null,
   minionPrivateKey: RsaKeyInput,
   expectedNonce: string,
+  algorithms: RsaAlgorithms = DEFAULT_RSA_ALGORITHMS,
 ): OpenedAuthReply {
+  const encHash = ENCRYPTION_ALGORITHMS[algorithms.enc];
   const env = parseAuthReplyEnvelope(decodeFrame(bytes, '_auth reply'));
   const inner = parseAuthReplyLoad(decodeFrame(env.load, '_auth reply load'));
   const signer = masterPublicKey ?? ('enc' in inner ? (inner as AuthAcceptedLoad).pub_key : null);
-  if (signer !== null && !verifyPkcs1v15Sha1(signer, env.load, env.sig)) {
+  if (signer !== null && !verifyPkcs1v15(signer, env.load, env.sig, SIGNING_ALGORITHMS[algorithms.sig])) {
     throw new CryptoError('BAD_SIGNATURE', '_auth reply: the master signature over the load does not verify', {
       hint: 'the master key changed or the reply was tampered with',
     });
@@ -176,8 +189,8 @@ export function openAuthReply(
     return { kind, verified: signer !== null };
   }
   const accepted = inner as AuthAcceptedLoad;
-  const aesKey = keyStringFrom(oaepDecrypt(minionPrivateKey, accepted.aes), '_auth reply aes');
-  const sessionKey = keyStringFrom(oaepDecrypt(minionPrivateKey, accepted.session), '_auth reply session');
+  const aesKey = keyStringFrom(oaepDecrypt(minionPrivateKey, accepted.aes, encHash), '_auth reply aes');
+  const sessionKey = keyStringFrom(oaepDecrypt(minionPrivateKey, accepted.session, encHash), '_auth reply session');
   let opened: Buffer;
   try {
     opened = x931Open(signer as RsaKeyInput, accepted.sig);
@@ -194,6 +207,6 @@ export function openAuthReply(
     publishPort: accepted.publish_port,
     masterPublicPem: accepted.pub_key,
   };
-  if (accepted.token !== undefined) out.token = oaepDecrypt(minionPrivateKey, accepted.token);
+  if (accepted.token !== undefined) out.token = oaepDecrypt(minionPrivateKey, accepted.token, encHash);
   return out;
 }

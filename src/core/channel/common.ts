@@ -5,7 +5,7 @@
 import { randomUUID, timingSafeEqual } from 'node:crypto';
 import { CryptoError, ProtocolError } from '../errors';
 import { Crypticle } from '../crypto/crypticle';
-import type { SigningAlgorithm } from '../crypto/signing-algorithms';
+import type { SigningAlgorithm } from '../crypto/rsa-algorithms';
 import { decode, encode } from '../protocol/msgpack';
 
 /** Every Crypticle plaintext starts with this (a leftover of Salt's pickle serialiser). */

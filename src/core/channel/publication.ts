@@ -7,7 +7,7 @@
  */
 import { CryptoError, ProtocolError } from '../errors';
 import { RsaKeyInput, signPkcs1v15, verifyPkcs1v15 } from '../crypto/rsa';
-import { SIGNING_ALGORITHMS, signingHash, type SigningAlgorithm } from '../crypto/signing-algorithms';
+import { SIGNING_ALGORITHMS, signingHash, type SigningAlgorithm } from '../crypto/rsa-algorithms';
 import { decode, encode } from '../protocol/msgpack';
 import { JobLoad, Obj, isObj, parseJobLoad, parsePublicationEnvelope } from '../protocol/loads';
 import { SIG_ALGO, SymmetricKey, decodeFrame, openSealed, sealValue } from './common';

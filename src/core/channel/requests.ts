@@ -4,6 +4,7 @@
  */
 import { CryptoError, ProtocolError } from '../errors';
 import { RsaKeyInput, privateKeyFromPem, x931Open, x931Sign } from '../crypto/rsa';
+import type { RsaAlgorithms } from '../crypto/rsa-algorithms';
 import { decode, encode, toBytes } from '../protocol/msgpack';
 import { AesRequestLoad, Obj, isObj, parseAesRequestLoad, parseRequestEnvelope } from '../protocol/loads';
 import type { AesRequestEnvelope } from '../protocol/envelopes';
@@ -50,6 +51,8 @@ export interface AesRequestOptions {
   nonce?: string;
   /** Seconds since the epoch; defaults to now. */
   ts?: number;
+  /** The minion's `encryption_algorithm` and `signing_algorithm`, named in the envelope (Salt's defaults when omitted). */
+  algorithms?: RsaAlgorithms;
 }
 
 export function buildAesRequest(opts: AesRequestOptions): { bytes: Buffer; nonce: string } {
@@ -69,8 +72,8 @@ export function buildAesRequest(opts: AesRequestOptions): { bytes: Buffer; nonce
     load: sealValue(opts.sessionKey, load),
     version: REQUEST_VERSION,
     id: opts.id,
-    enc_algo: ENC_ALGO,
-    sig_algo: SIG_ALGO,
+    enc_algo: opts.algorithms?.enc ?? ENC_ALGO,
+    sig_algo: opts.algorithms?.sig ?? SIG_ALGO,
   });
   return { bytes, nonce };
 }

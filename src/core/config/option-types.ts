@@ -3,7 +3,7 @@
  * normalised) value or a phrase saying what was expected, which the loader turns into
  * "<file>: <option> must be <phrase>, got <value>".
  */
-import { SIGNING_ALGORITHMS, signingHash } from '../crypto/signing-algorithms';
+import { ENCRYPTION_ALGORITHMS, SIGNING_ALGORITHMS, encryptionHash, signingHash } from '../crypto/rsa-algorithms';
 
 export type OptionType =
   | 'str'
@@ -23,6 +23,7 @@ export type OptionType =
   | 'any'
   | 'hash'
   | 'signing'
+  | 'encryption'
   | 'transport';
 
 export const LOG_LEVEL_NAMES = ['all', 'garbage', 'trace', 'debug', 'profile', 'info', 'warning', 'error', 'critical', 'quiet'] as const;
@@ -91,6 +92,8 @@ export function checkOption(type: OptionType, value: unknown): Check {
         : no('one of md5, sha1, sha224, sha256, sha384, sha512');
     case 'signing':
       return signingHash(value) !== undefined ? ok(value) : no(`one of ${Object.keys(SIGNING_ALGORITHMS).join(', ')}`);
+    case 'encryption':
+      return encryptionHash(value) !== undefined ? ok(value) : no(`one of ${Object.keys(ENCRYPTION_ALGORITHMS).join(', ')}`);
     case 'transport':
       return value === 'zeromq' ? ok(value) : no("'zeromq' (the only transport brine speaks)");
   }

@@ -186,6 +186,8 @@ export const MINION_OPTIONS: Record<string, OptionSpec> = {
   publish_port: o('port', 4505),
   master_type: o('str', 'str'),
   master_finger: o('str', ''),
+  encryption_algorithm: o('encryption', 'OAEP-SHA1'),
+  signing_algorithm: o('signing', 'PKCS1v15-SHA1'),
   master_alive_interval: o('int', 0),
   master_tries: o('int', 1),
   retry_dns: o('number', 30),

@@ -1,5 +1,5 @@
 /** The loaded configuration the daemons read (snake_case keys, as Salt's opts). */
-import type { SigningAlgorithm } from '../crypto/signing-algorithms';
+import type { EncryptionAlgorithm, SigningAlgorithm } from '../crypto/rsa-algorithms';
 import type { LogLevelName } from './option-types';
 
 interface CommonConfig {
@@ -83,6 +83,10 @@ export interface MinionConfig extends CommonConfig {
   master: string | string[];
   master_port: number;
   master_finger: string;
+  /** Salt's: how the master encrypts keys to this minion, 'OAEP-SHA1' or 'OAEP-SHA224'. */
+  encryption_algorithm: EncryptionAlgorithm;
+  /** Salt's: how the master signs its replies to this minion, 'PKCS1v15-SHA1' or 'PKCS1v15-SHA224'. */
+  signing_algorithm: SigningAlgorithm;
   minion_id_caching: boolean;
   minion_id_lowercase: boolean;
   minion_id_remove_domain: boolean | string;

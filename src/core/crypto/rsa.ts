@@ -21,6 +21,7 @@ import {
   webcrypto,
 } from 'node:crypto';
 import { CryptoError } from '../errors';
+import type { RsaHash } from './rsa-algorithms';
 import { x931Open as x931OpenRaw, x931Sign as x931SignRaw } from './x931';
 import { publicParams } from './key-params';
 import { asBytes } from './bytes';
@@ -174,19 +175,25 @@ function asPublic(key: RsaKeyInput): KeyObject {
   return obj;
 }
 
-/** RSA-OAEP (SHA-1, MGF1-SHA-1, empty label) encryption to `pub`. */
-export function oaepEncrypt(pub: RsaKeyInput, data: Buffer): Buffer {
+/** The length of a hash's digest, in bytes. */
+const DIGEST_BYTES: Record<RsaHash, number> = { sha1: 20, sha224: 28 };
+
+/**
+ * RSA-OAEP (`hash` and MGF1 with it, empty label; SHA-1 unless a minion's `encryption_algorithm`
+ * asks for SHA-224) encryption to `pub`.
+ */
+export function oaepEncrypt(pub: RsaKeyInput, data: Buffer, hash: RsaHash = 'sha1'): Buffer {
   const key = asPublic(pub);
   data = asBytes(data, 'OAEP plaintext');
-  const max = publicParams(key).size - 42; // 2 * SHA-1 length + 2
+  const max = publicParams(key).size - 2 * DIGEST_BYTES[hash] - 2;
   if (data.length > max) {
-    throw new CryptoError('DATA_TOO_LONG', `OAEP-SHA1 can carry at most ${max} bytes with this key, got ${data.length}`);
+    throw new CryptoError('DATA_TOO_LONG', `OAEP-${hash.toUpperCase()} can carry at most ${max} bytes with this key, got ${data.length}`);
   }
-  return publicEncrypt({ key, padding: constants.RSA_PKCS1_OAEP_PADDING, oaepHash: 'sha1' }, data);
+  return publicEncrypt({ key, padding: constants.RSA_PKCS1_OAEP_PADDING, oaepHash: hash }, data);
 }
 
-/** RSA-OAEP (SHA-1) decryption; a ciphertext not made for this key is `DECRYPT_FAILED`. */
-export function oaepDecrypt(priv: RsaKeyInput, data: Buffer): Buffer {
+/** RSA-OAEP (`hash`, SHA-1 by default) decryption; a ciphertext not made for this key is `DECRYPT_FAILED`. */
+export function oaepDecrypt(priv: RsaKeyInput, data: Buffer, hash: RsaHash = 'sha1'): Buffer {
   const key = asPrivate(priv);
   data = asBytes(data, 'OAEP ciphertext');
   const size = publicParams(key).size;
@@ -194,7 +201,7 @@ export function oaepDecrypt(priv: RsaKeyInput, data: Buffer): Buffer {
     throw new CryptoError('DECRYPT_FAILED', `RSA ciphertext must be ${size} bytes for this key, got ${data.length}`);
   }
   try {
-    return privateDecrypt({ key, padding: constants.RSA_PKCS1_OAEP_PADDING, oaepHash: 'sha1' }, data);
+    return privateDecrypt({ key, padding: constants.RSA_PKCS1_OAEP_PADDING, oaepHash: hash }, data);
   } catch (cause) {
     throw new CryptoError('DECRYPT_FAILED', 'RSA-OAEP decryption failed (wrong key or damaged ciphertext)', { cause });
   }
@@ -205,22 +212,22 @@ export function signPkcs1v15Sha1(priv: RsaKeyInput, data: Buffer): Buffer {
   return signPkcs1v15(priv, data, 'sha1');
 }
 
-/** PKCS#1 v1.5 signature with `hash` (deterministic): Salt's signing algorithms (signing-algorithms.ts). */
-export function signPkcs1v15(priv: RsaKeyInput, data: Buffer, hash: 'sha1' | 'sha224'): Buffer {
+/** PKCS#1 v1.5 signature with `hash` (deterministic): Salt's signing algorithms (rsa-algorithms.ts). */
+export function signPkcs1v15(priv: RsaKeyInput, data: Buffer, hash: RsaHash): Buffer {
   const key = asPrivate(priv);
   data = asBytes(data, 'signed data');
   return sign(hash, data, { key, padding: constants.RSA_PKCS1_PADDING });
 }
 
 /**
- * {@link signPkcs1v15Sha1} on libuv's thread pool (node:crypto's asynchronous `sign`): the same
+ * {@link signPkcs1v15} on libuv's thread pool (node:crypto's asynchronous `sign`): the same
  * bytes, and the event loop free while the private key works.
  */
-export function signPkcs1v15Sha1Async(priv: RsaKeyInput, data: Buffer): Promise<Buffer> {
+export function signPkcs1v15Async(priv: RsaKeyInput, data: Buffer, hash: RsaHash): Promise<Buffer> {
   const key = asPrivate(priv);
   data = asBytes(data, 'signed data');
   return new Promise((resolve, reject) =>
-    sign('sha1', data, { key, padding: constants.RSA_PKCS1_PADDING }, (err, signature) =>
+    sign(hash, data, { key, padding: constants.RSA_PKCS1_PADDING }, (err, signature) =>
       err ? reject(new CryptoError('SIGN_FAILED', `RSA signing failed: ${err.message}`, { cause: err })) : resolve(signature),
     ),
   );
@@ -265,7 +272,7 @@ export function verifyPkcs1v15Sha1(pub: RsaKeyInput, data: Buffer, signature: Bu
 }
 
 /** Check a PKCS#1 v1.5 signature with `hash`; any malformed signature is simply `false`. */
-export function verifyPkcs1v15(pub: RsaKeyInput, data: Buffer, signature: Buffer, hash: 'sha1' | 'sha224'): boolean {
+export function verifyPkcs1v15(pub: RsaKeyInput, data: Buffer, signature: Buffer, hash: RsaHash): boolean {
   const key = asPublic(pub);
   if (!(data instanceof Uint8Array) || !(signature instanceof Uint8Array)) return false;
   if (signature.length !== publicParams(key).size) return false;

@@ -9,7 +9,7 @@ import type { AutosignFile } from './autosign';
 import type { PublishKey } from './publish-key';
 import type { Sessions } from './sessions';
 import type { MasterEvents } from './events';
-import type { MasterRsa } from './master-rsa';
+import { requestedHashes, type MasterRsa, type RequestedHashes } from './master-rsa';
 import type { PendingKeyCap } from './sign-in-limits';
 
 export interface AuthPolicy {
@@ -83,17 +83,19 @@ export class AuthService {
     if (req.pub.length > MAX_PUBLIC_KEY_PEM) {
       throw new ProtocolError('BAD_LOAD', `_auth from ${id}: public key of ${req.pub.length} characters, longer than any RSA key`);
     }
+    // Its encryption_algorithm and signing_algorithm: how the keys go to it and how the reply is signed.
+    const hashes = requestedHashes(req.enc_algo, req.sig_algo, `_auth from ${id}`);
     this.log.info(`Authentication request from ${id}`);
     if (this.policy.openMode) {
       this.keys.acceptOpen(id, req.pub);
       this.onAccepted(id);
-      return this.accept(req);
+      return this.accept(req, hashes);
     }
     const autoAccepts = this.policy.autoAccept || this.policy.autosign.matches(id);
     const cap = this.policy.pendingCap;
     // An id with no key file yet would add one to minions_pre: only below max_pending_keys.
     if (cap && !autoAccepts && this.keys.state(id) === undefined && !cap.allows(this.keys.list('pending').length)) {
-      return this.clearReply('pending', nonce);
+      return this.clearReply('pending', nonce, hashes);
     }
     const decision = this.keys.authDecision(id, req.pub, autoAccepts);
     if (decision.state === 'accepted' && decision.autoAccepted) {
@@ -104,7 +106,7 @@ export class AuthService {
       case 'rejected':
         this.log.info(`Public key rejected for ${id}. Key is present in rejection key dir.`);
         this.events.fire('salt/auth', { result: false, act: 'reject', id, pub: req.pub });
-        return this.clearReply('rejected', nonce);
+        return this.clearReply('rejected', nonce, hashes);
       case 'denied':
         this.log.warning(
           `Authentication attempt from ${id} failed, the public keys did not match. ` +
@@ -112,21 +114,21 @@ export class AuthService {
             `Known key ${decision.knownFingerprint}, offered key ${decision.offeredFingerprint}; the offered key was put in minions_denied.`,
         );
         this.events.fire('salt/auth', { result: false, act: 'denied', id, pub: req.pub });
-        return this.clearReply('rejected', nonce);
+        return this.clearReply('rejected', nonce, hashes);
       case 'pending':
         this.log.info(`New public key for ${id} placed in pending`);
         this.events.fire('salt/auth', { result: true, act: 'pend', id, pub: req.pub });
-        return this.clearReply('pending', nonce);
+        return this.clearReply('pending', nonce, hashes);
       case 'accepted':
-        return this.accept(req);
+        return this.accept(req, hashes);
     }
   }
 
-  private async clearReply(kind: 'pending' | 'rejected', nonce: string): Promise<Buffer> {
-    return (await this.rsa.run({ op: 'authReply', kind, nonce })).reply;
+  private async clearReply(kind: 'pending' | 'rejected', nonce: string, hashes: RequestedHashes): Promise<Buffer> {
+    return (await this.rsa.run({ op: 'authReply', kind, nonce, ...hashes })).reply;
   }
 
-  private async accept(req: AuthRequest): Promise<Buffer> {
+  private async accept(req: AuthRequest, hashes: RequestedHashes): Promise<Buffer> {
     // The minion's session key lives across its sign-ins (see Sessions): requests its other
     // channels have in flight stay readable. Its key was checked by authDecision.
     const sessionKey = this.sessions.open(req.id, req.pub).crypticle.keyString();
@@ -145,6 +147,7 @@ export class AuthService {
       sessionKey,
       encryptedToken: req.token,
       masterPublicPem: this.masterPublicPem,
+      ...hashes,
     });
     // A token this key cannot open was made for another master key: the reply goes without it (as
     // Salt does), and the minion, checking our signature against the key it cached, refuses us.

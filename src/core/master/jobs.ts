@@ -1,6 +1,6 @@
 import type { KeyObject } from 'node:crypto';
 import { SIG_ALGO, buildPublication } from '../channel';
-import type { SigningAlgorithm } from '../crypto/signing-algorithms';
+import type { SigningAlgorithm } from '../crypto/rsa-algorithms';
 import { JidFactory, isJid } from '../protocol/jid';
 import { logField } from '../log';
 import type { PublishReply, PublishRequestLoad, ReturnLoad } from '../protocol/loads';

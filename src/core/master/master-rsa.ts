@@ -12,18 +12,51 @@
  */
 import type { KeyObject } from 'node:crypto';
 import { authReplyLoad, sealAuthReply, sealSendPrivateReply, sendPrivateData } from '../channel';
-import { oaepDecrypt, oaepDecrypterAsync, signPkcs1v15Sha1, signPkcs1v15Sha1Async } from '../crypto/rsa';
+import { oaepDecrypt, oaepDecrypterAsync, signPkcs1v15, signPkcs1v15Async } from '../crypto/rsa';
+import { ENCRYPTION_ALGORITHMS, SIGNING_ALGORITHMS, encryptionHash, signingHash, type RsaHash } from '../crypto/rsa-algorithms';
 import { ProtocolError } from '../errors';
 
+/**
+ * The hashes a minion asked for with its request's `enc_algo` and `sig_algo` (its
+ * `encryption_algorithm` and `signing_algorithm`): OAEP to it, and the master's signature. SHA-1
+ * for both when absent.
+ */
+export interface RequestedHashes {
+  encHash?: RsaHash;
+  sigHash?: RsaHash;
+}
+
+/**
+ * The hashes a request's `enc_algo` and `sig_algo` name; ProtocolError BAD_LOAD for a name Salt
+ * does not know (Salt's master cannot answer those either). `what` names the request.
+ */
+export function requestedHashes(encAlgo: unknown, sigAlgo: unknown, what: string): Required<RequestedHashes> {
+  const encHash = encAlgo === undefined ? 'sha1' : encryptionHash(encAlgo);
+  const sigHash = sigAlgo === undefined ? 'sha1' : signingHash(sigAlgo);
+  if (encHash === undefined) {
+    throw new ProtocolError(
+      'BAD_LOAD',
+      `${what}: enc_algo ${JSON.stringify(encAlgo)} is not one of ${Object.keys(ENCRYPTION_ALGORITHMS).join(', ')}`,
+    );
+  }
+  if (sigHash === undefined) {
+    throw new ProtocolError(
+      'BAD_LOAD',
+      `${what}: sig_algo ${JSON.stringify(sigAlgo)} is not one of ${Object.keys(SIGNING_ALGORITHMS).join(', ')}`,
+    );
+  }
+  return { encHash, sigHash };
+}
+
 /** The sign-in reply for a minion that is not (or not yet) accepted. */
-export interface ClearAuthReplyJob {
+export interface ClearAuthReplyJob extends RequestedHashes {
   op: 'authReply';
   kind: 'pending' | 'rejected' | 'full';
   nonce: string;
 }
 
 /** The sign-in reply that hands an accepted minion the publish key and its session key. */
-export interface AcceptedAuthReplyJob {
+export interface AcceptedAuthReplyJob extends RequestedHashes {
   op: 'authReply';
   kind: 'accepted';
   nonce: string;
@@ -39,7 +72,7 @@ export interface AcceptedAuthReplyJob {
   masterPublicPem: string;
 }
 
-export interface SendPrivateJob {
+export interface SendPrivateJob extends RequestedHashes {
   op: 'sendPrivate';
   minionPublicPem: string;
   nonce: string;
@@ -66,24 +99,30 @@ export interface MasterRsa {
 /** The master private key's two operations the requests need. */
 export interface MasterKeyOps {
   key: KeyObject;
-  /** PKCS#1 v1.5 with SHA-1. */
-  sign(data: Buffer): Promise<Buffer>;
-  /** RSA-OAEP with SHA-1; a ciphertext not made for this key rejects with DECRYPT_FAILED. */
-  decrypt(data: Buffer): Promise<Buffer>;
+  /** PKCS#1 v1.5 with `hash`. */
+  sign(data: Buffer, hash: RsaHash): Promise<Buffer>;
+  /** RSA-OAEP with `hash`; a ciphertext not made for this key rejects with DECRYPT_FAILED. */
+  decrypt(data: Buffer, hash: RsaHash): Promise<Buffer>;
 }
 
 /** The operations on the calling thread (unit tests, benchmarks' comparison). */
 export function inlineKeyOps(key: KeyObject): MasterKeyOps {
-  return { key, sign: async (data) => signPkcs1v15Sha1(key, data), decrypt: async (data) => oaepDecrypt(key, data) };
+  return { key, sign: async (data, hash) => signPkcs1v15(key, data, hash), decrypt: async (data, hash) => oaepDecrypt(key, data, hash) };
 }
 
 /**
  * The operations on libuv's thread pool. `parallel`: how many decryptions may run at once (each
  * needs its own imported copy of the key; see oaepDecrypterAsync). Signing needs no copies.
+ * WebCrypto's RSA-OAEP has no SHA-224: a token encrypted so (a minion's `encryption_algorithm:
+ * OAEP-SHA224`) is decrypted on the calling thread.
  */
 export async function threadPoolKeyOps(key: KeyObject, parallel: number): Promise<MasterKeyOps> {
-  const decrypt = await oaepDecrypterAsync(key, parallel);
-  return { key, sign: (data) => signPkcs1v15Sha1Async(key, data), decrypt };
+  const decryptSha1 = await oaepDecrypterAsync(key, parallel);
+  return {
+    key,
+    sign: (data, hash) => signPkcs1v15Async(key, data, hash),
+    decrypt: async (data, hash) => (hash === 'sha1' ? decryptSha1(data) : oaepDecrypt(key, data, hash)),
+  };
 }
 
 /** A MasterRsa that runs each job with `ops`. */
@@ -96,15 +135,17 @@ export async function runRsaJob(ops: MasterKeyOps, job: RsaJob): Promise<RsaJobR
   if (job === null || typeof job !== 'object') throw new ProtocolError('BAD_RSA_JOB', 'RSA job: expected an object');
   switch (job.op) {
     case 'authReply': {
+      const encHash = job.encHash ?? 'sha1';
+      const sigHash = job.sigHash ?? 'sha1';
       if (job.kind !== 'accepted') {
         const load = authReplyLoad(ops.key, { kind: job.kind, nonce: job.nonce });
-        return { reply: sealAuthReply(load, await ops.sign(load)) };
+        return { reply: sealAuthReply(load, await ops.sign(load, sigHash)) };
       }
       let token: Buffer | undefined;
       let tokenUnreadable = false;
       if (job.encryptedToken !== undefined) {
         try {
-          token = await ops.decrypt(job.encryptedToken);
+          token = await ops.decrypt(job.encryptedToken, encHash);
         } catch {
           tokenUnreadable = true;
         }
@@ -119,13 +160,14 @@ export async function runRsaJob(ops: MasterKeyOps, job: RsaJob): Promise<RsaJobR
         sessionKey: job.sessionKey,
         token,
         masterPublicPem: job.masterPublicPem,
+        encHash,
       });
-      const reply = sealAuthReply(load, await ops.sign(load));
+      const reply = sealAuthReply(load, await ops.sign(load, sigHash));
       return tokenUnreadable ? { reply, tokenUnreadable } : { reply };
     }
     case 'sendPrivate': {
-      const parts = sendPrivateData(job.minionPublicPem, job.nonce, job.pillar);
-      return { reply: sealSendPrivateReply(parts, await ops.sign(parts.data)) };
+      const parts = sendPrivateData(job.minionPublicPem, job.nonce, job.pillar, job.encHash);
+      return { reply: sealSendPrivateReply(parts, await ops.sign(parts.data, job.sigHash ?? 'sha1')) };
     }
     default:
       throw new ProtocolError('BAD_RSA_JOB', `RSA job: unknown op ${JSON.stringify((job as { op?: unknown }).op)}`);

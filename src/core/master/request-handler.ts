@@ -20,7 +20,7 @@ import type { JobService } from './jobs';
 import type { MinionDataCache } from './minion-data-cache';
 import type { MasterPillar } from './pillar-service';
 import type { MinionSession, Sessions } from './sessions';
-import type { MasterRsa } from './master-rsa';
+import { requestedHashes, type MasterRsa } from './master-rsa';
 import type { SignInRateLimit } from './sign-in-limits';
 import type { ReplayGuard } from './replay-guard';
 import type { SignInQueue } from './sign-in-queue';
@@ -202,7 +202,9 @@ export class RequestHandler {
         // Compiled for the session's minion (whose key signed the request), sealed to its key alone.
         const pillar = await this.pillar.compile(session.id, req);
         // The send_private signature runs on libuv's thread pool, off the publishing thread.
-        return (await this.rsa.run({ op: 'sendPrivate', minionPublicPem: session.publicPem, nonce, pillar })).reply;
+        // K goes to it by the OAEP and the master signs by the hashes its request names (Salt's _encrypt_private).
+        const hashes = requestedHashes(envelope.enc_algo, envelope.sig_algo, `_pillar from ${session.id}`);
+        return (await this.rsa.run({ op: 'sendPrivate', minionPublicPem: session.publicPem, nonce, pillar, ...hashes })).reply;
       }
       default:
         // The file server, master options and mine, as Salt's AESFuncs; anything else gets

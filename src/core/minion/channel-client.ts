@@ -11,6 +11,7 @@ import {
 } from '../channel';
 import type { MinionConfig } from '../config';
 import { Crypticle } from '../crypto/crypticle';
+import { DEFAULT_RSA_ALGORITHMS, type RsaAlgorithms } from '../crypto/rsa-algorithms';
 import { publicKeyFromPem } from '../crypto/rsa';
 import { checkPkiPermissions } from '../crypto/key-permissions';
 import { join } from 'node:path';
@@ -59,6 +60,8 @@ export type ChannelSettings = { id: string; master: string } & Pick<
       | 'tcp_keepalive'
       | 'tcp_keepalive_idle'
       | 'sign_pub_messages'
+      | 'encryption_algorithm'
+      | 'signing_algorithm'
     >
   >;
 
@@ -109,6 +112,8 @@ export class MinionChannel {
   /** Date.now() of the last successful sign-in. */
   private lastSignIn = 0;
   private readonly policy: SignInSettings;
+  /** encryption_algorithm and signing_algorithm: what its requests ask the master to answer in. */
+  private readonly algorithms: RsaAlgorithms;
   private readonly random: RandomSource;
   private readonly wakers = new Set<() => void>();
   private readonly running = new Set<Promise<void>>();
@@ -148,6 +153,10 @@ export class MinionChannel {
       random_reauth_delay: settings.random_reauth_delay ?? 10,
     };
     checkSignInSettings(this.policy);
+    this.algorithms = {
+      enc: settings.encryption_algorithm ?? DEFAULT_RSA_ALGORITHMS.enc,
+      sig: settings.signing_algorithm ?? DEFAULT_RSA_ALGORITHMS.sig,
+    };
   }
 
   get id(): string {
@@ -255,6 +264,7 @@ export class MinionChannel {
           hashType: this.settings.hash_type,
           masterKey: this.masterKey,
           minionKey: this.keys.privateKey,
+          algorithms: this.algorithms,
         });
       } catch (err) {
         if (!(err instanceof ProtocolError)) throw err;
@@ -307,6 +317,7 @@ export class MinionChannel {
       publicPem: this.keys.publicPem,
       masterPublicKey: this.masterKey,
       token: this.masterKey ? randomBytes(57).toString('base64') : undefined,
+      algorithms: this.algorithms,
     });
     for (let attempt = 1; attempt <= this.policy.auth_tries; attempt++) {
       if (this.stopped) throw new MinionStateError('STOPPED', 'the minion is stopping');
@@ -400,10 +411,16 @@ export class MinionChannel {
   private async send(load: Record<string, unknown>, timeoutMs = 60_000): Promise<unknown> {
     for (let resend = 0; ; resend++) {
       const session = this.session ?? (await this.signIn());
-      const { bytes, nonce } = buildAesRequest({ id: this.settings.id, sessionKey: session.session, load, tok: this.tok });
+      const { bytes, nonce } = buildAesRequest({
+        id: this.settings.id,
+        sessionKey: session.session,
+        load,
+        tok: this.tok,
+        algorithms: this.algorithms,
+      });
       const reply = await this.requests.request(bytes, timeoutMs);
       try {
-        if (load.cmd === '_pillar') return openSendPrivateReply(reply, this.keys.privateKey, this.masterKey!, nonce);
+        if (load.cmd === '_pillar') return openSendPrivateReply(reply, this.keys.privateKey, this.masterKey!, nonce, this.algorithms);
         return openAesReply(reply, session.session, nonce);
       } catch (err) {
         const refused = err instanceof BrineError && (err.code === 'MASTER_BAD_LOAD' || decodeOrNull(reply) === 'bad load');

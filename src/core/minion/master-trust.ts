@@ -2,6 +2,7 @@ import type { KeyObject } from 'node:crypto';
 import { join } from 'node:path';
 import { openAuthReply, type OpenedAuthReply } from '../channel';
 import { fingerprint } from '../crypto/rsa';
+import type { RsaAlgorithms } from '../crypto/rsa-algorithms';
 import { CryptoError } from '../errors';
 import { MasterKeyMismatchError, offeredMasterKey } from './minion-errors';
 import { readCachedMasterKey } from './minion-keys';
@@ -15,6 +16,8 @@ export interface TrustContext {
   /** The cached master key (`minion_master.pub`), if any: without it, first contact. */
   masterKey?: KeyObject;
   minionKey: KeyObject;
+  /** The minion's encryption_algorithm and signing_algorithm, which its request named. */
+  algorithms?: RsaAlgorithms;
 }
 
 /**
@@ -23,7 +26,7 @@ export interface TrustContext {
  */
 export function openTrustedAuthReply(reply: Buffer, nonce: string, ctx: TrustContext): OpenedAuthReply {
   try {
-    return openAuthReply(reply, ctx.masterKey ?? null, ctx.minionKey, nonce);
+    return openAuthReply(reply, ctx.masterKey ?? null, ctx.minionKey, nonce, ctx.algorithms);
   } catch (err) {
     if (!(err instanceof CryptoError) || err.code !== 'BAD_SIGNATURE' || !ctx.masterKey) throw err;
     const hash = ctx.hashType ?? 'sha256';

@@ -185,6 +185,15 @@ describe('problems', () => {
     expect(err.message).toContain(message);
   });
 
+  it("checks a minion's encryption_algorithm and signing_algorithm against Salt's names", () => {
+    write('minion', 'encryption_algorithm: OAEP-SHA256\n');
+    expect(configError(() => loadMinionConfig(dir)).message).toContain(
+      "encryption_algorithm must be one of OAEP-SHA1, OAEP-SHA224, got 'OAEP-SHA256'",
+    );
+    write('minion', 'signing_algorithm: PKCS1v15-SHA224\nencryption_algorithm: OAEP-SHA224\n');
+    expect(loadMinionConfig(dir).config).toMatchObject({ signing_algorithm: 'PKCS1v15-SHA224', encryption_algorithm: 'OAEP-SHA224' });
+  });
+
   it('names the include file that holds a bad value', () => {
     write('minion.d/x.conf', 'master_port: -1\n');
     expect(configError(() => loadMinionConfig(dir)).message).toContain(path.join(dir, 'minion.d/x.conf'));

@@ -18,6 +18,7 @@ import { PublishKey } from '../../../src/core/master/publish-key';
 import { inlineKeyOps, masterRsa } from '../../../src/core/master/master-rsa';
 import { Sessions } from '../../../src/core/master/sessions';
 import { PendingKeyCap } from '../../../src/core/master/sign-in-limits';
+import type { RsaAlgorithms } from '../../../src/core/crypto/rsa-algorithms';
 
 const log = createLogging({ level: 'critical', console: false }).getLogger('test');
 const roots: string[] = [];
@@ -26,6 +27,8 @@ afterAll(() => roots.forEach((r) => rmSync(r, { recursive: true, force: true }))
 // 1024-bit keys, made once: the tests are about decisions, not key sizes.
 const minionA: KeyPairPem = generateKeyPair(1024);
 const minionB: KeyPairPem = generateKeyPair(1024);
+/** OAEP with SHA-224 carries at most 70 bytes to a 1024-bit key, less than an AES key string: Salt's default 2048. */
+const minion2048: KeyPairPem = generateKeyPair(2048);
 
 interface Fired {
   tag: string;
@@ -56,12 +59,12 @@ function setup(policy: Partial<AuthPolicy> = {}) {
   });
   const masterPublic = publicKeyFromPem(masterPair.publicPem);
   /** Sends one `_auth` as a minion would and opens the reply with the minion's private key. */
-  async function signIn(id: string, pair: KeyPairPem, token?: string) {
-    const { bytes, nonce } = buildAuthRequest({ id, publicPem: pair.publicPem, masterPublicKey: masterPublic, token });
+  async function signIn(id: string, pair: KeyPairPem, token?: string, algorithms?: RsaAlgorithms) {
+    const { bytes, nonce } = buildAuthRequest({ id, publicPem: pair.publicPem, masterPublicKey: masterPublic, token, algorithms });
     const reply = await auth.handle(openAuthRequest(bytes).request);
-    return openAuthReply(reply, masterPublic, privateKeyFromPem(pair.privatePem), nonce);
+    return openAuthReply(reply, masterPublic, privateKeyFromPem(pair.privatePem), nonce, algorithms);
   }
-  return { keys, auth, sessions, publishKey, fired, acceptedHere, signIn };
+  return { keys, auth, sessions, publishKey, fired, acceptedHere, signIn, masterPublic };
 }
 
 describe('AuthService', () => {
@@ -120,6 +123,23 @@ describe('AuthService', () => {
     expect(t.fired.at(-1)).toEqual({ tag: 'salt/auth', data: expect.objectContaining({ result: false, act: 'denied', id: 'web1' }) });
     // The rightful key still signs in.
     expect((await t.signIn('web1', minionA)).kind).toBe('accepted');
+  });
+
+  it("answers in the minion's encryption_algorithm and signing_algorithm (SHA-224), and refuses names Salt does not know", async () => {
+    const sha224: RsaAlgorithms = { enc: 'OAEP-SHA224', sig: 'PKCS1v15-SHA224' };
+    expect(await t.signIn('web1', minion2048, undefined, sha224)).toEqual({ kind: 'pending', verified: true });
+    t.keys.accept(['web1']);
+    const reply = await t.signIn('web1', minion2048, 'a-token', sha224);
+    expect(reply).toMatchObject({ kind: 'accepted', aesKey: t.publishKey.keyString, token: Buffer.from('a-token') });
+    // Opened as SHA-1, the same reply does not verify: the master did answer in SHA-224.
+    const { bytes, nonce } = buildAuthRequest({ id: 'web1', publicPem: minion2048.publicPem, algorithms: sha224 });
+    const raw = await t.auth.handle(openAuthRequest(bytes).request);
+    expect(() => openAuthReply(raw, t.masterPublic, privateKeyFromPem(minion2048.privatePem), nonce)).toThrow(/does not verify/);
+    const request = openAuthRequest(bytes).request;
+    await expect(t.auth.handle({ ...request, enc_algo: 'OAEP-SHA256' })).rejects.toThrow(
+      '_auth from web1: enc_algo "OAEP-SHA256" is not one of OAEP-SHA1, OAEP-SHA224',
+    );
+    await expect(t.auth.handle({ ...request, sig_algo: 'PSS' })).rejects.toMatchObject({ code: 'BAD_LOAD' });
   });
 
   it('refuses an invalid id or an oversized key before touching the key store', async () => {

@@ -18,7 +18,7 @@ import { MinionDataCache } from '../../../src/core/master/minion-data-cache';
 import { PublishKey } from '../../../src/core/master/publish-key';
 import type { JobLoad, PublishRequestLoad, ReturnLoad } from '../../../src/core/protocol/loads';
 import { decode } from '../../../src/core/protocol/msgpack';
-import type { SigningAlgorithm } from '../../../src/core/crypto/signing-algorithms';
+import type { SigningAlgorithm } from '../../../src/core/crypto/rsa-algorithms';
 import { MemoryTransport } from '../../../src/core/transport/memory';
 import type { ISubscribeClient } from '../../../src/core/transport/types';
 

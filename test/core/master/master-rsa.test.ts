@@ -1,13 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import { Crypticle } from '../../../src/core/crypto/crypticle';
 import { makeAesSig, newNonce, openAuthReply, openAuthRequest, openSendPrivateReply } from '../../../src/core/channel';
-import { oaepEncrypt, privateKeyFromPem, publicKeyFromPem } from '../../../src/core/crypto/rsa';
+import { constants, verify } from 'node:crypto';
+import { oaepDecrypt, oaepEncrypt, privateKeyFromPem, publicKeyFromPem } from '../../../src/core/crypto/rsa';
+import { decode } from '../../../src/core/protocol/msgpack';
 import { inlineKeyOps, masterRsa, threadPoolKeyOps, type MasterKeyOps } from '../../../src/core/master/master-rsa';
 import { keyPem, wireJson } from '../protocol/wire-vectors';
 
 const masterPem = keyPem('master.pem');
 const masterPub = keyPem('master.pub');
 const masterKey = privateKeyFromPem(masterPem);
+const AES_KEY = Crypticle.generateKeyString();
 
 function frame(msg: { zmq_frames_hex: string[] }): Buffer {
   return Buffer.from(msg.zmq_frames_hex[msg.zmq_frames_hex.length - 1], 'hex');
@@ -101,8 +104,35 @@ describe.each(variants)('master RSA jobs, %s', (_name, makeOps) => {
     );
     // Decryptions in parallel take the key's copies in turn; each still gets its own plaintext.
     const plain = Array.from({ length: 12 }, (_, i) => Buffer.from(`token ${i}`));
-    const opened = await Promise.all(plain.map((p) => ops.decrypt(oaepEncrypt(publicKeyFromPem(masterPub), p))));
+    const opened = await Promise.all(plain.map((p) => ops.decrypt(oaepEncrypt(publicKeyFromPem(masterPub), p), 'sha1')));
     expect(opened.map((b) => b.toString())).toEqual(plain.map((b) => b.toString()));
+  });
+
+  it("answers in the hashes a minion's request names (encryption_algorithm / signing_algorithm SHA-224)", async () => {
+    const ops = await makeOps();
+    const rsa = masterRsa(ops);
+    const nonce = newNonce();
+    const token = oaepEncrypt(publicKeyFromPem(masterPub), Buffer.from('the token'), 'sha224');
+    const { reply } = await rsa.run({
+      op: 'authReply',
+      kind: 'accepted',
+      nonce,
+      minionPublicPem: keyPem('web1.pub'),
+      publishPort: 4505,
+      aesKey: AES_KEY,
+      aesSig: makeAesSig(masterKey, AES_KEY),
+      sessionKey: AES_KEY,
+      encryptedToken: token,
+      masterPublicPem: masterPub,
+      encHash: 'sha224',
+      sigHash: 'sha224',
+    });
+    const env = decode(reply) as { load: Buffer; sig: Buffer };
+    expect(verify('sha224', env.load, { key: masterPub, padding: constants.RSA_PKCS1_PADDING }, env.sig)).toBe(true);
+    const inner = decode(env.load) as { token: Buffer; aes: Buffer };
+    expect(oaepDecrypt(keyPem('web1.pem'), inner.token, 'sha224').toString()).toBe('the token');
+    expect(oaepDecrypt(keyPem('web1.pem'), inner.aes, 'sha224').toString()).toBe(AES_KEY);
+    expect(() => oaepDecrypt(keyPem('web1.pem'), inner.aes, 'sha1')).toThrow(/RSA-OAEP decryption failed/);
   });
 
   it('turns bad jobs and bad ciphertexts into typed errors', async () => {
@@ -110,8 +140,8 @@ describe.each(variants)('master RSA jobs, %s', (_name, makeOps) => {
     const rsa = masterRsa(ops);
     await expect(rsa.run({ op: 'authReply', kind: 'pending', nonce: 'not-a-nonce' })).rejects.toMatchObject({ code: 'BAD_LOAD' });
     await expect(rsa.run({ op: 'nope' } as never)).rejects.toMatchObject({ code: 'BAD_RSA_JOB' });
-    await expect(ops.decrypt(Buffer.alloc(256, 1))).rejects.toMatchObject({ code: 'DECRYPT_FAILED' });
-    await expect(ops.decrypt(Buffer.alloc(3))).rejects.toMatchObject({
+    await expect(ops.decrypt(Buffer.alloc(256, 1), 'sha1')).rejects.toMatchObject({ code: 'DECRYPT_FAILED' });
+    await expect(ops.decrypt(Buffer.alloc(3), 'sha1')).rejects.toMatchObject({
       code: 'DECRYPT_FAILED',
       message: expect.stringMatching(/must be 256 bytes/),
     });
@@ -130,7 +160,7 @@ describe('master RSA on libuv’s thread pool', () => {
     // immediate callback runs while most of them are still being made (each takes ~0.3 ms).
     const ops = await threadPoolKeyOps(masterKey, 2);
     let done = 0;
-    const signing = Array.from({ length: 50 }, (_, i) => ops.sign(Buffer.from(`load ${i}`)).then(() => done++));
+    const signing = Array.from({ length: 50 }, (_, i) => ops.sign(Buffer.from(`load ${i}`), 'sha1').then(() => done++));
     const doneAtFirstTurn = await new Promise<number>((resolve) => setImmediate(() => resolve(done)));
     await Promise.all(signing);
     expect(done).toBe(50);

@@ -18,6 +18,7 @@ import {
   openAuthRequest,
 } from '../../../src/core/channel';
 import { decode } from '../../../src/core/protocol/msgpack';
+import { requestedHashes } from '../../../src/core/master/master-rsa';
 import { PublishServer, RequestServer } from '../../../src/core/transport/zeromq';
 import type { MinionSettings } from '../../../src/core/minion/job-loop';
 import { keyPem } from '../protocol/wire-vectors';
@@ -95,6 +96,8 @@ export class FakeMaster {
   readonly aesKey = Crypticle.generateKeyString();
   /** Arrival time (performance.now()) of every `_auth` request, answered or not. */
   readonly authTimes: number[] = [];
+  /** The `enc_algo` and `sig_algo` of every `_auth` and `_pillar` request, in order; the replies use them, as Salt's. */
+  readonly algorithms: Array<{ cmd: string; enc_algo: unknown; sig_algo: unknown }> = [];
   /** The `cmd` of every aes request the master could open, in order. */
   readonly commands: string[] = [];
   readonly returns: Array<{ id: string; jid: string; return: unknown; at: number }> = [];
@@ -194,22 +197,29 @@ export class FakeMaster {
         this.ignoreAuth--;
         return null;
       }
+      const hashes = requestedHashes(env.load.enc_algo, env.load.sig_algo, '_auth');
+      this.algorithms.push({ cmd: '_auth', enc_algo: env.load.enc_algo, sig_algo: env.load.sig_algo });
       const { request, token } = openAuthRequest(payload, this.masterPem);
       // Salt's session_key(): the worker's own cached key, else the one on file (made if none).
       if (!this.fileKeys.has(request.id)) this.fileKeys.set(request.id, Crypticle.generateKeyString());
       const sessionKey = keys.get(request.id) ?? this.fileKeys.get(request.id)!;
       keys.set(request.id, sessionKey);
       this.pubs.set(request.id, request.pub);
-      return buildAuthReply(this.masterPem, {
-        kind: 'accepted',
-        nonce: request.nonce,
-        minionPublicKey: request.pub,
-        publishPort: this.options.pubPort,
-        aesKey: this.aesKey,
-        sessionKey,
-        token,
-        masterPublicPem: this.masterPub,
-      });
+      return buildAuthReply(
+        this.masterPem,
+        {
+          kind: 'accepted',
+          nonce: request.nonce,
+          minionPublicKey: request.pub,
+          publishPort: this.options.pubPort,
+          aesKey: this.aesKey,
+          sessionKey,
+          token,
+          masterPublicPem: this.masterPub,
+          encHash: hashes.encHash,
+        },
+        hashes.sigHash,
+      );
     }
     let opened;
     try {
@@ -222,7 +232,17 @@ export class FakeMaster {
     }
     this.commands.push(String(opened.load.cmd));
     const session = { sessionKey: keys.get(opened.id) ?? this.fileKeys.get(opened.id)!, pub: this.pubs.get(opened.id)! };
-    if (opened.load.cmd === '_pillar') return buildSendPrivateReply(this.masterPem, session.pub, opened.nonce, {});
+    if (opened.load.cmd === '_pillar') {
+      const envelope = env as unknown as { enc_algo: unknown; sig_algo: unknown };
+      this.algorithms.push({ cmd: '_pillar', enc_algo: envelope.enc_algo, sig_algo: envelope.sig_algo });
+      return buildSendPrivateReply(
+        this.masterPem,
+        session.pub,
+        opened.nonce,
+        {},
+        requestedHashes(envelope.enc_algo, envelope.sig_algo, '_pillar'),
+      );
+    }
     if (opened.load.cmd === '_return') {
       this.returns.push({ id: opened.id, jid: String(opened.load.jid), return: opened.load.return, at: performance.now() });
       this.returnWaiters.splice(0).forEach((wake) => wake());

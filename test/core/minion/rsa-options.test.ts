@@ -1,5 +1,7 @@
 /**
- * `sign_pub_messages` on both sides, as Salt 3007 has it: a master with it False publishes without
+ * A minion's `encryption_algorithm` and `signing_algorithm`: its `_auth` and `_pillar` requests name
+ * them, and it opens the replies by them (the fake master answers as Salt's, in what the request
+ * names). `sign_pub_messages` on both sides, as Salt 3007 has it: a master with it False publishes without
  * `sig` and `sig_algo` (wrap_payload in salt/channel/server.py); a minion with it True refuses such
  * a publication ("Message signing is enabled but the payload has no signature",
  * _verify_master_signature in salt/channel/client.py), and one with it False runs it. brine's
@@ -12,6 +14,7 @@ import { join } from 'node:path';
 import { createLogging } from '../../../src/core/log';
 import { MinionChannel } from '../../../src/core/minion/channel-client';
 import type { JobLoad } from '../../../src/core/protocol/loads';
+import type { MinionSettings } from '../../../src/core/minion/job-loop';
 import { freePort } from '../../support/ports';
 import { FakeMaster, web1Pki, web1Settings } from './fake-master';
 
@@ -25,8 +28,8 @@ afterEach(async () => {
 
 const ping = (jid: string) => ({ fun: 'test.ping', arg: [], tgt: 'web1', tgt_type: 'glob', jid, ret: '', user: 'root' });
 
-/** A fake master (`signPublications`), and a minion channel of web1 subscribed to it with `signPubMessages`. */
-async function subscribed(signPublications: boolean, signPubMessages: boolean | undefined) {
+/** A fake master (`signPublications`), and a minion channel of web1 subscribed to it with `signPubMessages` and `settings`. */
+async function subscribed(signPublications: boolean, signPubMessages: boolean | undefined, more: Partial<MinionSettings> = {}) {
   root = mkdtempSync(join(tmpdir(), 'brine-signpub-'));
   const ports = { retPort: await freePort(), pubPort: await freePort() };
   const master = new FakeMaster({ ...ports, signPublications });
@@ -42,7 +45,7 @@ async function subscribed(signPublications: boolean, signPubMessages: boolean | 
     console: true,
     stderr: { write: (l: string) => (lines.push(l), wake(), true) },
   }).getLogger('salt.minion');
-  const settings = { ...web1Settings(ports.retPort, web1Pki(root)), sign_pub_messages: signPubMessages };
+  const settings = { ...web1Settings(ports.retPort, web1Pki(root)), sign_pub_messages: signPubMessages, ...more };
   const channel = new MinionChannel(settings, log);
   cleanups.push(() => channel.stop());
   await channel.connect();
@@ -64,7 +67,7 @@ async function subscribed(signPublications: boolean, signPubMessages: boolean | 
       clearInterval(timer);
     }
   };
-  return { jobs, lines, publishUntil };
+  return { jobs, lines, publishUntil, master, channel };
 }
 
 describe('sign_pub_messages', () => {
@@ -87,5 +90,29 @@ describe('sign_pub_messages', () => {
     const { jobs, publishUntil } = await subscribed(true, false);
     await publishUntil(ping('20261207000000000003'), () => jobs.length > 0);
     expect(jobs.map((j) => j.jid)).toContain('20261207000000000003');
+  });
+
+  it('encryption_algorithm and signing_algorithm SHA-224: the sign-in and a _pillar request name them, and their replies open', async () => {
+    const { master, channel, jobs, publishUntil } = await subscribed(true, undefined, {
+      encryption_algorithm: 'OAEP-SHA224',
+      signing_algorithm: 'PKCS1v15-SHA224',
+    });
+    expect(await channel.request({ cmd: '_pillar', id: 'web1', grains: {}, saltenv: 'base', pillarenv: null, ver: '2' })).toEqual({});
+    await publishUntil(ping('20261207000000000004'), () => jobs.length > 0);
+    const sha224 = { enc_algo: 'OAEP-SHA224', sig_algo: 'PKCS1v15-SHA224' };
+    expect(master.algorithms).toEqual([
+      { cmd: '_auth', ...sha224 },
+      { cmd: '_pillar', ...sha224 },
+    ]);
+  });
+
+  it("Salt's defaults otherwise", async () => {
+    const { master, channel } = await subscribed(true, undefined);
+    await channel.request({ cmd: '_pillar', id: 'web1', grains: {}, saltenv: 'base', pillarenv: null, ver: '2' });
+    const sha1 = { enc_algo: 'OAEP-SHA1', sig_algo: 'PKCS1v15-SHA1' };
+    expect(master.algorithms).toEqual([
+      { cmd: '_auth', ...sha1 },
+      { cmd: '_pillar', ...sha1 },
+    ]);
   });
 });
