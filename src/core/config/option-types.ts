@@ -24,6 +24,7 @@ export type OptionType =
   | 'hash'
   | 'signing'
   | 'encryption'
+  | 'no-master-sign'
   | 'transport';
 
 export const LOG_LEVEL_NAMES = ['all', 'garbage', 'trace', 'debug', 'profile', 'info', 'warning', 'error', 'critical', 'quiet'] as const;
@@ -94,6 +95,12 @@ export function checkOption(type: OptionType, value: unknown): Check {
       return signingHash(value) !== undefined ? ok(value) : no(`one of ${Object.keys(SIGNING_ALGORITHMS).join(', ')}`);
     case 'encryption':
       return encryptionHash(value) !== undefined ? ok(value) : no(`one of ${Object.keys(ENCRYPTION_ALGORITHMS).join(', ')}`);
+    case 'no-master-sign':
+      // Salt's signed master public key (master_sign.pem, its multi-master PKI) is not built:
+      // refused rather than ignored, since a minion would believe it checks what it does not.
+      return value === false || value === null
+        ? ok(false)
+        : no("false (brine does not sign or check the master's public key with master_sign.pem)");
     case 'transport':
       return value === 'zeromq' ? ok(value) : no("'zeromq' (the only transport brine speaks)");
   }

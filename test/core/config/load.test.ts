@@ -185,6 +185,17 @@ describe('problems', () => {
     expect(err.message).toContain(message);
   });
 
+  it("refuses Salt's signed master public key, which brine does not build, rather than ignore it", () => {
+    write('minion', 'verify_master_pubkey_sign: True\n');
+    expect(configError(() => loadMinionConfig(dir)).message).toContain(
+      "verify_master_pubkey_sign must be false (brine does not sign or check the master's public key with master_sign.pem), got true",
+    );
+    write('master', 'master_sign_pubkey: True\n');
+    expect(configError(() => loadMasterConfig(dir)).message).toContain('master_sign_pubkey must be false');
+    write('minion', 'verify_master_pubkey_sign: False\n');
+    expect(loadMinionConfig(dir).config.verify_master_pubkey_sign).toBe(false);
+  });
+
   it("checks a minion's encryption_algorithm and signing_algorithm against Salt's names", () => {
     write('minion', 'encryption_algorithm: OAEP-SHA256\n');
     expect(configError(() => loadMinionConfig(dir)).message).toContain(
