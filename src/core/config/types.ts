@@ -53,6 +53,8 @@ export interface MasterConfig extends CommonConfig {
   worker_threads: number;
   keep_jobs: number;
   job_cache: boolean;
+  /** Salt's: `{users: [...], modules: [...]}` no publish may name. */
+  publisher_acl_blacklist: Record<string, unknown>;
   /** Salt's: how publications are signed, 'PKCS1v15-SHA1' or 'PKCS1v15-SHA224'. */
   publish_signing_algorithm: SigningAlgorithm;
   master_job_cache: string;

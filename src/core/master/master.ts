@@ -30,6 +30,7 @@ import { MasterPillar, type PillarPlugins } from './pillar-service';
 import { MineStore } from './mine-store';
 import { MinionRequests } from './minion-requests';
 import { PublishKey } from './publish-key';
+import { PublisherBlacklist } from './publisher-acl';
 import { DEFAULT_MAX_REQUEST_SIZE, RequestHandler, refuseOversized } from './request-handler';
 import { ReplayGuard } from './replay-guard';
 import {
@@ -93,6 +94,7 @@ export type MasterSettings = Pick<
       | 'job_cache'
       | 'sign_pub_messages'
       | 'publish_signing_algorithm'
+      | 'publisher_acl_blacklist'
     >
   > &
   JobCacheConfig & {
@@ -287,6 +289,7 @@ export class Master {
       rsa,
       log,
       hooks: { rootKey: () => this.rootKey, beforePublish: () => this.keyIndex.refresh() },
+      publisherBlacklist: s.publisher_acl_blacklist ? new PublisherBlacklist(s.publisher_acl_blacklist) : undefined,
       pillar: new MasterPillar(s as unknown as Record<string, unknown>, dataCache, this.log, this.pillarPlugins),
       minionRequests: new MinionRequests({
         files: { file_roots: s.file_roots, file_buffer_size: s.file_buffer_size, hash_type: s.hash_type },

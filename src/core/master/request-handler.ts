@@ -22,6 +22,7 @@ import type { MasterPillar } from './pillar-service';
 import type { MinionSession, Sessions } from './sessions';
 import { requestedHashes, type MasterRsa } from './master-rsa';
 import type { SignInRateLimit } from './sign-in-limits';
+import type { PublisherBlacklist } from './publisher-acl';
 import type { ReplayGuard } from './replay-guard';
 import type { SignInQueue } from './sign-in-queue';
 import type { MinionRequests } from './minion-requests';
@@ -59,6 +60,8 @@ export interface RequestHandlerDeps {
   rsa: MasterRsa;
   /** The root key a CLI publish must carry; reconciling keys before each publish. */
   hooks: { rootKey: () => string; beforePublish: () => void };
+  /** Salt's publisher_acl_blacklist (none when absent). */
+  publisherBlacklist?: PublisherBlacklist;
   /** Salt's AESFuncs beyond returns, events and pillar (file server, mine, ...). */
   minionRequests: MinionRequests;
   /** Compiles the pillar a `_pillar` request asks for. */
@@ -83,6 +86,7 @@ export class RequestHandler {
   private readonly events: MasterEvents;
   private readonly rsa: MasterRsa;
   private readonly hooks: RequestHandlerDeps['hooks'];
+  private readonly publisherBlacklist?: PublisherBlacklist;
   private readonly minionRequests: MinionRequests;
   private readonly pillar: MasterPillar;
   private readonly log: Logger;
@@ -98,6 +102,7 @@ export class RequestHandler {
       events: this.events,
       rsa: this.rsa,
       hooks: this.hooks,
+      publisherBlacklist: this.publisherBlacklist,
       minionRequests: this.minionRequests,
       pillar: this.pillar,
       log: this.log,
@@ -146,6 +151,14 @@ export class RequestHandler {
       }
       case 'publish': {
         const req = parsePublishRequestLoad(load);
+        // Checked first, as Salt's ClearFuncs.publish does, and answered bare as the refusal below.
+        if (this.publisherBlacklist?.refuses(String(req.user), req.fun)) {
+          this.log.error(
+            `${String(req.user)} does not have permissions to run ${String(req.fun)}. ` +
+              'Please contact your local administrator if you believe this is in error.',
+          );
+          return encode({ error: { name: 'AuthorizationError', message: 'Authorization error occurred.' } });
+        }
         if (req.key !== this.hooks.rootKey()) {
           this.log.warning(`Authentication failure of type "user" occurred for user ${String(req.user)}.`);
           // Bare, with no {enc, load} around it: Salt's ClearFuncs.publish returns it as is, and
