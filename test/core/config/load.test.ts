@@ -194,7 +194,7 @@ describe('problems', () => {
     expect(configError(() => loadMasterConfig(dir)).message).toContain('master_sign_pubkey must be false');
     write('minion', 'disable_modules: [cmdmod]\n');
     expect(configError(() => loadMinionConfig(dir)).message).toContain(
-      "disable_modules must be an empty list (brine does not yet turn modules off by Salt's module file names), got [\"cmdmod\"]",
+      'disable_modules must be an empty list (brine does not yet turn modules off by Salt\'s module file names), got ["cmdmod"]',
     );
     write('minion', 'whitelist_modules: [test]\n');
     expect(configError(() => loadMinionConfig(dir)).message).toContain('whitelist_modules must be an empty list');
