@@ -27,10 +27,12 @@ function eventStream(cluster: Cluster, ...args: string[]): Daemon {
 
 /**
  * Makes sure the stream's subscription is live: pings until the stream shows one of the pings
- * (a retry on an observed event, not a sleep).
+ * (a retry on an observed event, not a sleep), for up to 30 s. Bounded by time, not by a count of
+ * pings: a ping takes 150 ms, and under CI's load salt-run took longer than 20 of them to start.
  */
 async function untilListening(cluster: Cluster, stream: Daemon, minion: string): Promise<void> {
-  for (let i = 0; i < 20; i++) {
+  const deadline = Date.now() + 30_000;
+  while (Date.now() < deadline) {
     const ping = await cluster.salt(minion, 'test.ping', '--show-jid');
     const jid = jidOf(ping.stdout);
     if (stream.log.includes(`salt/job/${jid}/`)) return;
