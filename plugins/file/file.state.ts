@@ -150,7 +150,7 @@ export class FileStates extends FileEditStates {
       let exists = false;
       if (scheme === 'salt') exists = (await needed(ctx.cacheFile, 'cacheFile')(src)) !== null;
       // Salt's source_list asks an http(s) source with HEAD (its user:password@ included).
-      else if (isRemote(src)) exists = schemeOf(src) !== 'ftp' && (await httpExists(src));
+      else if (isRemote(src)) exists = scheme !== 'ftp' && (await httpExists(src));
       else exists = existsSync(localPath(src));
       if (exists) return [src, hash || sourceHash];
     }

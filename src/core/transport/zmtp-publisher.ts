@@ -53,8 +53,10 @@ export class ZmtpPublishServer implements IPublishServer {
   private readonly highWaterMark: number;
   /** Publications a subscriber missed at the high-water mark, since the port opened. */
   dropped = 0;
-
   private readonly fanOutBatch: number;
+  /** The last publication's fan-out, and how many are under way or waiting. */
+  private fanning: Promise<void> = Promise.resolve();
+  private fanningCount = 0;
 
   /** `onWarning`: trouble taking connections (see ZmtpPortOptions); `fanOutBatch`: subscribers written to a turn (1000). */
   constructor(options: { highWaterMark?: number; backlog?: number; fanOutBatch?: number; onWarning?: (err: TransportError) => void } = {}) {
@@ -95,10 +97,6 @@ export class ZmtpPublishServer implements IPublishServer {
     return done;
   }
 
-  /** The last publication's fan-out, and how many are under way or waiting. */
-  private fanning: Promise<void> = Promise.resolve();
-  private fanningCount = 0;
-
   /**
    * Writes the publication to its subscribers `fanOutBatch` at a time, letting the event loop turn
    * between batches: each write leaves a request object that lives until libuv reports it done,
@@ -109,13 +107,12 @@ export class ZmtpPublishServer implements IPublishServer {
   private async fanOut(bytes: Buffer, topic: Buffer): Promise<void> {
     const limit = this.highWaterMark > 0 ? this.highWaterMark * bytes.length : Infinity;
     const peers = [...this.subscribers];
-    for (let at = 0; at < peers.length; at += this.fanOutBatch) {
-      if (at > 0) await new Promise((resolve) => setImmediate(resolve));
-      for (const [peer, subscriptions] of peers.slice(at, at + this.fanOutBatch)) {
-        if (!subscriptions.matches(topic)) continue;
-        if (peer.queuedBytes >= limit) this.dropped++;
-        else peer.write(bytes);
-      }
+    for (let i = 0; i < peers.length; i++) {
+      if (i > 0 && i % this.fanOutBatch === 0) await new Promise((resolve) => setImmediate(resolve));
+      const [peer, subscriptions] = peers[i];
+      if (!subscriptions.matches(topic)) continue;
+      if (peer.queuedBytes >= limit) this.dropped++;
+      else peer.write(bytes);
     }
   }
 

@@ -5,27 +5,18 @@
  * two keys). The worker left with the other key answers every request it is handed "bad load",
  * so the minion signs in again and resends, more than once, each pair going to the next workers.
  */
-import { afterEach, describe, expect, it } from 'vitest';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
 import { createLogging } from '../../../src/core/log';
 import { MinionChannel } from '../../../src/core/minion/channel-client';
 import { Minion } from '../../../src/core/minion/job-loop';
 import { freePort } from '../../support/ports';
-import { FakeMaster, web1Pki, web1Settings } from './fake-master';
+import { FakeMaster, perTestRoot, web1Pki, web1Settings } from './fake-master';
 
-let root: string | undefined;
-const cleanups: Array<() => Promise<void>> = [];
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c();
-  if (root) rmSync(root, { recursive: true, force: true });
-  root = undefined;
-});
+const { make: makeRoot, cleanups } = perTestRoot('brine-badload-');
 
 /** A fake master of `workers` workers, split by `split`, and a log to read. */
 async function splitMaster(workers: number, split: (master: FakeMaster) => void) {
-  root = mkdtempSync(join(tmpdir(), 'brine-badload-'));
+  const root = makeRoot();
   const pki = web1Pki(root);
   const ports = { retPort: await freePort(), pubPort: await freePort() };
   const master = new FakeMaster({ ...ports, workers });

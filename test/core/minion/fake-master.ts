@@ -3,8 +3,10 @@
  * misbehave on purpose in minion tests. Keys are the shared vector keys.
  */
 import { spawn } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { afterEach } from 'vitest';
 import { stringify } from 'yaml';
 import { Daemon, REPO } from '../../../scripts/cluster';
 import { Crypticle } from '../../../src/core/crypto/crypticle';
@@ -47,6 +49,21 @@ export function spawnMinionBehind(root: string, retPort: number, name = 'minion'
     name,
     spawn(process.execPath, [join(REPO, 'bin', 'salt-minion'), '-c', configDir, '-l', 'warning'], { stdio: ['ignore', 'pipe', 'pipe'] }),
   );
+}
+
+/**
+ * A temporary root for each test (`make()`) and the test's clean-ups, run newest first after it,
+ * then the root removed: registers its own afterEach.
+ */
+export function perTestRoot(prefix: string): { make: () => string; cleanups: Array<() => Promise<void>> } {
+  let root: string | undefined;
+  const cleanups: Array<() => Promise<void>> = [];
+  afterEach(async () => {
+    for (const c of cleanups.splice(0).reverse()) await c();
+    if (root) rmSync(root, { recursive: true, force: true });
+    root = undefined;
+  });
+  return { make: () => (root = mkdtempSync(join(tmpdir(), prefix))), cleanups };
 }
 
 /** Minion web1's pki folder under `root`, holding the shared vector keys; its path. */

@@ -7,30 +7,21 @@
  * _verify_master_signature in salt/channel/client.py), and one with it False runs it. brine's
  * minion asks for the signature unless told not to (Salt's minion does not by default).
  */
-import { afterEach, describe, expect, it } from 'vitest';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
 import { createLogging } from '../../../src/core/log';
 import { MinionChannel } from '../../../src/core/minion/channel-client';
 import type { JobLoad } from '../../../src/core/protocol/loads';
 import type { MinionSettings } from '../../../src/core/minion/job-loop';
 import { freePort } from '../../support/ports';
-import { FakeMaster, web1Pki, web1Settings } from './fake-master';
+import { FakeMaster, perTestRoot, web1Pki, web1Settings } from './fake-master';
 
-let root: string | undefined;
-const cleanups: Array<() => Promise<void>> = [];
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c();
-  if (root) rmSync(root, { recursive: true, force: true });
-  root = undefined;
-});
+const { make: makeRoot, cleanups } = perTestRoot('brine-signpub-');
 
 const ping = (jid: string) => ({ fun: 'test.ping', arg: [], tgt: 'web1', tgt_type: 'glob', jid, ret: '', user: 'root' });
 
 /** A fake master (`signPublications`), and a minion channel of web1 subscribed to it with `signPubMessages` and `settings`. */
 async function subscribed(signPublications: boolean, signPubMessages: boolean | undefined, more: Partial<MinionSettings> = {}) {
-  root = mkdtempSync(join(tmpdir(), 'brine-signpub-'));
+  const root = makeRoot();
   const ports = { retPort: await freePort(), pubPort: await freePort() };
   const master = new FakeMaster({ ...ports, signPublications });
   await master.start();
