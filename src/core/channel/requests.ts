@@ -96,6 +96,8 @@ export interface OpenedAesRequest {
   id: string;
   nonce: string;
   load: AesRequestLoad;
+  /** The load's decrypted msgpack, for a signature over it (see message-signature.ts). */
+  plain: Buffer;
 }
 export interface OpenedClearRequest {
   enc: 'clear';
@@ -141,7 +143,8 @@ export function openAesEnvelope(env: AesRequestEnvelope, lookup: SessionLookup):
       hint: 'the minion must sign in (_auth) again',
     });
   }
-  const load = parseAesRequestLoad(decode(openSealed(session.sessionKey, env.load, 'aes request')));
+  const plain = openSealed(session.sessionKey, env.load, 'aes request');
+  const load = parseAesRequestLoad(decode(plain));
   if (load.id !== env.id) {
     throw new ProtocolError('BAD_LOAD', `aes request: load id '${load.id}' differs from envelope id '${env.id}'`);
   }
@@ -149,7 +152,7 @@ export function openAesEnvelope(env: AesRequestEnvelope, lookup: SessionLookup):
   if (!(known ? sameBytes(load.tok, known) : tokSignedBy(session.publicKey, load.tok))) {
     throw new CryptoError('BAD_TOK', `aes request from '${env.id}': tok does not match the minion's key`);
   }
-  return { enc: 'aes', id: env.id, nonce: load.nonce, load };
+  return { enc: 'aes', id: env.id, nonce: load.nonce, load, plain };
 }
 
 /** Crypticle(session key) of `pickle::` + nonce + msgpack(result), as a msgpack raw string. */

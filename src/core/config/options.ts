@@ -107,6 +107,10 @@ export const MASTER_OPTIONS: Record<string, OptionSpec> = {
   keep_jobs_seconds: o('int', 86400),
   job_cache: o('bool', true),
   publish_signing_algorithm: o('signing', 'PKCS1v15-SHA1'),
+  /** Returns without a minion's signature (minion_sign_messages) are dropped. */
+  require_minion_sign_messages: o('bool', false),
+  /** Returns whose minion signature does not verify are dropped (else logged and taken). */
+  drop_messages_signature_fail: o('bool', false),
   master_job_cache: o('str', 'local_cache'),
   /** brine: the PostgreSQL job cache's connection ({host, port, user, pass, db}). */
   postgres: o('dict?', null),
@@ -134,7 +138,6 @@ export const MASTER_OPTIONS: Record<string, OptionSpec> = {
   con_cache: o('bool', false),
   preserve_minion_cache: o('bool', false),
   rotate_aes_key: o('bool', true),
-  drop_messages_signature_fail: o('bool', false),
   requested_protocol_version: o('any', null),
   publisher_acl: o('dict', {}),
   publisher_acl_blacklist: o('dict', {}),
@@ -188,6 +191,8 @@ export const MINION_OPTIONS: Record<string, OptionSpec> = {
   master_finger: o('str', ''),
   encryption_algorithm: o('encryption', 'OAEP-SHA1'),
   signing_algorithm: o('signing', 'PKCS1v15-SHA1'),
+  /** Sign the loads of returns and events with the minion key (PKCS1v15-SHA1, whatever signing_algorithm says). */
+  minion_sign_messages: o('bool', false),
   master_alive_interval: o('int', 0),
   master_tries: o('int', 1),
   retry_dns: o('number', 30),
@@ -240,7 +245,6 @@ export const MINION_OPTIONS: Record<string, OptionSpec> = {
   local: o('bool', false),
   verify_master_pubkey_sign: o('no-master-sign', false),
   always_verify_signature: o('bool', false),
-  minion_sign_messages: o('bool', false),
   return: o('str|strlist', ''),
   schedule: o('dict', {}),
   beacons: o('dict', {}),

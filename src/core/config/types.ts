@@ -57,6 +57,10 @@ export interface MasterConfig extends CommonConfig {
   publisher_acl_blacklist: Record<string, unknown>;
   /** Salt's: how publications are signed, 'PKCS1v15-SHA1' or 'PKCS1v15-SHA224'. */
   publish_signing_algorithm: SigningAlgorithm;
+  /** Salt's: drop returns a minion did not sign (minion_sign_messages). */
+  require_minion_sign_messages: boolean;
+  /** Salt's: drop returns whose minion signature does not verify (else logged and taken). */
+  drop_messages_signature_fail: boolean;
   master_job_cache: string;
   minion_data_cache: boolean;
   nodegroups: Record<string, string | string[]>;
@@ -89,6 +93,8 @@ export interface MinionConfig extends CommonConfig {
   encryption_algorithm: EncryptionAlgorithm;
   /** Salt's: how the master signs its replies to this minion, 'PKCS1v15-SHA1' or 'PKCS1v15-SHA224'. */
   signing_algorithm: SigningAlgorithm;
+  /** Salt's: sign the loads of returns and events with the minion key. */
+  minion_sign_messages: boolean;
   minion_id_caching: boolean;
   minion_id_lowercase: boolean;
   minion_id_remove_domain: boolean | string;

@@ -31,6 +31,7 @@ import { MineStore } from './mine-store';
 import { MinionRequests } from './minion-requests';
 import { PublishKey } from './publish-key';
 import { PublisherBlacklist } from './publisher-acl';
+import { ReturnSignatures } from './return-signatures';
 import { DEFAULT_MAX_REQUEST_SIZE, RequestHandler, refuseOversized } from './request-handler';
 import { ReplayGuard } from './replay-guard';
 import {
@@ -95,6 +96,8 @@ export type MasterSettings = Pick<
       | 'sign_pub_messages'
       | 'publish_signing_algorithm'
       | 'publisher_acl_blacklist'
+      | 'require_minion_sign_messages'
+      | 'drop_messages_signature_fail'
     >
   > &
   JobCacheConfig & {
@@ -306,6 +309,10 @@ export class Master {
       },
       // Enough sign-ins in progress to keep every RSA thread busy with more ready behind it.
       signInQueue: new SignInQueue(4 * rsaThreads),
+      returnSignatures: new ReturnSignatures(
+        { require: s.require_minion_sign_messages ?? false, dropFailed: s.drop_messages_signature_fail ?? false },
+        log,
+      ),
     });
 
     await this.events.open(s.sock_dir);

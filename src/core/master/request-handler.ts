@@ -26,6 +26,7 @@ import type { PublisherBlacklist } from './publisher-acl';
 import type { ReplayGuard } from './replay-guard';
 import type { SignInQueue } from './sign-in-queue';
 import type { MinionRequests } from './minion-requests';
+import { ReturnSignatures } from './return-signatures';
 
 /** Bounds on what one request may cost (see docs/security.md). */
 export interface RequestLimits {
@@ -71,6 +72,8 @@ export interface RequestHandlerDeps {
   limits?: RequestLimits;
   /** Sign-ins a few at a time (see SignInQueue); default: each as it comes. */
   signInQueue?: SignInQueue;
+  /** Signed returns (minion_sign_messages); default: Salt's, a signature checked when there is one and logged when it fails. */
+  returnSignatures?: ReturnSignatures;
 }
 
 /**
@@ -92,6 +95,7 @@ export class RequestHandler {
   private readonly log: Logger;
   private readonly limits: RequestLimits;
   private readonly signInQueue?: SignInQueue;
+  private readonly returnSignatures: ReturnSignatures;
 
   constructor(deps: RequestHandlerDeps) {
     ({
@@ -109,6 +113,7 @@ export class RequestHandler {
     } = deps);
     this.limits = deps.limits ?? { maxRequestSize: DEFAULT_MAX_REQUEST_SIZE };
     this.signInQueue = deps.signInQueue;
+    this.returnSignatures = deps.returnSignatures ?? new ReturnSignatures({ require: false, dropFailed: false }, this.log);
   }
 
   /**
@@ -192,7 +197,7 @@ export class RequestHandler {
     }
     // The opener checks the HMAC, that the load's id is the envelope's, and the tok against the
     // minion's key (verified once with RSA, then compared as bytes).
-    const { load, nonce, crypticle } = this.openWithSessionKey(session, envelope);
+    const { load, nonce, crypticle, plain } = this.openWithSessionKey(session, envelope);
     // Kept as text of its own: the decoder's copy is a slice of Node's 8 KiB buffer pool, and one
     // such slice per session held a whole slab each (78 MiB at 10,000 minions).
     session.tok ??= load.tok.toString('latin1');
@@ -202,9 +207,13 @@ export class RequestHandler {
       return BAD_LOAD_REPLY;
     }
     switch (load.cmd) {
-      case '_return':
-        await this.jobs.onReturn(session.id, parseReturnLoad(load));
+      case '_return': {
+        const ret = parseReturnLoad(load);
+        // Salt's AESFuncs._return answers a return it drops False.
+        if (!this.returnSignatures.accepts(session.id, session.publicPem, ret, plain)) return buildAesReply(crypticle, nonce, false);
+        await this.jobs.onReturn(session.id, ret);
         return buildAesReply(crypticle, nonce, null);
+      }
       case '_minion_event': {
         const ev = parseMinionEventLoad(load);
         this.fireMinionEvent(session.id, ev);

@@ -3,11 +3,13 @@ import { randomBytes, type KeyObject } from 'node:crypto';
 import {
   buildAesRequest,
   buildAuthRequest,
+  isSignedCommand,
   makeTok,
   openAesReply,
   openPublication,
   publicationPayload,
   openSendPrivateReply,
+  signMinionMessage,
 } from '../channel';
 import type { MinionConfig } from '../config';
 import { Crypticle } from '../crypto/crypticle';
@@ -62,6 +64,7 @@ export type ChannelSettings = { id: string; master: string } & Pick<
       | 'sign_pub_messages'
       | 'encryption_algorithm'
       | 'signing_algorithm'
+      | 'minion_sign_messages'
     >
   >;
 
@@ -409,6 +412,12 @@ export class MinionChannel {
    * the next worker.
    */
   private async send(load: Record<string, unknown>, timeoutMs = 60_000): Promise<unknown> {
+    // minion_sign_messages: the load is signed with the ts it goes with, once; resends carry both.
+    let ts: number | undefined;
+    if (this.settings.minion_sign_messages && isSignedCommand(load.cmd)) {
+      ts = Math.floor(Date.now() / 1000);
+      load = { ...load, sig: await signMinionMessage(this.keys.privateKey, load, ts) };
+    }
     for (let resend = 0; ; resend++) {
       const session = this.session ?? (await this.signIn());
       const { bytes, nonce } = buildAesRequest({
@@ -416,6 +425,7 @@ export class MinionChannel {
         sessionKey: session.session,
         load,
         tok: this.tok,
+        ts,
         algorithms: this.algorithms,
       });
       const reply = await this.requests.request(bytes, timeoutMs);

@@ -16,6 +16,7 @@ import {
   openAesReply,
   openAuthReply,
   openSendPrivateReply,
+  signMinionMessage,
 } from '../../../src/core/channel';
 import { generateKeyPair, privateKeyFromPem, publicKeyFromPem } from '../../../src/core/crypto/rsa';
 import { createLogging } from '../../../src/core/log';
@@ -33,6 +34,7 @@ import { MasterPillar } from '../../../src/core/master/pillar-service';
 import { PublishKey } from '../../../src/core/master/publish-key';
 import { ReplayGuard } from '../../../src/core/master/replay-guard';
 import { RequestHandler } from '../../../src/core/master/request-handler';
+import { ReturnSignatures } from '../../../src/core/master/return-signatures';
 import { inlineKeyOps, masterRsa } from '../../../src/core/master/master-rsa';
 import { Sessions } from '../../../src/core/master/sessions';
 import { SignInRateLimit } from '../../../src/core/master/sign-in-limits';
@@ -125,7 +127,9 @@ afterAll(async () => {
 });
 
 /** A second handler over the same services, with no pillar or files, for one test's limits. */
-function sideHandler(extra: Pick<ConstructorParameters<typeof RequestHandler>[0], 'limits' | 'signInQueue'>): RequestHandler {
+function sideHandler(
+  extra: Pick<ConstructorParameters<typeof RequestHandler>[0], 'limits' | 'signInQueue' | 'returnSignatures'>,
+): RequestHandler {
   return new RequestHandler({
     ...services,
     hooks: { rootKey: () => ROOT_KEY, beforePublish: () => undefined },
@@ -288,5 +292,28 @@ describe('RequestHandler', () => {
     const refused = buildAesRequest({ id: 'web1', sessionKey, load: { cmd: '_file_envs' }, tok: forged });
     expect(await client.request(refused.bytes, 5000)).toEqual(BAD_LOAD_REPLY);
     expect(await aes({ cmd: '_file_envs' })).toEqual(['base']);
+  });
+  it('checks a signed return against the minion key, and drops what require_minion_sign_messages and drop_messages_signature_fail say, answering False', async () => {
+    const strict = sideHandler({ returnSignatures: new ReturnSignatures({ require: true, dropFailed: true }, log) });
+    const lenient = sideHandler({ returnSignatures: new ReturnSignatures({ require: false, dropFailed: false }, log) });
+    const other = privateKeyFromPem(generateKeyPair(1024).privatePem);
+    /** A _return for a new job to web1, signed by `signer` (none: unsigned), through `to`: its reply and whether it was stored. */
+    const sendReturn = async (to: RequestHandler, signer: typeof minionKey | null, tamper = false) => {
+      const { jid } = (decode(await publish(ROOT_KEY)) as { load: { jid: string } }).load;
+      const load = { cmd: '_return', id: 'web1', jid, fun: 'test.ping', fun_args: [], return: true, retcode: 0, success: true };
+      const ts = Math.floor(Date.now() / 1000);
+      const sig = signer ? await signMinionMessage(signer, load, ts) : undefined;
+      const sent = { ...load, ...(tamper ? { return: false } : {}), ...(sig ? { sig } : {}) };
+      const { bytes, nonce } = buildAesRequest({ id: 'web1', sessionKey, load: sent, tok, ts });
+      const reply = openAesReply((await to.handle(bytes))!, sessionKey, nonce);
+      return { reply, stored: Object.keys(await cache.getReturns(jid)).length === 1 };
+    };
+    expect(await sendReturn(strict, minionKey)).toEqual({ reply: null, stored: true });
+    expect(await sendReturn(strict, null)).toEqual({ reply: false, stored: false });
+    expect(await sendReturn(strict, other)).toEqual({ reply: false, stored: false });
+    expect(await sendReturn(strict, minionKey, true)).toEqual({ reply: false, stored: false });
+    // Salt's defaults: a signature that fails is logged, and the return taken all the same.
+    expect(await sendReturn(lenient, other)).toEqual({ reply: null, stored: true });
+    expect(await sendReturn(lenient, null)).toEqual({ reply: null, stored: true });
   });
 });

@@ -16,6 +16,7 @@ import {
   buildAuthReply,
   buildPublication,
   buildSendPrivateReply,
+  minionMessageSigned,
   openAesRequest,
   openAuthRequest,
 } from '../../../src/core/channel';
@@ -117,6 +118,8 @@ export class FakeMaster {
   readonly algorithms: Array<{ cmd: string; enc_algo: unknown; sig_algo: unknown }> = [];
   /** The `cmd` of every aes request the master could open, in order. */
   readonly commands: string[] = [];
+  /** Whether each of those carried a `sig` (minion_sign_messages) that verifies against the minion key; null: none. */
+  readonly signatures: Array<{ cmd: string; verified: boolean | null }> = [];
   readonly returns: Array<{ id: string; jid: string; return: unknown; at: number }> = [];
   readonly errors: unknown[] = [];
   /** Each minion's session key as the master's files hold it. */
@@ -248,6 +251,11 @@ export class FakeMaster {
       return BAD_LOAD_REPLY;
     }
     this.commands.push(String(opened.load.cmd));
+    const sig = opened.load.sig;
+    this.signatures.push({
+      cmd: String(opened.load.cmd),
+      verified: sig === undefined ? null : minionMessageSigned(this.pubs.get(opened.id)!, opened.plain, sig),
+    });
     const session = { sessionKey: keys.get(opened.id) ?? this.fileKeys.get(opened.id)!, pub: this.pubs.get(opened.id)! };
     if (opened.load.cmd === '_pillar') {
       const envelope = env as unknown as { enc_algo: unknown; sig_algo: unknown };
