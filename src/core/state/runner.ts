@@ -449,12 +449,14 @@ export class StateRunner {
     return { status, reqs };
   }
 
-  /** verify_data: Salt's checks before a state function runs. */
-  private verifyData(low: LowChunk): string[] {
+  /** verify_data: Salt's checks before a state function runs (state.single returns them as they are). */
+  verifyData(low: LowChunk): string[] {
     const errors: string[] = [];
     const full = `${low.state}.${low.fun}`;
     const fn = this.opts.functions.find(full);
     if (!fn) {
+      // A chunk of no SLS (state.single) gets Salt's shorter message, without the reason.
+      if (low.__sls__ === undefined) return [`Specified state '${full}' was not found`];
       errors.push(`State '${full}' was not found in SLS '${low.__sls__}'`);
       const reason = this.opts.functions.missingReason(full);
       if (reason) errors.push(`Reason: ${reason}`);

@@ -153,6 +153,9 @@ export class StateSystem {
       fun: fun.slice(dot + 1),
       order: 10000,
     };
+    // As Salt's state.single: what verify_data finds is the answer, a list (retcode 1).
+    const errors = this.runner(run).verifyData(low);
+    if (errors.length > 0) return errors;
     return this.runChunks([low], run);
   }
 

@@ -171,7 +171,7 @@ describe('a third-party state module', () => {
     expect(Object.values(bad.return as Record<string, StateReturn>)[0].comment).toMatch(/times must be an integer, got 'x'/);
     const missing = await h.call('state.single', ['greeting.nope', 'hi']);
     expect(missing.retcode).not.toBe(0);
-    expect(JSON.stringify(missing.return)).toContain("'greeting.nope' is not available.");
+    expect(missing.return).toEqual(["Specified state 'greeting.nope' was not found"]);
   });
 
   it('built-in state modules are @StateModule plugins loaded from BUILTIN_PLUGINS', async () => {

@@ -111,6 +111,17 @@ describe('one state run at a time', () => {
   });
 });
 
+describe('state.single of a state function that is not there', () => {
+  it("answers Salt's verify_data list, retcode 1, with no result dict (salt-call --local of Salt 3007.10)", async () => {
+    const h = await createHarness({ modules: [...BUILTIN_PLUGINS, BlockerStates], pillar: {} });
+    expect(await h.call('state.single', ['nosuch.run', 'x'])).toMatchObject({
+      return: ["Specified state 'nosuch.run' was not found"],
+      retcode: 1,
+    });
+    expect(await h.call('state.single', ['blocker.mark', 'here'])).toMatchObject({ retcode: 0 });
+  });
+});
+
 describe('one state run at a time across processes (the minion proc dir)', () => {
   it('a state job another process records in <cachedir>/proc refuses a run here, queue=True waits for its end, a stale record is dropped', async () => {
     const cachedir = mkdtempSync(join(tmpdir(), 'brine-proc-'));
