@@ -19,6 +19,7 @@ const ROOT = { root: arg.string({ optional: true, description: 'Directory to chr
  * groupadd, groupdel, groupmod and gpasswd, and answers as Salt does.
  */
 @Module('group', {
+  file: 'groupadd',
   doc: 'Manage groups on Linux, OpenBSD and NetBSD',
   available: (grains) =>
     ['Linux', 'OpenBSD', 'NetBSD'].includes(String(grains.kernel)) ||

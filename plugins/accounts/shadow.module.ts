@@ -31,7 +31,11 @@ const today = (): number => Math.floor(Date.now() / 86_400_000);
  * Salt's `shadow` module for Linux (linux_shadow): reads /etc/shadow, changes aging with chage,
  * locks and unlocks with passwd, and sets hashes by rewriting the user's shadow line as Salt does.
  */
-@Module('shadow', { doc: 'Manage the shadow file on Linux systems', available: (grains) => grains.kernel === 'Linux' })
+@Module('shadow', {
+  doc: 'Manage the shadow file on Linux systems',
+  file: 'linux_shadow',
+  available: (grains) => grains.kernel === 'Linux',
+})
 export class ShadowModule {
   private readonly tools: AccountTools;
 

@@ -81,6 +81,7 @@ const ROOT = { root: arg.string({ optional: true, description: 'Directory to chr
  * unknown user in `info`).
  */
 @Module('user', {
+  file: 'useradd',
   doc: 'Manage users with the useradd command',
   available: (grains) =>
     ['Linux', 'OpenBSD', 'NetBSD', 'AIX'].includes(String(grains.kernel)) ||

@@ -79,6 +79,7 @@ function commandOf(cmd: unknown): string | string[] {
 }
 
 @Module('cmd', {
+  file: 'cmdmod',
   doc: 'A module for shelling out. Keyword arguments follow Salt: cwd, stdin, runas, shell, python_shell, env, clean_env, prepend_path, rstrip, umask, timeout, ignore_retcode, success_retcodes, hide_output.',
 })
 export class CmdModule {

@@ -13,6 +13,7 @@ type Changes = Record<string, { old: string; new: string }>;
  * drops it), and version_cmp asks `apk version -t`. apk has no hold.
  */
 @Module('pkg', {
+  file: 'apkpkg',
   doc: 'Support for apk',
   available: (grains) => grains.os_family === 'Alpine' || noBackend(grains),
 })

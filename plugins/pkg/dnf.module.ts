@@ -44,6 +44,7 @@ function repoOptions(kwargs: Record<string, unknown>): string[] {
  * return shapes and comments.
  */
 @Module('pkg', {
+  file: 'yumpkg',
   doc: 'Support for YUM/DNF',
   available: (grains) => (isRedHatFamily(grains) && yumBinary() !== null) || noBackend(grains),
 })

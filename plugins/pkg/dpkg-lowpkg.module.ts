@@ -58,6 +58,7 @@ const TECHNICAL_KEYS = ['installed_size', 'depends', 'recommends', 'provides', '
  * package's version and `unpurge` for packages marked for purge.
  */
 @Module('lowpkg', {
+  file: 'dpkg_lowpkg',
   doc: 'Support for DEB packages',
   available: (grains) =>
     grains.os_family === 'Debian' || 'The dpkg execution module cannot be loaded: only works on Debian family systems.',

@@ -44,6 +44,7 @@ type Changes = Record<string, { old: string; new: string }>;
  * (dnf.module.ts, apk.module.ts); the grains pick one, as Salt's `__virtual__` does.
  */
 @Module('pkg', {
+  file: 'aptpkg',
   doc: 'Support for APT (Advanced Packaging Tool)',
   available: (grains) => grains.os_family === 'Debian' || noBackend(grains),
 })

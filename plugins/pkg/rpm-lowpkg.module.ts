@@ -52,7 +52,7 @@ const isFile = (path: string): boolean => statSync(path, { throwIfNoEntry: false
  * Salt's `lowpkg` on the RHEL family (rpm_lowpkg): what rpm itself knows of installed packages and
  * of .rpm files, below dnf. Every function that reads the database takes `root` (rpm's --root).
  */
-@Module('lowpkg', { doc: 'Support for rpm', available })
+@Module('lowpkg', { doc: 'Support for rpm', file: 'rpm_lowpkg', available })
 export class RpmLowpkgModule {
   constructor(
     @inject(IShell) private readonly shell: IShell,

@@ -48,7 +48,7 @@ function pick(table: Record<string, string>, option: string, value: unknown): st
  * `/dev/log` (Python's syslog module writes there too); brine adds `syslog.socket` (another unix
  * socket) and `syslog.server` / `syslog.port` (a syslog server over UDP, RFC 3164).
  */
-@Returner('syslog')
+@Returner('syslog', { file: 'syslog_return' })
 export class SyslogReturner {
   constructor(
     @inject(IShell) private readonly shell: IShell,

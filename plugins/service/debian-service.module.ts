@@ -21,7 +21,11 @@ function defaultStart(script: string): string[] {
  * links in `/etc/rc?.d` made by update-rc.d. Scripts run as `service(8)` runs them. Both places sit
  * under the minion option `service_root` (default `/`).
  */
-@Module('service', { doc: 'Service support for Debian systems (uses update-rc.d and /sbin/service)', available: backendVerdict('debian') })
+@Module('service', {
+  doc: 'Service support for Debian systems (uses update-rc.d and /sbin/service)',
+  file: 'debian_service',
+  available: backendVerdict('debian'),
+})
 export class DebianServiceModule extends InitScriptService {
   constructor(
     @inject(IShell) private readonly shell: IShell,

@@ -18,6 +18,7 @@ function requested(runlevels: unknown): Set<string> {
  * under the minion option `service_root` (default `/`).
  */
 @Module('service', {
+  file: 'gentoo_service',
   doc: 'Service support for OpenRC (Gentoo, Alpine): /etc/init.d scripts and rc-update',
   available: backendVerdict('openrc'),
 })

@@ -13,7 +13,11 @@ const LIMIT = { limit: arg.string({ default: '' }) };
  * `/etc/rc.d/rc<runlevel>.d` as Salt's fallback. The scripts and links sit under the minion option
  * `service_root` (default `/`). Upstart jobs (`/etc/init/*.conf`, RHEL 6's hybrid) are not managed.
  */
-@Module('service', { doc: 'Service support for RHEL-based systems (sysvinit and chkconfig)', available: backendVerdict('rh') })
+@Module('service', {
+  doc: 'Service support for RHEL-based systems (sysvinit and chkconfig)',
+  file: 'rh_service',
+  available: backendVerdict('rh'),
+})
 export class RhServiceModule extends InitScriptService {
   constructor(
     @inject(IShell) private readonly shell: IShell,

@@ -39,7 +39,7 @@ interface UnmaskArgs {
  * that work on unit files (enable, disable, is-enabled, mask, list-unit-files) take Salt's `root`;
  * the minion option `service_root` is its default.
  */
-@Module('service', { doc: 'Provides the service module for systemd', available: backendVerdict('systemd') })
+@Module('service', { doc: 'Provides the service module for systemd', file: 'systemd_service', available: backendVerdict('systemd') })
 export class ServiceModule {
   private readonly defaultRoot: string | undefined;
 

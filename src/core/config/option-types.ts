@@ -25,7 +25,6 @@ export type OptionType =
   | 'signing'
   | 'encryption'
   | 'no-master-sign'
-  | 'no-module-filter'
   | 'transport';
 
 export const LOG_LEVEL_NAMES = ['all', 'garbage', 'trace', 'debug', 'profile', 'info', 'warning', 'error', 'critical', 'quiet'] as const;
@@ -102,13 +101,6 @@ export function checkOption(type: OptionType, value: unknown): Check {
       return value === false || value === null
         ? ok(false)
         : no("false (brine does not sign or check the master's public key with master_sign.pem)");
-    case 'no-module-filter':
-      // Salt's disable_modules / whitelist_modules name modules by their file (cmdmod for cmd),
-      // which brine's loader does not filter on yet: refused rather than ignored, since a module
-      // meant to be off would otherwise run.
-      return value === null || (Array.isArray(value) && value.length === 0)
-        ? ok([])
-        : no("an empty list (brine does not yet turn modules off by Salt's module file names)");
     case 'transport':
       return value === 'zeromq' ? ok(value) : no("'zeromq' (the only transport brine speaks)");
   }

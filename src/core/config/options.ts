@@ -231,8 +231,14 @@ export const MINION_OPTIONS: Record<string, OptionSpec> = {
   multiprocessing: o('bool', true),
   process_count_max: o('int', -1),
   startup_states: o('str', ''),
-  disable_modules: o('no-module-filter', []),
-  whitelist_modules: o('no-module-filter', []),
+  /** Execution modules not to load, by Salt's file names (`cmdmod`) or their names. */
+  disable_modules: o('strlist', []),
+  /** The only execution modules to load, by name (`cmd`); empty: all. */
+  whitelist_modules: o('strlist', []),
+  /** State modules not to load, as disable_modules. */
+  disable_states: o('strlist', []),
+  /** Returners not to load, as disable_modules. */
+  disable_returners: o('strlist', []),
   cmd_safe: o('bool', true),
   file_client: o('str', 'remote'),
   pillar: o('dict', {}),

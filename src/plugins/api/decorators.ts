@@ -19,6 +19,12 @@ export interface ModuleOptions {
   available?: (grains: Record<string, unknown>) => true | string | false;
   /** Module documentation, shown by `sys.doc`. */
   doc?: string;
+  /**
+   * The name of the file Salt defines this module in, when it is not the module's name (`cmdmod`
+   * for `cmd`, `aptpkg` for Debian's `pkg`): Salt's `disable_modules` (and `disable_states`, ...)
+   * name modules so, and turn this one off by it as well as by its name.
+   */
+  file?: string;
 }
 
 const MODULE_NAME = /^[A-Za-z][A-Za-z0-9_]*$/;
@@ -40,8 +46,11 @@ export function moduleDecorator(kind: PluginKind, decorator: string, name: strin
   if (typeof name !== 'string' || !MODULE_NAME.test(name)) {
     throw new TypeError(`${decorator} name must be a word of letters, digits and '_' (got ${JSON.stringify(name)})`);
   }
+  if (options.file !== undefined && (typeof options.file !== 'string' || !MODULE_NAME.test(options.file))) {
+    throw new TypeError(`${decorator} file must be a word of letters, digits and '_' (got ${JSON.stringify(options.file)})`);
+  }
   return (target) => {
-    const meta: ModuleMetadata = { kind, name, doc: options.doc, available: options.available };
+    const meta: ModuleMetadata = { kind, name, doc: options.doc, available: options.available, file: options.file };
     recordModule(target as unknown as abstract new (...args: never[]) => unknown, meta);
   };
 }

@@ -16,6 +16,8 @@ export interface ModuleMetadata {
   name: string;
   doc?: string;
   available?: (grains: Record<string, unknown>) => true | string | false;
+  /** The file Salt defines the module in, when it is not its name (see ModuleOptions.file). */
+  file?: string;
 }
 
 /**

@@ -47,6 +47,8 @@ export interface ModuleDescriptor {
   name: string;
   doc: string;
   available?: (grains: Record<string, unknown>) => true | string | false;
+  /** The name Salt's disable_* options know it by besides its own: its file's in Salt (`cmdmod`). */
+  file?: string;
   cls: PluginClass;
   functions: Map<string, FnDescriptor>;
   injections: InjectionToken[];

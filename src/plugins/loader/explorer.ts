@@ -153,5 +153,14 @@ export function exploreModule(cls: unknown): ModuleDescriptor {
       });
     }
   }
-  return { kind: meta.kind, name: meta.name, doc: meta.doc ?? '', available: meta.available, cls: klass, functions, injections };
+  return {
+    kind: meta.kind,
+    name: meta.name,
+    doc: meta.doc ?? '',
+    available: meta.available,
+    ...(meta.file === undefined ? {} : { file: meta.file }),
+    cls: klass,
+    functions,
+    injections,
+  };
 }

@@ -25,6 +25,7 @@ import { setHostApi } from './host-require';
 import { ServiceContainer } from './container';
 import { instantiate, missingServiceError, unknownServices } from './instantiate';
 import { ModuleRegistry } from './registry';
+import { ModuleFilter } from './module-filter';
 
 /** What the host gives the loader. Services left out get the local-machine implementations. */
 export interface PluginLoaderOptions {
@@ -102,6 +103,10 @@ const PER_JOB = [IJobContext, ISalt, IModules, IStates] as const;
  * plugins.registry.functionNames(); // ['cmd.run', ..., 'test.ping', ...]
  */
 export class PluginLoader {
+  /** disable_modules, whitelist_modules, ...: what the config keeps from loading. */
+  private filter?: ModuleFilter;
+  private logger?: api.ILogger;
+
   constructor(private readonly options: PluginLoaderOptions) {}
 
   async load(): Promise<LoadedPlugins> {
@@ -122,6 +127,8 @@ export class PluginLoader {
     for (const [id, service] of this.options.services ?? []) container.register(id, service);
 
     const registry = new ModuleRegistry();
+    this.filter = ModuleFilter.fromConfig(config);
+    this.logger = logger;
     const sources: DiscoveredPlugins[] = [classify('builtin', { ...(this.options.builtins ?? []) } as Record<string, unknown>)];
     const moduleDirs = this.options.moduleDirs ?? asStringList(config.get('module_dirs', []));
     setHostApi(api);
@@ -222,6 +229,11 @@ export class PluginLoader {
     try {
       const descriptor = exploreModule(cls);
       name = descriptor.name;
+      const refusal = this.filter?.refusal(descriptor.kind, name, descriptor.file);
+      if (refusal !== undefined) {
+        this.logger?.info(`Not loading the ${descriptor.kind} module ${name} (class ${descriptor.cls.name}): ${refusal}`);
+        return;
+      }
       const missing = checkServices ? unknownServices(descriptor.injections, container, PER_JOB) : [];
       if (missing.length > 0) throw missingServiceError(`Module '${name}'`, descriptor.cls.name, missing);
       const verdict = descriptor.available ? descriptor.available(grains) : true;

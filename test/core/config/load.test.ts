@@ -185,21 +185,23 @@ describe('problems', () => {
     expect(err.message).toContain(message);
   });
 
-  it("refuses Salt's signed master public key and module filters, which brine does not build, rather than ignore them", () => {
+  it("refuses Salt's signed master public key, which brine does not build, rather than ignore it", () => {
     write('minion', 'verify_master_pubkey_sign: True\n');
     expect(configError(() => loadMinionConfig(dir)).message).toContain(
       "verify_master_pubkey_sign must be false (brine does not sign or check the master's public key with master_sign.pem), got true",
     );
     write('master', 'master_sign_pubkey: True\n');
     expect(configError(() => loadMasterConfig(dir)).message).toContain('master_sign_pubkey must be false');
-    write('minion', 'disable_modules: [cmdmod]\n');
-    expect(configError(() => loadMinionConfig(dir)).message).toContain(
-      'disable_modules must be an empty list (brine does not yet turn modules off by Salt\'s module file names), got ["cmdmod"]',
-    );
-    write('minion', 'whitelist_modules: [test]\n');
-    expect(configError(() => loadMinionConfig(dir)).message).toContain('whitelist_modules must be an empty list');
     write('minion', 'verify_master_pubkey_sign: False\n');
     expect(loadMinionConfig(dir).config.verify_master_pubkey_sign).toBe(false);
+  });
+
+  it('takes module filters as lists of names (test/plugins/loader/module-filter.test.ts applies them)', () => {
+    write('minion', 'disable_modules: [cmdmod]\nwhitelist_modules: [test, cmd]\ndisable_states: [pkg]\n');
+    const { config } = loadMinionConfig(dir);
+    expect([config.disable_modules, config.whitelist_modules, config.disable_states]).toEqual([['cmdmod'], ['test', 'cmd'], ['pkg']]);
+    write('minion', 'disable_modules: cmdmod\n');
+    expect(configError(() => loadMinionConfig(dir)).message).toContain('disable_modules must be a list of strings');
   });
 
   it("checks a minion's encryption_algorithm and signing_algorithm against Salt's names", () => {
