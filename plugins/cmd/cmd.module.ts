@@ -4,6 +4,7 @@ import { extname, join } from 'node:path';
 import {
   arg,
   Fn,
+  IConfig,
   IGrains,
   IHost,
   IJobContext,
@@ -90,6 +91,7 @@ export class CmdModule {
     @inject(IHost) private readonly host: IHost,
     // Optional: only cmd.script with a salt:// source needs the minion's file client.
     @inject(IMinionControl, { optional: true }) private readonly control: IMinionControl | undefined,
+    @inject(IConfig) private readonly config: IConfig,
   ) {}
 
   /** The run options shared by the waiting and the background runs. */
@@ -108,9 +110,12 @@ export class CmdModule {
     };
   }
 
-  /** Salt: python_shell defaults to True for jobs published by a master (they carry a jid), False for cross-calls. */
+  /**
+   * Salt: python_shell defaults to True for jobs published by a master (they carry a jid), False
+   * for cross-calls (a state's, another module's) unless the minion's `cmd_safe` is False.
+   */
   private pythonShell(o: RunOptions): boolean {
-    return o.python_shell ?? Boolean(o.kwargs.__pub_jid);
+    return o.python_shell ?? (Boolean(o.kwargs.__pub_jid) || this.config.get<unknown>('cmd_safe', true) === false);
   }
 
   /**

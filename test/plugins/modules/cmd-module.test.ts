@@ -90,6 +90,14 @@ describe('cmd module on a real shell', () => {
     expect((await h.call('cmd.run', [['echo', 'list', 'form']])).return).toBe('list form');
   });
 
+  it("cmd_safe: False gives cross-calls the shell too (Salt's override switch)", async () => {
+    const unsafe = await createHarness({ shell: new NodeShell(), grains: { shell: '/bin/sh' }, config: { cmd_safe: false } });
+    expect((await unsafe.call('test.cross_test', ['cmd.run', ['echo "x y" | cat']])).return).toBe('x y');
+    expect((await unsafe.call('test.cross_test', ['cmd.run', ['echo a | tr a b', null, null, null, null, null, false]])).return).toBe(
+      'a | tr a b',
+    );
+  });
+
   it('which and has_exec', async () => {
     expect((await h.call('cmd.which', ['sh'])).return).toMatch(/\/sh$/);
     expect((await h.call('cmd.which', ['no-such-binary-xyz'])).return).toBeNull();
