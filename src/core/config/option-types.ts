@@ -25,6 +25,7 @@ export type OptionType =
   | 'signing'
   | 'encryption'
   | 'no-master-sign'
+  | 'no-sudo'
   | 'transport';
 
 export const LOG_LEVEL_NAMES = ['all', 'garbage', 'trace', 'debug', 'profile', 'info', 'warning', 'error', 'critical', 'quiet'] as const;
@@ -101,6 +102,12 @@ export function checkOption(type: OptionType, value: unknown): Check {
       return value === false || value === null
         ? ok(false)
         : no("false (brine does not sign or check the master's public key with master_sign.pem)");
+    case 'no-sudo':
+      // Salt's sudo executor runs every job as `sudo -u <sudo_user> salt-call ...` from a minion
+      // that runs as another user: not built, so refused rather than have jobs run as the minion's user.
+      return value === '' || value === null
+        ? ok('')
+        : no('empty (brine does not run jobs through sudo: run salt-minion as the user the jobs should run as)');
     case 'transport':
       return value === 'zeromq' ? ok(value) : no("'zeromq' (the only transport brine speaks)");
   }

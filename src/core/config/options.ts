@@ -246,7 +246,8 @@ export const MINION_OPTIONS: Record<string, OptionSpec> = {
   saltenv: o('str?', null),
   test: o('bool', false),
   zmq_filtering: o('bool', false),
-  sudo_user: o('str', ''),
+  /** Salt's sudo executor (jobs run through `sudo -u`): not built, so refused when set. */
+  sudo_user: o('no-sudo', ''),
   failhard: o('bool', false),
   local: o('bool', false),
   verify_master_pubkey_sign: o('no-master-sign', false),
