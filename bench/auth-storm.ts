@@ -15,7 +15,7 @@ import { buildAuthRequest, openAuthRequest } from '../src/core/channel';
 import { privateKeyFromPem, publicPemOf } from '../src/core/crypto/rsa';
 import { createLogging } from '../src/core/log';
 import { AuthService } from '../src/core/master/auth';
-import { AutosignFile } from '../src/core/master/autosign';
+import { SigningFile } from '../src/core/master/signing-file';
 import { MasterEvents } from '../src/core/master/events';
 import { KeyStore } from '../src/core/master/key-store';
 import { PublishKey } from '../src/core/master/publish-key';
@@ -56,7 +56,7 @@ async function storm(mode: string, n: number, pems: string[], makeRsa: (masterPe
     sessions: new Sessions(),
     events,
     log,
-    policy: { autoAccept: true, autosign: new AutosignFile(undefined), openMode: false, publishPort: 4505 },
+    policy: { autoAccept: true, autosign: new SigningFile(undefined), openMode: false, publishPort: 4505 },
   });
   const round = async (name: string, withToken: boolean): Promise<StormResult> => {
     const requests = pems.slice(0, n).map(

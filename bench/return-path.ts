@@ -12,7 +12,7 @@ import { buildAesRequest, makeTok } from '../src/core/channel';
 import { generateKeyPair, privateKeyFromPem } from '../src/core/crypto/rsa';
 import { createLogging } from '../src/core/log';
 import { AuthService } from '../src/core/master/auth';
-import { AutosignFile } from '../src/core/master/autosign';
+import { SigningFile } from '../src/core/master/signing-file';
 import { MasterEvents } from '../src/core/master/events';
 import { ReturnBatcher } from '../src/core/master/job-cache/return-batcher';
 import { SqliteJobCache } from '../src/core/master/job-cache/sqlite-cache';
@@ -113,7 +113,7 @@ export async function runReturnPathBench(minions = 1000, jobs = 7, cacheKind: Re
     events,
     log,
     onAccepted: () => undefined,
-    policy: { autoAccept: true, autosign: new AutosignFile(undefined), openMode: false, publishPort: 4505 },
+    policy: { autoAccept: true, autosign: new SigningFile(undefined), openMode: false, publishPort: 4505 },
   });
   const jobService = new JobService({
     accepted: () => ids,

@@ -86,14 +86,18 @@ describe('connection life', () => {
     // salt waits its timeout plus gather_job_timeout (10 s) before the minion's exit is read.
   }, 90_000);
 
-  it('accepts the ids that autosign_file names, and only those', async () => {
-    cluster = await Cluster.create({ autosign_file: '/autosign.conf' });
+  it('accepts the ids that autosign_file names and rejects those autoreject_file names, which wins', async () => {
+    cluster = await Cluster.create({ autosign_file: '/autosign.conf', autoreject_file: '/autoreject.conf' });
     writeFileSync(join(cluster.root, 'master', 'autosign.conf'), '# trusted hosts\nauto*\n');
+    writeFileSync(join(cluster.root, 'master', 'autoreject.conf'), '# retired hosts\nauto2\n');
     await cluster.startMaster();
     await cluster.startMinion({ id: 'auto1' }, 'is ready');
     await cluster.startMinion({ id: 'manual1' }, 'cached the public key');
+    const refused = await cluster.startMinion({ id: 'auto2' }, "The Salt Master has rejected this minion's public key!");
+    expect(await refused.exited).not.toBe(0);
+    await cluster.master!.waitFor('New public key for auto2 rejected via autoreject_file');
     const keys = await cluster.saltKey('-L');
-    expect(keys.stdout).toBe('Accepted Keys:\nauto1\nDenied Keys:\nUnaccepted Keys:\nmanual1\nRejected Keys:\n');
+    expect(keys.stdout).toBe('Accepted Keys:\nauto1\nDenied Keys:\nUnaccepted Keys:\nmanual1\nRejected Keys:\nauto2\n');
   });
 
   it('master_finger pins the master key before first contact', async () => {

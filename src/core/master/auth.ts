@@ -5,7 +5,7 @@ import type { Logger } from '../log';
 import { assertMinionId } from '../protocol/minion-id';
 import { ProtocolError } from '../errors';
 import type { KeyStore } from './key-store';
-import type { AutosignFile } from './autosign';
+import type { SigningFile } from './signing-file';
 import type { PublishKey } from './publish-key';
 import type { Sessions } from './sessions';
 import type { MasterEvents } from './events';
@@ -16,7 +16,9 @@ export interface AuthPolicy {
   /** auto_accept: every new key is accepted. */
   autoAccept: boolean;
   /** autosign_file: new keys of matching ids are accepted. */
-  autosign: AutosignFile;
+  autosign: SigningFile;
+  /** autoreject_file: new and pending keys of matching ids are rejected (before autosign, as Salt). */
+  autoreject?: SigningFile;
   /** open_mode: every key is accepted, replacing what was there. */
   openMode: boolean;
   publishPort: number;
@@ -97,14 +99,16 @@ export class AuthService {
     if (cap && !autoAccepts && this.keys.state(id) === undefined && !cap.allows(this.keys.list('pending').length)) {
       return this.clearReply('pending', nonce, hashes);
     }
-    const decision = this.keys.authDecision(id, req.pub, autoAccepts);
+    const decision = this.keys.authDecision(id, req.pub, autoAccepts, this.policy.autoreject?.matches(id) ?? false);
     if (decision.state === 'accepted' && decision.autoAccepted) {
       this.onAccepted(id);
       this.log.info(`Accepted key for ${id} (${this.policy.autoAccept ? 'auto_accept' : 'autosign_file'})`);
     }
     switch (decision.state) {
       case 'rejected':
-        this.log.info(`Public key rejected for ${id}. Key is present in rejection key dir.`);
+        if (decision.autoRejected) {
+          this.log.info(`${decision.wasPending ? 'Pending' : 'New'} public key for ${id} rejected via autoreject_file`);
+        } else this.log.info(`Public key rejected for ${id}. Key is present in rejection key dir.`);
         this.events.fire('salt/auth', { result: false, act: 'reject', id, pub: req.pub });
         return this.clearReply('rejected', nonce, hashes);
       case 'denied':

@@ -59,7 +59,8 @@ export type AuthDecision =
   /** `autoAccepted`: this sign-in accepted the key (auto_accept or autosign_file). */
   | { state: 'accepted'; autoAccepted?: true }
   | { state: 'pending' }
-  | { state: 'rejected' }
+  /** `autoRejected`: this sign-in rejected the key (autoreject_file); `wasPending`: it had waited in minions_pre. */
+  | { state: 'rejected'; autoRejected?: true; wasPending?: boolean }
   | { state: 'denied'; knownState: 'accepted' | 'pending'; knownFingerprint: string; offeredFingerprint: string };
 
 export type MasterKeyFiles = KeyPairFiles;
@@ -278,12 +279,19 @@ export class KeyStore {
   /**
    * registerPending for the master's `_auth`. With `autoAccept` (auto_accept, or an autosign_file
    * match) a new id's key goes straight to minions/, as Salt writes it, and a pending key the
-   * minion offers again is accepted; either way the decision is then `accepted`.
+   * minion offers again is accepted; either way the decision is then `accepted`. `autoReject` (an
+   * autoreject_file match) comes first, as in Salt: a new key is written to minions_rejected and a
+   * pending one moved there, whatever key it is; an accepted key is not touched.
    */
-  authDecision(id: string, pem: string, autoAccept = false): AuthDecision {
+  authDecision(id: string, pem: string, autoAccept = false, autoReject = false): AuthDecision {
     assertMinionId(id);
     publicKeyFromPem(pem); // CryptoError BAD_KEY before anything touches the disk
     if (this.files.read(this.file('rejected', id)) !== undefined) return { state: 'rejected' };
+    if (autoReject && this.files.read(this.file('accepted', id)) === undefined) {
+      const wasPending = this.files.read(this.file('pending', id)) !== undefined && this.move(id, 'pending', 'rejected');
+      if (!wasPending) this.write('rejected', id, pem);
+      return { state: 'rejected', autoRejected: true, wasPending };
+    }
     for (const known of ['accepted', 'pending'] as const) {
       const stored = this.files.read(this.file(known, id));
       if (stored === undefined) continue;

@@ -3,7 +3,7 @@
  * work in process, the events recorded. No transport, no sockets: requests are built and replies
  * opened with the minion side's own channel functions.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, writeFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
@@ -11,7 +11,7 @@ import { buildAuthRequest, openAuthReply, openAuthRequest } from '../../../src/c
 import { generateKeyPair, privateKeyFromPem, publicKeyFromPem, type KeyPairPem } from '../../../src/core/crypto/rsa';
 import { createLogging } from '../../../src/core/log';
 import { AuthService, type AuthPolicy } from '../../../src/core/master/auth';
-import { AutosignFile } from '../../../src/core/master/autosign';
+import { SigningFile } from '../../../src/core/master/signing-file';
 import type { MasterEvents } from '../../../src/core/master/events';
 import { KeyStore } from '../../../src/core/master/key-store';
 import { PublishKey } from '../../../src/core/master/publish-key';
@@ -55,7 +55,7 @@ function setup(policy: Partial<AuthPolicy> = {}) {
     log,
     rsa: masterRsa(inlineKeyOps(masterKey)),
     onAccepted: (id) => acceptedHere.push(id),
-    policy: { autoAccept: false, autosign: new AutosignFile(undefined), openMode: false, publishPort: 4505, ...policy },
+    policy: { autoAccept: false, autosign: new SigningFile(undefined), openMode: false, publishPort: 4505, ...policy },
   });
   const masterPublic = publicKeyFromPem(masterPair.publicPem);
   /** Sends one `_auth` as a minion would and opens the reply with the minion's private key. */
@@ -157,6 +157,29 @@ describe('AuthService', () => {
     expect((await auto.signIn('web2', minionA)).kind).toBe('accepted');
     expect(auto.keys.list('accepted')).toEqual(['web2']);
     expect(auto.acceptedHere).toEqual(['web2']);
+  });
+
+  it('autoreject_file rejects a new and a pending key of a matching id, before autosign, and leaves an accepted one', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'brine-autoreject-'));
+    roots.push(root);
+    writeFileSync(join(root, 'reject.conf'), '# ids to refuse\nbad*\nweb1\n', { mode: 0o600 });
+    writeFileSync(join(root, 'sign.conf'), '*\n', { mode: 0o600 });
+    const t2 = setup({
+      autoreject: new SigningFile(join(root, 'reject.conf'), 'autoreject_file'),
+      autosign: new SigningFile(join(root, 'sign.conf')),
+    });
+    expect(await t2.signIn('bad1', minionA)).toEqual({ kind: 'rejected', verified: true });
+    expect(t2.keys.list('rejected')).toEqual(['bad1']);
+    expect(t2.fired.at(-1)).toEqual({ tag: 'salt/auth', data: expect.objectContaining({ result: false, act: 'reject', id: 'bad1' }) });
+    // A key already pending is moved to minions_rejected; one already accepted stays.
+    t2.keys.registerPending('bad2', minionB.publicPem);
+    expect(await t2.signIn('bad2', minionB)).toEqual({ kind: 'rejected', verified: true });
+    expect(t2.keys.state('bad2')).toBe('rejected');
+    t2.keys.registerPending('web1', minionA.publicPem);
+    t2.keys.accept(['web1']);
+    expect((await t2.signIn('web1', minionA)).kind).toBe('accepted');
+    // Others still go by autosign_file.
+    expect((await t2.signIn('good1', minionA)).kind).toBe('accepted');
   });
 
   it('open_mode replaces a known key with the offered one', async () => {

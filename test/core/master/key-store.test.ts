@@ -85,6 +85,18 @@ describe('KeyStore auth decisions', () => {
     expect(store.authDecision('web1', wirePub('web2'), true)).toMatchObject({ state: 'denied', knownState: 'accepted' });
   });
 
+  it('auto-rejecting writes a new key to minions_rejected and moves a pending one there, whatever key it is; an accepted key stays', () => {
+    expect(store.authDecision('bad1', wirePub('web1'), false, true)).toEqual({ state: 'rejected', autoRejected: true, wasPending: false });
+    expect(readFileSync(path.join(dir, 'minions_rejected', 'bad1'), 'utf8')).toBe(wirePub('web1'));
+    store.registerPending('bad2', wirePub('web2'));
+    expect(store.authDecision('bad2', wirePub('web1'), true, true)).toEqual({ state: 'rejected', autoRejected: true, wasPending: true });
+    expect(readFileSync(path.join(dir, 'minions_rejected', 'bad2'), 'utf8')).toBe(wirePub('web2'));
+    expect(store.state('bad2')).toBe('rejected');
+    store.registerPending('web1', wirePub('web1'));
+    store.accept(['web1']);
+    expect(store.authDecision('web1', wirePub('web1'), false, true)).toEqual({ state: 'accepted' });
+  });
+
   it('makes a state folder again when it was removed behind its back', () => {
     store.registerPending('web1', wirePub('web1'));
     rmSync(path.join(dir, 'minions_pre'), { recursive: true });

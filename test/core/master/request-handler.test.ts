@@ -21,7 +21,7 @@ import {
 import { generateKeyPair, privateKeyFromPem, publicKeyFromPem } from '../../../src/core/crypto/rsa';
 import { createLogging } from '../../../src/core/log';
 import { AuthService } from '../../../src/core/master/auth';
-import { AutosignFile } from '../../../src/core/master/autosign';
+import { SigningFile } from '../../../src/core/master/signing-file';
 import type { MasterEvents } from '../../../src/core/master/events';
 import { ReturnBatcher } from '../../../src/core/master/job-cache/return-batcher';
 import { SqliteJobCache } from '../../../src/core/master/job-cache/sqlite-cache';
@@ -75,7 +75,7 @@ const auth = new AuthService({
   events,
   log,
   onAccepted: (id) => accepted.add(id),
-  policy: { autoAccept: false, autosign: new AutosignFile(undefined), openMode: false, publishPort: 4505 },
+  policy: { autoAccept: false, autosign: new SigningFile(undefined), openMode: false, publishPort: 4505 },
 });
 const publisher = net.publishServer();
 const jobs = new JobService({
