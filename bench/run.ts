@@ -424,7 +424,7 @@ function printScale(
   const settings = rows[0]?.brine.minionSettings;
   if (settings) {
     process.stdout.write(
-      `\nMinion settings: auth_timeout ${settings.auth_timeout} s, auth_tries ${settings.auth_tries}, return_retry_timer ${settings.return_retry_timer} s, ` +
+      `\nMinion settings: auth_timeout ${settings.auth_timeout} s, auth_tries ${settings.auth_tries}, return_retry_timer ${settings.return_retry_timer} s (to return_retry_timer_max ${settings.return_retry_timer_max ?? 0} s), ` +
         `recon_default ${settings.recon_default} ms (randomize ${settings.recon_randomize}), random_reauth_delay ${settings.random_reauth_delay ?? 10} s; ` +
         `master pub_hwm ${rows[0].brine.pubHwm}, zmq_backlog ${rows[0].brine.zmqBacklog}, zmq_ports ${ports} (master and minions), connection_rate_limit 0 (every simulated minion connects from 127.0.0.1), log_level warning, ` +
         (jobCache === 'none' ? 'job_cache false (no return stored). ' : `master_job_cache ${jobCache}. `) +

@@ -112,6 +112,8 @@ export interface MinionConfig extends CommonConfig {
   tcp_keepalive_idle: number;
   return_retry_timer: number;
   return_retry_timer_max: number;
+  /** Salt's: the longest random wait (s) before a minion first signs in; 0 = none. */
+  random_startup_delay: number;
   return_retry_tries: number;
   rejected_retry: boolean;
 }

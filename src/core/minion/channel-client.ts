@@ -31,7 +31,7 @@ import {
   authTryTimeoutMs,
   checkSignInSettings,
   nextAcceptanceWait,
-  reauthDelayMs,
+  randomDelayMs,
   resendPauseMs,
   subscribeReconnect,
   type RandomSource,
@@ -376,7 +376,7 @@ export class MinionChannel {
    * sign in on the next job; a job that comes sooner signs in at once (onPublication).
    */
   private async publisherBack(downSince: number): Promise<void> {
-    const delay = reauthDelayMs(this.policy.random_reauth_delay, this.random);
+    const delay = randomDelayMs(this.policy.random_reauth_delay, this.random);
     this.log.info(`The connection to the master's publisher is back: signing in again in ${delay / 1000} s`);
     await this.pause(delay);
     if (this.stopped || this.lastSignIn > downSince) return; // signed in since the drop already

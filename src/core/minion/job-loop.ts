@@ -4,13 +4,15 @@ import { ProtocolError, TransportError } from '../errors';
 import type { JobLoad, JobResult } from '../protocol/loads';
 import { matchTarget, needsData, type TargetType } from '../targeting';
 import { MinionChannel, type ChannelSettings, type Session } from './channel-client';
-import type { RandomSource } from './sign-in-policy';
+import { randomDelayMs, returnRetryTimerS, type RandomSource } from './sign-in-policy';
 import type { Transport } from '../transport/types';
 import type { MasterKeyMismatchError, MinionRejectedError } from './minion-errors';
 import { pyAsctime } from '../pycompat/time';
 
 /** The minion options the daemon uses: the channel's and the return retries. */
-export type MinionSettings = ChannelSettings & Pick<MinionConfig, 'return_retry_timer' | 'return_retry_tries'>;
+export type MinionSettings = ChannelSettings &
+  Pick<MinionConfig, 'return_retry_timer' | 'return_retry_tries'> &
+  Partial<Pick<MinionConfig, 'return_retry_timer_max' | 'random_startup_delay'>>;
 
 /** Runs jobs in-process; the plugin registry behind it is the minion's own. */
 export interface JobExecutor {
@@ -44,6 +46,7 @@ export class Minion {
   /** Set by the grains change event; the next finished job sends grains before its return. */
   private grainsChanged = false;
   private grainsSending: Promise<void> = Promise.resolve();
+  private readonly random: RandomSource;
 
   /**
    * Settles when the minion cannot go on after start: its key was rejected (the daemon exits with
@@ -58,6 +61,7 @@ export class Minion {
     private readonly log: Logger,
     options: { random?: RandomSource; channel?: MinionChannel; transport?: Transport } = {},
   ) {
+    this.random = options.random ?? Math.random;
     this.channel = options.channel ?? new MinionChannel(settings, log, { random: options.random, transport: options.transport });
     this.fatal = this.channel.fatal;
     grains.onChange?.(() => {
@@ -73,6 +77,14 @@ export class Minion {
   async start(): Promise<void> {
     const s = this.settings;
     this.log.info(`Setting up the Salt Minion "${s.id}"`);
+    if (s.random_startup_delay) {
+      // Salt's random_startup_delay: a fleet started at once does not sign in at once.
+      const delay = randomDelayMs(s.random_startup_delay, this.random);
+      this.log.info(
+        `Minion sleeping for ${delay / 1000} seconds due to configured startup_delay between 0 and ${s.random_startup_delay} seconds`,
+      );
+      await this.channel.pause(delay);
+    }
     await this.channel.connect();
     await this.channel.subscribe((job) => this.onJob(job));
     try {
@@ -188,7 +200,9 @@ export class Minion {
       else this.log.warning('The metadata parameter must be a dictionary. Ignoring.');
     }
     load._stamp = new Date().toISOString().replace('Z', '');
-    const { return_retry_tries: tries, return_retry_timer: timer } = this.settings;
+    const { return_retry_tries: tries, return_retry_timer: base, return_retry_timer_max: max } = this.settings;
+    // Salt's _return_retry_timer: drawn once for the return, between the timer and its max.
+    const timer = returnRetryTimerS(base, max ?? 0, this.random);
     for (let attempt = 0; ; attempt++) {
       try {
         // Salt's return_retry_timer: each try waits this long for the master's answer.

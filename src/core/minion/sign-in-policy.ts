@@ -1,6 +1,8 @@
 /**
  * When a minion signs in again, and how long it waits: Salt 3007's rules as pure functions of the
- * settings and a random source, so that they can be tested without timers.
+ * settings and a random source, so that they can be tested without timers. Its other random waits
+ * are here too: `random_startup_delay` (the same whole seconds as random_reauth_delay, before it
+ * first signs in) and `return_retry_timer` with `return_retry_timer_max` (below).
  *
  * - One sign-in round sends `_auth` up to `auth_tries` times, each waiting for the reply
  *   (Salt: `channel.send(tries=auth_tries, timeout=auth_timeout)`). brine lets each further try
@@ -73,9 +75,23 @@ export function nextAcceptanceWait(current: number, base: number, max: number): 
   return Math.min(current + base, max);
 }
 
-/** random_reauth_delay: a whole number of seconds in [0, delay], in ms. */
-export function reauthDelayMs(delayS: number, random: RandomSource): number {
+/** random_reauth_delay and random_startup_delay: a whole number of seconds in [0, delay] (Salt's randint), in ms. */
+export function randomDelayMs(delayS: number, random: RandomSource): number {
   return Math.floor(random() * (Math.floor(delayS) + 1)) * 1000;
+}
+
+/**
+ * How long a return waits for the master's answer before it is sent again, in seconds: Salt's
+ * `_return_retry_timer`, a whole number in [return_retry_timer, return_retry_timer_max] (5 to 10 s
+ * by default, so that the returns a busy master did not answer in time come back spread out), or
+ * return_retry_timer alone when the max is 0. A max below the timer is Salt's error case: the
+ * timer alone.
+ */
+export function returnRetryTimerS(timerS: number, maxS: number, random: RandomSource): number {
+  if (!maxS || maxS < timerS) return timerS;
+  const low = Math.ceil(timerS);
+  const high = Math.floor(maxS);
+  return high < low ? timerS : low + Math.floor(random() * (high - low + 1));
 }
 
 /** The subscription's reconnect interval and ceiling in ms (Salt's recon_* options). */

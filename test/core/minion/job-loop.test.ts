@@ -191,6 +191,36 @@ describe("the minion's job loop", () => {
 });
 
 describe("the minion's connections", () => {
+  it('waits random_startup_delay before it signs in, saying so, and stop() cuts the wait short', async () => {
+    const dir = join(root, 'minions', 'late1');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(
+      join(dir, 'minion'),
+      stringify({ root_dir: dir, id: 'late1', master: '127.0.0.1', keysize: 1024, random_startup_delay: 600 }),
+    );
+    const lines: string[] = [];
+    let logged!: () => void;
+    const sleeping = new Promise<void>((resolve) => (logged = resolve));
+    const said = createLogging({
+      level: 'info',
+      console: true,
+      stderr: { write: (l: string) => (lines.push(l), logged(), true) },
+    }).getLogger('salt.minion');
+    const executor: JobExecutor = { run: async () => ({ return: true, retcode: 0, success: true }) };
+    const late = new Minion(minionSettings(loadMinionConfig(dir).config), executor, new Grains({ id: 'late1' }), said, {
+      transport: net,
+      random: () => 0.5,
+    });
+    const started = late.start();
+    await sleeping;
+    while (!lines.some((l) => l.includes('Minion sleeping'))) await new Promise<void>((resolve) => (logged = resolve));
+    expect(lines.join('')).toContain('Minion sleeping for 300 seconds due to configured startup_delay between 0 and 600 seconds');
+    await late.stop();
+    // The wait ends with stop(): start() settles (without signing in) instead of waiting 300 s.
+    await started.catch(() => undefined);
+    expect(master.keys.state('late1')).toBeUndefined();
+  });
+
   it("have Salt's tcp_keepalive and tcp_keepalive_idle, both of them, and no keepalive when it is off", async () => {
     const seen: string[] = [];
     const record = (kind: string, options?: ConnectionOptions) => seen.push(`${kind} ${JSON.stringify(options?.keepAlive ?? null)}`);

@@ -4,7 +4,8 @@ import {
   checkSignInSettings,
   MAX_AUTH_TRY_MS,
   nextAcceptanceWait,
-  reauthDelayMs,
+  randomDelayMs,
+  returnRetryTimerS,
   resendPauseMs,
   subscribeReconnect,
 } from '../../../src/core/minion/sign-in-policy';
@@ -45,12 +46,24 @@ describe('acceptance_wait_time and acceptance_wait_time_max', () => {
   });
 });
 
+describe('return_retry_timer and return_retry_timer_max', () => {
+  it("is a whole number of seconds from the timer to its max (Salt's randint), or the timer alone", () => {
+    expect(returnRetryTimerS(5, 10, fixed(0))).toBe(5);
+    expect(returnRetryTimerS(5, 10, fixed(0.5))).toBe(8);
+    expect(returnRetryTimerS(5, 10, fixed(0.9999))).toBe(10);
+    expect(returnRetryTimerS(5, 0, fixed(0.9999))).toBe(5);
+    // A max below the timer is Salt's error case; a timer of 1.5 draws from 2.
+    expect(returnRetryTimerS(5, 3, fixed(0.9999))).toBe(5);
+    expect(returnRetryTimerS(1.5, 3, fixed(0))).toBe(2);
+  });
+});
+
 describe('random_reauth_delay', () => {
   it('is a whole number of seconds between 0 and the delay', () => {
-    expect(reauthDelayMs(10, fixed(0))).toBe(0);
-    expect(reauthDelayMs(10, fixed(0.5))).toBe(5000);
-    expect(reauthDelayMs(10, fixed(0.9999))).toBe(10_000);
-    expect(reauthDelayMs(0, fixed(0.9999))).toBe(0);
+    expect(randomDelayMs(10, fixed(0))).toBe(0);
+    expect(randomDelayMs(10, fixed(0.5))).toBe(5000);
+    expect(randomDelayMs(10, fixed(0.9999))).toBe(10_000);
+    expect(randomDelayMs(0, fixed(0.9999))).toBe(0);
   });
 });
 
