@@ -84,6 +84,8 @@ export type MasterSettings = Pick<
       MasterConfig,
       | 'worker_threads'
       | 'publish_session'
+      | 'rotate_aes_key'
+      | 'ping_on_rotate'
       | 'loop_interval'
       | 'file_buffer_size'
       | 'hash_type'
@@ -166,6 +168,10 @@ export class Master {
   private jobCache?: JobCache;
   private returns?: ReturnBatcher;
   private cleaner?: JobCacheCleaner;
+  private jobs?: JobService;
+  /** When the publish key was made (Date.now()), and the check that replaces it every publish_session. */
+  private publishKeySince = 0;
+  private rotation?: NodeJS.Timeout;
   /** What the daemon's plugins add to pillar compiles (ext_pillar packages, salt[...] in pillar templates). */
   private readonly pillarPlugins?: PillarPlugins;
   private readonly openJobCache: (settings: MasterSettings) => Promise<JobCache>;
@@ -239,6 +245,7 @@ export class Master {
     // returns never wait on it.
     const rsa = masterRsa(await threadPoolKeyOps(masterKey, rsaThreads));
     this.publishKey = new PublishKey(masterKey);
+    this.publishKeySince = Date.now();
     this.rootKey = writeRootKey(s.cachedir);
     const dataCache = (this.dataCache = new MinionDataCache(s.cachedir));
     const jobCache = (this.jobCache = await this.openJobCache(s));
@@ -270,7 +277,7 @@ export class Master {
         pendingCap: new PendingKeyCap(positiveOption('max_pending_keys', s.max_pending_keys, DEFAULT_MAX_PENDING_KEYS), log),
       },
     });
-    const jobs = new JobService({
+    const jobs = (this.jobs = new JobService({
       accepted: () => this.keyIndex.accepted,
       dataCache,
       masterKey,
@@ -284,7 +291,7 @@ export class Master {
       storeReturns: s.job_cache !== false,
       signPublications: s.sign_pub_messages,
       signingAlgorithm: s.publish_signing_algorithm,
-    });
+    }));
     const handler = new RequestHandler({
       auth,
       jobs,
@@ -327,6 +334,15 @@ export class Master {
           ? this.portTrouble(err) // the port's own (connections it cannot take), not a request's
           : this.log.error(`Request handling failed: ${(err as Error)?.stack ?? err}`),
     );
+    // Salt's Maintenance.handle_key_rotate: the publish key is replaced every publish_session
+    // seconds (0: never), checked every loop_interval.
+    const sessionMs = typeof s.publish_session === 'number' && s.publish_session > 0 ? s.publish_session * 1000 : 0;
+    if (sessionMs > 0) {
+      this.rotation = setInterval(() => {
+        if (Date.now() - this.publishKeySince >= sessionMs) this.rotatePublishKey('its publish_session is over');
+      }, loopIntervalMs(s.loop_interval));
+      this.rotation.unref();
+    }
     this.log.info(`Starting the Salt Publisher on ${tcp(s.interface, s.publish_port)}`);
     this.log.info(`Setting up the master communication server on ${tcp(s.interface, s.ret_port)}`);
   }
@@ -365,6 +381,7 @@ export class Master {
   }
 
   async stop(): Promise<void> {
+    clearInterval(this.rotation);
     this.keyIndex.close();
     await this.requests.close();
     await this.publisher.close();
@@ -388,9 +405,45 @@ export class Master {
       this.dataCache?.remove(id);
       this.log.info(`Key for ${id} is no longer accepted: session ended`);
     }
-    if (unaccepted.length > 0) {
-      this.publishKey.rotate();
-      this.log.info('Rotating AES key');
+    if (unaccepted.length === 0) return;
+    if (this.settings.rotate_aes_key === false) {
+      // Salt's rotate_aes_key: False spares the fleet a sign-in storm at each removed key, and
+      // leaves the removed minions reading publications until the next rotation.
+      this.log.warning(
+        `rotate_aes_key is False: the publish key is kept, so ${unaccepted.join(', ')} can still read publications ` +
+          'until it is replaced (publish_session, or a master restart)',
+      );
+      return;
     }
+    this.rotatePublishKey(`the key of ${unaccepted.join(', ')} is no longer accepted`);
+  }
+
+  /**
+   * A new publish key: the next job is sealed with it, and every minion signs in again to read
+   * it. Salt's event `key` `{rotate_aes_key: True}` goes on the bus; with ping_on_rotate a
+   * test.ping to every minion makes them sign in now rather than at the next job (Salt's
+   * ping_all_connected_minions).
+   */
+  private rotatePublishKey(why: string): void {
+    this.publishKey.rotate();
+    this.publishKeySince = Date.now();
+    this.log.info(`Rotating AES key: ${why}`);
+    this.events.fire('key', { rotate_aes_key: true });
+    if (this.settings.ping_on_rotate !== true || !this.jobs) return;
+    this.log.debug('Pinging all connected minions due to key rotation');
+    this.jobs
+      .publish({
+        cmd: 'publish',
+        tgt: '*',
+        tgt_type: 'glob',
+        fun: 'test.ping',
+        arg: [],
+        key: this.rootKey,
+        ret: '',
+        jid: '',
+        kwargs: {},
+        user: 'root',
+      })
+      .catch((err: Error) => this.log.warning(`ping_on_rotate: the ping could not be published: ${err.message}`));
   }
 }
