@@ -207,7 +207,16 @@ export class MasterFunctions {
     };
 
     const wheels = new Map<string, MasterFunction>([
-      ...wheelFunctions({ master, keys: o.keys, connected: async () => connectedMinions(master, o.keys) }),
+      ...wheelFunctions({
+        master,
+        keys: o.keys,
+        connected: async () =>
+          connectedMinions(
+            Number(master.publish_port),
+            o.keys.list('accepted') as string[],
+            (id) => readMinionData(master.cachedir, id).grains,
+          ),
+      }),
       ...fromPlugins('wheel'),
     ]);
     const runners = new Map<string, MasterFunction>();

@@ -32,6 +32,7 @@ import { MinionRequests } from './minion-requests';
 import { PublishKey } from './publish-key';
 import { PublisherBlacklist } from './publisher-acl';
 import { ReturnSignatures } from './return-signatures';
+import { connectedMinions, PresenceWatch } from './presence';
 import { DEFAULT_MAX_REQUEST_SIZE, RequestHandler, refuseOversized } from './request-handler';
 import { ReplayGuard } from './replay-guard';
 import {
@@ -86,6 +87,7 @@ export type MasterSettings = Pick<
       | 'publish_session'
       | 'rotate_aes_key'
       | 'ping_on_rotate'
+      | 'presence_events'
       | 'loop_interval'
       | 'file_buffer_size'
       | 'hash_type'
@@ -169,9 +171,10 @@ export class Master {
   private returns?: ReturnBatcher;
   private cleaner?: JobCacheCleaner;
   private jobs?: JobService;
-  /** When the publish key was made (Date.now()), and the check that replaces it every publish_session. */
+  /** When the publish key was made (Date.now()). */
   private publishKeySince = 0;
-  private rotation?: NodeJS.Timeout;
+  /** Salt's Maintenance loop: key rotation by publish_session, presence events. */
+  private maintenance?: NodeJS.Timeout;
   /** What the daemon's plugins add to pillar compiles (ext_pillar packages, salt[...] in pillar templates). */
   private readonly pillarPlugins?: PillarPlugins;
   private readonly openJobCache: (settings: MasterSettings) => Promise<JobCache>;
@@ -334,14 +337,21 @@ export class Master {
           ? this.portTrouble(err) // the port's own (connections it cannot take), not a request's
           : this.log.error(`Request handling failed: ${(err as Error)?.stack ?? err}`),
     );
-    // Salt's Maintenance.handle_key_rotate: the publish key is replaced every publish_session
-    // seconds (0: never), checked every loop_interval.
+    // Salt's Maintenance loop, every loop_interval: handle_key_rotate (the publish key is replaced
+    // every publish_session seconds, 0: never) and handle_presence (presence_events).
     const sessionMs = typeof s.publish_session === 'number' && s.publish_session > 0 ? s.publish_session * 1000 : 0;
-    if (sessionMs > 0) {
-      this.rotation = setInterval(() => {
-        if (Date.now() - this.publishKeySince >= sessionMs) this.rotatePublishKey('its publish_session is over');
+    const presence = s.presence_events
+      ? new PresenceWatch(
+          () => connectedMinions(s.publish_port, this.keyIndex.accepted, (id) => dataCache.grains(id)),
+          (tag, data) => this.events.fire(tag, data),
+        )
+      : undefined;
+    if (sessionMs > 0 || presence) {
+      this.maintenance = setInterval(() => {
+        if (sessionMs > 0 && Date.now() - this.publishKeySince >= sessionMs) this.rotatePublishKey('its publish_session is over');
+        presence?.check();
       }, loopIntervalMs(s.loop_interval));
-      this.rotation.unref();
+      this.maintenance.unref();
     }
     this.log.info(`Starting the Salt Publisher on ${tcp(s.interface, s.publish_port)}`);
     this.log.info(`Setting up the master communication server on ${tcp(s.interface, s.ret_port)}`);
@@ -381,7 +391,7 @@ export class Master {
   }
 
   async stop(): Promise<void> {
-    clearInterval(this.rotation);
+    clearInterval(this.maintenance);
     this.keyIndex.close();
     await this.requests.close();
     await this.publisher.close();

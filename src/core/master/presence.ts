@@ -1,12 +1,10 @@
 /**
  * Which minions are connected, as Salt's CkMinions.connected_ids finds them: the remote
  * addresses of the established connections to the master's publish port (from /proc/net/tcp
- * and tcp6), matched against the `ipv4`/`ipv6` grains each accepted minion reported.
+ * and tcp6), matched against the `ipv4`/`ipv6` grains each accepted minion reported; and Salt's
+ * presence events, fired from that.
  */
 import { readFileSync } from 'node:fs';
-import type { MasterConfig } from '../config';
-import type { KeyStore } from './key-store';
-import { readMinionData } from './minion-data-cache';
 
 const ESTABLISHED = '01';
 
@@ -30,7 +28,7 @@ function ipv6(hex: string): string {
 }
 
 /** Remote addresses with an established connection to local `port`. */
-export function peersOfPort(port: number, read: (path: string) => string = (p) => readFileSync(p, 'utf8')): Set<string> {
+export function peersOfPort(port: number, read: ProcReader = (p) => readFileSync(p, 'utf8')): Set<string> {
   const peers = new Set<string>();
   for (const [file, decodeAddr] of [
     ['/proc/net/tcp', ipv4],
@@ -53,13 +51,45 @@ export function peersOfPort(port: number, read: (path: string) => string = (p) =
   return peers;
 }
 
-export function connectedMinions(master: MasterConfig, keys: KeyStore): string[] {
-  const peers = peersOfPort(Number(master.publish_port));
+/** Reads a /proc file (a test gives its own). */
+export type ProcReader = (path: string) => string;
+
+/** The accepted minions whose reported addresses hold a connection to the publish port. */
+export function connectedMinions(
+  publishPort: number,
+  accepted: Iterable<string>,
+  grainsOf: (id: string) => Record<string, unknown> | undefined,
+  read?: ProcReader,
+): string[] {
+  const peers = peersOfPort(publishPort, read);
   const out: string[] = [];
-  for (const id of keys.list('accepted') as string[]) {
-    const grains = readMinionData(master.cachedir, id).grains ?? {};
+  for (const id of accepted) {
+    const grains = grainsOf(id) ?? {};
     const addrs = [...(Array.isArray(grains.ipv4) ? grains.ipv4 : []), ...(Array.isArray(grains.ipv6) ? grains.ipv6 : [])].map(String);
     if (addrs.some((a) => peers.has(a))) out.push(id);
   }
   return out;
+}
+
+/**
+ * Salt's `presence_events` (Maintenance.handle_presence), one check each loop_interval:
+ * `salt/presence/change` `{new, lost}` when the connected minions changed since the last check,
+ * then `salt/presence/present` `{present}` every time.
+ */
+export class PresenceWatch {
+  private present = new Set<string>();
+
+  constructor(
+    private readonly connected: () => string[],
+    private readonly fire: (tag: string, data: Record<string, unknown>) => void,
+  ) {}
+
+  check(): void {
+    const now = new Set(this.connected());
+    const added = [...now].filter((id) => !this.present.has(id));
+    const lost = [...this.present].filter((id) => !now.has(id));
+    if (added.length > 0 || lost.length > 0) this.fire('salt/presence/change', { new: added, lost });
+    this.fire('salt/presence/present', { present: [...now] });
+    this.present = now;
+  }
 }

@@ -1,8 +1,10 @@
 /**
- * When the master replaces its publish key (Salt's AES key), on a master in process over the
- * in-memory transport: every publish_session seconds (Salt's Maintenance.handle_key_rotate), and
- * when a key stops being accepted unless rotate_aes_key is False; each rotation fires Salt's
- * `key` event, and with ping_on_rotate publishes a test.ping so the minions sign in again at once.
+ * The master's maintenance, on a master in process over the in-memory transport. When it replaces
+ * its publish key (Salt's AES key): every publish_session seconds (Salt's
+ * Maintenance.handle_key_rotate), and when a key stops being accepted unless rotate_aes_key is
+ * False; each rotation fires Salt's `key` event, and with ping_on_rotate publishes a test.ping so
+ * the minions sign in again at once. presence_events (handle_presence): test/core/master/presence.test.ts
+ * for what is connected, here that the events come each loop_interval.
  */
 import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -79,5 +81,13 @@ describe('publish key rotation', () => {
       'rotate_aes_key is False: the publish key is kept, so web2 can still read publications until it is replaced (publish_session, or a master restart)',
     );
     expect(rotated).toBe(false);
+  });
+});
+
+describe('presence_events', () => {
+  it('fires salt/presence/present each loop_interval', async () => {
+    const { nextEvent } = await master({ presence_events: true, loop_interval: 0.05 }, ['web1']);
+    // No minion holds a connection to this master's publish port (the in-memory transport has none).
+    expect(await nextEvent(/^salt\/presence\/present$/)).toMatchObject({ present: [] });
   });
 });
