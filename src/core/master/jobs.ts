@@ -181,11 +181,15 @@ export class JobService {
    * kill -9), then tells the event bus. A repeated return for the same job is dropped, as in Salt.
    */
   async onReturn(id: string, load: ReturnLoad): Promise<void> {
-    const jid = String(load.jid);
+    // `req`: a job the minion ran for itself (salt-call, its startup_states). Salt's store_job
+    // gives it a jid of its own and stores its load (targeted at the minion alone), every time.
+    const standalone = load.jid === 'req';
+    const jid = standalone ? await this.standaloneJob(id, load) : String(load.jid);
+    if (jid === undefined) return;
     if (!this.storeReturns) {
-      if (!(await this.firstWithoutCache(jid, id))) return;
+      if (!standalone && !(await this.firstWithoutCache(jid, id))) return;
     } else {
-      if (!(await this.wasAsked(jid, id))) {
+      if (!standalone && !(await this.wasAsked(jid, id))) {
         this.log.warning(`Dropped a return from ${id} for job ${logField(jid, 40)}, which this master did not publish to ${id}`);
         return;
       }
@@ -207,6 +211,29 @@ export class JobService {
       ...(load.out === undefined ? {} : { out: load.out }),
       ...(load.metadata === undefined ? {} : { metadata: load.metadata }),
     });
+  }
+
+  /** A new jid for a minion's own job, its load stored (unless job_cache is False); undefined when the cache allots none. */
+  private async standaloneJob(id: string, load: ReturnLoad): Promise<string | undefined> {
+    const jid = this.jids.next();
+    if (!this.storeReturns) return jid;
+    try {
+      await this.cache.jobs.saveJob({
+        jid,
+        tgt: id,
+        tgt_type: 'glob',
+        fun: load.fun,
+        arg: (load.fun_args ?? []) as unknown[],
+        user: load.user ?? 'root',
+        minions: [id],
+        started: new Date(),
+      });
+    } catch (err) {
+      if (!(err instanceof JobCacheError) || err.code !== 'JOB_NOT_ALLOCATED') throw err;
+      this.log.error(err.message);
+      return undefined;
+    }
+    return jid;
   }
 
   /** Writes the return to the job cache: false when it already holds one for (jid, id). */
@@ -261,11 +288,9 @@ export class JobService {
 
   /**
    * Whether `id` was among the minions expected for `jid` (Salt's own `find_job` and `saltutil`
-   * queries are published as jobs of their own, so they are covered too). `req` is salt-call's
-   * return of a job the minion ran for itself, which Salt stores as well.
+   * queries are published as jobs of their own, so they are covered too).
    */
   private async wasAsked(jid: string, id: string): Promise<boolean> {
-    if (jid === 'req') return true;
     const known = this.published.get(jid);
     if (known) return known.has(id);
     if (!isJid(jid)) return false;

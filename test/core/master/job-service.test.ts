@@ -248,8 +248,14 @@ describe('JobService.onReturn', () => {
     expect((await cache.getJob(jid!))?.minions).toEqual(['web1', 'web2']);
   });
 
-  it("stores a minion's own salt-call return (jid 'req')", async () => {
-    await jobs.onReturn('db1', ret('req', 'db1', 'local'));
-    expect(fired.map((e) => e.tag)).toEqual(['salt/job/req/ret/db1']);
+  it("gives each of a minion's own returns (salt-call, jid 'req') a jid and a job of its own, as Salt's store_job", async () => {
+    await jobs.onReturn('db1', { ...ret('req', 'db1', 'first'), fun: 'test.echo', fun_args: ['first'] });
+    await jobs.onReturn('db1', { ...ret('req', 'db1', 'second'), fun: 'test.echo', fun_args: ['second'] });
+    const tags = fired.map((e) => e.tag);
+    expect(tags).toEqual([expect.stringMatching(/^salt\/job\/\d{20}\/ret\/db1$/), expect.stringMatching(/^salt\/job\/\d{20}\/ret\/db1$/)]);
+    const [first, second] = fired.map((e) => String(e.data.jid));
+    expect(first).not.toBe(second);
+    expect(await cache.getJob(first)).toMatchObject({ tgt: 'db1', tgt_type: 'glob', fun: 'test.echo', arg: ['first'], minions: ['db1'] });
+    expect(await cache.getReturns(second)).toMatchObject({ db1: { return: 'second' } });
   });
 });

@@ -18,7 +18,7 @@
  *   const cache = new ReturnerJobCache(calls, log);   // calls: the `files` returner's functions
  *   await cache.saveJob({ jid, tgt: '*', tgt_type: 'glob', fun: 'test.ping', arg: [], user: 'root', minions, started });
  */
-import { isJid, jidToDate, JidFactory } from '../../protocol/jid';
+import { isJid, jidToDate } from '../../protocol/jid';
 import { JobCacheError } from './errors';
 import { filterBounds, matchesPatterns } from './rows';
 import type { JobCache, JobFilter, JobInput, JobRecord, ReturnInput, StoredReturn } from './types';
@@ -118,7 +118,6 @@ function storedReturn(jid: string, entry: unknown): StoredReturn {
 export class ReturnerJobCache implements JobCache {
   readonly backend = 'returner';
   private readonly seen = new Set<string>();
-  private readonly jids = new JidFactory();
 
   constructor(
     private readonly returner: JobCacheReturner,
@@ -177,19 +176,9 @@ export class ReturnerJobCache implements JobCache {
 
   async saveReturn(ret: ReturnInput): Promise<boolean> {
     const key = `${ret.jid}\0${ret.id}`;
-    if (ret.jid !== 'req' && this.seen.has(key)) return false;
-    let jid = ret.jid;
-    if (jid === 'req') {
-      // A job the minion ran for itself (salt-call): Salt's store_job gives it a jid and a load.
-      jid = this.jids.next();
-      try {
-        await this.prepJid(jid);
-      } catch (err) {
-        this.log.error(message(err));
-        return true;
-      }
-      await this.saveLoad(jid, { jid, tgt: ret.id, tgt_type: 'glob', fun: ret.fun, arg: ret.fun_args, user: 'root' }, [ret.id]);
-    }
+    if (this.seen.has(key)) return false;
+    // A salt-call return (jid `req`) reaches here with the jid JobService gave it, its load saved.
+    const { jid } = ret;
     this.seen.add(key);
     if (this.seen.size > REMEMBERED_RETURNS) this.seen.delete(this.seen.values().next().value as string);
     // Salt's return load (AESFuncs._return).

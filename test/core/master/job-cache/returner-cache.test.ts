@@ -115,16 +115,6 @@ describe('returns through a returner', () => {
     ]);
   });
 
-  it('a salt-call return (jid req) gets a jid through prep_jid and a load through save_load first', async () => {
-    const { returner, calls } = fakeReturner({ prep_jid: () => undefined, save_load: () => undefined, returner: () => undefined });
-    await new ReturnerJobCache(returner, logLines()).saveReturn({ ...RET, jid: 'req', fun_args: ['x'] });
-    expect(calls.map((c) => c.fn)).toEqual(['prep_jid', 'save_load', 'returner']);
-    const jid = calls[0].kwargs?.passed_jid as string;
-    expect(jid).toMatch(/^\d{20}$/);
-    expect(calls[1].args).toEqual([jid, { jid, tgt: 'web1', tgt_type: 'glob', fun: 'test.ping', arg: ['x'], user: 'root' }]);
-    expect((calls[2].args[0] as { jid: string }).jid).toBe(jid);
-  });
-
   it("without returner: Salt's error line; the return is still answered", async () => {
     const log = logLines();
     const { returner } = fakeReturner({});
