@@ -230,7 +230,10 @@ export const MINION_OPTIONS: Record<string, OptionSpec> = {
   ping_interval: o('int', 0),
   multiprocessing: o('bool', true),
   process_count_max: o('int', -1),
+  /** Salt's: a state run at start, 'highstate', 'sls' (of sls_list) or 'top' (of top_file); '' none. */
   startup_states: o('str', ''),
+  sls_list: o('str|strlist', []),
+  top_file: o('str', ''),
   /** Execution modules not to load, by Salt's file names (`cmdmod`) or their names. */
   disable_modules: o('strlist', []),
   /** The only execution modules to load, by name (`cmd`); empty: all. */

@@ -114,6 +114,10 @@ export interface MinionConfig extends CommonConfig {
   return_retry_timer_max: number;
   /** Salt's: the longest random wait (s) before a minion first signs in; 0 = none. */
   random_startup_delay: number;
+  /** Salt's: the state run a minion starts for itself once up: 'highstate', 'sls', 'top' or '' (none). */
+  startup_states: string;
+  sls_list: string | string[];
+  top_file: string;
   return_retry_tries: number;
   rejected_retry: boolean;
 }

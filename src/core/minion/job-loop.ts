@@ -12,7 +12,7 @@ import { pyAsctime } from '../pycompat/time';
 /** The minion options the daemon uses: the channel's and the return retries. */
 export type MinionSettings = ChannelSettings &
   Pick<MinionConfig, 'return_retry_timer' | 'return_retry_tries'> &
-  Partial<Pick<MinionConfig, 'return_retry_timer_max' | 'random_startup_delay'>>;
+  Partial<Pick<MinionConfig, 'return_retry_timer_max' | 'random_startup_delay' | 'startup_states' | 'sls_list' | 'top_file'>>;
 
 /** Runs jobs in-process; the plugin registry behind it is the minion's own. */
 export interface JobExecutor {
@@ -98,6 +98,38 @@ export class Minion {
       this.log.warning(`Could not announce this minion to the master: ${logField(err.message, 300)}; its grains go with the next return`);
     }
     this.log.info(`Minion "${s.id}" is ready: signed in and subscribed to ${s.master}:${this.channel.publishPort}`);
+    const startup = this.startupStateJob();
+    if (startup) void this.runOwnJob(startup);
+  }
+
+  /**
+   * Salt's startup_states (Minion._state_run): `sls` runs state.sls of sls_list, `top` state.top
+   * of top_file, any other value state.highstate; its return goes to the master as a job of the
+   * minion's own (jid `req`), as salt-call's does.
+   */
+  private startupStateJob(): JobLoad | undefined {
+    const { startup_states: kind, id } = this.settings;
+    if (!kind) return undefined;
+    const [fun, arg]: [string, unknown[]] =
+      kind === 'sls'
+        ? ['state.sls', [this.settings.sls_list ?? []]]
+        : kind === 'top'
+          ? ['state.top', [this.settings.top_file ?? '']]
+          : ['state.highstate', []];
+    return { fun, arg, jid: 'req', tgt: id, tgt_type: 'glob', ret: '', user: 'root' };
+  }
+
+  /** A job the minion starts itself: run, then returned like a published one. */
+  private async runOwnJob(job: JobLoad): Promise<void> {
+    this.log.info(`Running ${String(job.fun)} for startup_states`);
+    try {
+      const result = await this.executor.run(job);
+      await this.flushGrains();
+      await this.deliverReturn(job, result);
+      await this.executor.afterReturn?.(job, result);
+    } catch (err) {
+      this.log.error(`startup_states: ${String(job.fun)} failed: ${logField((err as Error).message, 500)}`);
+    }
   }
 
   /** Keys, the request channel and sign-in, without subscribing: what salt-call needs (`once`: see ChannelClient.connect). */

@@ -191,6 +191,19 @@ describe("the minion's job loop", () => {
 });
 
 describe("the minion's connections", () => {
+  it('runs its startup_states once up and returns them to the master as a job of its own', async () => {
+    const returned = new Promise<Record<string, unknown>>((resolve) => {
+      const off = master.onEvent((tag, data) => {
+        if (!/^salt\/job\/\d{20}\/ret\/boot1$/.test(tag)) return;
+        off();
+        resolve(data);
+      });
+    });
+    const boot = await startMinion('boot1', {}, { startup_states: 'sls', sls_list: ['base1', 'base2'] });
+    expect(await returned).toMatchObject({ fun: 'state.sls', fun_args: [['base1', 'base2']], return: { args: [['base1', 'base2']] } });
+    expect(boot.ran.map((j) => [j.fun, j.jid])).toEqual([['state.sls', 'req']]);
+  });
+
   it('waits random_startup_delay before it signs in, saying so, and stop() cuts the wait short', async () => {
     const dir = join(root, 'minions', 'late1');
     mkdirSync(dir, { recursive: true });
