@@ -286,7 +286,9 @@ export async function saltCommand(flags: ParsedFlags<(typeof SALT)['flags']>, wo
         ...(flags.metadata === undefined ? {} : { metadata: yamlifyArg(flags.metadata) }),
         gatherJobTimeoutSec: config.gather_job_timeout,
         hideTimeout: flags['hide-timeout'],
-        summary: flags.summary,
+        // --summary, or cli_summary in the config (Salt's option behind the flag), as Salt prints it:
+        // not after an --out (it would break the JSON or YAML) nor for sys.doc.
+        summary: (flags.summary === true || config.cli_summary === true) && flags.out === undefined && words[1] !== 'sys.doc',
         batch: flags['batch-size'],
         failhard: flags.failhard,
         subset: flags.subset,

@@ -223,6 +223,9 @@ describe('a stopped minion and a restarted master', () => {
     expect(hidden.code).toBe(0);
     expect(hidden.stdout).not.toContain('Minion did not return');
     expect(hidden.stdout).toContain('# of minions returned: 1\n# of minions that did not return: 0\n');
+    // As Salt: no summary after an --out, whose output stays parseable.
+    const json = await cluster.salt('-t', '1', '*', 'test.ping', '--hide-timeout', '--summary', '--out', 'json', '--static');
+    expect(JSON.parse(json.stdout)).toEqual({ web1: true });
 
     await cluster.restartMaster();
     // web1 notices its publisher came back and signs in again; web2, stopped, never does.
