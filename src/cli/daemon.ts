@@ -3,7 +3,7 @@ import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from 
 import { dirname, resolve } from 'node:path';
 import { loadMasterConfig, loadMinionConfig, type MasterConfig, type MinionConfig } from '../core/config';
 import { BrineError, withHint } from '../core/errors';
-import { createLogging, type Logging } from '../core/log';
+import { createLogging, loggingLayout, type Logging } from '../core/log';
 import { describeProcess } from '../core/process-owner';
 import { missingFileWarning, requireConfigDir } from './context';
 import { CliError } from './errors';
@@ -187,6 +187,7 @@ export async function startDaemon<R extends Role>(
     return;
   }
   const logging = createLogging({
+    ...loggingLayout(settings),
     level: settings.log_level,
     logFile: settings.log_file,
     logFileLevel: settings.log_level_logfile ?? settings.log_level,

@@ -1,6 +1,6 @@
 import { writeFileSync } from 'node:fs';
 import type { MinionConfig } from '../core/config';
-import { createLogging } from '../core/log';
+import { createLogging, loggingLayout } from '../core/log';
 import type { Minion } from '../core/minion/job-loop';
 import { MinionPillar } from '../plugins/services/pillar';
 import { MasterLink } from '../plugins/services/master-link';
@@ -81,6 +81,7 @@ export interface SaltCallOptions {
  */
 export async function runSaltCall(opts: SaltCallOptions, io: Io): Promise<number> {
   const logging = createLogging({
+    ...loggingLayout(opts.config),
     level: opts.logLevel,
     logFile: opts.config.log_file,
     logFileLevel: opts.config.log_level_logfile ?? opts.config.log_level,

@@ -241,6 +241,9 @@ describe('daemon life', () => {
         ret_port: await freePort(),
         keysize: 1024,
         log_level_logfile: 'info',
+        // Salt's layout options, in the file the daemon writes.
+        log_fmt_logfile: '%(asctime)s %(bracketlevel)s %(message)s',
+        log_datefmt_logfile: '%Y-%m-%dT%H:%M:%S',
       }),
     );
     const res = await cluster.run('salt-master', ['-d'], conf);
@@ -259,6 +262,8 @@ describe('daemon life', () => {
     });
     process.kill(pid, 'SIGTERM');
     await gone;
-    expect(readFileSync(join(root, 'var', 'log', 'salt', 'master'), 'utf8')).toMatch(/\[INFO\s*\]\[\d+\] Shutting down the Salt Master/);
+    expect(readFileSync(join(root, 'var', 'log', 'salt', 'master'), 'utf8')).toMatch(
+      /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d \[INFO    \] Shutting down the Salt Master$/m,
+    );
   });
 });

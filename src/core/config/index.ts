@@ -1,5 +1,5 @@
 export { loadMasterConfig, loadMinionConfig } from './load';
 export type { LoadedConfig, MasterConfig, MinionConfig } from './types';
-export { MASTER_OPTIONS, MINION_OPTIONS, LOG_FMT_CONSOLE, LOG_FMT_LOGFILE, type OptionSpec } from './options';
+export { MASTER_OPTIONS, MINION_OPTIONS, type OptionSpec } from './options';
 export { LOG_LEVEL_NAMES, type LogLevelName } from './option-types';
 export { loadYaml, type YamlValue } from '../pycompat/yaml11-load';

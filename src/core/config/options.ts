@@ -4,6 +4,7 @@
  * or users commonly set. `path: true` marks options that root_dir prefixes.
  */
 import type { OptionType } from './option-types';
+import { DEFAULT_CONSOLE_FORMAT, DEFAULT_FILE_FORMAT } from '../log/logging';
 
 export interface OptionSpec {
   type: OptionType;
@@ -13,9 +14,6 @@ export interface OptionSpec {
 }
 
 const o = (type: OptionType, def: unknown, path = false): OptionSpec => (path ? { type, default: def, path } : { type, default: def });
-
-export const LOG_FMT_CONSOLE = '[%(levelname)-8s] %(message)s';
-export const LOG_FMT_LOGFILE = '%(asctime)s,%(msecs)03d [%(name)-17s:%(lineno)-4d][%(levelname)-8s][%(process)d] %(message)s';
 
 /** Options both daemons read. */
 const COMMON: Record<string, OptionSpec> = {
@@ -54,10 +52,11 @@ const COMMON: Record<string, OptionSpec> = {
   extension_modules: o('path?', null, true),
   log_level: o('loglevel', 'warning'),
   log_level_logfile: o('loglevel', null),
-  log_fmt_console: o('str', LOG_FMT_CONSOLE),
-  log_fmt_logfile: o('str', LOG_FMT_LOGFILE),
-  log_datefmt: o('str', '%H:%M:%S'),
-  log_datefmt_logfile: o('str', '%Y-%m-%d %H:%M:%S'),
+  log_fmt_console: o('str', DEFAULT_CONSOLE_FORMAT.format),
+  log_fmt_logfile: o('str', DEFAULT_FILE_FORMAT.format),
+  log_datefmt: o('str', DEFAULT_CONSOLE_FORMAT.datefmt),
+  log_datefmt_logfile: o('str', DEFAULT_FILE_FORMAT.datefmt),
+  /** A level per logger name (`salt.transport: debug`), for it and the loggers below it. */
   log_granular_levels: o('dict', {}),
   color: o('bool', true),
   output: o('str?', null),

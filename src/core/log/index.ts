@@ -1,4 +1,12 @@
-export { createLogging, type Logger, type Logging, type LoggingOptions } from './logging';
+export {
+  createLogging,
+  loggingLayout,
+  DEFAULT_CONSOLE_FORMAT,
+  DEFAULT_FILE_FORMAT,
+  type Logger,
+  type Logging,
+  type LoggingOptions,
+} from './logging';
 export { RepeatedWarning } from './repeated-warning';
 export { LEVELS, levelNumber, isLevelName, type LevelName } from './levels';
 export {

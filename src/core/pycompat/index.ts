@@ -30,7 +30,7 @@ export { compilePythonRegex, compilePythonSearch, pythonReMatch, translatePython
 export { ShlexError, shlexSplit } from './shlex';
 export { traverse } from './traverse';
 export { isTrue, pyTruthy } from './is-true';
-export { MONTHS, pyAsctime } from './time';
+export { MONTHS, pyAsctime, pyStrftime } from './time';
 export { loadYaml, loadYamlWithLines, lineOf, type YamlValue } from './yaml11-load';
 export {
   classifyPlainScalar,

@@ -7,7 +7,7 @@
 import { createHash, createHmac, randomBytes, randomInt } from 'node:crypto';
 import { accessSync, constants, openSync, readSync, closeSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
-import { exprMatch, formatYaml, isMapping, pyTuple, traverse } from '../../pycompat';
+import { exprMatch, formatYaml, isMapping, pyStrftime, pyTuple, traverse } from '../../pycompat';
 import {
   TemplateRuntimeError,
   iterate,
@@ -104,60 +104,6 @@ function isBinary(data: Buffer): boolean {
   let nontext = 0;
   for (const b of data) if (!((b >= 32 && b < 127) || [10, 13, 9, 12, 8].includes(b) || (utf8 && b >= 128 && b < 255))) nontext++;
   return nontext / data.length > 0.3;
-}
-
-/** Python's strftime for the directives templates use, in local time. */
-function strftime(d: Date, fmt: string): string {
-  const pad = (n: number, w = 2) => String(n).padStart(w, '0');
-  const days = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
-  const months = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
-  const start = new Date(d.getFullYear(), 0, 1);
-  const yday = Math.floor((d.getTime() - start.getTime() + (start.getTimezoneOffset() - d.getTimezoneOffset()) * 60000) / 86400000) + 1;
-  const off = -d.getTimezoneOffset();
-  return fmt.replace(/%([a-zA-Z%])/g, (m, c: string) => {
-    switch (c) {
-      case 'Y':
-        return String(d.getFullYear());
-      case 'y':
-        return pad(d.getFullYear() % 100);
-      case 'm':
-        return pad(d.getMonth() + 1);
-      case 'd':
-        return pad(d.getDate());
-      case 'H':
-        return pad(d.getHours());
-      case 'I':
-        return pad(d.getHours() % 12 || 12);
-      case 'M':
-        return pad(d.getMinutes());
-      case 'S':
-        return pad(d.getSeconds());
-      case 'f':
-        return pad(d.getMilliseconds() * 1000, 6);
-      case 'p':
-        return d.getHours() < 12 ? 'AM' : 'PM';
-      case 'a':
-        return days[d.getDay()].slice(0, 3);
-      case 'A':
-        return days[d.getDay()];
-      case 'b':
-        return months[d.getMonth()].slice(0, 3);
-      case 'B':
-        return months[d.getMonth()];
-      case 'j':
-        return pad(yday, 3);
-      case 'w':
-        return String(d.getDay());
-      case 'z':
-        return `${off < 0 ? '-' : '+'}${pad(Math.floor(Math.abs(off) / 60))}${pad(Math.abs(off) % 60)}`;
-      case 's':
-        return String(Math.floor(d.getTime() / 1000));
-      case '%':
-        return '%';
-      default:
-        return m;
-    }
-  });
 }
 
 /** salt.utils.dateutils.date_cast, for what brine can read: timestamps, ISO dates, now. */
@@ -407,8 +353,8 @@ export function saltExtraFilters(): Record<string, Fn> {
     json_decode_list: (v: unknown) => (typeof v === 'string' ? [...v] : v),
     json_encode_dict: (v: unknown) => v,
     json_decode_dict: (v: unknown) => v,
-    strftime: withKeywords(['format'], (d: unknown = null, fmt: unknown = '%Y-%m-%d') => strftime(dateCast(d), pyText(fmt))),
-    date_format: withKeywords(['format'], (d: unknown = null, fmt: unknown = '%Y-%m-%d') => strftime(dateCast(d), pyText(fmt))),
+    strftime: withKeywords(['format'], (d: unknown = null, fmt: unknown = '%Y-%m-%d') => pyStrftime(dateCast(d), pyText(fmt))),
+    date_format: withKeywords(['format'], (d: unknown = null, fmt: unknown = '%Y-%m-%d') => pyStrftime(dateCast(d), pyText(fmt))),
     check_whitelist_blacklist(value: unknown, ...raw: unknown[]) {
       const { args, kwargs } = splitKeywords(raw);
       const norm = (l: unknown, what: string): unknown[] => {
