@@ -65,6 +65,7 @@ export type ChannelSettings = { id: string; master: string } & Pick<
       | 'encryption_algorithm'
       | 'signing_algorithm'
       | 'minion_sign_messages'
+      | 'rejected_retry'
     >
   >;
 
@@ -276,7 +277,13 @@ export class MinionChannel {
         continue;
       }
       if (answer.kind === 'rejected') {
-        throw rejectedError(s.id);
+        if (!s.rejected_retry || this.once) throw rejectedError(s.id);
+        // Salt's rejected_retry: wait and ask again, for a key the master may yet delete and re-accept.
+        this.log.error(
+          "The Salt Master has rejected this minion's public key.\nTo repair this issue, delete the public key for this minion on the Salt Master.\nThe Salt Minion will attempt to re-authenicate.",
+        );
+        await waitMore();
+        continue;
       }
       if (answer.kind !== 'accepted' && this.once) {
         throw new SignInError('SIGN_IN_PENDING', 'Minion failed to authenticate with the master, has the minion key been accepted?', 2);

@@ -16,6 +16,7 @@ import type { JobResult } from '../../../src/core/protocol/loads';
 import { MemoryTransport } from '../../../src/core/transport/memory';
 import type { ConnectionOptions, Transport } from '../../../src/core/transport/types';
 import { minionSettings } from '../../../src/cli/minion-runtime';
+import { ensureMinionKeys } from '../../../src/core/minion/minion-keys';
 
 const log = createLogging({ level: 'critical', console: false }).getLogger('test');
 const root = mkdtempSync(join(tmpdir(), 'brine-jobloop-'));
@@ -202,6 +203,39 @@ describe("the minion's connections", () => {
     const boot = await startMinion('boot1', {}, { startup_states: 'sls', sls_list: ['base1', 'base2'] });
     expect(await returned).toMatchObject({ fun: 'state.sls', fun_args: [['base1', 'base2']], return: { args: [['base1', 'base2']] } });
     expect(boot.ran.map((j) => [j.fun, j.jid])).toEqual([['state.sls', 'req']]);
+  });
+
+  it('with rejected_retry keeps signing in while its key is rejected, and starts once the master deletes it', async () => {
+    const dir = join(root, 'minions', 'rej1');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(
+      join(dir, 'minion'),
+      stringify({ root_dir: dir, id: 'rej1', master: '127.0.0.1', keysize: 1024, rejected_retry: true, acceptance_wait_time: 0.05 }),
+    );
+    const config = loadMinionConfig(dir).config;
+    // Its key, made as the minion makes it, is rejected on the master before it starts.
+    const keys = ensureMinionKeys(config.pki_dir, 1024);
+    master.keys.registerPending('rej1', keys.publicPem);
+    master.keys.reject(['rej1']);
+    const lines: string[] = [];
+    let onLine = () => {};
+    const said = createLogging({
+      level: 'error',
+      console: true,
+      stderr: { write: (l: string) => (lines.push(l), onLine(), true) },
+    }).getLogger('salt.minion');
+    const executor: JobExecutor = { run: async () => ({ return: true, retcode: 0, success: true }) };
+    const minion = new Minion(minionSettings(config), executor, new Grains({ id: 'rej1' }), said, { transport: net });
+    stops.push(() => minion.stop());
+    const started = minion.start();
+    await new Promise<void>((resolve) => {
+      onLine = () => lines.some((l) => l.includes('The Salt Minion will attempt to re-authenicate.')) && resolve();
+      onLine();
+    });
+    expect(lines.join('')).toContain("The Salt Master has rejected this minion's public key.\nTo repair this issue, delete the public key");
+    master.keys.delete(['rej1']);
+    await started;
+    expect(master.keys.state('rej1')).toBe('accepted');
   });
 
   it('waits random_startup_delay before it signs in, saying so, and stop() cuts the wait short', async () => {
