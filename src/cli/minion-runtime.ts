@@ -296,6 +296,8 @@ export async function createMinion(config: MinionConfig, logging: Logging) {
   };
   void minion.fatal.then(fatal);
   const mine = mineInterval(config, runtime, log);
+  // When refreshed grains changed, the pillar is asked for again: its request carries them to the master.
+  const grainsRefresh = grainsRefresher(Number(config.grains_refresh_every), runtime, () => pillar.refresh().then(() => undefined), log);
   return {
     start: async () => {
       try {
@@ -311,9 +313,11 @@ export async function createMinion(config: MinionConfig, logging: Logging) {
         .refresh()
         .catch((err: Error) => log.error(`Could not get the pillar from the master: ${err.message}`))
         .then(() => mine.start());
+      grainsRefresh.start();
     },
     stop: () => {
       mine.stop();
+      grainsRefresh.stop();
       return minion.stop();
     },
   };
@@ -337,6 +341,36 @@ export function mineInterval(config: MinionConfig, runtime: PluginRuntime, log: 
       await update();
       const minutes = Number(opts.mine_interval);
       if (minutes > 0) timer = setInterval(() => void update(), minutes * 60_000).unref();
+    },
+    stop: () => clearInterval(timer),
+  };
+}
+
+/**
+ * Salt's `grains_refresh_every` (minutes; 0: never): the grains computed again that often, and when
+ * they changed, `onChanged` (the daemon refreshes its pillar then, as Salt's minion does, which
+ * brings the new grains to the master at once rather than with the next return).
+ */
+export function grainsRefresher(
+  minutes: number,
+  runtime: Pick<PluginRuntime, 'grains' | 'refreshGrains'>,
+  onChanged: () => Promise<void>,
+  log: { error(m: string): void },
+) {
+  let timer: NodeJS.Timeout | undefined;
+  const refresh = async () => {
+    const before = JSON.stringify(runtime.grains());
+    await runtime.refreshGrains();
+    if (JSON.stringify(runtime.grains()) !== before) await onChanged();
+  };
+  return {
+    start: () => {
+      if (!(minutes > 0)) return;
+      timer = setInterval(
+        () => void refresh().catch((err: Error) => log.error(`Refreshing the grains failed: ${err.message}`)),
+        minutes * 60_000,
+      );
+      timer.unref();
     },
     stop: () => clearInterval(timer),
   };
