@@ -26,6 +26,8 @@ export type OptionType =
   | 'encryption'
   | 'no-master-sign'
   | 'no-sudo'
+  | 'roots-only'
+  | 'str-master'
   | 'transport';
 
 export const LOG_LEVEL_NAMES = ['all', 'garbage', 'trace', 'debug', 'profile', 'info', 'warning', 'error', 'critical', 'quiet'] as const;
@@ -108,6 +110,17 @@ export function checkOption(type: OptionType, value: unknown): Check {
       return value === '' || value === null
         ? ok('')
         : no('empty (brine does not run jobs through sudo: run salt-minion as the user the jobs should run as)');
+    case 'roots-only': {
+      // Salt's other file server backends (gitfs, s3fs, ...) are not built: a state tree meant
+      // to come from one would be missing without a word.
+      const list = typeof value === 'string' ? [value] : value;
+      return Array.isArray(list) && list.length > 0 && list.every((v) => v === 'roots' || v === 'rootfs')
+        ? ok(['roots'])
+        : no("[roots] (brine's file server serves file_roots only; gitfs, s3fs and the others are not built)");
+    }
+    case 'str-master':
+      // Salt's multi-master modes (failover, func) and master_type: disable are not built.
+      return value === 'str' ? ok(value) : no("'str' (brine's minion talks to one master: failover, func and disable are not built)");
     case 'transport':
       return value === 'zeromq' ? ok(value) : no("'zeromq' (the only transport brine speaks)");
   }

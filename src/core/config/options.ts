@@ -162,7 +162,8 @@ export const MASTER_OPTIONS: Record<string, OptionSpec> = {
   file_recv_max_size: o('int', 100),
   /** Bytes of a file per cp.recv_chunked job of salt-cp --chunked (before compression). */
   salt_cp_chunk_size: o('int', 98304),
-  fileserver_backend: o('strlist', ['roots']),
+  /** Salt's file server backends: roots only (file_roots). */
+  fileserver_backend: o('roots-only', ['roots']),
   /** salt-api (rest_cherrypy) settings; salt-api refuses to start without them. */
   rest_cherrypy: o('dict?', null),
   /** Salt >= 3006: the netapi clients salt-api may run (none by default). */
@@ -186,7 +187,8 @@ export const MINION_OPTIONS: Record<string, OptionSpec> = {
   master: o('str|strlist', 'salt'),
   master_port: o('port', 4506),
   publish_port: o('port', 4505),
-  master_type: o('str', 'str'),
+  /** Salt's: 'str' (one master); failover, func and disable are not built. */
+  master_type: o('str-master', 'str'),
   master_finger: o('str', ''),
   encryption_algorithm: o('encryption', 'OAEP-SHA1'),
   signing_algorithm: o('signing', 'PKCS1v15-SHA1'),

@@ -185,7 +185,7 @@ describe('problems', () => {
     expect(err.message).toContain(message);
   });
 
-  it("refuses Salt's signed master public key and sudo executor, which brine does not build, rather than ignore them", () => {
+  it("refuses Salt's signed master public key, sudo executor, other file server backends and multi-master modes, which brine does not build, rather than ignore them", () => {
     write('minion', 'verify_master_pubkey_sign: True\n');
     expect(configError(() => loadMinionConfig(dir)).message).toContain(
       "verify_master_pubkey_sign must be false (brine does not sign or check the master's public key with master_sign.pem), got true",
@@ -194,6 +194,14 @@ describe('problems', () => {
     expect(configError(() => loadMasterConfig(dir)).message).toContain('master_sign_pubkey must be false');
     write('minion', 'verify_master_pubkey_sign: False\n');
     expect(loadMinionConfig(dir).config.verify_master_pubkey_sign).toBe(false);
+    write('master', 'fileserver_backend: [roots, gitfs]\n');
+    expect(configError(() => loadMasterConfig(dir)).message).toContain(
+      "fileserver_backend must be [roots] (brine's file server serves file_roots only; gitfs, s3fs and the others are not built)",
+    );
+    write('master', 'fileserver_backend: roots\n');
+    expect(loadMasterConfig(dir).config.fileserver_backend).toEqual(['roots']);
+    write('minion', 'master_type: failover\n');
+    expect(configError(() => loadMinionConfig(dir)).message).toContain("master_type must be 'str'");
     write('minion', 'sudo_user: root\n');
     expect(configError(() => loadMinionConfig(dir)).message).toContain(
       "sudo_user must be empty (brine does not run jobs through sudo: run salt-minion as the user the jobs should run as), got 'root'",
