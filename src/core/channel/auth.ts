@@ -44,6 +44,8 @@ export interface AuthRequestOptions {
   token?: string;
   /** Its `encryption_algorithm` and `signing_algorithm` (Salt's defaults when omitted). */
   algorithms?: RsaAlgorithms;
+  /** The grains its `autosign_grains` names, with their values (Salt's minion_sign_in_payload). */
+  autosignGrains?: Record<string, unknown>;
 }
 
 export function buildAuthRequest(opts: AuthRequestOptions): { bytes: Buffer; nonce: string } {
@@ -51,6 +53,7 @@ export function buildAuthRequest(opts: AuthRequestOptions): { bytes: Buffer; non
   if (!isNonce(nonce)) throw new ProtocolError('BAD_LOAD', '_auth request: nonce must be 32 hex characters');
   const algorithms = opts.algorithms ?? DEFAULT_RSA_ALGORITHMS;
   const load: Record<string, unknown> = { cmd: '_auth', id: opts.id, nonce, enc_algo: algorithms.enc, sig_algo: algorithms.sig };
+  if (opts.autosignGrains !== undefined) load.autosign_grains = opts.autosignGrains;
   if (opts.token !== undefined) {
     if (opts.masterPublicKey === undefined) {
       throw new ProtocolError('BAD_LOAD', '_auth request: a token needs the master public key to encrypt it to');

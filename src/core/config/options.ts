@@ -192,6 +192,8 @@ export const MINION_OPTIONS: Record<string, OptionSpec> = {
   master_finger: o('str', ''),
   encryption_algorithm: o('encryption', 'OAEP-SHA1'),
   signing_algorithm: o('signing', 'PKCS1v15-SHA1'),
+  /** Grains whose values go with each sign-in, for the master's autosign_grains_dir. */
+  autosign_grains: o('strlist', []),
   /** Sign the loads of returns and events with the minion key (PKCS1v15-SHA1, whatever signing_algorithm says). */
   minion_sign_messages: o('bool', false),
   master_alive_interval: o('int', 0),

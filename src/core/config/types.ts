@@ -45,6 +45,7 @@ export interface MasterConfig extends CommonConfig {
   ret_port: number;
   autosign_file: string;
   autoreject_file: string;
+  autosign_grains_dir: string;
   token_dir: string;
   auto_accept: boolean;
   open_mode: boolean;
@@ -95,6 +96,8 @@ export interface MinionConfig extends CommonConfig {
   signing_algorithm: SigningAlgorithm;
   /** Salt's: sign the loads of returns and events with the minion key. */
   minion_sign_messages: boolean;
+  /** Salt's: grains whose values go with each sign-in (the master's autosign_grains_dir). */
+  autosign_grains: string[];
   minion_id_caching: boolean;
   minion_id_lowercase: boolean;
   minion_id_remove_domain: boolean | string;

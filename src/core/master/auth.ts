@@ -5,7 +5,7 @@ import type { Logger } from '../log';
 import { assertMinionId } from '../protocol/minion-id';
 import { ProtocolError } from '../errors';
 import type { KeyStore } from './key-store';
-import type { SigningFile } from './signing-file';
+import type { AutosignGrainsDir, SigningFile } from './signing-file';
 import type { PublishKey } from './publish-key';
 import type { Sessions } from './sessions';
 import type { MasterEvents } from './events';
@@ -19,6 +19,8 @@ export interface AuthPolicy {
   autosign: SigningFile;
   /** autoreject_file: new and pending keys of matching ids are rejected (before autosign, as Salt). */
   autoreject?: SigningFile;
+  /** autosign_grains_dir: new keys of minions sending a listed grain value are accepted. */
+  autosignGrains?: AutosignGrainsDir;
   /** open_mode: every key is accepted, replacing what was there. */
   openMode: boolean;
   publishPort: number;
@@ -93,7 +95,8 @@ export class AuthService {
       this.onAccepted(id);
       return this.accept(req, hashes);
     }
-    const autoAccepts = this.policy.autoAccept || this.policy.autosign.matches(id);
+    const autoAccepts =
+      this.policy.autoAccept || this.policy.autosign.matches(id) || (this.policy.autosignGrains?.matches(req.autosign_grains) ?? false);
     const cap = this.policy.pendingCap;
     // An id with no key file yet would add one to minions_pre: only below max_pending_keys.
     if (cap && !autoAccepts && this.keys.state(id) === undefined && !cap.allows(this.keys.list('pending').length)) {
@@ -102,7 +105,9 @@ export class AuthService {
     const decision = this.keys.authDecision(id, req.pub, autoAccepts, this.policy.autoreject?.matches(id) ?? false);
     if (decision.state === 'accepted' && decision.autoAccepted) {
       this.onAccepted(id);
-      this.log.info(`Accepted key for ${id} (${this.policy.autoAccept ? 'auto_accept' : 'autosign_file'})`);
+      this.log.info(
+        `Accepted key for ${id} (${this.policy.autoAccept ? 'auto_accept' : this.policy.autosign.matches(id) ? 'autosign_file' : 'autosign_grains_dir'})`,
+      );
     }
     switch (decision.state) {
       case 'rejected':

@@ -11,7 +11,7 @@ import type { IPublishServer, IRequestServer, Transport } from '../transport/typ
 import { ProcessPublishServer } from '../transport/publish-process';
 import { transportFor, zmqPorts } from '../transport/zmq-ports';
 import { AuthService } from './auth';
-import { SigningFile } from './signing-file';
+import { AutosignGrainsDir, SigningFile } from './signing-file';
 import { MasterEvents } from './events';
 import { JobService } from './jobs';
 import {
@@ -75,6 +75,7 @@ export type MasterSettings = Pick<
   | 'auto_accept'
   | 'autosign_file'
   | 'autoreject_file'
+  | 'autosign_grains_dir'
   | 'open_mode'
   | 'pub_hwm'
   | 'nodegroups'
@@ -275,6 +276,7 @@ export class Master {
         autoAccept: s.auto_accept,
         autosign: new SigningFile(s.autosign_file || undefined, 'autosign_file', log, s.permissive_pki_access ?? false),
         autoreject: new SigningFile(s.autoreject_file || undefined, 'autoreject_file', log, s.permissive_pki_access ?? false),
+        autosignGrains: new AutosignGrainsDir(s.autosign_grains_dir || undefined, log, s.permissive_pki_access ?? false),
         openMode: s.open_mode,
         publishPort: s.publish_port,
         pendingCap: new PendingKeyCap(positiveOption('max_pending_keys', s.max_pending_keys, DEFAULT_MAX_PENDING_KEYS), log),

@@ -1,6 +1,7 @@
-import { readFileSync, statSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Logger } from '../log';
-import { fnmatch } from '../pycompat';
+import { fnmatch, pyStr } from '../pycompat';
 
 /** Bits of st_mode: writable by the group, by others. */
 const S_IWGRP = 0o020;
@@ -37,6 +38,13 @@ export class SigningFile {
     return this.patterns.some((p) => p === id || fnmatch(p, id) || regexMatches(p, id));
   }
 
+  /** Whether one of the file's lines is `value` exactly (an autosign grains file). */
+  hasLine(value: string): boolean {
+    if (!this.path) return false;
+    this.refresh(this.path);
+    return this.patterns.includes(value);
+  }
+
   private refresh(path: string): void {
     let mode: number;
     let mtimeMs: number;
@@ -49,20 +57,59 @@ export class SigningFile {
     }
     if (mtimeMs === this.mtimeMs) return;
     this.mtimeMs = mtimeMs;
-    const writable = mode & S_IWOTH ? 'others' : mode & S_IWGRP && !this.permissive ? 'its group' : undefined;
-    if (writable !== undefined) {
-      this.log?.warning(
-        `Wrong permissions for ${path} (${this.option}): writable by ${writable}, its content is ignored; ` +
-          `chmod go-w ${path}${writable === 'its group' ? ' (or set permissive_pki_access: True)' : ''}`,
-      );
-      this.patterns = [];
-      return;
-    }
-    this.patterns = readFileSync(path, 'utf8')
-      .split(/\r?\n/)
-      .map((l) => l.trim())
-      .filter((l) => l !== '' && !l.startsWith('#'));
+    this.patterns = tooOpen(path, mode, this.option, this.permissive, this.log) ? [] : contentLines(path);
   }
+}
+
+/**
+ * Salt's autosign by grains (`check_autosign_grains`): a minion whose `autosign_grains` sends a
+ * grain named by a file in `autosign_grains_dir`, with a value that is one of that file's lines
+ * (compared as Python's `str()` of the value), is accepted. Files read as SigningFile reads one
+ * (permissions checked, re-read when changed).
+ */
+export class AutosignGrainsDir {
+  private readonly files = new Map<string, SigningFile>();
+
+  constructor(
+    private readonly dir: string | undefined,
+    private readonly log?: Logger,
+    private readonly permissive = false,
+  ) {}
+
+  matches(grains: Record<string, unknown> | undefined): boolean {
+    if (!this.dir || grains === undefined) return false;
+    let names: string[];
+    try {
+      names = readdirSync(this.dir);
+    } catch {
+      return false;
+    }
+    return names.some((grain) => {
+      if (!Object.prototype.hasOwnProperty.call(grains, grain)) return false;
+      let file = this.files.get(grain);
+      if (!file) this.files.set(grain, (file = new SigningFile(join(this.dir!, grain), 'autosign_grains_dir', this.log, this.permissive)));
+      return file.hasLine(pyStr(grains[grain]));
+    });
+  }
+}
+
+/** Whether a signing file others (or, unless permissive, its group) may write is to be ignored, saying so. */
+function tooOpen(path: string, mode: number, option: string, permissive: boolean, log?: Logger): boolean {
+  const writable = mode & S_IWOTH ? 'others' : mode & S_IWGRP && !permissive ? 'its group' : undefined;
+  if (writable === undefined) return false;
+  log?.warning(
+    `Wrong permissions for ${path} (${option}): writable by ${writable}, its content is ignored; ` +
+      `chmod go-w ${path}${writable === 'its group' ? ' (or set permissive_pki_access: True)' : ''}`,
+  );
+  return true;
+}
+
+/** A signing file's lines, trimmed, without blanks and `#` comments. */
+function contentLines(path: string): string[] {
+  return readFileSync(path, 'utf8')
+    .split(/\r?\n/)
+    .map((l) => l.trim())
+    .filter((l) => l !== '' && !l.startsWith('#'));
 }
 
 function regexMatches(pattern: string, id: string): boolean {

@@ -122,6 +122,7 @@ export class MinionChannel {
   private readonly wakers = new Set<() => void>();
   private readonly running = new Set<Promise<void>>();
   private onJob?: PublicationHandler;
+  private readonly autosignGrains?: () => Record<string, unknown>;
   /** Date.now() before which an unreadable publication does not start another sign-in. */
   private nextUnreadableSignIn = 0;
   private unreadableWaiting = 0;
@@ -141,8 +142,14 @@ export class MinionChannel {
   constructor(
     private readonly settings: ChannelSettings,
     private readonly log: Logger,
-    options: { random?: RandomSource; transport?: Transport } = {},
+    options: {
+      random?: RandomSource;
+      transport?: Transport;
+      /** The values of the grains `autosign_grains` names, sent with each `_auth` (Salt's autosign by grains). */
+      autosignGrains?: () => Record<string, unknown>;
+    } = {},
   ) {
+    this.autosignGrains = options.autosignGrains;
     // zmq_ports: what makes the connections to the master's two ports (zmq-ports.ts).
     this.transport = options.transport ?? transportFor(zmqPorts(settings.zmq_ports, 'minion'));
     // The master refuses such an id at sign-in; say so here, before the first request.
@@ -328,6 +335,7 @@ export class MinionChannel {
       masterPublicKey: this.masterKey,
       token: this.masterKey ? randomBytes(57).toString('base64') : undefined,
       algorithms: this.algorithms,
+      autosignGrains: this.autosignGrains?.(),
     });
     for (let attempt = 1; attempt <= this.policy.auth_tries; attempt++) {
       if (this.stopped) throw new MinionStateError('STOPPED', 'the minion is stopping');

@@ -12,7 +12,9 @@ import { pyAsctime } from '../pycompat/time';
 /** The minion options the daemon uses: the channel's and the return retries. */
 export type MinionSettings = ChannelSettings &
   Pick<MinionConfig, 'return_retry_timer' | 'return_retry_tries'> &
-  Partial<Pick<MinionConfig, 'return_retry_timer_max' | 'random_startup_delay' | 'startup_states' | 'sls_list' | 'top_file'>>;
+  Partial<
+    Pick<MinionConfig, 'return_retry_timer_max' | 'random_startup_delay' | 'startup_states' | 'sls_list' | 'top_file' | 'autosign_grains'>
+  >;
 
 /** Runs jobs in-process; the plugin registry behind it is the minion's own. */
 export interface JobExecutor {
@@ -62,7 +64,17 @@ export class Minion {
     options: { random?: RandomSource; channel?: MinionChannel; transport?: Transport } = {},
   ) {
     this.random = options.random ?? Math.random;
-    this.channel = options.channel ?? new MinionChannel(settings, log, { random: options.random, transport: options.transport });
+    // Salt's autosign_grains: the values of these grains go with each sign-in, for the master's autosign_grains_dir.
+    const names = settings.autosign_grains ?? [];
+    const autosignGrains =
+      names.length > 0
+        ? () => {
+            const all = grains.all();
+            return Object.fromEntries(names.map((g) => [g, all[g] ?? null]));
+          }
+        : undefined;
+    this.channel =
+      options.channel ?? new MinionChannel(settings, log, { random: options.random, transport: options.transport, autosignGrains });
     this.fatal = this.channel.fatal;
     grains.onChange?.(() => {
       this.grainsChanged = true;

@@ -37,6 +37,8 @@ export interface AuthRequest {
   nonce: string;
   enc_algo: string;
   sig_algo: string;
+  /** The grains the minion's `autosign_grains` names, with its values (Salt's autosign by grains). */
+  autosign_grains?: Obj;
   token?: Buffer;
   pub: string;
   [extra: string]: unknown;
@@ -176,6 +178,7 @@ export function parseAuthRequest(value: unknown): AuthRequest {
     nonce: nonce(what, o),
     enc_algo: str(what, o, 'enc_algo'),
     sig_algo: str(what, o, 'sig_algo'),
+    autosign_grains: o.autosign_grains === undefined ? undefined : map(what, o, 'autosign_grains'),
     token: optBytes(what, o, 'token'),
     pub: str(what, o, 'pub'),
   });

@@ -11,7 +11,7 @@ import { buildAuthRequest, openAuthReply, openAuthRequest } from '../../../src/c
 import { generateKeyPair, privateKeyFromPem, publicKeyFromPem, type KeyPairPem } from '../../../src/core/crypto/rsa';
 import { createLogging } from '../../../src/core/log';
 import { AuthService, type AuthPolicy } from '../../../src/core/master/auth';
-import { SigningFile } from '../../../src/core/master/signing-file';
+import { AutosignGrainsDir, SigningFile } from '../../../src/core/master/signing-file';
 import type { MasterEvents } from '../../../src/core/master/events';
 import { KeyStore } from '../../../src/core/master/key-store';
 import { PublishKey } from '../../../src/core/master/publish-key';
@@ -180,6 +180,21 @@ describe('AuthService', () => {
     expect((await t2.signIn('web1', minionA)).kind).toBe('accepted');
     // Others still go by autosign_file.
     expect((await t2.signIn('good1', minionA)).kind).toBe('accepted');
+  });
+
+  it('autosign_grains_dir accepts a new key whose minion sends a listed grain value, and only that one', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'brine-autosign-grains-'));
+    roots.push(root);
+    writeFileSync(join(root, 'role'), 'web\n', { mode: 0o600 });
+    const t2 = setup({ autosignGrains: new AutosignGrainsDir(root) });
+    const ask = async (id: string, grains: Record<string, unknown>) => {
+      const { bytes, nonce } = buildAuthRequest({ id, publicPem: minionA.publicPem, autosignGrains: grains });
+      const reply = await t2.auth.handle(openAuthRequest(bytes).request);
+      return openAuthReply(reply, t2.masterPublic, privateKeyFromPem(minionA.privatePem), nonce).kind;
+    };
+    expect(await ask('web7', { role: 'web' })).toBe('accepted');
+    expect(await ask('mail7', { role: 'mail' })).toBe('pending');
+    expect(t2.keys.list('all')).toMatchObject({ accepted: ['web7'], pending: ['mail7'] });
   });
 
   it('open_mode replaces a known key with the offered one', async () => {

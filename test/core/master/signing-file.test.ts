@@ -3,12 +3,12 @@
  * re-read when changed, and ignored, with a warning, when others (or, without
  * permissive_pki_access, the group) may write them, as Salt's check_permissions does.
  */
-import { chmodSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createLogging } from '../../../src/core/log';
-import { SigningFile } from '../../../src/core/master/signing-file';
+import { AutosignGrainsDir, SigningFile } from '../../../src/core/master/signing-file';
 
 const root = mkdtempSync(join(tmpdir(), 'brine-signing-file-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -54,5 +54,31 @@ describe('SigningFile', () => {
     expect(group.lines.join('')).toContain('writable by its group, its content is ignored; chmod go-w');
     expect(group.lines.join('')).toContain('(or set permissive_pki_access: True)');
     expect(new SigningFile(path, 'autosign_file', log, true).matches('anyone')).toBe(true);
+  });
+});
+
+describe('AutosignGrainsDir', () => {
+  it("accepts a minion that sends a grain a file in the directory names, with one of its lines (Python's str of the value)", () => {
+    const dir = join(root, 'autosign_grains');
+    mkdirSync(dir);
+    writeFileSync(join(dir, 'role'), '# provisioned roles\nweb\ndb\n', { mode: 0o600 });
+    writeFileSync(join(dir, 'rack'), '5\n', { mode: 0o600 });
+    const grains = new AutosignGrainsDir(dir);
+    expect(grains.matches({ role: 'web' })).toBe(true);
+    expect(grains.matches({ rack: 5 })).toBe(true);
+    expect(grains.matches({ role: 'mail', rack: 6 })).toBe(false);
+    expect(grains.matches({ os: 'Debian' })).toBe(false);
+    expect(grains.matches(undefined)).toBe(false);
+    expect(new AutosignGrainsDir(join(root, 'none')).matches({ role: 'web' })).toBe(false);
+  });
+
+  it('ignores a grain file others may write, as Salt does', () => {
+    const dir = join(root, 'open_grains');
+    mkdirSync(dir);
+    writeFileSync(join(dir, 'role'), 'web\n');
+    chmodSync(join(dir, 'role'), 0o646);
+    const { log, lines } = logged();
+    expect(new AutosignGrainsDir(dir, log).matches({ role: 'web' })).toBe(false);
+    expect(lines.join('')).toContain('(autosign_grains_dir): writable by others, its content is ignored');
   });
 });
