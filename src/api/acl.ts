@@ -10,11 +10,12 @@
  *   {'@runner': ['jobs.*']}         some functions of that kind
  */
 import { exprMatch, pythonReMatch } from '../core/pycompat';
+import type { ResolveTarget } from '../core/master/target-preview';
 
 export type AuthList = unknown[];
 
 /** Resolves a target to the minion ids it matches (the master's view: accepted keys and grains). */
-export type ResolveTarget = (tgt: string | string[], tgtType: string) => Set<string>;
+export type { ResolveTarget };
 
 function isDict(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);

@@ -211,6 +211,12 @@ export const SALT = {
     subset: { type: 'integer', description: 'Run on this many random minions of the target that have the function' },
     failhard: { type: 'boolean', description: 'Stop a batch run (-b) at the first minion that fails' },
     'batch-wait': { type: 'string', description: 'Seconds to wait after a minion returns before starting the next one' },
+    'batch-safe-limit': {
+      type: 'integer',
+      description: 'Run in batches (--batch-safe-size) when the target matches at least this many minions',
+    },
+    'batch-safe-size': { type: 'string', description: 'Batch size for runs that --batch-safe-limit turns into batches (default 8)' },
+    'preview-target': { type: 'boolean', description: 'Print the minions the target matches, without running anything' },
   },
 } as const satisfies CommandSpec;
 

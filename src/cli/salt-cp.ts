@@ -14,7 +14,7 @@ import type { MasterAddress } from '../core/client/local-client';
 import { LocalJobs } from '../core/client/local-jobs';
 import { KeyStore } from '../core/master/key-store';
 import { parseKwargString } from '../core/protocol/salt-args';
-import { targetResolver } from '../runners/master-functions';
+import { targetResolver } from '../core/master/target-preview';
 import type { Logger } from '../core/log';
 import { pyStr } from '../core/pycompat';
 import { formatOutput, type Outputter } from './output';

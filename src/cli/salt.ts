@@ -15,7 +15,7 @@ import { yamlifyArg } from '../core/pycompat/yamlify';
 import { stateVerboseFlag, TARGET_TYPE_FLAGS, type ParsedFlags, type SALT } from './flag-specs';
 
 export interface SaltOptions {
-  master: MasterAddress & { nodegroups?: Record<string, string | string[]> };
+  master: MasterAddress & { nodegroups?: Record<string, string | string[]>; pki_dir?: string };
   tgt: string;
   tgtType: TargetType;
   fun: string;
@@ -49,6 +49,12 @@ export interface SaltOptions {
   failhard?: boolean;
   /** --batch-wait: seconds to wait after a minion returns before starting the next one. */
   batchWaitSec?: number;
+  /** --batch-safe-limit (or batch_safe_limit): a target matching at least this many runs in batches... */
+  batchSafeLimit?: number;
+  /** ...of --batch-safe-size (or batch_safe_size) minions. */
+  batchSafeSize?: string;
+  /** --preview-target: print the matched minions and run nothing. */
+  previewTarget?: boolean;
   /** Print in Salt's colours (see output/colors.ts useColor). */
   color?: boolean;
   /** Where the command logs (--log-file); default nowhere. */
@@ -104,6 +110,16 @@ export async function runSalt(opts: SaltOptions, io: Io): Promise<number> {
     return formatOutput(out, data, { indent: opts.outIndent, static: true, color: opts.color, retcode });
   };
 
+  if (opts.previewTarget) {
+    // Salt's _preview_target: the master's view of the target, printed with the outputter.
+    const text = formatOutput(opts.out ?? 'nested', previewTarget(opts, tgt), { indent: opts.outIndent, static: true, color: opts.color });
+    io.out(text.endsWith('\n') ? text : `${text}\n`);
+    return EX_OK;
+  }
+  if (opts.batch === undefined && (opts.batchSafeLimit ?? 0) > 1 && previewTarget(opts, tgt).length >= opts.batchSafeLimit!) {
+    io.out('\nNOTICE: Too many minions targeted, switching to batch execution.\n');
+    opts = { ...opts, batch: opts.batchSafeSize ?? '8' };
+  }
   if (opts.batch !== undefined) {
     return (require('./batch') as typeof import('./batch')).runBatch(
       { ...opts, batch: opts.batch, batchWaitSec: opts.batchWaitSec ?? 0 },
@@ -197,6 +213,20 @@ function noMinions(io: Io): number {
  * Salt's cmd_subset: asks the target for sys.list_functions, then takes up to `n` of the minions
  * that have the function, in random order. None is an empty list (no minions matched).
  */
+/** The accepted minions the target matches, from the master's key store and minion data cache (loaded only here). */
+function previewTarget(opts: SaltOptions, tgt: string | string[]): string[] {
+  const { KeyStore } = require('../core/master/key-store') as typeof import('../core/master/key-store');
+  const { targetResolver } = require('../core/master/target-preview') as typeof import('../core/master/target-preview');
+  const { master } = opts;
+  if (master.pki_dir === undefined) throw new CliError('the master config gives no pki_dir: the target cannot be previewed', 64);
+  return [
+    ...targetResolver({ cachedir: master.cachedir, nodegroups: master.nodegroups ?? {} }, new KeyStore({ pkiDir: master.pki_dir }))(
+      tgt,
+      opts.tgtType,
+    ),
+  ].sort();
+}
+
 async function pickSubset(opts: SaltOptions, tgt: string | string[], n: number): Promise<string[]> {
   const client = await LocalClient.connect(opts.master);
   try {
@@ -290,6 +320,9 @@ export async function saltCommand(flags: ParsedFlags<(typeof SALT)['flags']>, wo
         // not after an --out (it would break the JSON or YAML) nor for sys.doc.
         summary: (flags.summary === true || config.cli_summary === true) && flags.out === undefined && words[1] !== 'sys.doc',
         batch: flags['batch-size'],
+        batchSafeLimit: flags['batch-safe-limit'] ?? Number(config.batch_safe_limit ?? 0),
+        batchSafeSize: flags['batch-safe-size'] ?? String(config.batch_safe_size ?? 8),
+        previewTarget: flags['preview-target'],
         failhard: flags.failhard,
         subset: flags.subset,
         batchWaitSec: flags['batch-wait'] === undefined ? 0 : Number(flags['batch-wait']),

@@ -17,7 +17,7 @@ import type { JobRunner } from '../core/client/local-jobs';
 import type { KeyStore } from '../core/master/key-store';
 import { readMinionData } from '../core/master/minion-data-cache';
 import { connectedMinions } from '../core/master/presence';
-import { expectedMinions, type TargetType } from '../core/targeting';
+import { targetResolver } from '../core/master/target-preview';
 import { packArgs } from '../core/protocol/salt-args';
 import { JidFactory } from '../core/protocol/jid';
 import { IMaster, type MinionAnswer, type MinionCall, type PillarFor } from '../plugins/api/master';
@@ -37,6 +37,7 @@ import { openMasterJobCache } from '../plugins/master-returners';
 import { StreamLogger } from '../plugins/services/logger';
 import { builtinRunners } from './builtin-runners';
 import { wheelFunctions } from './wheel';
+import type { ResolveTarget } from '../core/master/target-preview';
 
 /** A master-side function (runner or wheel): positional and keyword arguments in, a value out. */
 export interface MasterFunction {
@@ -48,7 +49,7 @@ export interface MasterFunction {
 export type FunctionTable = ReadonlyMap<string, MasterFunction>;
 
 /** The accepted minions a target expression matches, judged from cached grains. */
-export type ResolveTarget = (tgt: string | string[], tgtType: string) => Set<string>;
+export type { ResolveTarget };
 
 export interface MasterFunctionsOptions {
   master: MasterConfig;
@@ -70,15 +71,6 @@ function pillarLog(logger: ILogger | undefined): PillarLog | undefined {
       debug: (m) => logger.debug(m),
     }
   );
-}
-
-/** Salt's CkMinions over the key store and the master's minion data cache, read fresh each time. */
-export function targetResolver(master: MasterConfig, keys: KeyStore): ResolveTarget {
-  const nodegroups = master.nodegroups ?? {};
-  return (tgt, tgtType) => {
-    const minions = (keys.list('accepted') as string[]).map((id) => ({ id, grains: readMinionData(master.cachedir, id).grains }));
-    return new Set(expectedMinions({ tgt, tgtType: tgtType as TargetType }, minions, { nodegroups }));
-  };
 }
 
 /** {@link IMaster} for the plugins: jobs through the JobRunner, knowledge from the key store and caches. */

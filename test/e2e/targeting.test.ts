@@ -91,6 +91,24 @@ describe('target types end to end', () => {
     expect(cluster.master!.count('Published command')).toBe(before);
   });
 
+  it('--preview-target prints the minions a target matches, from the master cache, and publishes nothing', async () => {
+    const before = cluster.master!.count('Published command');
+    const res = await cluster.salt('--preview-target', '-G', 'os:debian', 'test.ping');
+    expect(res.stdout).toBe('- db1\n- web1\n');
+    const json = await cluster.salt('--preview-target', '-N', 'webs', 'test.ping', '--out', 'json');
+    expect(JSON.parse(json.stdout)).toEqual(['web1', 'web2']);
+    expect(cluster.master!.count('Published command')).toBe(before);
+  });
+
+  it('--batch-safe-limit turns a run on that many minions or more into batches of --batch-safe-size', async () => {
+    const res = await cluster.salt('--batch-safe-limit', '3', '--batch-safe-size', '1', '*', 'test.ping');
+    expect(res.code).toBe(0);
+    expect(res.stdout.startsWith('\nNOTICE: Too many minions targeted, switching to batch execution.\n')).toBe(true);
+    expect(res.stdout.match(/^Executing run on \[/gm)).toHaveLength(3);
+    const small = await cluster.salt('--batch-safe-limit', '3', 'web*', 'test.ping');
+    expect(small.stdout).not.toContain('NOTICE');
+  });
+
   it('a target that matches no known minion says so without publishing', async () => {
     const before = cluster.master!.count('Published command');
     const res = await cluster.salt('-G', 'os:Windows', 'test.ping');
