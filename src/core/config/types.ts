@@ -98,6 +98,8 @@ export interface MinionConfig extends CommonConfig {
   minion_sign_messages: boolean;
   /** Salt's: grains whose values go with each sign-in (the master's autosign_grains_dir). */
   autosign_grains: string[];
+  /** Salt's: how many jobs may run at once (0 or less: no limit). */
+  process_count_max: number;
   minion_id_caching: boolean;
   minion_id_lowercase: boolean;
   minion_id_remove_domain: boolean | string;

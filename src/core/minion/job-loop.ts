@@ -8,12 +8,22 @@ import { randomDelayMs, returnRetryTimerS, type RandomSource } from './sign-in-p
 import type { Transport } from '../transport/types';
 import type { MasterKeyMismatchError, MinionRejectedError } from './minion-errors';
 import { pyAsctime } from '../pycompat/time';
+import { JobSlots } from './job-slots';
 
 /** The minion options the daemon uses: the channel's and the return retries. */
 export type MinionSettings = ChannelSettings &
   Pick<MinionConfig, 'return_retry_timer' | 'return_retry_tries'> &
   Partial<
-    Pick<MinionConfig, 'return_retry_timer_max' | 'random_startup_delay' | 'startup_states' | 'sls_list' | 'top_file' | 'autosign_grains'>
+    Pick<
+      MinionConfig,
+      | 'return_retry_timer_max'
+      | 'random_startup_delay'
+      | 'startup_states'
+      | 'sls_list'
+      | 'top_file'
+      | 'autosign_grains'
+      | 'process_count_max'
+    >
   >;
 
 /** Runs jobs in-process; the plugin registry behind it is the minion's own. */
@@ -49,6 +59,8 @@ export class Minion {
   private grainsChanged = false;
   private grainsSending: Promise<void> = Promise.resolve();
   private readonly random: RandomSource;
+  /** process_count_max: how many jobs may run at once. */
+  private readonly slots: JobSlots;
 
   /**
    * Settles when the minion cannot go on after start: its key was rejected (the daemon exits with
@@ -64,6 +76,7 @@ export class Minion {
     options: { random?: RandomSource; channel?: MinionChannel; transport?: Transport } = {},
   ) {
     this.random = options.random ?? Math.random;
+    this.slots = new JobSlots(settings.process_count_max ?? -1);
     // Salt's autosign_grains: the values of these grains go with each sign-in, for the master's autosign_grains_dir.
     const names = settings.autosign_grains ?? [];
     const autosignGrains =
@@ -174,6 +187,7 @@ export class Minion {
   }
 
   stop(): Promise<void> {
+    this.slots.close();
     return this.channel.stop();
   }
 
@@ -203,13 +217,21 @@ export class Minion {
       return;
     }
     if (!mine) return;
-    this.log.info(`User ${job.user ?? 'root'} Executing command ${String(job.fun)} with jid ${job.jid}`);
-    const result = await this.executor.run(job);
-    await this.flushGrains();
-    await this.deliverReturn(job, result);
-    await this.executor
-      .afterReturn?.(job, result)
-      .catch((err) => this.log.error(`The return failed for job ${job.jid}: ${(err as Error).message}`));
+    const slot = await this.slots.take(() =>
+      this.log.warning(`Maximum number of processes reached while executing jid ${job.jid}, waiting...`),
+    );
+    if (!slot) return; // the minion is stopping
+    try {
+      this.log.info(`User ${job.user ?? 'root'} Executing command ${String(job.fun)} with jid ${job.jid}`);
+      const result = await this.executor.run(job);
+      await this.flushGrains();
+      await this.deliverReturn(job, result);
+      await this.executor
+        .afterReturn?.(job, result)
+        .catch((err) => this.log.error(`The return failed for job ${job.jid}: ${(err as Error).message}`));
+    } finally {
+      this.slots.release();
+    }
   }
 
   /**

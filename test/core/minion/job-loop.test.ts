@@ -238,6 +238,51 @@ describe("the minion's connections", () => {
     expect(master.keys.state('rej1')).toBe('accepted');
   });
 
+  it('runs at most process_count_max jobs at once: the next waits for a slot, saying so, then runs', async () => {
+    const dir = join(root, 'minions', 'busy1');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, 'minion'), stringify({ root_dir: dir, id: 'busy1', master: '127.0.0.1', keysize: 1024, process_count_max: 1 }));
+    const lines: string[] = [];
+    let onLine = () => {};
+    const said = createLogging({
+      level: 'warning',
+      console: true,
+      stderr: { write: (l: string) => (lines.push(l), onLine(), true) },
+    }).getLogger('salt.minion');
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let entered!: () => void;
+    const first = new Promise<void>((resolve) => (entered = resolve));
+    const started: string[] = [];
+    const executor: JobExecutor = {
+      run: async (job) => {
+        started.push(String(job.arg[0]));
+        if (job.arg[0] === 'slow') {
+          entered();
+          await released;
+        }
+        return { return: job.arg[0], retcode: 0, success: true };
+      },
+    };
+    const busy = new Minion(minionSettings(loadMinionConfig(dir).config), executor, new Grains({ id: 'busy1' }), said, { transport: net });
+    stops.push(() => busy.stop());
+    await busy.start();
+    const slow = await client.publish({ tgt: 'busy1', tgtType: 'glob', fun: 'test.echo', arg: ['slow'] });
+    await first;
+    const quick = await client.publish({ tgt: 'busy1', tgtType: 'glob', fun: 'test.echo', arg: ['quick'] });
+    await new Promise<void>((resolve) => {
+      onLine = () =>
+        lines.some((l) => l.includes(`Maximum number of processes reached while executing jid ${quick.jid}, waiting...`)) && resolve();
+      onLine();
+    });
+    expect(started).toEqual(['slow']);
+    release();
+    // One event stream: read in the order they come (slow's return first, then quick's).
+    expect((await collect(slow)).map((r) => r.return)).toEqual(['slow']);
+    expect((await collect(quick)).map((r) => r.return)).toEqual(['quick']);
+    expect(started).toEqual(['slow', 'quick']);
+  });
+
   it('waits random_startup_delay before it signs in, saying so, and stop() cuts the wait short', async () => {
     const dir = join(root, 'minions', 'late1');
     mkdirSync(dir, { recursive: true });
