@@ -102,9 +102,15 @@ describe('salt and salt-key end to end', () => {
     expect(local).toMatchObject({ code: 0, stdout: 'local:\n    True\n' });
     const json = await cluster.run('salt-call', ['--local', 'test.ping', '--out', 'json'], cluster.minionDir('web1'));
     expect(json.stdout).toBe('{\n    "local": true\n}\n');
+    const before = cluster.master!.count('Got return from web1 for job');
     const remote = await cluster.run('salt-call', ['test.echo', 'hi'], cluster.minionDir('web1'));
     expect(remote).toMatchObject({ code: 0, stdout: 'local:\n    hi\n' });
-    await cluster.master!.waitFor('Got return from web1 for job req');
+    // Stored under a jid of its own, as Salt's store_job gives a salt-call return: jobs.list_jobs shows it.
+    await cluster.master!.waitFor(new RegExp(`(Got return from web1 for job \\d{20}[\\s\\S]*){${before + 1}}`));
+    const jobs = await cluster.run('salt-run', ['jobs.list_jobs', '--out', 'json']);
+    expect(Object.values(JSON.parse(jobs.stdout) as Record<string, { Function: string; Target: string }>)).toContainEqual(
+      expect.objectContaining({ Function: 'test.echo', Target: 'web1' }),
+    );
   });
 
   it("refuses the CLI without the master's root key, in one line", async () => {
