@@ -202,6 +202,9 @@ export const MINION_OPTIONS: Record<string, OptionSpec> = {
   retry_dns_count: o('int?', null),
   source_interface_name: o('str', ''),
   source_address: o('str', ''),
+  /** The local ports of the minion's request and publish connections (0: any). */
+  source_ret_port: o('int', 0),
+  source_publish_port: o('int', 0),
   id: o('str?', null),
   minion_id_caching: o('bool', true),
   minion_id_lowercase: o('bool', false),

@@ -115,6 +115,11 @@ export interface MinionConfig extends CommonConfig {
   recon_randomize: boolean;
   tcp_keepalive: boolean;
   tcp_keepalive_idle: number;
+  /** Salt's: the local address (or the interface whose address) the minion's connections come from, and their local ports (0: any). */
+  source_address: string;
+  source_interface_name: string;
+  source_ret_port: number;
+  source_publish_port: number;
   return_retry_timer: number;
   return_retry_timer_max: number;
   /** Salt's: the longest random wait (s) before a minion first signs in; 0 = none. */

@@ -17,6 +17,7 @@ import { DEFAULT_RSA_ALGORITHMS, type RsaAlgorithms } from '../crypto/rsa-algori
 import { publicKeyFromPem } from '../crypto/rsa';
 import { checkPkiPermissions } from '../crypto/key-permissions';
 import { join } from 'node:path';
+import { networkInterfaces, type NetworkInterfaceInfo } from 'node:os';
 import { BrineError, CryptoError, ProtocolError, TransportError } from '../errors';
 import type { JobLoad } from '../protocol/loads';
 import { assertMinionId } from '../protocol/minion-id';
@@ -66,6 +67,11 @@ export type ChannelSettings = { id: string; master: string } & Pick<
       | 'signing_algorithm'
       | 'minion_sign_messages'
       | 'rejected_retry'
+      | 'source_address'
+      | 'source_interface_name'
+      | 'source_ret_port'
+      | 'source_publish_port'
+      | 'ipv6'
     >
   >;
 
@@ -88,6 +94,30 @@ export interface Session {
   session: Crypticle;
   sessionKey: string;
   publishPort: number;
+}
+
+/**
+ * Salt's source_interface_name (that interface's first address, IPv6 with `ipv6: True`) or
+ * source_address: the local address the minion's connections come from, for a host with several.
+ * An interface that is not there (or has no address of that family) is a warning, and the
+ * connections come from wherever the system routes them, as in Salt.
+ */
+export function sourceAddress(
+  s: Partial<Pick<MinionConfig, 'source_address' | 'source_interface_name' | 'ipv6'>>,
+  log: Pick<Logger, 'warning'>,
+  interfaces: NodeJS.Dict<NetworkInterfaceInfo[]> = networkInterfaces(),
+): string | undefined {
+  const name = s.source_interface_name;
+  if (!name) return s.source_address || undefined;
+  const family = s.ipv6 ? 'IPv6' : 'IPv4';
+  const found = interfaces[name]?.find((a) => a.family === family);
+  if (found) return found.address;
+  log.warning(
+    interfaces[name]
+      ? `The interface ${name} (source_interface_name) has no ${family} address: connecting from any`
+      : `The interface specified on the minion does not exist: ${name} (source_interface_name; there are ${Object.keys(interfaces).join(', ')})`,
+  );
+  return undefined;
 }
 
 function hostPort(host: string, port: number): string {
@@ -123,6 +153,8 @@ export class MinionChannel {
   private readonly running = new Set<Promise<void>>();
   private onJob?: PublicationHandler;
   private readonly autosignGrains?: () => Record<string, unknown>;
+  /** The local address the connections come from, once worked out. */
+  private source?: { address: string | undefined };
   /** Date.now() before which an unreadable publication does not start another sign-in. */
   private nextUnreadableSignIn = 0;
   private unreadableWaiting = 0;
@@ -194,6 +226,7 @@ export class MinionChannel {
       reconnectInterval: s.recon_default,
       reconnectMax: s.recon_max,
       ...this.keepAlive,
+      ...this.sourceOf(s.source_ret_port),
     });
     return this.signIn();
   }
@@ -360,6 +393,13 @@ export class MinionChannel {
    * (salt/transport/zeromq.py: PublishClient and the request clients), so NAT and firewalls do not
    * forget an idle minion.
    */
+  /** Where a connection comes from: source_address (or source_interface_name's), and the port given for it. */
+  private sourceOf(port: number | undefined): Pick<ConnectionOptions, 'source'> {
+    this.source ??= { address: sourceAddress(this.settings, this.log) };
+    const { address } = this.source;
+    return address ? { source: { address, ...(port ? { port } : {}) } } : {};
+  }
+
   private get keepAlive(): Pick<ConnectionOptions, 'keepAlive'> {
     const s = this.settings;
     return s.tcp_keepalive !== false ? { keepAlive: { idleSeconds: s.tcp_keepalive_idle ?? 300 } } : {};
@@ -377,6 +417,7 @@ export class MinionChannel {
       reconnectInterval: interval,
       reconnectMax: max,
       ...this.keepAlive,
+      ...this.sourceOf(s.source_publish_port),
     });
     sub.connect(hostPort(s.master, publishPort));
     sub.onReconnect((downSince) => void this.publisherBack(downSince));

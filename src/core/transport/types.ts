@@ -19,6 +19,11 @@ export interface ConnectionOptions extends ReconnectOptions {
    * idle (tcp_keepalive_idle; 0 or less keeps the system's). Absent: no keepalive.
    */
   keepAlive?: { idleSeconds: number };
+  /**
+   * The local address (and port, 0 or absent: any) a TCP connection is made from: Salt's
+   * source_address / source_interface_name with source_ret_port / source_publish_port.
+   */
+  source?: { address: string; port?: number };
 }
 
 /** The master's publish port: one message to every subscriber. */

@@ -235,6 +235,13 @@ export class PublishServer implements IPublishServer {
 }
 
 /** Salt's tcp_keepalive as libzmq's socket options (-1: the system's idle time). */
+/** libzmq's way to connect from a local address: `tcp://SOURCE:PORT;HOST:PORT` (zmq_tcp(7)). */
+function fromSource(address: string, source: ConnectionOptions['source']): string {
+  if (!source || !address.startsWith('tcp://')) return address;
+  const host = source.address.includes(':') ? `[${source.address}]` : source.address;
+  return `tcp://${host}:${source.port ?? 0};${address.slice('tcp://'.length)}`;
+}
+
 function keepAliveOptions({ keepAlive }: ConnectionOptions): { tcpKeepalive?: number; tcpKeepaliveIdle?: number } {
   return keepAlive ? { tcpKeepalive: 1, tcpKeepaliveIdle: keepAlive.idleSeconds > 0 ? keepAlive.idleSeconds : -1 } : {};
 }
@@ -244,7 +251,11 @@ export class SubscribeClient implements ISubscribeClient {
   private readonly socket: Zmq.Subscriber;
   private readonly state = new SubscriptionState();
 
+  /** source_address: where the subscription connects from. */
+  private readonly source: ConnectionOptions['source'];
+
   constructor(options: ConnectionOptions = {}) {
+    this.source = options.source;
     this.socket = new (zmq().Subscriber)({
       context: clientContext(),
       linger: 0,
@@ -262,7 +273,7 @@ export class SubscribeClient implements ISubscribeClient {
 
   connect(address: string): void {
     try {
-      connectRetrying(this.socket, address);
+      connectRetrying(this.socket, fromSource(address, this.source));
     } catch (err) {
       throw wrap(`cannot connect to ${address}`, err);
     }
@@ -469,7 +480,7 @@ export class RequestClient implements IRequestClient {
       ...keepAliveOptions(this.options),
     });
     try {
-      connectRetrying(socket, this.address);
+      connectRetrying(socket, fromSource(this.address, this.options.source));
     } catch (err) {
       socket.close();
       throw wrap(`cannot connect to ${this.address}`, err);

@@ -21,7 +21,17 @@ import { createConnection, type Socket } from 'node:net';
 import { TransportError } from '../errors';
 import type { ConnectionOptions, IRequestClient } from './types';
 import { OneAtATime } from './one-at-a-time';
-import { GREETING, MORE, ZmtpReader, readyCommand, readyProperties, zmtpCommand, zmtpConnectEndpoint, zmtpFrame } from './zmtp';
+import {
+  GREETING,
+  MORE,
+  ZmtpReader,
+  readyCommand,
+  readyProperties,
+  zmtpCommand,
+  connectOptions,
+  zmtpConnectEndpoint,
+  zmtpFrame,
+} from './zmtp';
 
 export { zmtpFrame } from './zmtp';
 
@@ -64,7 +74,7 @@ class Connection {
 
   constructor(
     private readonly address: string,
-    keepAlive?: ConnectionOptions['keepAlive'],
+    { keepAlive, source }: Pick<ConnectionOptions, 'keepAlive' | 'source'> = {},
   ) {
     this.opened = new Promise<void>((resolve, reject) => {
       this.markOpened = resolve;
@@ -76,7 +86,7 @@ class Connection {
       command: (name, data) => this.onCommand(name, data),
       message: (frames) => this.onMessage(frames),
     });
-    this.socket = createConnection(endpoint(address));
+    this.socket = createConnection(connectOptions(endpoint(address), source));
     this.socket.setNoDelay(true);
     if (keepAlive) this.socket.setKeepAlive(true, Math.max(0, keepAlive.idleSeconds) * 1000);
     this.socket.write(Buffer.concat([GREETING, READY]));
@@ -285,7 +295,7 @@ export class ZmtpRequestClient implements IRequestClient {
     for (;;) {
       if (!this.connection || this.connection.isEnded || !this.connection.canCarry(payload)) {
         this.connection?.destroy();
-        this.connection = new Connection(this.address, this.options.keepAlive);
+        this.connection = new Connection(this.address, this.options);
       }
       const connection = this.connection;
       // Handed over before the handshake ends: a request a kept connection holds unsent is

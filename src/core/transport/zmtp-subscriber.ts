@@ -20,7 +20,7 @@ import { TransportError } from '../errors';
 import { Inbox } from './inbox';
 import { SubscriptionState } from './subscription-state';
 import type { ISubscribeClient, ConnectionOptions } from './types';
-import { GREETING, ZmtpReader, readyCommand, readyProperties, zmtpCommand, zmtpConnectEndpoint, zmtpFrame } from './zmtp';
+import { GREETING, ZmtpReader, readyCommand, readyProperties, zmtpCommand, connectOptions, zmtpConnectEndpoint, zmtpFrame } from './zmtp';
 
 const READY = readyCommand('SUB');
 /** ZMTP 3.0's subscription to every topic: a message of one byte, 1, and the empty prefix. */
@@ -98,7 +98,7 @@ export class ZmtpSubscribeClient implements ISubscribeClient {
   }
 
   private open(): void {
-    const socket = createConnection(this.where!);
+    const socket = createConnection(connectOptions(this.where!, this.options.source));
     this.socket = socket;
     socket.setNoDelay(true);
     const keepAlive = this.options.keepAlive;

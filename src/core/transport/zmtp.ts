@@ -107,6 +107,15 @@ export function zmtpEndpoint(address: string, what: string): { host: string; por
 }
 
 /** zmtpEndpoint for a connection: port 0 is for listening only. */
+/** What node:net's createConnection takes for `where`, made from `source` (a local address and port) when given. */
+export function connectOptions(
+  where: ReturnType<typeof zmtpEndpoint>,
+  source: { address: string; port?: number } | undefined,
+): ReturnType<typeof zmtpEndpoint> & { localAddress?: string; localPort?: number } {
+  if (!source || !('port' in where)) return where;
+  return { ...where, localAddress: source.address, ...(source.port ? { localPort: source.port } : {}) };
+}
+
 export function zmtpConnectEndpoint(address: string, what: string): ReturnType<typeof zmtpEndpoint> {
   const where = zmtpEndpoint(address, what);
   if ('port' in where && where.port === 0) {
