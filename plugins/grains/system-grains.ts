@@ -5,6 +5,11 @@ import { GrainsProvider, IConfig, IHost, IShell, formatIp, inject, shlexSplit, u
 
 type Grains = Record<string, unknown>;
 
+/** Salt's known GPU vendors, matched against the words of lspci's Vendor field. */
+const GPU_VENDORS = ['nvidia', 'amd', 'ati', 'intel', 'cirrus logic', 'vmware', 'matrox', 'aspeed'];
+/** lspci's classes of display devices. */
+const GPU_CLASSES = ['vga compatible controller', '3d controller', 'display controller'];
+
 /** /proc/net/route's little-endian hex IPv4 address. */
 function hexIPv4(hex: string): string {
   return [6, 4, 2, 0].map((i) => parseInt(hex.slice(i, i + 2), 16)).join('.');
@@ -62,8 +67,7 @@ export class SystemGrains {
       transactional: (await this.shell.which('transactional-update')) !== null,
       zfs_support: (await this.host.exists('/dev/zfs')) && (await this.shell.which('zfs')) !== null,
       zfs_feature_flags: false,
-      gpus: [],
-      num_gpus: 0,
+      ...(await this.gpus()),
       locale_info: this.localeInfo(),
     };
     const systemd = await this.systemd();
@@ -84,6 +88,35 @@ export class SystemGrains {
     const subtype = await this.virtualSubtype();
     if (subtype) grains.virtual_subtype = subtype;
     return grains;
+  }
+
+  /**
+   * Salt's _linux_gpu_data: the display devices `lspci -vmm` lists, each as {vendor, model} with
+   * the vendor one of Salt's known names (else 'unknown'). Off with enable_gpu_grains (or
+   * enable_lspci) False, and empty without lspci, as Salt's.
+   */
+  private async gpus(): Promise<{ gpus: Array<{ vendor: string; model: string }>; num_gpus: number }> {
+    const none = { gpus: [], num_gpus: 0 };
+    if (this.config.get<unknown>('enable_lspci', true) === false || this.config.get<unknown>('enable_gpu_grains', true) === false)
+      return none;
+    if ((await this.shell.which('lspci')) === null) return none;
+    const res = await this.shell.run(['lspci', '-vmm'], { pythonShell: false });
+    if (res.retcode !== 0) return none;
+    const gpus: Array<{ vendor: string; model: string }> = [];
+    let device: Record<string, string> = {};
+    for (const line of [...res.stdout.split('\n'), '']) {
+      if (line === '') {
+        if (GPU_CLASSES.includes((device.Class ?? '').toLowerCase())) {
+          const words = (device.Vendor ?? '').toLowerCase().split(/[^a-z0-9]/);
+          gpus.push({ vendor: GPU_VENDORS.find((v) => words.includes(v)) ?? 'unknown', model: device.Device ?? '' });
+        }
+        device = {};
+      } else if (/^\w+:\s+/.test(line)) {
+        const at = line.indexOf(':');
+        device[line.slice(0, at).trim()] = line.slice(at + 1).trim();
+      }
+    }
+    return { gpus, num_gpus: gpus.length };
   }
 
   /** Salt's _linux_init_system: systemd when /run/systemd/system exists, else from PID 1's command. */

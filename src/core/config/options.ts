@@ -192,6 +192,9 @@ export const MINION_OPTIONS: Record<string, OptionSpec> = {
   master_finger: o('str', ''),
   encryption_algorithm: o('encryption', 'OAEP-SHA1'),
   signing_algorithm: o('signing', 'PKCS1v15-SHA1'),
+  /** The gpus grain from `lspci -vmm` (Salt's minion default: on); enable_lspci False turns lspci off too. */
+  enable_gpu_grains: o('bool', true),
+  enable_lspci: o('bool', true),
   /** Grains whose values go with each sign-in, for the master's autosign_grains_dir. */
   autosign_grains: o('strlist', []),
   /** Sign the loads of returns and events with the minion key (PKCS1v15-SHA1, whatever signing_algorithm says). */

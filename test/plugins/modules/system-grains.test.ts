@@ -33,6 +33,58 @@ class FixtureHost extends NodeHost {
 
 const SYSTEMCTL = 'systemd 252 (252.38-1~deb12u1)\n+PAM +AUDIT -BPF_FRAMEWORK\n';
 
+/** `lspci -vmm` of a host with an Intel and an NVIDIA display device, a network card and an unknown vendor's VGA. */
+const LSPCI = [
+  'Slot:\t00:02.0',
+  'Class:\tVGA compatible controller',
+  'Vendor:\tIntel Corporation',
+  'Device:\tAlder Lake-P GT2 [Iris Xe Graphics]',
+  '',
+  'Slot:\t00:1f.6',
+  'Class:\tEthernet controller',
+  'Vendor:\tIntel Corporation',
+  'Device:\tEthernet Connection I219-LM',
+  '',
+  'Slot:\t01:00.0',
+  'Class:\t3D controller',
+  'Vendor:\tNVIDIA Corporation',
+  'Device:\tGA107M [GeForce RTX 3050 Mobile]',
+  '',
+  'Slot:\t02:00.0',
+  'Class:\tVGA compatible controller',
+  'Vendor:\tSiliconMotion, Inc.',
+  'Device:\tSM750',
+].join('\n');
+
+describe("gpus (Salt's _linux_gpu_data over lspci -vmm)", () => {
+  const lspciShell = () =>
+    fakeShell((cmd) => (Array.isArray(cmd) && cmd[0] === 'lspci' ? { stdout: LSPCI } : { retcode: 127 }), { lspci: '/usr/bin/lspci' });
+
+  it("lists the display devices with Salt's vendor names, 'unknown' for the others", async () => {
+    const g = await new SystemGrains(new FixtureHost(), new StaticConfig({ id: 'web1' }), lspciShell()).collect();
+    expect(g).toMatchObject({
+      num_gpus: 3,
+      gpus: [
+        { vendor: 'intel', model: 'Alder Lake-P GT2 [Iris Xe Graphics]' },
+        { vendor: 'nvidia', model: 'GA107M [GeForce RTX 3050 Mobile]' },
+        { vendor: 'unknown', model: 'SM750' },
+      ],
+    });
+  });
+
+  it('is empty with enable_gpu_grains or enable_lspci False, or without lspci', async () => {
+    for (const config of [{ enable_gpu_grains: false }, { enable_lspci: false }]) {
+      const g = await new SystemGrains(new FixtureHost(), new StaticConfig({ id: 'web1', ...config }), lspciShell()).collect();
+      expect(g).toMatchObject({ gpus: [], num_gpus: 0 });
+    }
+    const without = fakeShell(() => ({ retcode: 127 }), {});
+    expect(await new SystemGrains(new FixtureHost(), new StaticConfig({ id: 'web1' }), without).collect()).toMatchObject({
+      gpus: [],
+      num_gpus: 0,
+    });
+  });
+});
+
 describe('system grains (Salt 3007 core grains of a Linux host)', () => {
   it('interfaces (with and without addresses), gateways, dns, disks, cpu flags, kernel parameters, init, systemd', async () => {
     const shell = fakeShell((cmd) => (Array.isArray(cmd) && cmd[0] === 'systemctl' ? { stdout: SYSTEMCTL } : { retcode: 127 }), {
