@@ -89,6 +89,34 @@ async function startMinion(
   return { minion, grains, ran, returned, afterReturnOf };
 }
 
+/**
+ * A minion of this file's master that a test drives itself: its config written (`config` over the
+ * usual), built but not started, its log captured from `level` up. `logged(text)` resolves once a
+ * line holding `text` has been written.
+ */
+function ownMinion(
+  id: string,
+  config: Record<string, unknown>,
+  level: string,
+  options: { executor?: JobExecutor; random?: () => number } = {},
+) {
+  const dir = join(root, 'minions', id);
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, 'minion'), stringify({ root_dir: dir, id, master: '127.0.0.1', keysize: 1024, ...config }));
+  const settings = minionSettings(loadMinionConfig(dir).config);
+  const lines: string[] = [];
+  let wake: () => void = () => undefined;
+  const log = createLogging({ level, console: true, stderr: { write: (l: string) => (lines.push(l), wake(), true) } }).getLogger(
+    'salt.minion',
+  );
+  const logged = async (text: string) => {
+    while (!lines.some((l) => l.includes(text))) await new Promise<void>((resolve) => (wake = resolve));
+  };
+  const executor = options.executor ?? { run: async () => ({ return: true, retcode: 0, success: true }) };
+  const minion = new Minion(settings, executor, new Grains({ id }), log, { transport: net, random: options.random });
+  return { minion, settings, lines, logged };
+}
+
 beforeAll(async () => {
   const etc = join(root, 'etc', 'master');
   mkdirSync(etc, { recursive: true });
@@ -206,32 +234,13 @@ describe("the minion's connections", () => {
   });
 
   it('with rejected_retry keeps signing in while its key is rejected, and starts once the master deletes it', async () => {
-    const dir = join(root, 'minions', 'rej1');
-    mkdirSync(dir, { recursive: true });
-    writeFileSync(
-      join(dir, 'minion'),
-      stringify({ root_dir: dir, id: 'rej1', master: '127.0.0.1', keysize: 1024, rejected_retry: true, acceptance_wait_time: 0.05 }),
-    );
-    const config = loadMinionConfig(dir).config;
-    // Its key, made as the minion makes it, is rejected on the master before it starts.
-    const keys = ensureMinionKeys(config.pki_dir, 1024);
-    master.keys.registerPending('rej1', keys.publicPem);
-    master.keys.reject(['rej1']);
-    const lines: string[] = [];
-    let onLine = () => {};
-    const said = createLogging({
-      level: 'error',
-      console: true,
-      stderr: { write: (l: string) => (lines.push(l), onLine(), true) },
-    }).getLogger('salt.minion');
-    const executor: JobExecutor = { run: async () => ({ return: true, retcode: 0, success: true }) };
-    const minion = new Minion(minionSettings(config), executor, new Grains({ id: 'rej1' }), said, { transport: net });
+    const { minion, settings, lines, logged } = ownMinion('rej1', { rejected_retry: true, acceptance_wait_time: 0.05 }, 'error');
     stops.push(() => minion.stop());
+    // Its key, made as the minion makes it, is rejected on the master before it starts.
+    master.keys.registerPending('rej1', ensureMinionKeys(settings.pki_dir, 1024).publicPem);
+    master.keys.reject(['rej1']);
     const started = minion.start();
-    await new Promise<void>((resolve) => {
-      onLine = () => lines.some((l) => l.includes('The Salt Minion will attempt to re-authenicate.')) && resolve();
-      onLine();
-    });
+    await logged('The Salt Minion will attempt to re-authenicate.');
     expect(lines.join('')).toContain("The Salt Master has rejected this minion's public key.\nTo repair this issue, delete the public key");
     master.keys.delete(['rej1']);
     await started;
@@ -239,16 +248,6 @@ describe("the minion's connections", () => {
   });
 
   it('runs at most process_count_max jobs at once: the next waits for a slot, saying so, then runs', async () => {
-    const dir = join(root, 'minions', 'busy1');
-    mkdirSync(dir, { recursive: true });
-    writeFileSync(join(dir, 'minion'), stringify({ root_dir: dir, id: 'busy1', master: '127.0.0.1', keysize: 1024, process_count_max: 1 }));
-    const lines: string[] = [];
-    let onLine = () => {};
-    const said = createLogging({
-      level: 'warning',
-      console: true,
-      stderr: { write: (l: string) => (lines.push(l), onLine(), true) },
-    }).getLogger('salt.minion');
     let release!: () => void;
     const released = new Promise<void>((resolve) => (release = resolve));
     let entered!: () => void;
@@ -264,17 +263,13 @@ describe("the minion's connections", () => {
         return { return: job.arg[0], retcode: 0, success: true };
       },
     };
-    const busy = new Minion(minionSettings(loadMinionConfig(dir).config), executor, new Grains({ id: 'busy1' }), said, { transport: net });
-    stops.push(() => busy.stop());
-    await busy.start();
+    const { minion, logged } = ownMinion('busy1', { process_count_max: 1 }, 'warning', { executor });
+    stops.push(() => minion.stop());
+    await minion.start();
     const slow = await client.publish({ tgt: 'busy1', tgtType: 'glob', fun: 'test.echo', arg: ['slow'] });
     await first;
     const quick = await client.publish({ tgt: 'busy1', tgtType: 'glob', fun: 'test.echo', arg: ['quick'] });
-    await new Promise<void>((resolve) => {
-      onLine = () =>
-        lines.some((l) => l.includes(`Maximum number of processes reached while executing jid ${quick.jid}, waiting...`)) && resolve();
-      onLine();
-    });
+    await logged(`Maximum number of processes reached while executing jid ${quick.jid}, waiting...`);
     expect(started).toEqual(['slow']);
     release();
     // One event stream: read in the order they come (slow's return first, then quick's).
@@ -284,30 +279,11 @@ describe("the minion's connections", () => {
   });
 
   it('waits random_startup_delay before it signs in, saying so, and stop() cuts the wait short', async () => {
-    const dir = join(root, 'minions', 'late1');
-    mkdirSync(dir, { recursive: true });
-    writeFileSync(
-      join(dir, 'minion'),
-      stringify({ root_dir: dir, id: 'late1', master: '127.0.0.1', keysize: 1024, random_startup_delay: 600 }),
-    );
-    const lines: string[] = [];
-    let logged!: () => void;
-    const sleeping = new Promise<void>((resolve) => (logged = resolve));
-    const said = createLogging({
-      level: 'info',
-      console: true,
-      stderr: { write: (l: string) => (lines.push(l), logged(), true) },
-    }).getLogger('salt.minion');
-    const executor: JobExecutor = { run: async () => ({ return: true, retcode: 0, success: true }) };
-    const late = new Minion(minionSettings(loadMinionConfig(dir).config), executor, new Grains({ id: 'late1' }), said, {
-      transport: net,
-      random: () => 0.5,
-    });
-    const started = late.start();
-    await sleeping;
-    while (!lines.some((l) => l.includes('Minion sleeping'))) await new Promise<void>((resolve) => (logged = resolve));
+    const { minion, lines, logged } = ownMinion('late1', { random_startup_delay: 600 }, 'info', { random: () => 0.5 });
+    const started = minion.start();
+    await logged('Minion sleeping');
     expect(lines.join('')).toContain('Minion sleeping for 300 seconds due to configured startup_delay between 0 and 600 seconds');
-    await late.stop();
+    await minion.stop();
     // The wait ends with stop(): start() settles (without signing in) instead of waiting 300 s.
     await started.catch(() => undefined);
     expect(master.keys.state('late1')).toBeUndefined();
