@@ -17,20 +17,12 @@ import { decode } from '../../src/core/protocol/msgpack';
 import { ZmtpRequestClient } from '../../src/core/transport/zmtp-request';
 import { Cluster } from '../support/cluster';
 import { freePort } from '../support/ports';
-import { describeWithSalt, runSalt, saltEventStream, startSalt, writeSaltMasterConfig, type SaltDaemon } from '../support/salt-ref';
+import { describeWithSalt, json, runSalt, type SaltDaemon, saltEventStream, startSalt, writeSaltMasterConfig } from '../support/salt-ref';
 
 function jidOf(text: string): string {
   const m = /(\d{20})/.exec(text);
   if (!m) throw new Error(`no jid in: ${text}`);
   return m[1];
-}
-
-function json(text: string): Record<string, unknown> {
-  try {
-    return JSON.parse(text) as Record<string, unknown>;
-  } catch {
-    throw new Error(`not JSON: ${text}`);
-  }
 }
 
 describeWithSalt('brine minion -> Salt 3007 master', () => {

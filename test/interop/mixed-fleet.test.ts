@@ -4,17 +4,9 @@
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { Cluster } from '../support/cluster';
-import { describeWithSalt, startSalt, writeSaltMinionConfig, type SaltDaemon } from '../support/salt-ref';
+import { describeWithSalt, json, type SaltDaemon, startSalt, writeSaltMinionConfig } from '../support/salt-ref';
 
 const ALL = ['bm1', 'bm2', 'py1', 'py2'];
-
-function json(text: string): Record<string, unknown> {
-  try {
-    return JSON.parse(text) as Record<string, unknown>;
-  } catch {
-    throw new Error(`not JSON: ${text}`);
-  }
-}
 
 describeWithSalt('mixed fleet: brine master, two Salt minions, two brine minions', () => {
   let cluster: Cluster;

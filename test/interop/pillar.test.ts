@@ -18,15 +18,15 @@ import { join } from 'node:path';
 import { Cluster } from '../support/cluster';
 import { freePort } from '../support/ports';
 import { stringify } from 'yaml';
-import { describeWithSalt, runSalt, startSalt, writeSaltMasterConfig, writeSaltMinionConfig, type SaltDaemon } from '../support/salt-ref';
-
-function json(text: string): Record<string, unknown> {
-  try {
-    return JSON.parse(text) as Record<string, unknown>;
-  } catch {
-    throw new Error(`not JSON: ${text}`);
-  }
-}
+import {
+  describeWithSalt,
+  json,
+  runSalt,
+  type SaltDaemon,
+  startSalt,
+  writeSaltMasterConfig,
+  writeSaltMinionConfig,
+} from '../support/salt-ref';
 
 /** A pillar tree: every minion gets `site`; `mine` and `other` get their own secret. */
 function writePillar(dir: string, mine: string, other: string): void {

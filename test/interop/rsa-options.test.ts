@@ -12,15 +12,15 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { rmSync } from 'node:fs';
 import { Cluster } from '../support/cluster';
 import { freePort } from '../support/ports';
-import { describeWithSalt, runSalt, startSalt, writeSaltMasterConfig, writeSaltMinionConfig, type SaltDaemon } from '../support/salt-ref';
-
-function json(text: string): Record<string, unknown> {
-  try {
-    return JSON.parse(text) as Record<string, unknown>;
-  } catch {
-    throw new Error(`not JSON: ${text}`);
-  }
-}
+import {
+  describeWithSalt,
+  json,
+  runSalt,
+  type SaltDaemon,
+  startSalt,
+  writeSaltMasterConfig,
+  writeSaltMinionConfig,
+} from '../support/salt-ref';
 
 /**
  * OAEP with SHA-224 carries at most 70 bytes to a 1024-bit key (the test clusters' size), less than

@@ -10,16 +10,12 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Cluster, Daemon, REPO } from '../support/cluster';
-import { describeWithSalt, runSalt, saltLog, startSalt, writeSaltMinionConfig, type SaltDaemon } from '../support/salt-ref';
+import { describeWithSalt, json, runSalt, type SaltDaemon, saltLog, startSalt, writeSaltMinionConfig } from '../support/salt-ref';
 
 function jidOf(text: string): string {
   const m = /(\d{20})/.exec(text);
   if (!m) throw new Error(`no jid in: ${text}`);
   return m[1];
-}
-
-function json(text: string): Record<string, unknown> {
-  return JSON.parse(text) as Record<string, unknown>;
 }
 
 describeWithSalt('Salt 3007 minion -> brine master', () => {

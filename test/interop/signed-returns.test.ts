@@ -12,23 +12,16 @@ import { Cluster } from '../support/cluster';
 import { freePort } from '../support/ports';
 import {
   describeWithSalt,
+  json,
   runSalt,
+  type SaltDaemon,
   saltLog,
   startSalt,
   writeSaltMasterConfig,
   writeSaltMinionConfig,
-  type SaltDaemon,
 } from '../support/salt-ref';
 
 const STRICT = { require_minion_sign_messages: true, drop_messages_signature_fail: true };
-
-function json(text: string): Record<string, unknown> {
-  try {
-    return JSON.parse(text) as Record<string, unknown>;
-  } catch {
-    throw new Error(`not JSON: ${text}`);
-  }
-}
 
 /** status.loadavg's three floats, whatever their values. */
 const LOADAVG = { '1-min': expect.any(Number), '5-min': expect.any(Number), '15-min': expect.any(Number) };

@@ -29,3 +29,12 @@ export function describeWithSalt(name: string, body: () => void): void {
   process.stderr.write(`interop suite "${name}" skipped: ${how}\n`);
   describe.skip(name, body);
 }
+
+/** A CLI's `--out json` output, parsed; an error that quotes what it printed instead. */
+export function json(text: string): Record<string, unknown> {
+  try {
+    return JSON.parse(text) as Record<string, unknown>;
+  } catch {
+    throw new Error(`not JSON: ${text}`);
+  }
+}
