@@ -66,6 +66,9 @@ export interface BrineScaleResult {
   lostReturns: number;
   /** Returns the minions had to send again (not acknowledged within return_retry_timer). */
   returnRetries: number;
+  /** Publications the simulators opened themselves, and those handed on opened (0 without sharing). */
+  publicationsOpened: number;
+  publicationsShared: number;
   masterCpuJobsS: number;
   /** Master CPU per return in µs over the timed jobs. */
   masterCpuPerReturnUs: number;
@@ -141,6 +144,11 @@ export interface BrineScaleOptions {
   masterConfig?: Record<string, unknown>;
   /** zmq_ports of the master and the simulated minions alike (default: the config's, 'node'). */
   zmqPorts?: 'node' | 'libzmq';
+  /**
+   * Each simulator process opens a publication once for all its minions (bench/shared-publication.ts);
+   * false: every minion checks and opens its own, as a real one on its own machine does.
+   */
+  sharePublications?: boolean;
 }
 
 const JOB_TIMEOUT_MS = 130_000;
@@ -301,6 +309,7 @@ export async function runBrineScale(
         keyPool: KEY_POOL,
         root: join(cluster.root, 'minions'),
         settings: { ...base, master_port: cluster.retPort },
+        sharePublications: options.sharePublications ?? true,
       };
       simulators.push(new IpcChild(`simulator ${w}`, 'sim-worker', [JSON.stringify(spec)], undefined, profileArgs('sim')));
     }
@@ -391,6 +400,8 @@ export async function runBrineScale(
       jobsMs: summarize(jobs.map((j) => j.allReturnsMs)),
       lostReturns: warmup.lost + jobs.reduce((n, j) => n + j.lost, 0),
       returnRetries: sum('returnRetries'),
+      publicationsOpened: sum('publicationsOpened'),
+      publicationsShared: sum('publicationsShared'),
       masterCpuJobsS,
       masterCpuPerReturnUs: (masterCpuJobsS / (rounds * expect)) * 1e6,
       simCpuPerReturnUs: (simCpuJobsS / (rounds * expect)) * 1e6,

@@ -69,11 +69,17 @@ interface Options {
    * or libzmq's sockets.
    */
   zmqPorts: 'node' | 'libzmq';
+  /**
+   * Every simulated minion checks and opens each publication itself, as a real minion does on its
+   * own machine; by default a simulator process opens it once for all its minions
+   * (bench/shared-publication.ts).
+   */
+  ownPublicationChecks: boolean;
 }
 
 const USAGE =
   'usage: npm run bench -- [--minions 100,1000] [--jobs 5] [--auth-timeout SECONDS] [--rotate] [--soak SECONDS] [--real N] ' +
-  '[--job-cache sqlite|postgres|none] [--zmq-ports node|libzmq] [--skip-micro] [--skip-render] [--skip-state] [--skip-fleet-state] [--skip-processes] [--skip-job-cache] [--skip-api]';
+  '[--job-cache sqlite|postgres|none] [--zmq-ports node|libzmq] [--own-publication-checks] [--skip-micro] [--skip-render] [--skip-state] [--skip-fleet-state] [--skip-processes] [--skip-job-cache] [--skip-api]';
 
 function badFlag(message: string): BrineError {
   return new BenchError('BAD_BENCH_FLAG', message, { hint: USAGE });
@@ -95,6 +101,7 @@ export function parseArgs(argv: string[]): Options {
     real: 0,
     scaleJobCache: 'sqlite',
     zmqPorts: 'node',
+    ownPublicationChecks: false,
   };
   const count = (name: string, v: string, max: number): number => {
     if (!/^\d+$/.test(v) || Number(v) < 1 || Number(v) > max)
@@ -154,6 +161,9 @@ export function parseArgs(argv: string[]): Options {
         options.zmqPorts = v;
         break;
       }
+      case '--own-publication-checks':
+        options.ownPublicationChecks = true;
+        break;
       case '--skip-job-cache':
         options.jobCache = false;
         break;
@@ -435,6 +445,14 @@ function printScale(
     `Minion keys: ${KEY_POOL} key pairs shared round-robin (${keys.reused} reused, ${keys.generated} generated in ${(keys.ms / 1000).toFixed(1)} s, cache ${keys.dir}); ` +
       `each simulator process loads the built-in plugins once (real Executor).\n`,
   );
+  const shared = rows.reduce((n, r) => n + r.brine.publicationsShared, 0);
+  const opened = rows.reduce((n, r) => n + r.brine.publicationsOpened, 0);
+  process.stdout.write(
+    shared > 0
+      ? `Publications: each simulator process checked and opened a publication once for its minions (${opened} openings, ${shared} handed on), ` +
+          `what each minion would have opened itself on its own machine; --own-publication-checks makes every minion do it.\n`
+      : 'Publications: every simulated minion checked and opened each publication itself (--own-publication-checks).\n',
+  );
 }
 
 /** The issue's salt-api figures are for 20 minions. */
@@ -547,6 +565,7 @@ async function main(): Promise<void> {
         soakSeconds,
         masterConfig: jobCacheConfig,
         zmqPorts: options.zmqPorts,
+        sharePublications: !options.ownPublicationChecks,
       });
       progress(
         `brine: ${n} minions signed in in ${fmtMs(brine.signInMs)} ms, median job ${fmtMs(brine.jobsMs.median)} ms, ${brine.masterCpuPerReturnUs.toFixed(0)} us master CPU per return`,

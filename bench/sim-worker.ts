@@ -7,7 +7,8 @@
  *
  *   parent -> {type: 'start'}     sign all minions in (Promise.all of Minion.start())
  *   child  -> {type: 'loaded', pluginsMs} | {type: 'signed-in', ms, retries, failed}
- *   parent -> {type: 'stats'}     child -> {type: 'stats', retries, returnRetries, lostReturns, signIns, rekeys, jobsRun}
+ *   parent -> {type: 'stats'}     child -> {type: 'stats', retries, returnRetries, lostReturns, signIns, rekeys, jobsRun,
+ *                                                   publicationsOpened, publicationsShared}
  *   parent -> {type: 'stop'}      child -> {type: 'stopped'}, then exits
  *
  * Usage: node sim-worker.js '<json: SimWorkerSpec>'
@@ -17,6 +18,7 @@ import { createLogging } from '../src/core/log';
 import { Minion, type JobExecutor, type MinionSettings } from '../src/core/minion/job-loop';
 import { installMinionKey } from './keys';
 import { minionIdOf } from './minion-ids';
+import { sharedPublicationOpener } from './shared-publication';
 import { sharedRuntime } from './shared-runtime';
 
 export interface SimWorkerSpec {
@@ -27,6 +29,8 @@ export interface SimWorkerSpec {
   keyPool: number;
   root: string;
   settings: Omit<MinionSettings, 'id' | 'pki_dir'>;
+  /** One opening of each publication for all this process's minions (bench/shared-publication.ts). */
+  sharePublications: boolean;
 }
 
 function send(message: Record<string, unknown>): void {
@@ -66,12 +70,15 @@ async function main(): Promise<void> {
     },
     ...(shared.afterReturn ? { afterReturn: (job, result) => shared.afterReturn!(job, result) } : {}),
   };
+  const opener = spec.sharePublications ? sharedPublicationOpener() : undefined;
   const minions: Minion[] = [];
   for (let i = spec.first; i < spec.first + spec.count; i++) {
     const id = minionIdOf(i);
     const pkiDir = join(spec.root, id, 'pki');
     installMinionKey(spec.keyCache, i % spec.keyPool, pkiDir);
-    minions.push(new Minion({ ...spec.settings, id, pki_dir: pkiDir }, executor, runtime.grains, logger));
+    minions.push(
+      new Minion({ ...spec.settings, id, pki_dir: pkiDir }, executor, runtime.grains, logger, opener ? { openPublication: opener } : {}),
+    );
   }
   send({ type: 'loaded', pluginsMs: runtime.loadMs });
 
@@ -96,7 +103,7 @@ async function main(): Promise<void> {
         });
       });
     } else if (msg.type === 'stats') {
-      send({ type: 'stats', ...counts });
+      send({ type: 'stats', ...counts, publicationsOpened: opener?.opened() ?? 0, publicationsShared: opener?.reused() ?? 0 });
     } else if (msg.type === 'stop') {
       void stop();
     }

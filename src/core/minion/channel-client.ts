@@ -89,6 +89,13 @@ const BAD_LOAD_RESENDS = 3;
 /** What the channel hands up for each publication it could open: the job, as the master sent it. */
 export type PublicationHandler = (job: JobLoad) => Promise<void>;
 
+/**
+ * Checks a publication's signature with the master's key (null: not asked for) and opens it with
+ * the publish key: `openPublication`. The scale bench's simulator gives its minions one that opens
+ * each publication once for all the minions of its process (bench/shared-publication.ts).
+ */
+export type PublicationOpener = (payload: Buffer, aes: Crypticle, masterKey: KeyObject | null) => JobLoad;
+
 export interface Session {
   aes: Crypticle;
   session: Crypticle;
@@ -153,6 +160,7 @@ export class MinionChannel {
   private readonly running = new Set<Promise<void>>();
   private onJob?: PublicationHandler;
   private readonly autosignGrains?: () => Record<string, unknown>;
+  private readonly openPublication: PublicationOpener;
   /** The local address the connections come from, once worked out. */
   private source?: { address: string | undefined };
   /** Date.now() before which an unreadable publication does not start another sign-in. */
@@ -179,9 +187,12 @@ export class MinionChannel {
       transport?: Transport;
       /** The values of the grains `autosign_grains` names, sent with each `_auth` (Salt's autosign by grains). */
       autosignGrains?: () => Record<string, unknown>;
+      /** How a publication is checked and opened: openPublication unless given (see PublicationOpener). */
+      openPublication?: PublicationOpener;
     } = {},
   ) {
     this.autosignGrains = options.autosignGrains;
+    this.openPublication = options.openPublication ?? openPublication;
     // zmq_ports: what makes the connections to the master's two ports (zmq-ports.ts).
     this.transport = options.transport ?? transportFor(zmqPorts(settings.zmq_ports, 'minion'));
     // The master refuses such an id at sign-in; say so here, before the first request.
@@ -596,6 +607,6 @@ export class MinionChannel {
 
   /** A publication's job; the master's signature is checked unless `sign_pub_messages` is False. */
   private open(payload: Buffer, session: Session): JobLoad {
-    return openPublication(payload, session.aes, this.settings.sign_pub_messages === false ? null : this.masterKey!);
+    return this.openPublication(payload, session.aes, this.settings.sign_pub_messages === false ? null : this.masterKey!);
   }
 }

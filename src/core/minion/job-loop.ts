@@ -3,7 +3,7 @@ import { logField, type Logger } from '../log';
 import { ProtocolError, TransportError } from '../errors';
 import type { JobLoad, JobResult } from '../protocol/loads';
 import { matchTarget, needsData, type TargetType } from '../targeting';
-import { MinionChannel, type ChannelSettings, type Session } from './channel-client';
+import { MinionChannel, type ChannelSettings, type PublicationOpener, type Session } from './channel-client';
 import { randomDelayMs, returnRetryTimerS, type RandomSource } from './sign-in-policy';
 import type { Transport } from '../transport/types';
 import type { MasterKeyMismatchError, MinionRejectedError } from './minion-errors';
@@ -73,7 +73,7 @@ export class Minion {
     private readonly executor: JobExecutor,
     private readonly grains: MinionGrains,
     private readonly log: Logger,
-    options: { random?: RandomSource; channel?: MinionChannel; transport?: Transport } = {},
+    options: { random?: RandomSource; channel?: MinionChannel; transport?: Transport; openPublication?: PublicationOpener } = {},
   ) {
     this.random = options.random ?? Math.random;
     this.slots = new JobSlots(settings.process_count_max ?? -1);
@@ -87,7 +87,13 @@ export class Minion {
           }
         : undefined;
     this.channel =
-      options.channel ?? new MinionChannel(settings, log, { random: options.random, transport: options.transport, autosignGrains });
+      options.channel ??
+      new MinionChannel(settings, log, {
+        random: options.random,
+        transport: options.transport,
+        autosignGrains,
+        openPublication: options.openPublication,
+      });
     this.fatal = this.channel.fatal;
     grains.onChange?.(() => {
       this.grainsChanged = true;

@@ -14,6 +14,8 @@ import { createLogging } from '../../../src/core/log';
 import { Master } from '../../../src/core/master/master';
 import { Minion, type JobExecutor, type MinionGrains } from '../../../src/core/minion/job-loop';
 import type { JobLoad } from '../../../src/core/protocol/loads';
+import type { PublicationOpener } from '../../../src/core/minion/channel-client';
+import { sharedPublicationOpener } from '../../../bench/shared-publication';
 import { MemoryTransport } from '../../../src/core/transport/memory';
 import { minionSettings } from '../../../src/cli/minion-runtime';
 
@@ -41,7 +43,7 @@ class TestGrains implements MinionGrains {
   }
 }
 
-async function cluster(ids: string[]) {
+async function cluster(ids: string[], options: { openPublication?: PublicationOpener } = {}) {
   const root = mkdtempSync(join(tmpdir(), 'brine-memcluster-'));
   cleanups.push(() => rmSync(root, { recursive: true, force: true }));
   const net = new MemoryTransport();
@@ -71,7 +73,7 @@ async function cluster(ids: string[]) {
         return { return: job.fun === 'test.ping' ? true : `ran ${String(job.fun)}`, retcode: 0, success: true };
       },
     };
-    const minion = new Minion(minionSettings(config), executor, grains, log, { transport: net });
+    const minion = new Minion(minionSettings(config), executor, grains, log, { transport: net, openPublication: options.openPublication });
     await minion.start();
     cleanups.push(() => minion.stop());
     minions.set(id, { minion, grains, jobs });
@@ -97,6 +99,19 @@ describe('a master and minions over the in-memory transport', () => {
       ['web1', true, 0],
       ['web2', true, 0],
     ]);
+  });
+
+  it("minions given the bench's shared opener each run a job it opened once", async () => {
+    const open = sharedPublicationOpener();
+    const { client, minions } = await cluster(['web1', 'web2', 'web3'], { openPublication: open });
+    const rets = await run(client, '*', 'test.ping');
+    expect(rets.map((r) => [r.id, r.return])).toEqual([
+      ['web1', true],
+      ['web2', true],
+      ['web3', true],
+    ]);
+    for (const { jobs } of minions.values()) expect(jobs.map((j) => j.jid)).toEqual([rets[0].jid]);
+    expect([open.opened(), open.reused()]).toEqual([1, 2]);
   });
 
   it('the minion checks the target itself: a job for another minion is not run', async () => {
