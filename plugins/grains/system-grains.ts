@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
 import { lookup, lookupService } from 'node:dns/promises';
-import { localTzAbbreviation } from './tz-name';
-import { GrainsProvider, IConfig, IHost, IShell, formatIp, inject, shlexSplit, userById, groupById } from 'brine/plugin';
+import { GrainsProvider, IConfig, IHost, IShell, formatIp, inject, localZoneAt, shlexSplit, userById, groupById } from 'brine/plugin';
 
 type Grains = Record<string, unknown>;
 
@@ -146,7 +145,7 @@ export class SystemGrains {
   private localeInfo(): Grains {
     const [defaultlanguage, defaultencoding] = pythonLocale(this.host.env('LC_ALL') || this.host.env('LC_CTYPE') || this.host.env('LANG'));
     const timezone =
-      localTzAbbreviation(this.host.root, this.host.env('TZ')) ??
+      localZoneAt(this.host.root, this.host.env('TZ'))?.abbrev ??
       new Intl.DateTimeFormat('en-US', { timeZoneName: 'short' }).formatToParts(new Date()).find((p) => p.type === 'timeZoneName')?.value ??
       'unknown';
     return { defaultlanguage, defaultencoding, detectedencoding: 'utf-8', timezone };

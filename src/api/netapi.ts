@@ -14,6 +14,7 @@ import { HttpError } from './http-error';
 import type { Chunk } from './lowstate';
 import type { JobRunner, LocalJob } from '../core/client/local-jobs';
 import type { FunctionTable } from '../runners/master-functions';
+import { utcStamp } from '../core/pycompat/local-time';
 
 export type { JobRunner, LocalJob };
 
@@ -96,7 +97,7 @@ function functionKwargs(chunk: Chunk): Record<string, unknown> {
 }
 
 function now(): string {
-  return new Date().toISOString().replace('Z', '');
+  return utcStamp();
 }
 
 export class Netapi {

@@ -7,6 +7,8 @@
  * logger has a fixed one (0 unless given), keeping the layout users grep.
  */
 
+import { localTime } from '../pycompat/local-time';
+
 export interface LogRecord {
   time: Date;
   name: string;
@@ -22,7 +24,8 @@ const pad2 = (n: number) => String(n).padStart(2, '0');
 
 /** Python's asctime: local time `YYYY-MM-DD HH:MM:SS`. */
 export function asctime(d: Date): string {
-  return `${d.getFullYear()}-${pad2(d.getMonth() + 1)}-${pad2(d.getDate())} ${pad2(d.getHours())}:${pad2(d.getMinutes())}:${pad2(d.getSeconds())}`;
+  const t = localTime(d);
+  return `${t.year}-${pad2(t.month + 1)}-${pad2(t.date)} ${pad2(t.hours)}:${pad2(t.minutes)}:${pad2(t.seconds)}`;
 }
 
 export function formatConsoleLine(r: LogRecord): string {
@@ -30,7 +33,8 @@ export function formatConsoleLine(r: LogRecord): string {
 }
 
 export function formatFileLine(r: LogRecord, nameWidth = DEFAULT_NAME_WIDTH): string {
-  const ms = String(r.time.getMilliseconds()).padStart(3, '0');
+  // UTC's milliseconds are local time's (zones are whole seconds from UTC), without ICU (local-time.ts).
+  const ms = String(r.time.getUTCMilliseconds()).padStart(3, '0');
   return `${asctime(r.time)},${ms} [${r.name.padEnd(nameWidth)}:${String(r.lineno).padEnd(4)}][${r.levelName.padEnd(8)}][${r.pid}] ${r.message}`;
 }
 

@@ -26,7 +26,8 @@ const STARTED = Date.now();
 /** Each field's value for a record; `datefmt` is the option's date format. */
 const FIELDS: Record<string, (r: LogRecord, datefmt: string) => string | number> = {
   asctime: (r, datefmt) => pyStrftime(r.time, datefmt),
-  msecs: (r) => r.time.getMilliseconds(),
+  // UTC's milliseconds are local time's (zones are whole seconds from UTC), without ICU (local-time.ts).
+  msecs: (r) => r.time.getUTCMilliseconds(),
   created: (r) => r.time.getTime() / 1000,
   relativeCreated: (r) => r.time.getTime() - STARTED,
   name: (r) => r.name,

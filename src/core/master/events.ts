@@ -1,6 +1,7 @@
 import type { IEventPublisher, IEventPuller, Transport } from '../transport/types';
 import { decode, encode } from '../protocol/msgpack';
 import { join } from 'node:path';
+import { utcStamp } from '../pycompat/local-time';
 
 /** The master's local event bus address, a socket file in sock_dir. */
 export function eventBusAddress(sockDir: string): string {
@@ -46,7 +47,7 @@ export class MasterEvents {
     // run --async, schedules), the encoding and send of every return's event cost for nothing.
     const onBus = this.bus.wants(tag);
     if (!onBus && this.listeners.size === 0) return;
-    const body = { ...data, _stamp: new Date().toISOString().replace('Z', '') };
+    const body = { ...data, _stamp: utcStamp() };
     // The bus has no high-water mark: a slow listener costs memory, never a lost return (only
     // one that stopped reading, with 512 MiB unread, is cut off).
     if (onBus) void this.bus.publish(tag, encode(body)).catch(() => undefined);

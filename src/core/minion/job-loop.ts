@@ -8,6 +8,7 @@ import { randomDelayMs, returnRetryTimerS, type RandomSource } from './sign-in-p
 import type { Transport } from '../transport/types';
 import type { MasterKeyMismatchError, MinionRejectedError } from './minion-errors';
 import { pyAsctime } from '../pycompat/time';
+import { utcStamp } from '../pycompat/local-time';
 import { JobSlots } from './job-slots';
 
 /** The minion options the daemon uses: the channel's and the return retries. */
@@ -271,7 +272,7 @@ export class Minion {
       if (job.metadata !== null && typeof job.metadata === 'object' && !Array.isArray(job.metadata)) load.metadata = job.metadata;
       else this.log.warning('The metadata parameter must be a dictionary. Ignoring.');
     }
-    load._stamp = new Date().toISOString().replace('Z', '');
+    load._stamp = utcStamp();
     const { return_retry_tries: tries, return_retry_timer: base, return_retry_timer_max: max } = this.settings;
     // Salt's _return_retry_timer: drawn once for the return, between the timer and its max.
     const timer = returnRetryTimerS(base, max ?? 0, this.random);

@@ -31,6 +31,7 @@ export { ShlexError, shlexSplit } from './shlex';
 export { traverse } from './traverse';
 export { isTrue, pyTruthy } from './is-true';
 export { MONTHS, pyAsctime, pyStrftime } from './time';
+export { localTime, localZoneAt, utcStamp, type LocalTime } from './local-time';
 export { loadYaml, loadYamlWithLines, lineOf, type YamlValue } from './yaml11-load';
 export {
   classifyPlainScalar,

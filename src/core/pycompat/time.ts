@@ -1,8 +1,10 @@
 /**
- * Python's `time` module's text forms of a moment, in local time.
+ * Python's `time` module's text forms of a moment, in local time (local-time.ts: the zone file
+ * libc reads, as Python's time module does through libc).
  *
  *   pyAsctime(new Date(2026, 11, 2, 12, 56, 12)) // 'Wed Dec  2 12:56:12 2026'
  */
+import { localTime } from './local-time';
 
 /** Month abbreviations, as Python's calendar.month_abbr[1:]. */
 export const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
@@ -14,8 +16,9 @@ const two = (n: number): string => String(n).padStart(2, '0');
 
 /** time.asctime(): `Wed Dec  2 12:56:12 2026`, the day of the month padded with a space. */
 export function pyAsctime(d: Date = new Date()): string {
-  const time = `${two(d.getHours())}:${two(d.getMinutes())}:${two(d.getSeconds())}`;
-  return `${DAYS[d.getDay()]} ${MONTHS[d.getMonth()]} ${String(d.getDate()).padStart(2, ' ')} ${time} ${d.getFullYear()}`;
+  const t = localTime(d);
+  const time = `${two(t.hours)}:${two(t.minutes)}:${two(t.seconds)}`;
+  return `${DAYS[t.day]} ${MONTHS[t.month]} ${String(t.date).padStart(2, ' ')} ${time} ${t.year}`;
 }
 
 /**
@@ -26,43 +29,43 @@ export function pyStrftime(d: Date, fmt: string): string {
   const pad = (n: number, w = 2) => String(n).padStart(w, '0');
   const days = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
   const months = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
-  const start = new Date(d.getFullYear(), 0, 1);
-  const yday = Math.floor((d.getTime() - start.getTime() + (start.getTimezoneOffset() - d.getTimezoneOffset()) * 60000) / 86400000) + 1;
-  const off = -d.getTimezoneOffset();
+  const t = localTime(d);
+  const yday = (Date.UTC(t.year, t.month, t.date) - Date.UTC(t.year, 0, 1)) / 86400000 + 1;
+  const off = t.offsetMinutes;
   return fmt.replace(/%([a-zA-Z%])/g, (m, c: string) => {
     switch (c) {
       case 'Y':
-        return String(d.getFullYear());
+        return String(t.year);
       case 'y':
-        return pad(d.getFullYear() % 100);
+        return pad(t.year % 100);
       case 'm':
-        return pad(d.getMonth() + 1);
+        return pad(t.month + 1);
       case 'd':
-        return pad(d.getDate());
+        return pad(t.date);
       case 'H':
-        return pad(d.getHours());
+        return pad(t.hours);
       case 'I':
-        return pad(d.getHours() % 12 || 12);
+        return pad(t.hours % 12 || 12);
       case 'M':
-        return pad(d.getMinutes());
+        return pad(t.minutes);
       case 'S':
-        return pad(d.getSeconds());
+        return pad(t.seconds);
       case 'f':
-        return pad(d.getMilliseconds() * 1000, 6);
+        return pad(t.milliseconds * 1000, 6);
       case 'p':
-        return d.getHours() < 12 ? 'AM' : 'PM';
+        return t.hours < 12 ? 'AM' : 'PM';
       case 'a':
-        return days[d.getDay()].slice(0, 3);
+        return days[t.day].slice(0, 3);
       case 'A':
-        return days[d.getDay()];
+        return days[t.day];
       case 'b':
-        return months[d.getMonth()].slice(0, 3);
+        return months[t.month].slice(0, 3);
       case 'B':
-        return months[d.getMonth()];
+        return months[t.month];
       case 'j':
         return pad(yday, 3);
       case 'w':
-        return String(d.getDay());
+        return String(t.day);
       case 'z':
         return `${off < 0 ? '-' : '+'}${pad(Math.floor(Math.abs(off) / 60))}${pad(Math.abs(off) % 60)}`;
       case 's':

@@ -8,6 +8,7 @@ import { fnmatch } from '../pycompat';
 import { runCheck } from './run-check';
 import type { StateFunctions } from './state-functions';
 import { REQUISITES, isPlainObject, stateTag, type LowChunk, type StateResult } from './types';
+import { localTime } from '../pycompat/local-time';
 
 export interface RunnerOptions {
   functions: StateFunctions;
@@ -55,10 +56,10 @@ function listenErrorTag(state: string, id: string): string {
 
 /** HH:MM:SS.ffffff of local time, as Python's time().isoformat(). */
 function isoTime(ms: number, micros: number): string {
-  const d = new Date(ms);
+  const t = localTime(new Date(ms));
   const p = (n: number, w = 2): string => String(n).padStart(w, '0');
-  const us = (d.getMilliseconds() * 1000 + micros) % 1000000;
-  const base = `${p(d.getHours())}:${p(d.getMinutes())}:${p(d.getSeconds())}`;
+  const us = (t.milliseconds * 1000 + micros) % 1000000;
+  const base = `${p(t.hours)}:${p(t.minutes)}:${p(t.seconds)}`;
   return us === 0 ? base : `${base}.${p(us, 6)}`;
 }
 

@@ -85,6 +85,7 @@ export {
   checkIncludeExclude,
   formatYaml,
   formatNested,
+  localZoneAt,
   loadYaml,
   pyJsonDumps,
   compareIp,
