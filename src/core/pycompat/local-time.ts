@@ -34,12 +34,27 @@ export interface Zone {
   times: number[];
   indices: number[];
   types: LocalTimeType[];
-  /** The POSIX rule for times past the last transition (version 2 and later), '' if none. */
-  footer: string;
+  /**
+   * Past the last transition: the type of the file's POSIX rule (version 2 and later) when it has
+   * no daylight saving, undefined when it has (or the file has no rule: then the last type holds).
+   */
+  after: { rule: false } | { rule: true; type: LocalTimeType | undefined };
+}
+
+/**
+ * A footer's POSIX rule without daylight saving (`CET-1`, `<+0530>-5:30`, `UTC0`) as a type;
+ * undefined for a rule with daylight saving. The rule's offset is west of UTC: utoff's reverse.
+ */
+function ruleType(footer: string): LocalTimeType | undefined {
+  const rule = /^(<[^>]+>|[A-Za-z]{3,})([-+]?)(\d+)(?::(\d+))?(?::(\d+))?$/.exec(footer);
+  if (!rule) return undefined;
+  const seconds = Number(rule[3]) * 3600 + Number(rule[4] ?? 0) * 60 + Number(rule[5] ?? 0);
+  const utoff = seconds === 0 || rule[2] === '-' ? seconds : -seconds;
+  return { abbrev: rule[1].replace(/^<(.*)>$/, '$1'), utoff, isdst: false };
 }
 
 /** One TZif data block (RFC 8536 3.2) from `at`, with 4-byte (v1) or 8-byte (v2+) transition times. */
-function readBlock(buf: Buffer, at: number, wide: boolean): { zone: Omit<Zone, 'footer'>; end: number } {
+function readBlock(buf: Buffer, at: number, wide: boolean): { zone: Omit<Zone, 'after'>; end: number } {
   if (buf.toString('latin1', at, at + 4) !== 'TZif') throw new Error('not a TZif file');
   const [isutcnt, isstdcnt, leapcnt, timecnt, typecnt, charcnt] = [0, 1, 2, 3, 4, 5].map((i) => buf.readUInt32BE(at + 20 + 4 * i));
   const size = wide ? 8 : 4;
@@ -62,15 +77,16 @@ function readBlock(buf: Buffer, at: number, wide: boolean): { zone: Omit<Zone, '
 /** A TZif file's contents read: its version 2+ data when it has them, else its version 1 data. */
 export function parseZone(buf: Buffer): Zone {
   const first = readBlock(buf, 0, false);
-  if (buf[4] < 0x32) return { ...first.zone, footer: '' };
+  if (buf[4] < 0x32) return { ...first.zone, after: { rule: false } };
   const second = readBlock(buf, first.end, true);
   const nl = buf.indexOf(0x0a, second.end + 1);
-  return { ...second.zone, footer: buf.toString('latin1', second.end + 1, nl < 0 ? undefined : nl) };
+  const footer = buf.toString('latin1', second.end + 1, nl < 0 ? undefined : nl);
+  return { ...second.zone, after: footer === '' ? { rule: false } : { rule: true, type: ruleType(footer) } };
 }
 
 /** The local time type in force at `t` (seconds since the epoch), or undefined when the file cannot tell. */
 export function zoneAt(zone: Zone, t: number): LocalTimeType | undefined {
-  const { times, indices, types, footer } = zone;
+  const { times, indices, types, after } = zone;
   if (types.length === 0) return undefined;
   // The last transition at or before t (binary search: a zone file has up to ~400).
   let lo = 0;
@@ -81,15 +97,8 @@ export function zoneAt(zone: Zone, t: number): LocalTimeType | undefined {
     else hi = mid;
   }
   const last = lo - 1;
-  if (last === times.length - 1 && footer !== '') {
-    // Past the last transition the footer's POSIX rule applies: answer only when it has no
-    // daylight saving (`CET-1`, `<+0530>-5:30`; the offset's sign is the reverse of utoff's).
-    const rule = /^(<[^>]+>|[A-Za-z]{3,})([-+]?)(\d+)(?::(\d+))?(?::(\d+))?$/.exec(footer);
-    if (!rule) return undefined;
-    const seconds = Number(rule[3]) * 3600 + Number(rule[4] ?? 0) * 60 + Number(rule[5] ?? 0);
-    const utoff = seconds === 0 || rule[2] === '-' ? seconds : -seconds;
-    return { abbrev: rule[1].replace(/^<(.*)>$/, '$1'), utoff, isdst: false };
-  }
+  // Past the last transition the footer's POSIX rule applies (answered only without daylight saving).
+  if (last === times.length - 1 && after.rule) return after.type;
   // Before the first transition: the first standard-time type, as RFC 8536 says.
   return types[
     last >= 0
