@@ -298,6 +298,12 @@ export async function createMinion(config: MinionConfig, logging: Logging) {
   const mine = mineInterval(config, runtime, log);
   // When refreshed grains changed, the pillar is asked for again: its request carries them to the master.
   const grainsRefresh = grainsRefresher(Number(config.grains_refresh_every), runtime, () => pillar.refresh().then(() => undefined), log);
+  const pinger = masterPinger(
+    config,
+    () => minion.pingMaster(),
+    (service) => runtime.callFunction('service.restart', [service]),
+    log,
+  );
   return {
     start: async () => {
       try {
@@ -314,10 +320,12 @@ export async function createMinion(config: MinionConfig, logging: Logging) {
         .catch((err: Error) => log.error(`Could not get the pillar from the master: ${err.message}`))
         .then(() => mine.start());
       grainsRefresh.start();
+      pinger.start();
     },
     stop: () => {
       mine.stop();
       grainsRefresh.stop();
+      pinger.stop();
       return minion.stop();
     },
   };
@@ -371,6 +379,50 @@ export function grainsRefresher(
         minutes * 60_000,
       );
       timer.unref();
+    },
+    stop: () => clearInterval(timer),
+  };
+}
+
+/** Salt's service_name(): the minion's service, which auth_safemode restarts. */
+const MINION_SERVICE = process.platform.includes('bsd') ? 'salt_minion' : 'salt-minion';
+
+/**
+ * Salt's `ping_interval` (minutes; 0: never): a `minion_ping` event to the master that often, as
+ * Salt's minion's `ping_master`. A ping the master does not answer is let go, unless
+ * `auth_safemode`: then, as Salt's minion, it restarts its own service (`service.restart
+ * salt-minion`: under an init system the minion comes back and signs in afresh), and says so when
+ * it cannot. Salt logs the random_reauth_delay line without waiting it, and so does this.
+ */
+export function masterPinger(
+  config: Pick<MinionConfig, 'ping_interval' | 'auth_safemode' | 'random_reauth_delay'>,
+  ping: () => Promise<void>,
+  restart: (service: string) => Promise<unknown>,
+  log: { error(m: string): void; info(m: string): void; warning(m: string): void },
+) {
+  let timer: NodeJS.Timeout | undefined;
+  const pingOnce = async () => {
+    try {
+      await ping();
+      return;
+    } catch {
+      if (!config.auth_safemode) return;
+    }
+    log.error('** Master Ping failed. Attempting to restart minion**');
+    log.info(`delaying random_reauth_delay ${config.random_reauth_delay ?? 5}s`);
+    try {
+      await restart(MINION_SERVICE);
+    } catch (err) {
+      log.warning(
+        'ping_interval reached without response from the master, but service.restart could not be run to restart the minion daemon. ' +
+          `ping_interval requires that the minion is running under an init system. (${(err as Error).message})`,
+      );
+    }
+  };
+  return {
+    start: () => {
+      const minutes = Number(config.ping_interval);
+      if (minutes > 0) timer = setInterval(() => void pingOnce(), minutes * 60_000).unref();
     },
     stop: () => clearInterval(timer),
   };

@@ -110,6 +110,10 @@ export interface MinionConfig extends CommonConfig {
   auth_tries: number;
   auth_timeout: number;
   random_reauth_delay: number;
+  /** Salt's: minutes between `minion_ping` events to the master (0: none). */
+  ping_interval: number;
+  /** Salt's: with ping_interval, restart the minion's service when a ping goes unanswered. */
+  auth_safemode: boolean;
   recon_default: number;
   recon_max: number;
   recon_randomize: boolean;

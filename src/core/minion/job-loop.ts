@@ -188,6 +188,14 @@ export class Minion {
     });
   }
 
+  /**
+   * Salt's ping_master (`ping_interval`): a `minion_ping` event to the master, which must answer
+   * within `timeoutMs` (Salt's _fire_master waits 60 s).
+   */
+  async pingMaster(timeoutMs = 60_000): Promise<void> {
+    await this.channel.request({ cmd: '_minion_event', id: this.settings.id, tag: 'minion_ping', data: 'ping', pretag: null }, timeoutMs);
+  }
+
   /** Sends a job's return to the master (salt-call sends its local result with jid "req"). */
   async sendReturn(job: JobLoad, result: JobResult): Promise<void> {
     await this.deliverReturn(job, result);

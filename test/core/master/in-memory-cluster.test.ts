@@ -17,6 +17,8 @@ import type { JobLoad } from '../../../src/core/protocol/loads';
 import type { PublicationOpener } from '../../../src/core/minion/channel-client';
 import { sharedPublicationOpener } from '../../../bench/shared-publication';
 import { MemoryTransport } from '../../../src/core/transport/memory';
+import { eventBusAddress } from '../../../src/core/master/events';
+import { decode } from '../../../src/core/protocol/msgpack';
 import { minionSettings } from '../../../src/cli/minion-runtime';
 
 const cleanups: Array<() => unknown> = [];
@@ -112,6 +114,17 @@ describe('a master and minions over the in-memory transport', () => {
     ]);
     for (const { jobs } of minions.values()) expect(jobs.map((j) => j.jid)).toEqual([rets[0].jid]);
     expect([open.opened(), open.reused()]).toEqual([1, 2]);
+  });
+
+  it("a ping_interval ping reaches the master's bus as Salt's minion_ping event", async () => {
+    const { net, masterConfig, minions } = await cluster(['web1']);
+    const bus = net.eventSubscriber(eventBusAddress(masterConfig.sock_dir), ['minion_ping']);
+    cleanups.push(() => bus.close());
+    await bus.sync(5000);
+    await minions.get('web1')!.minion.pingMaster();
+    const event = await bus.next(5000);
+    expect(event?.tag).toBe('minion_ping');
+    expect(decode(event!.body)).toMatchObject({ cmd: '_minion_event', id: 'web1', tag: 'minion_ping', data: 'ping' });
   });
 
   it('the minion checks the target itself: a job for another minion is not run', async () => {
