@@ -110,6 +110,10 @@ export interface MinionConfig extends CommonConfig {
   auth_tries: number;
   auth_timeout: number;
   random_reauth_delay: number;
+  /** Salt's: seconds between lookups of a master name that does not resolve at start (0: no wait). */
+  retry_dns: number;
+  /** Salt's: how many such lookups before the minion gives up (null: for ever). */
+  retry_dns_count: number | null;
   /** Salt's: minutes between `minion_ping` events to the master (0: none). */
   ping_interval: number;
   /** Salt's: with ping_interval, restart the minion's service when a ping goes unanswered. */

@@ -10,6 +10,7 @@ import type { MasterKeyMismatchError, MinionRejectedError } from './minion-error
 import { pyAsctime } from '../pycompat/time';
 import { utcStamp } from '../pycompat/local-time';
 import { JobSlots } from './job-slots';
+import { waitForMasterDns } from './master-dns';
 
 /** The minion options the daemon uses: the channel's and the return retries. */
 export type MinionSettings = ChannelSettings &
@@ -24,6 +25,8 @@ export type MinionSettings = ChannelSettings &
       | 'top_file'
       | 'autosign_grains'
       | 'process_count_max'
+      | 'retry_dns'
+      | 'retry_dns_count'
     >
   >;
 
@@ -62,6 +65,7 @@ export class Minion {
   private readonly random: RandomSource;
   /** process_count_max: how many jobs may run at once. */
   private readonly slots: JobSlots;
+  private readonly lookup: (host: string) => Promise<unknown>;
 
   /**
    * Settles when the minion cannot go on after start: its key was rejected (the daemon exits with
@@ -74,8 +78,16 @@ export class Minion {
     private readonly executor: JobExecutor,
     private readonly grains: MinionGrains,
     private readonly log: Logger,
-    options: { random?: RandomSource; channel?: MinionChannel; transport?: Transport; openPublication?: PublicationOpener } = {},
+    options: {
+      random?: RandomSource;
+      channel?: MinionChannel;
+      transport?: Transport;
+      openPublication?: PublicationOpener;
+      /** How the master's name is looked up at start (retry_dns): dns.promises.lookup unless given. */
+      lookup?: (host: string) => Promise<unknown>;
+    } = {},
   ) {
+    this.lookup = options.lookup ?? ((host) => (require('node:dns/promises') as typeof import('node:dns/promises')).lookup(host));
     this.random = options.random ?? Math.random;
     this.slots = new JobSlots(settings.process_count_max ?? -1);
     // Salt's autosign_grains: the values of these grains go with each sign-in, for the master's autosign_grains_dir.
@@ -117,6 +129,14 @@ export class Minion {
       );
       await this.channel.pause(delay);
     }
+    // Salt's resolve_dns: a master name that does not resolve yet is waited for (retry_dns).
+    await waitForMasterDns(
+      s,
+      this.lookup,
+      (ms) => this.channel.pause(ms),
+      () => this.channel.isStopped,
+      this.log,
+    );
     await this.channel.connect();
     await this.channel.subscribe((job) => this.onJob(job));
     try {
