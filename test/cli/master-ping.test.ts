@@ -4,6 +4,7 @@
  * service, with Salt's lines. Driven with vitest's fake clock: the minutes pass without waiting.
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { logLines } from '../support/log-lines';
 import { masterPinger } from '../../src/cli/minion-runtime';
 
 beforeEach(() => {
@@ -12,18 +13,6 @@ beforeEach(() => {
 afterEach(() => {
   vi.useRealTimers();
 });
-
-function logLines() {
-  const lines: string[] = [];
-  return {
-    lines,
-    log: {
-      error: (m: string) => lines.push(`ERROR ${m}`),
-      info: (m: string) => lines.push(`INFO ${m}`),
-      warning: (m: string) => lines.push(`WARNING ${m}`),
-    },
-  };
-}
 
 describe('ping_interval', () => {
   it('pings every N minutes until stopped, and does nothing at 0', async () => {

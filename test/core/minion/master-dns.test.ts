@@ -4,6 +4,7 @@
  * Driven with vitest's fake clock: the waits pass without waiting.
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { logLines } from '../../support/log-lines';
 import { MasterUnresolvableError, waitForMasterDns } from '../../../src/core/minion/master-dns';
 import { createLogging } from '../../../src/core/log';
 import { Minion } from '../../../src/core/minion/job-loop';
@@ -14,14 +15,6 @@ beforeEach(() => {
 afterEach(() => {
   vi.useRealTimers();
 });
-
-function logLines() {
-  const lines: string[] = [];
-  return {
-    lines,
-    log: { error: (m: string) => lines.push(`ERROR ${m}`), warning: (m: string) => lines.push(`WARNING ${m}`) },
-  };
-}
 
 /** A lookup that fails `failures` times, then answers. */
 function dns(failures: number) {
