@@ -86,7 +86,6 @@ export {
   formatYaml,
   formatNested,
   localZoneAt,
-  pyStrftime,
   loadYaml,
   pyJsonDumps,
   compareIp,
