@@ -29,6 +29,7 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
     globalSetup: ['./test/global-setup.ts'],
+    setupFiles: ['./test/support/reap-daemons.ts'],
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',

@@ -47,6 +47,18 @@ export interface RunResult {
   stderr: string;
 }
 
+/** Daemons this process started that have not exited: what {@link killRunningDaemons} ends. */
+const running = new Set<Daemon>();
+
+/**
+ * SIGKILLs every daemon this process started that still runs. A test worker calls it when vitest
+ * ends it (test/support/reap-daemons.ts): a file whose clean-up hook timed out must not leave its
+ * master or minions running into the next files, still signing in to whatever takes their ports.
+ */
+export function killRunningDaemons(): void {
+  for (const daemon of running) daemon.kill();
+}
+
 export class Daemon {
   private output = '';
   private readonly waiters: Array<{ text: string | RegExp; resolve: () => void }> = [];
@@ -67,7 +79,18 @@ export class Daemon {
     };
     child.stdout!.on('data', onData);
     child.stderr!.on('data', onData);
-    this.exited = new Promise((res) => child.on('exit', (code, signal) => res(code ?? (signal ? 128 : 0))));
+    running.add(this);
+    this.exited = new Promise((res) =>
+      child.on('exit', (code, signal) => {
+        running.delete(this);
+        res(code ?? (signal ? 128 : 0));
+      }),
+    );
+  }
+
+  /** Ends the daemon at once (SIGKILL), without waiting for it. */
+  kill(): void {
+    if (this.child.exitCode === null && this.child.signalCode === null) this.child.kill('SIGKILL');
   }
 
   get log(): string {
