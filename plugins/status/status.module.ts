@@ -1,7 +1,7 @@
 import { statfs } from 'node:fs/promises';
-import { strftime } from './strftime';
 import { lookup } from 'node:dns/promises';
 import {
+  pyStrftime,
   CommandExecutionError,
   Fn,
   IConfig,
@@ -353,7 +353,7 @@ export class StatusModule {
     args: { format: arg.string({ default: '%A, %d. %B %Y %I:%M%p' }) },
   })
   time({ format }: { format: string }): string {
-    return strftime(format, new Date());
+    return pyStrftime(new Date(), format);
   }
 
   @Fn({

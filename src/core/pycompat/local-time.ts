@@ -155,6 +155,8 @@ export interface LocalTime {
   milliseconds: number;
   /** Minutes east of UTC (the reverse of getTimezoneOffset()). */
   offsetMinutes: number;
+  /** The zone's abbreviation ('UTC', 'CEST') when the zone file answered. */
+  zone?: string;
 }
 
 /** `d` in this process's local time: from the zone file when it can tell, else from `Date`'s local methods. */
@@ -187,6 +189,7 @@ export function localTime(d: Date): LocalTime {
     seconds: shifted.getUTCSeconds(),
     milliseconds: shifted.getUTCMilliseconds(),
     offsetMinutes: Math.round(type.utoff / 60),
+    zone: type.abbrev,
   };
 }
 

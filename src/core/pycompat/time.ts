@@ -22,8 +22,9 @@ export function pyAsctime(d: Date = new Date()): string {
 }
 
 /**
- * Python's strftime in the C locale, in local time, for the directives Salt's users write (Jinja's
- * `strftime` filter, the log options' date formats); others are left as written, as glibc does.
+ * Python's strftime in the C locale, in local time, for the directives of its documentation
+ * (Jinja's `strftime` filter, the log options' date formats, `status` module); others are left as
+ * written, as glibc does.
  */
 export function pyStrftime(d: Date, fmt: string): string {
   const pad = (n: number, w = 2) => String(n).padStart(w, '0');
@@ -31,6 +32,8 @@ export function pyStrftime(d: Date, fmt: string): string {
   const months = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
   const t = localTime(d);
   const yday = (Date.UTC(t.year, t.month, t.date) - Date.UTC(t.year, 0, 1)) / 86400000 + 1;
+  // Week of the year with weeks starting on `first` (0: Sunday, %U; 1: Monday, %W).
+  const week = (first: number) => Math.floor((yday - 1 + 7 - ((t.day - first + 7) % 7)) / 7);
   const off = t.offsetMinutes;
   return fmt.replace(/%([a-zA-Z%])/g, (m, c: string) => {
     switch (c) {
@@ -66,6 +69,22 @@ export function pyStrftime(d: Date, fmt: string): string {
         return pad(yday, 3);
       case 'w':
         return String(t.day);
+      case 'U':
+        return pad(week(0));
+      case 'W':
+        return pad(week(1));
+      case 'c':
+        return `${days[t.day].slice(0, 3)} ${months[t.month].slice(0, 3)} ${String(t.date).padStart(2, ' ')} ${pad(t.hours)}:${pad(t.minutes)}:${pad(t.seconds)} ${t.year}`;
+      case 'x':
+        return `${pad(t.month + 1)}/${pad(t.date)}/${pad(t.year % 100)}`;
+      case 'X':
+        return `${pad(t.hours)}:${pad(t.minutes)}:${pad(t.seconds)}`;
+      case 'Z':
+        return (
+          t.zone ??
+          new Intl.DateTimeFormat('en-US', { timeZoneName: 'short' }).formatToParts(d).find((p) => p.type === 'timeZoneName')?.value ??
+          ''
+        );
       case 'z':
         return `${off < 0 ? '-' : '+'}${pad(Math.floor(Math.abs(off) / 60))}${pad(Math.abs(off) % 60)}`;
       case 's':

@@ -86,6 +86,7 @@ export {
   formatYaml,
   formatNested,
   localZoneAt,
+  pyStrftime,
   loadYaml,
   pyJsonDumps,
   compareIp,

@@ -7,7 +7,7 @@ import { createHarness, fakeShell, type Harness } from 'brine/testing';
 import { NodeHost } from '../../../src/plugins/services/host';
 import { NodeShell } from '../../../src/plugins/services/shell';
 import { fixture } from '../fixtures';
-import { strftime } from '../../../plugins/status/strftime';
+import { pyStrftime } from '../../../src/core/pycompat/time';
 
 /** A Linux root whose /proc files were copied from a real host; salt-status.json is what Salt 3007.10's own functions answer for them. */
 const ROOT = fixture('roots', 'status-linux');
@@ -148,10 +148,12 @@ describe('status and disk modules', () => {
   });
 
   it("status.time formats with Python's strftime (values of Python's datetime.strftime)", async () => {
-    expect(strftime('%a %A %w %d %b %B %m %y %Y %H %I %p %M %S %f %j %U %W %c %x %X %% %q', new Date(2026, 2, 5, 14, 7, 9, 123))).toBe(
+    expect(pyStrftime(new Date(2026, 2, 5, 14, 7, 9, 123), '%a %A %w %d %b %B %m %y %Y %H %I %p %M %S %f %j %U %W %c %x %X %% %q')).toBe(
       'Thu Thursday 4 05 Mar March 03 26 2026 14 02 PM 07 09 123000 064 09 09 Thu Mar  5 14:07:09 2026 03/05/26 14:07:09 % %q',
     );
-    expect(strftime('%A, %d. %B %Y %I:%M%p %j %U %W', new Date(2026, 0, 1, 0, 5, 0))).toBe('Thursday, 01. January 2026 12:05AM 001 00 00');
+    expect(pyStrftime(new Date(2026, 0, 1, 0, 5, 0), '%A, %d. %B %Y %I:%M%p %j %U %W')).toBe(
+      'Thursday, 01. January 2026 12:05AM 001 00 00',
+    );
     const s = await harness();
     expect(Math.abs(Number((await s.call('status.time', ['%s'])).return) - Date.now() / 1000)).toBeLessThan(5);
     expect((await s.call('status.time')).return).toMatch(/^[A-Z][a-z]+day, \d\d\. [A-Z][a-z]+ \d{4} \d\d:\d\d[AP]M$/);
