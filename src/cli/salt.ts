@@ -209,10 +209,6 @@ function noMinions(io: Io): number {
   return EX_NO_MATCH;
 }
 
-/**
- * Salt's cmd_subset: asks the target for sys.list_functions, then takes up to `n` of the minions
- * that have the function, in random order. None is an empty list (no minions matched).
- */
 /** The accepted minions the target matches, from the master's key store and minion data cache (loaded only here). */
 function previewTarget(opts: SaltOptions, tgt: string | string[]): string[] {
   const { KeyStore } = require('../core/master/key-store') as typeof import('../core/master/key-store');
@@ -227,6 +223,10 @@ function previewTarget(opts: SaltOptions, tgt: string | string[]): string[] {
   ].sort();
 }
 
+/**
+ * Salt's cmd_subset: asks the target for sys.list_functions, then takes up to `n` of the minions
+ * that have the function, in random order. None is an empty list (no minions matched).
+ */
 async function pickSubset(opts: SaltOptions, tgt: string | string[], n: number): Promise<string[]> {
   const client = await LocalClient.connect(opts.master);
   try {

@@ -95,8 +95,15 @@ export class AuthService {
       this.onAccepted(id);
       return this.accept(req, hashes);
     }
-    const autoAccepts =
-      this.policy.autoAccept || this.policy.autosign.matches(id) || (this.policy.autosignGrains?.matches(req.autosign_grains) ?? false);
+    // Which setting accepts a new key, if any (the log line names it).
+    const acceptedBy = this.policy.autoAccept
+      ? 'auto_accept'
+      : this.policy.autosign.matches(id)
+        ? 'autosign_file'
+        : this.policy.autosignGrains?.matches(req.autosign_grains)
+          ? 'autosign_grains_dir'
+          : undefined;
+    const autoAccepts = acceptedBy !== undefined;
     const cap = this.policy.pendingCap;
     // An id with no key file yet would add one to minions_pre: only below max_pending_keys.
     if (cap && !autoAccepts && this.keys.state(id) === undefined && !cap.allows(this.keys.list('pending').length)) {
@@ -105,9 +112,7 @@ export class AuthService {
     const decision = this.keys.authDecision(id, req.pub, autoAccepts, this.policy.autoreject?.matches(id) ?? false);
     if (decision.state === 'accepted' && decision.autoAccepted) {
       this.onAccepted(id);
-      this.log.info(
-        `Accepted key for ${id} (${this.policy.autoAccept ? 'auto_accept' : this.policy.autosign.matches(id) ? 'autosign_file' : 'autosign_grains_dir'})`,
-      );
+      this.log.info(`Accepted key for ${id} (${acceptedBy})`);
     }
     switch (decision.state) {
       case 'rejected':

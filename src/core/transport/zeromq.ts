@@ -234,7 +234,6 @@ export class PublishServer implements IPublishServer {
   }
 }
 
-/** Salt's tcp_keepalive as libzmq's socket options (-1: the system's idle time). */
 /** libzmq's way to connect from a local address: `tcp://SOURCE:PORT;HOST:PORT` (zmq_tcp(7)). */
 function fromSource(address: string, source: ConnectionOptions['source']): string {
   if (!source || !address.startsWith('tcp://')) return address;
@@ -242,6 +241,7 @@ function fromSource(address: string, source: ConnectionOptions['source']): strin
   return `tcp://${host}:${source.port ?? 0};${address.slice('tcp://'.length)}`;
 }
 
+/** Salt's tcp_keepalive as libzmq's socket options (-1: the system's idle time). */
 function keepAliveOptions({ keepAlive }: ConnectionOptions): { tcpKeepalive?: number; tcpKeepaliveIdle?: number } {
   return keepAlive ? { tcpKeepalive: 1, tcpKeepaliveIdle: keepAlive.idleSeconds > 0 ? keepAlive.idleSeconds : -1 } : {};
 }
