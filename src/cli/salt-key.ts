@@ -3,6 +3,7 @@
  * and the `key` outputter): the oclif command parses flags into SaltKeyOptions and calls runSaltKey.
  */
 import * as path from 'node:path';
+import { genKeysSignature } from '../core/master/pubkey-signature';
 import { KEY_STATES, KEY_STATUS_NAMES, KeyState, KeyStore, STATE_DIRS } from '../core/master/key-store';
 import { EXIT_USAGE } from './errors';
 import { formatOutput, isOutputter, OUTPUTTERS } from './output';
@@ -50,6 +51,19 @@ export interface SaltKeyOptions {
   genKeys?: string;
   genKeysDir?: string;
   keysize?: number;
+  /**
+   * --gen-signature: master_pubkey_signature for master_use_pubkey_signature, with --priv (default
+   * pki_dir/master_sign.pem), --pub (default pki_dir/master.pub), --signature-path (default
+   * pki_dir) and --auto-create (make the signing pair when there is none).
+   */
+  genSignature?: boolean;
+  priv?: string;
+  pub?: string;
+  signaturePath?: string;
+  autoCreate?: boolean;
+  /** The master's master_sign_key_name and master_pubkey_signature (Salt's defaults when unset). */
+  signKeyName?: string;
+  signatureFile?: string;
   /** hash_type for fingerprints (default sha256) */
   hashType?: string;
   /** Print the key outputter in Salt's colours (see output/colors.ts useColor). */
@@ -96,6 +110,7 @@ export async function runSaltKey(opts: SaltKeyOptions, io: SaltKeyIo): Promise<n
     return EXIT_USAGE;
   }
   if (opts.genKeys !== undefined) return genKeys(opts, io);
+  if (opts.genSignature) return genSignature(opts, io);
 
   const store = new KeyStore({ pkiDir: opts.pkiDir });
   store.ensureLayout();
@@ -150,12 +165,14 @@ function usageProblem(opts: SaltKeyOptions): string | undefined {
   if (opts.out !== undefined && opts.out !== 'key' && !isOutputter(opts.out)) {
     return `unknown outputter '${opts.out}'; use key, ${OUTPUTTERS.join(', ')}`;
   }
-  if (opts.genKeys !== undefined) {
+  if (opts.genKeys !== undefined || opts.genSignature) {
     const size = opts.keysize ?? MIN_KEYSIZE;
     if (!Number.isInteger(size)) return `keysize must be an integer, got ${String(opts.keysize)}`;
     if (size < MIN_KEYSIZE) return `The minimum value for keysize is ${MIN_KEYSIZE}`;
     if (size > MAX_KEYSIZE) return `The maximum value for keysize is ${MAX_KEYSIZE}`;
-    if (opts.genKeys === '' || /[/\\\0]/.test(opts.genKeys)) return `--gen-keys needs a plain key name, got '${opts.genKeys}'`;
+    if (opts.genKeys !== undefined && (opts.genKeys === '' || /[/\\\0]/.test(opts.genKeys))) {
+      return `--gen-keys needs a plain key name, got '${opts.genKeys}'`;
+    }
   }
   return undefined;
 }
@@ -239,6 +256,24 @@ function genKeys(opts: SaltKeyOptions, io: SaltKeyIo): number {
   // Salt hands {return: fingerprint} to the key outputter, which fails on it and falls back to nested.
   const out = opts.out === undefined || opts.out === 'key' ? 'nested' : opts.out;
   io.out(formatOutput(isOutputter(out) ? out : 'nested', { return: finger }));
+  return 0;
+}
+
+/** --gen-signature (see genKeysSignature): Salt prints its answer, True, False or what is missing. */
+function genSignature(opts: SaltKeyOptions, io: SaltKeyIo): number {
+  const result = genKeysSignature({
+    pkiDir: opts.pkiDir,
+    priv: opts.priv,
+    pub: opts.pub,
+    signaturePath: opts.signaturePath,
+    autoCreate: opts.autoCreate,
+    keysize: opts.keysize ?? MIN_KEYSIZE,
+    signKeyName: opts.signKeyName,
+    signatureFile: opts.signatureFile,
+  });
+  if (result === true) opts.log?.info('Wrote the signature of the master key');
+  const out = opts.out === undefined || opts.out === 'key' ? 'nested' : opts.out;
+  io.out(formatOutput(isOutputter(out) ? out : 'nested', { return: result }));
   return 0;
 }
 

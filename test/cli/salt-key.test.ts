@@ -1,10 +1,10 @@
-import { copyFileSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync, readdirSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runSaltKey, SaltKeyOptions } from '../../src/cli/salt-key';
 import { KeyStore } from '../../src/core/master/key-store';
-import { fingerprint } from '../../src/core/crypto/rsa';
+import { fingerprint, verifyPkcs1v15 } from '../../src/core/crypto/rsa';
 
 const WIRE = path.resolve(__dirname, '../..', '..', 'shared/salt-wire');
 const KEYS = path.join(WIRE, 'keys');
@@ -223,6 +223,54 @@ describe('salt-key --gen-keys', () => {
   it('refuses unknown -l names and outputters as usage errors', async () => {
     expect((await run({ list: 'bogus' as SaltKeyOptions['list'] })).code).toBe(64);
     expect((await run({ listAll: true, out: 'xml' })).code).toBe(64);
+  });
+});
+
+describe('salt-key --gen-signature', () => {
+  it('--auto-create makes master_sign.pem and writes master_pubkey_signature: base64 of its SHA-1 signature of the key the master sends', async () => {
+    const r = await run({ genSignature: true, autoCreate: true });
+    expect(r).toMatchObject({ code: 0, out: 'return:\n    True\n' });
+    const text = readFileSync(path.join(dir, 'master_pubkey_signature'), 'utf8');
+    expect(text).toMatch(/^[A-Za-z0-9+/]+=*\n$/);
+    // The key without its trailing newline, as `pub_key` carries it: what minions verify.
+    const sent = Buffer.from(readFileSync(path.join(dir, 'master.pub'), 'utf8').trim(), 'utf8');
+    const signPub = readFileSync(path.join(dir, 'master_sign.pub'), 'utf8');
+    expect(verifyPkcs1v15(signPub, sent, Buffer.from(text, 'base64'), 'sha1')).toBe(true);
+    // An existing signature is kept: Salt answers False.
+    expect((await run({ genSignature: true })).out).toBe('return:\n    False\n');
+    expect(readFileSync(path.join(dir, 'master_pubkey_signature'), 'utf8')).toBe(text);
+  });
+
+  it('--priv, --pub, --signature-path and the config names; says what is missing as Salt does', async () => {
+    expect((await run({ genSignature: true })).out).toBe('return:\n    No usable private-key found\n');
+    expect((await run({ genSignature: true, priv: path.join(dir, 'nope.pem') })).out).toBe(
+      `return:\n    Private-key ${path.join(dir, 'nope.pem')} does not exist\n`,
+    );
+    expect((await run({ genSignature: true, pub: path.join(dir, 'nope.pub') })).out).toBe(
+      `return:\n    Public-key ${path.join(dir, 'nope.pub')} does not exist\n`,
+    );
+    // --auto-create names the pair by master_sign_key_name.
+    expect((await run({ genSignature: true, autoCreate: true, signKeyName: 'vouch', signatureFile: 'other' })).out).toBe(
+      'return:\n    True\n',
+    );
+    expect(readdirSync(dir)).toEqual(expect.arrayContaining(['vouch.pem', 'vouch.pub', 'other']));
+    const elsewhere = path.join(dir, 'signatures');
+    expect((await run({ genSignature: true, autoCreate: true, signaturePath: elsewhere })).out).toBe(
+      `return:\n    Signature path ${elsewhere} is not a directory\n`,
+    );
+    KeyStore.genKeys(dir, 'signer', 2048);
+    mkdirSync(elsewhere);
+    const r = await run({
+      genSignature: true,
+      priv: path.join(dir, 'signer.pem'),
+      signaturePath: elsewhere,
+      signatureFile: 'sig',
+      out: 'json',
+    });
+    expect(JSON.parse(r.out)).toEqual({ return: true });
+    const sent = Buffer.from(readFileSync(path.join(dir, 'master.pub'), 'utf8').trim(), 'utf8');
+    const sig = Buffer.from(readFileSync(path.join(elsewhere, 'sig'), 'utf8'), 'base64');
+    expect(verifyPkcs1v15(readFileSync(path.join(dir, 'signer.pub'), 'utf8'), sent, sig, 'sha1')).toBe(true);
   });
 });
 

@@ -4,7 +4,7 @@
  * Request (clear): `{enc: 'clear', load: {cmd: '_auth', id, nonce, enc_algo, sig_algo, [token], pub},
  * version: 3}`. Reply: `{enc: 'clear', load: msgpack(inner), sig: PKCS1v15-SHA1(master, those bytes)}`
  * with inner pending `{ret: true, nonce}`, rejected `{ret: false, nonce}` or accepted
- * `{enc: 'pub', pub_key, publish_port, [token], aes, session, sig, nonce}`.
+ * `{enc: 'pub', pub_key, publish_port, [pub_sig], [token], aes, session, sig, nonce}`.
  */
 import { createHash } from 'node:crypto';
 import { CryptoError, ProtocolError } from '../errors';
@@ -111,6 +111,8 @@ export type AuthReplyOptions =
       masterPublicPem?: string;
       /** OAEP's hash for the keys and token sent to the minion (its `enc_algo`); SHA-1 if omitted. */
       encHash?: RsaHash;
+      /** `master_sign_pubkey`: the signing key's signature of `pub_key` (see master/pubkey-signature.ts). */
+      pubSig?: Buffer | string;
     };
 
 /** A sign-in reply, signed with `sigHash` (the request's `sig_algo`; SHA-1 by default). */
@@ -135,6 +137,7 @@ export function authReplyLoad(masterPrivateKey: RsaKeyInput, opts: AuthReplyOpti
       pub_key: wirePem(opts.masterPublicPem ?? publicPemOf(masterPrivateKey)),
       publish_port: opts.publishPort,
     };
+    if (opts.pubSig !== undefined) inner.pub_sig = opts.pubSig;
     if (opts.token !== undefined) {
       const token = typeof opts.token === 'string' ? Buffer.from(opts.token, 'utf8') : opts.token;
       inner.token = oaepEncrypt(opts.minionPublicKey, token, opts.encHash);

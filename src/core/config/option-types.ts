@@ -24,7 +24,6 @@ export type OptionType =
   | 'hash'
   | 'signing'
   | 'encryption'
-  | 'no-master-sign'
   | 'no-sudo'
   | 'roots-only'
   | 'str-master'
@@ -98,12 +97,6 @@ export function checkOption(type: OptionType, value: unknown): Check {
       return signingHash(value) !== undefined ? ok(value) : no(`one of ${Object.keys(SIGNING_ALGORITHMS).join(', ')}`);
     case 'encryption':
       return encryptionHash(value) !== undefined ? ok(value) : no(`one of ${Object.keys(ENCRYPTION_ALGORITHMS).join(', ')}`);
-    case 'no-master-sign':
-      // Salt's signed master public key (master_sign.pem, its multi-master PKI) is not built:
-      // refused rather than ignored, since a minion would believe it checks what it does not.
-      return value === false || value === null
-        ? ok(false)
-        : no("false (brine does not sign or check the master's public key with master_sign.pem)");
     case 'no-sudo':
       // Salt's sudo executor runs every job as `sudo -u <sudo_user> salt-call ...` from a minion
       // that runs as another user: not built, so refused rather than have jobs run as the minion's user.

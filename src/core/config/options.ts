@@ -147,8 +147,12 @@ export const MASTER_OPTIONS: Record<string, OptionSpec> = {
   presence_events: o('bool', false),
   batch_safe_limit: o('int', 0),
   batch_safe_size: o('int', 8),
-  master_sign_pubkey: o('no-master-sign', false),
+  /** Sign the master key in every accepted sign-in with master_sign.pem (master/pubkey-signature.ts). */
+  master_sign_pubkey: o('bool', false),
+  master_sign_key_name: o('str', 'master_sign'),
+  /** With master_sign_pubkey: send the signature in this pki_dir file instead of making one. */
   master_use_pubkey_signature: o('bool', false),
+  master_pubkey_signature: o('str', 'master_pubkey_signature'),
   cli_summary: o('bool', false),
   enable_gpu_grains: o('bool', false),
   event_return: o('str|strlist', ''),
@@ -262,8 +266,11 @@ export const MINION_OPTIONS: Record<string, OptionSpec> = {
   sudo_user: o('no-sudo', ''),
   failhard: o('bool', false),
   local: o('bool', false),
-  verify_master_pubkey_sign: o('no-master-sign', false),
+  /** Check the master key's pub_sig with <pki_dir>/master_sign.pub, and trust a new key it vouches for. */
+  verify_master_pubkey_sign: o('bool', false),
+  /** With verify_master_pubkey_sign: check it at every sign-in, not only when the key is new. */
   always_verify_signature: o('bool', false),
+  master_sign_key_name: o('str', 'master_sign'),
   return: o('str|strlist', ''),
   schedule: o('dict', {}),
   beacons: o('dict', {}),

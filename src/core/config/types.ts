@@ -84,6 +84,13 @@ export interface MasterConfig extends CommonConfig {
   connection_rate_limit: number;
   /** Seconds an aes request's ts may be away from the master's clock (0 = no check). */
   request_server_ttl: number;
+  /** Salt's: every accepted sign-in carries `pub_sig`, a signature of the master key. */
+  master_sign_pubkey: boolean;
+  /** Salt's: the signing key pair's name in pki_dir (master_sign.pem, master_sign.pub). */
+  master_sign_key_name: string;
+  /** Salt's: send the signature read from pki_dir/<master_pubkey_signature> (salt-key --gen-signature). */
+  master_use_pubkey_signature: boolean;
+  master_pubkey_signature: string;
 }
 
 export interface MinionConfig extends CommonConfig {
@@ -96,6 +103,11 @@ export interface MinionConfig extends CommonConfig {
   signing_algorithm: SigningAlgorithm;
   /** Salt's: sign the loads of returns and events with the minion key. */
   minion_sign_messages: boolean;
+  /** Salt's: check the master key's `pub_sig` with pki_dir/<master_sign_key_name>.pub; a new master key it vouches for is trusted. */
+  verify_master_pubkey_sign: boolean;
+  /** Salt's: with verify_master_pubkey_sign, check the signature at every sign-in. */
+  always_verify_signature: boolean;
+  master_sign_key_name: string;
   /** Salt's: grains whose values go with each sign-in (the master's autosign_grains_dir). */
   autosign_grains: string[];
   /** Salt's: how many jobs may run at once (0 or less: no limit). */

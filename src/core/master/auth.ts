@@ -11,6 +11,7 @@ import type { Sessions } from './sessions';
 import type { MasterEvents } from './events';
 import { requestedHashes, type MasterRsa, type RequestedHashes } from './master-rsa';
 import type { PendingKeyCap } from './sign-in-limits';
+import type { PubkeySignature } from './pubkey-signature';
 
 export interface AuthPolicy {
   /** auto_accept: every new key is accepted. */
@@ -42,6 +43,8 @@ export interface AuthServiceDeps {
   events: MasterEvents;
   policy: AuthPolicy;
   log: Logger;
+  /** master_sign_pubkey: the `pub_sig` that vouches for the master key in accepted replies. */
+  pubkeySignature?: PubkeySignature;
   /**
    * Told of each key this service accepted itself (auto_accept, autosign, open_mode), so the
    * master's accepted set is current at once rather than at its next key-directory reconcile.
@@ -65,6 +68,7 @@ export class AuthService {
   private readonly policy: AuthPolicy;
   private readonly log: Logger;
   private readonly onAccepted: (id: string) => void;
+  private readonly pubkeySignature?: PubkeySignature;
 
   constructor(deps: AuthServiceDeps) {
     ({
@@ -77,6 +81,7 @@ export class AuthService {
       log: this.log,
     } = deps);
     this.onAccepted = deps.onAccepted ?? (() => undefined);
+    this.pubkeySignature = deps.pubkeySignature;
     this.masterPublicPem = publicPemOf(deps.masterKey);
   }
 
@@ -161,6 +166,7 @@ export class AuthService {
       sessionKey,
       encryptedToken: req.token,
       masterPublicPem: this.masterPublicPem,
+      pubSig: this.pubkeySignature?.pubSig(hashes.sigHash ?? 'sha1'),
       ...hashes,
     });
     // A token this key cannot open was made for another master key: the reply goes without it (as

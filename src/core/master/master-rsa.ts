@@ -70,6 +70,8 @@ export interface AcceptedAuthReplyJob extends RequestedHashes {
   /** The request's `token`, still encrypted to the master key. */
   encryptedToken?: Buffer;
   masterPublicPem: string;
+  /** master_sign_pubkey's signature of the master key, for `pub_sig`. */
+  pubSig?: Buffer | string;
 }
 
 export interface SendPrivateJob extends RequestedHashes {
@@ -161,6 +163,7 @@ export async function runRsaJob(ops: MasterKeyOps, job: RsaJob): Promise<RsaJobR
         token,
         masterPublicPem: job.masterPublicPem,
         encHash,
+        pubSig: job.pubSig,
       });
       const reply = sealAuthReply(load, await ops.sign(load, sigHash));
       return tokenUnreadable ? { reply, tokenUnreadable } : { reply };

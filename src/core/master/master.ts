@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { MasterConfig } from '../config';
 import { ConfigError, TransportError, withHint } from '../errors';
 import { describeProcess, pidListeningOn } from '../process-owner';
-import { privateKeyFromPem } from '../crypto/rsa';
+import { privateKeyFromPem, publicPemOf } from '../crypto/rsa';
 import { checkPkiPermissions } from '../crypto/key-permissions';
 import type { Logger } from '../log';
 import type { IPublishServer, IRequestServer, Transport } from '../transport/types';
@@ -45,6 +45,7 @@ import {
 } from './sign-in-limits';
 import { SignInQueue } from './sign-in-queue';
 import { masterRsa, threadPoolKeyOps } from './master-rsa';
+import { pubkeySignature } from './pubkey-signature';
 import { writeRootKey } from './root-key';
 import { Sessions } from './sessions';
 
@@ -104,6 +105,10 @@ export type MasterSettings = Pick<
       | 'publisher_acl_blacklist'
       | 'require_minion_sign_messages'
       | 'drop_messages_signature_fail'
+      | 'master_sign_pubkey'
+      | 'master_sign_key_name'
+      | 'master_use_pubkey_signature'
+      | 'master_pubkey_signature'
     >
   > &
   JobCacheConfig & {
@@ -272,6 +277,7 @@ export class Master {
       log,
       // A key accepted here and deleted before the next reconcile must still end its session.
       onAccepted: (id) => this.keyIndex.noteAccepted(id),
+      pubkeySignature: pubkeySignature(s, publicPemOf(masterKey), log),
       policy: {
         autoAccept: s.auto_accept,
         autosign: new SigningFile(s.autosign_file || undefined, 'autosign_file', log, s.permissive_pki_access ?? false),

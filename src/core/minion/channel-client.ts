@@ -72,6 +72,9 @@ export type ChannelSettings = { id: string; master: string } & Pick<
       | 'source_ret_port'
       | 'source_publish_port'
       | 'ipv6'
+      | 'verify_master_pubkey_sign'
+      | 'always_verify_signature'
+      | 'master_sign_key_name'
     >
   >;
 
@@ -322,6 +325,11 @@ export class MinionChannel {
           masterKey: this.masterKey,
           minionKey: this.keys.privateKey,
           algorithms: this.algorithms,
+          signedMasterKey: {
+            verify: s.verify_master_pubkey_sign === true,
+            always: s.always_verify_signature === true,
+            keyName: s.master_sign_key_name || 'master_sign',
+          },
         });
       } catch (err) {
         if (!(err instanceof ProtocolError)) throw err;
@@ -349,8 +357,9 @@ export class MinionChannel {
         await waitMore();
         continue;
       }
-      if (!this.masterKey) {
-        checkMasterFinger(answer.masterPublicPem, this.settings.master_finger, this.settings.hash_type);
+      if (!this.masterKey) checkMasterFinger(answer.masterPublicPem, this.settings.master_finger, this.settings.hash_type);
+      if (!this.masterKey || answer.vouchedMasterKey !== undefined) {
+        if (answer.vouchedMasterKey !== undefined) this.log.info(`Received signed and verified master pubkey from master ${s.master}`);
         await cacheMasterKey(s.pki_dir, answer.masterPublicPem);
         this.masterKey = publicKeyFromPem(answer.masterPublicPem);
       }

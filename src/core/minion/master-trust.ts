@@ -1,11 +1,11 @@
 import type { KeyObject } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { openAuthReply, type OpenedAuthReply } from '../channel';
-import { fingerprint } from '../crypto/rsa';
-import type { RsaAlgorithms } from '../crypto/rsa-algorithms';
+import { fingerprint, publicKeyFromPem, publicPemOf, verifyPkcs1v15 } from '../crypto/rsa';
+import { DEFAULT_RSA_ALGORITHMS, SIGNING_ALGORITHMS, type RsaAlgorithms } from '../crypto/rsa-algorithms';
 import { CryptoError } from '../errors';
 import { MasterKeyMismatchError, offeredMasterKey } from './minion-errors';
-import { readCachedMasterKey } from './minion-keys';
 
 /** What the minion knows when it decides whether to trust the master that answered. */
 export interface TrustContext {
@@ -18,27 +18,101 @@ export interface TrustContext {
   minionKey: KeyObject;
   /** The minion's encryption_algorithm and signing_algorithm, which its request named. */
   algorithms?: RsaAlgorithms;
+  /** Salt's signed master key, as the minion's options set it (verify_master_pubkey_sign). */
+  signedMasterKey?: SignedMasterKeySettings;
 }
+
+/** A minion's verify_master_pubkey_sign, always_verify_signature and master_sign_key_name. */
+export interface SignedMasterKeySettings {
+  verify: boolean;
+  always: boolean;
+  keyName: string;
+}
+
+/** An opened sign-in reply, and the master key to cache when the signing key vouched for a new one. */
+export type TrustedAuthReply = OpenedAuthReply & { vouchedMasterKey?: string };
 
 /**
  * Opens the sign-in reply. With a cached master key, a reply that key did not sign means another
- * master (or an impostor) answers: that is fatal, with both fingerprints, as in Salt.
+ * master (or an impostor) answers: that is fatal, with both fingerprints, as in Salt. With
+ * verify_master_pubkey_sign (Salt's verify_master), a new master key whose `pub_sig` the signing
+ * key's public half (pki_dir/master_sign.pub) verifies is trusted instead, and returned to cache.
  */
-export function openTrustedAuthReply(reply: Buffer, nonce: string, ctx: TrustContext): OpenedAuthReply {
+export function openTrustedAuthReply(reply: Buffer, nonce: string, ctx: TrustContext): TrustedAuthReply {
+  const offered = offeredMasterKey(reply);
+  let signer = ctx.masterKey;
+  let vouchedMasterKey: string | undefined;
+  if (offered) {
+    const signing = ctx.signedMasterKey ?? { verify: false, always: false, keyName: 'master_sign' };
+    checkAuthDeps(offered.signed, signing.verify);
+    const isNew = !ctx.masterKey || !ctx.masterKey.equals(publicKeyFromPem(offered.pem));
+    if (signing.verify && (isNew || signing.always)) {
+      verifyPubSig(offered.pem, offered.pubSig, signing, ctx, isNew);
+      if (isNew) {
+        vouchedMasterKey = offered.pem;
+        signer = publicKeyFromPem(offered.pem);
+      }
+    }
+  }
   try {
-    return openAuthReply(reply, ctx.masterKey ?? null, ctx.minionKey, nonce, ctx.algorithms);
+    const opened = openAuthReply(reply, signer ?? null, ctx.minionKey, nonce, ctx.algorithms);
+    return vouchedMasterKey === undefined ? opened : { ...opened, vouchedMasterKey };
   } catch (err) {
     if (!(err instanceof CryptoError) || err.code !== 'BAD_SIGNATURE' || !ctx.masterKey) throw err;
     const hash = ctx.hashType ?? 'sha256';
     const cached = join(ctx.pkiDir, 'minion_master.pub');
-    const offered = offeredMasterKey(reply);
     throw new MasterKeyMismatchError(
       `The master key has changed, the salt master could have been subverted, verify salt master's public key. ` +
-        `This minion trusts the key in ${cached} (${fingerprint(readCachedMasterKey(ctx.pkiDir)!.pem, hash)})` +
-        (offered ? `; the master at ${ctx.master}:${ctx.masterPort} presents ${fingerprint(offered, hash)}.` : '.'),
+        `This minion trusts the key in ${cached} (${fingerprint(publicPemOf(ctx.masterKey), hash)})` +
+        (offered ? `; the master at ${ctx.master}:${ctx.masterPort} presents ${fingerprint(offered.pem, hash)}.` : '.'),
       `If the master was re-keyed on purpose, delete ${cached} on this minion and restart it; otherwise do not trust this master.`,
     );
   }
+}
+
+/** Salt's check_auth_deps: the master signs its key exactly when the minion checks it. */
+function checkAuthDeps(signed: boolean, verify: boolean): void {
+  if (signed && !verify) {
+    throw new MasterKeyMismatchError(
+      'The masters sent its public-key signature, but signature verification is not enabled on the minion. ' +
+        'Either enable signature verification on the minion or disable signing the public key on the master!',
+      "Set verify_master_pubkey_sign: True in the minion config (with the master's master_sign.pub in its pki_dir), or master_sign_pubkey: False on the master.",
+    );
+  }
+  if (!signed && verify) {
+    throw new MasterKeyMismatchError(
+      'The master did not send its public-key signature, but signature verification is enabled on the minion. ' +
+        'Either disable signature verification on the minion or enable signing the public on the master!',
+      'Set master_sign_pubkey: True on the master, or verify_master_pubkey_sign: False in the minion config.',
+    );
+  }
+}
+
+/**
+ * Salt's verify_pubkey_sig: `pub_sig` (base64) must be the signing key's PKCS#1 v1.5 signature
+ * of the master key as sent, by the minion's signing_algorithm.
+ */
+function verifyPubSig(pem: string, pubSig: unknown, signing: SignedMasterKeySettings, ctx: TrustContext, isNew: boolean): void {
+  const file = join(ctx.pkiDir, `${signing.keyName}.pub`);
+  if (!existsSync(file)) {
+    throw new MasterKeyMismatchError(
+      `Verification public key ${signing.keyName}.pub does not exist. You need to copy it from the master to the minions pki directory`,
+      `Copy ${signing.keyName}.pub from the master's pki_dir to ${ctx.pkiDir} on this minion.`,
+    );
+  }
+  const sig = Buffer.isBuffer(pubSig)
+    ? Buffer.from(pubSig.toString('latin1'), 'base64')
+    : typeof pubSig === 'string'
+      ? Buffer.from(pubSig, 'base64')
+      : undefined;
+  const hash = SIGNING_ALGORITHMS[(ctx.algorithms ?? DEFAULT_RSA_ALGORITHMS).sig];
+  if (sig && sig.length > 0 && verifyPkcs1v15(readFileSync(file, 'utf8'), Buffer.from(pem, 'utf8'), sig, hash)) return;
+  throw new MasterKeyMismatchError(
+    isNew
+      ? `Received signed public-key from master ${ctx.master} but signature verification failed!`
+      : `The masters public could not be verified. Is the verification pubkey ${signing.keyName}.pub up to date?`,
+    `The master's key is not vouched for by ${file}: check that file against ${signing.keyName}.pub on the master, and the master's master_sign_key_name.`,
+  );
 }
 
 /** master_finger pins the master key before first contact. */

@@ -65,12 +65,16 @@ export function decodeOrNull(bytes: Buffer): unknown {
   }
 }
 
-/** The master key an accepted sign-in reply carries, read without trusting it, for the error text. */
-export function offeredMasterKey(reply: Buffer): string | undefined {
+/**
+ * The master key an accepted sign-in reply carries, and its `pub_sig` when the master signs its key
+ * (master_sign_pubkey), read before anything in the reply is trusted.
+ */
+export function offeredMasterKey(reply: Buffer): { pem: string; signed: boolean; pubSig?: unknown } | undefined {
   try {
     const outer = decode(reply) as { load?: unknown };
-    const inner = decode(Buffer.isBuffer(outer.load) ? outer.load : Buffer.from(String(outer.load), 'utf8')) as { pub_key?: unknown };
-    return typeof inner.pub_key === 'string' ? inner.pub_key : undefined;
+    const inner = decode(Buffer.isBuffer(outer.load) ? outer.load : Buffer.from(String(outer.load), 'utf8')) as Record<string, unknown>;
+    if (typeof inner.pub_key !== 'string') return undefined;
+    return 'pub_sig' in inner ? { pem: inner.pub_key, signed: true, pubSig: inner.pub_sig } : { pem: inner.pub_key, signed: false };
   } catch {
     return undefined;
   }

@@ -185,15 +185,25 @@ describe('problems', () => {
     expect(err.message).toContain(message);
   });
 
-  it("refuses Salt's signed master public key, sudo executor, other file server backends and multi-master modes, which brine does not build, rather than ignore them", () => {
-    write('minion', 'verify_master_pubkey_sign: True\n');
-    expect(configError(() => loadMinionConfig(dir)).message).toContain(
-      "verify_master_pubkey_sign must be false (brine does not sign or check the master's public key with master_sign.pem), got true",
-    );
-    write('master', 'master_sign_pubkey: True\n');
-    expect(configError(() => loadMasterConfig(dir)).message).toContain('master_sign_pubkey must be false');
-    write('minion', 'verify_master_pubkey_sign: False\n');
-    expect(loadMinionConfig(dir).config.verify_master_pubkey_sign).toBe(false);
+  it("reads Salt's signed master public key options, with Salt's defaults", () => {
+    write('master', '');
+    expect(loadMasterConfig(dir).config).toMatchObject({
+      master_sign_pubkey: false,
+      master_sign_key_name: 'master_sign',
+      master_use_pubkey_signature: false,
+      master_pubkey_signature: 'master_pubkey_signature',
+    });
+    write('minion', 'verify_master_pubkey_sign: True\nalways_verify_signature: yes\n');
+    expect(loadMinionConfig(dir).config).toMatchObject({
+      verify_master_pubkey_sign: true,
+      always_verify_signature: true,
+      master_sign_key_name: 'master_sign',
+    });
+    write('master', 'master_sign_pubkey: sometimes\n');
+    expect(configError(() => loadMasterConfig(dir)).message).toContain('master_sign_pubkey');
+  });
+
+  it("refuses Salt's sudo executor, other file server backends and multi-master modes, which brine does not build, rather than ignore them", () => {
     write('master', 'fileserver_backend: [roots, gitfs]\n');
     expect(configError(() => loadMasterConfig(dir)).message).toContain(
       "fileserver_backend must be [roots] (brine's file server serves file_roots only; gitfs, s3fs and the others are not built)",
