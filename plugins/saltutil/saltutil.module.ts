@@ -210,6 +210,15 @@ export class SaltutilModule {
   }
 
   @Fn({
+    summary: 'Return the data of a job this minion cached (cache_jobs must be True on the minion)',
+    examples: ["salt '*' saltutil.find_cached_job <job id>"],
+    args: JID,
+  })
+  find_cached_job({ jid }: { jid: string }): Record<string, unknown> | null | string {
+    return this.control.findCachedJob(jid);
+  }
+
+  @Fn({
     summary: "Kill a running job (its commands' process groups get SIGKILL)",
     examples: ["salt '*' saltutil.kill_job <job id>"],
     args: JID,

@@ -12,6 +12,7 @@ import { EXTENSION_FORMS, extensionModulesDir, syncExtensions, type MasterFiles 
 import { GrainsStore } from './services/grains-store';
 import { cleanSaltPath, FileCache } from '../core/minion/file-cache';
 import { PROC_RECORD_DELAY_MS, ProcDir, recordAtOnce } from '../core/minion/proc-dir';
+import { findCachedJob } from '../core/minion/cached-jobs';
 
 /** What {@link PluginRuntime.start} needs: the loader's options plus the master's files. */
 export interface PluginRuntimeOptions extends Omit<PluginLoaderOptions, 'control'> {
@@ -247,6 +248,12 @@ export class PluginRuntime implements IMinionControl {
     // A retry of the jid replaces the record: wait until no record of it is left.
     for (let tracked = this.jobs.get(jid); tracked; tracked = this.jobs.get(jid)) await tracked.done;
     await this.proc?.gone(jid, signal);
+  }
+
+  findCachedJob(jid: string): Record<string, unknown> | null | string {
+    const cachedir = String(this.options.config.get('cachedir', '') ?? '');
+    if (!cachedir) throw new CommandExecutionError('The minion config gives no cachedir: there is no job cache to read');
+    return findCachedJob(cachedir, jid, this.options.config.get<unknown>('cache_jobs', false) === true);
   }
 
   killJob(jid: string): RunningJob | undefined {

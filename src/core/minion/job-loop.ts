@@ -11,6 +11,7 @@ import { pyAsctime } from '../pycompat/time';
 import { utcStamp } from '../pycompat/local-time';
 import { JobSlots } from './job-slots';
 import { waitForMasterDns } from './master-dns';
+import { cacheJobReturn } from './cached-jobs';
 
 /** The minion options the daemon uses: the channel's and the return retries. */
 export type MinionSettings = ChannelSettings &
@@ -27,6 +28,8 @@ export type MinionSettings = ChannelSettings &
       | 'process_count_max'
       | 'retry_dns'
       | 'retry_dns_count'
+      | 'cache_jobs'
+      | 'cachedir'
     >
   >;
 
@@ -282,6 +285,23 @@ export class Minion {
     await this.grainsSending;
   }
 
+  /**
+   * Salt's cache_jobs: the return as Salt's minion keeps it (`{success, return, retcode, [out],
+   * jid, fun, fun_args, user, [metadata]}`) under `<cachedir>/minion_jobs/<jid>`, before it goes
+   * to the master. A cache that cannot be written costs a warning, never the return.
+   */
+  private cacheReturn(job: JobLoad, result: JobResult, metadata: unknown): void {
+    const ret: Record<string, unknown> = { success: result.success, return: result.return, retcode: result.retcode };
+    if (result.out !== undefined) ret.out = result.out;
+    Object.assign(ret, { jid: job.jid, fun: job.fun, fun_args: job.arg, user: job.user ?? 'root' });
+    if (metadata !== undefined) ret.metadata = metadata;
+    try {
+      cacheJobReturn(this.settings.cachedir ?? '', ret as Record<string, unknown> & { jid: string });
+    } catch (err) {
+      this.log.warning(`Could not cache the return of job ${job.jid} (cache_jobs): ${logField((err as Error).message, 300)}`);
+    }
+  }
+
   private async deliverReturn(job: JobLoad, result: JobResult): Promise<void> {
     const load: Record<string, unknown> = {
       cmd: '_return',
@@ -300,6 +320,7 @@ export class Minion {
       if (job.metadata !== null && typeof job.metadata === 'object' && !Array.isArray(job.metadata)) load.metadata = job.metadata;
       else this.log.warning('The metadata parameter must be a dictionary. Ignoring.');
     }
+    if (this.settings.cache_jobs) this.cacheReturn(job, result, load.metadata);
     load._stamp = utcStamp();
     const { return_retry_tries: tries, return_retry_timer: base, return_retry_timer_max: max } = this.settings;
     // Salt's _return_retry_timer: drawn once for the return, between the timer and its max.

@@ -65,7 +65,8 @@ export function recordAtOnce(fun: unknown): boolean {
 }
 
 /** A jid usable as a file name in the directory (a publication's jid is not trusted to be one). */
-function safeName(jid: string): boolean {
+/** A jid that can name a file or folder of its own (no separators, not `.` or `..`). */
+export function safeName(jid: string): boolean {
   return /^[\w.-]{1,100}$/.test(jid) && jid !== '.' && jid !== '..';
 }
 

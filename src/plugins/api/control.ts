@@ -107,6 +107,12 @@ export interface IMinionControl {
    * process ended. `signal` ends the wait early (rejects with its reason).
    */
   jobFinished(jid: string, signal?: AbortSignal): Promise<void>;
+  /**
+   * Salt's `saltutil.find_cached_job`: the return of job `jid` as this minion cached it
+   * (`cache_jobs`, `<cachedir>/minion_jobs/<jid>/return.p`), null when the file holds no return,
+   * or Salt's text when the cache has no such job.
+   */
+  findCachedJob(jid: string): Record<string, unknown> | null | string;
   /** Abort a running job (its commands' process groups are killed). The job's data, or undefined when no such job runs. */
   killJob(jid: string): RunningJob | undefined;
   /** Reload every plugin: new and changed module files take effect for the next jobs. */

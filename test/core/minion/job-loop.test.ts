@@ -2,7 +2,7 @@
  * The minion's job loop (Minion) against a real master over the in-memory transport: no sockets.
  * One master and two minions serve the whole file; each minion's executor records what it ran.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
@@ -17,6 +17,8 @@ import { MemoryTransport } from '../../../src/core/transport/memory';
 import type { ConnectionOptions, Transport } from '../../../src/core/transport/types';
 import { minionSettings } from '../../../src/cli/minion-runtime';
 import { ensureMinionKeys } from '../../../src/core/minion/minion-keys';
+import { findCachedJob } from '../../../src/core/minion/cached-jobs';
+import { decode } from '../../../src/core/protocol/msgpack';
 
 const log = createLogging({ level: 'critical', console: false }).getLogger('test');
 const root = mkdtempSync(join(tmpdir(), 'brine-jobloop-'));
@@ -216,6 +218,61 @@ describe("the minion's job loop", () => {
     const pub = await client.publish({ tgt: 'tier:gold', tgtType: 'grain', fun: 'test.ping', arg: [] });
     expect(pub.minions).toEqual(['db1']);
     expect((await collect(pub)).map((r) => r.id)).toEqual(['db1']);
+  });
+});
+
+describe("the minion's cache_jobs", () => {
+  it("keeps each return under cachedir/minion_jobs/<jid>/return.p as Salt's minion does, for saltutil.find_cached_job", async () => {
+    const cached = await startMinion('cached1', {}, { cache_jobs: true });
+    const cachedir = join(root, 'minions', 'cached1', 'var', 'cache', 'salt', 'minion');
+    const pub = await client.publish({
+      tgt: 'cached1',
+      tgtType: 'glob',
+      fun: 'test.fail',
+      arg: ['a', 1],
+      metadata: { ticket: 7 },
+    });
+    expect(await collect(pub)).toHaveLength(1);
+    const file = join(cachedir, 'minion_jobs', pub.jid, 'return.p');
+    const ret = decode(readFileSync(file)) as Record<string, unknown>;
+    // Salt's ret: its keys in Salt's order, without the load's cmd, id and _stamp.
+    expect(Object.keys(ret)).toEqual(['success', 'return', 'retcode', 'out', 'jid', 'fun', 'fun_args', 'user', 'metadata']);
+    expect(ret).toEqual({
+      success: false,
+      return: 'it broke',
+      retcode: 1,
+      out: 'highstate',
+      jid: pub.jid,
+      fun: 'test.fail',
+      fun_args: ['a', 1],
+      user: 'root',
+      metadata: { ticket: 7 },
+    });
+    expect(findCachedJob(cachedir, pub.jid, true)).toEqual(ret);
+    expect(findCachedJob(cachedir, '20200101000000000000', true)).toBe(
+      `Local jobs cache directory ${join(cachedir, 'minion_jobs', '20200101000000000000')} not found`,
+    );
+    expect(findCachedJob(cachedir, '../../etc', true)).toMatch(/^Local jobs cache directory .* not found$/);
+    // A salt-call's own return (jid "req") is cached under a jid of its own.
+    await cached.minion.sendReturn(
+      { fun: 'test.ping', arg: [], jid: 'req', tgt: 'cached1', tgt_type: 'glob', ret: '' },
+      { return: true, retcode: 0, success: true },
+    );
+    const jids = readdirSync(join(cachedir, 'minion_jobs')).filter((j) => j !== pub.jid);
+    expect(jids).toHaveLength(1);
+    expect(jids[0]).toMatch(/^\d{20}$/);
+    expect(findCachedJob(cachedir, jids[0], true)).toMatchObject({ jid: jids[0], fun: 'test.ping', return: true });
+  });
+
+  it('writes nothing without it, and find_cached_job says to turn it on', async () => {
+    await startMinion('uncached1', {});
+    const cachedir = join(root, 'minions', 'uncached1', 'var', 'cache', 'salt', 'minion');
+    const pub = await client.publish({ tgt: 'uncached1', tgtType: 'glob', fun: 'test.ping', arg: [] });
+    expect(await collect(pub)).toHaveLength(1);
+    expect(existsSync(join(cachedir, 'minion_jobs'))).toBe(false);
+    expect(findCachedJob(cachedir, pub.jid, false)).toBe(
+      'Local jobs cache directory not found; you may need to enable cache_jobs on this minion',
+    );
   });
 });
 

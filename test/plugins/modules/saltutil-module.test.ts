@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { PROC_RECORD_DELAY_MS } from '../../../src/core/minion/proc-dir';
+import { cacheJobReturn } from '../../../src/core/minion/cached-jobs';
 import { createHarness } from 'brine/testing';
 import type { MasterFiles } from '../../../src/plugins/services/extension-sync';
 
@@ -136,6 +137,27 @@ describe('saltutil: the proc records of running jobs', () => {
     expect(procFiles(cachedir)).toEqual([job.jid]);
     expect((await run).retcode).toBe(0);
     expect(procFiles(cachedir)).toEqual([]);
+  });
+});
+
+describe('saltutil.find_cached_job', () => {
+  it("returns what cache_jobs kept for a jid, and Salt's texts when there is none", async () => {
+    const cachedir = tmp();
+    const ret = { success: true, return: 'hi', retcode: 0, jid: '20261208010203040506', fun: 'test.echo', fun_args: ['hi'], user: 'root' };
+    cacheJobReturn(cachedir, ret);
+    const h = await createHarness({ config: { cachedir, cache_jobs: true } });
+    expect((await h.call('saltutil.find_cached_job', [ret.jid])).return).toEqual(ret);
+    expect((await h.call('saltutil.find_cached_job', ['20200101000000000000'])).return).toBe(
+      `Local jobs cache directory ${join(cachedir, 'minion_jobs', '20200101000000000000')} not found`,
+    );
+    // A jid is one folder's name: a path is never followed out of the cache.
+    expect((await h.call('saltutil.find_cached_job', ['../proc'])).return).toBe(
+      `Local jobs cache directory ${join(cachedir, 'minion_jobs', '../proc')} not found`,
+    );
+    const off = await createHarness({ config: { cachedir } });
+    expect((await off.call('saltutil.find_cached_job', ['20200101000000000000'])).return).toBe(
+      'Local jobs cache directory not found; you may need to enable cache_jobs on this minion',
+    );
   });
 });
 
