@@ -45,7 +45,8 @@ export function openTrustedAuthReply(reply: Buffer, nonce: string, ctx: TrustCon
   if (offered) {
     const signing = ctx.signedMasterKey ?? { verify: false, always: false, keyName: 'master_sign' };
     checkAuthDeps(offered.signed, signing.verify);
-    const isNew = !ctx.masterKey || !ctx.masterKey.equals(publicKeyFromPem(offered.pem));
+    // Parsing the offered key is left to openAuthReply unless the minion verifies signatures.
+    const isNew = signing.verify && (!ctx.masterKey || !ctx.masterKey.equals(publicKeyFromPem(offered.pem)));
     if (signing.verify && (isNew || signing.always)) {
       verifyPubSig(offered.pem, offered.pubSig, signing, ctx, isNew);
       if (isNew) {
