@@ -105,14 +105,12 @@ export class CpModule {
     makedirs: boolean;
     template: unknown;
     gzip?: number;
+    kwargs?: Record<string, unknown>;
   }): Promise<string | boolean> {
-    if (a.template)
-      throw new CommandExecutionError(
-        `cp.get_file template=${String(a.template)} is not supported by brine: render the file with a file.managed state instead`,
-      );
-    const { path, saltenv } = splitSaltUrl(a.path, this.saltenv(a.saltenv));
+    const names = await this.renderFilenames(a.path, a.dest, this.saltenv(a.saltenv), a.template, a.kwargs);
+    const { path, saltenv } = splitSaltUrl(names.path, this.saltenv(a.saltenv));
     if ((await this.master.hashFile(saltenv, path)) === null) return '';
-    let dest = a.dest;
+    let dest = names.dest;
     // As Salt: a directory (or a path ending in '/') receives the file under its own name.
     if ((existsSync(dest) && statSync(dest).isDirectory()) || dest.endsWith('/')) dest = join(dest, basename(path));
     if (!existsSync(dirname(dest))) {
@@ -134,11 +132,15 @@ export class CpModule {
     },
     kwargs: true,
   })
-  async get_dir(a: { path: string; dest: string; saltenv?: string; template: unknown }): Promise<string[]> {
-    if (a.template)
-      throw new CommandExecutionError(
-        `cp.get_dir template=${String(a.template)} is not supported by brine: render the files with file.recurse instead`,
-      );
+  async get_dir(a: {
+    path: string;
+    dest: string;
+    saltenv?: string;
+    template: unknown;
+    kwargs?: Record<string, unknown>;
+  }): Promise<string[]> {
+    const names = await this.renderFilenames(a.path, a.dest, this.saltenv(a.saltenv), a.template, a.kwargs);
+    a = { ...a, ...names };
     const url = splitSaltUrl(a.path.replace(/\/+$/, ''), this.saltenv(a.saltenv));
     const dir = url.path;
     // As Salt's fileclient: the directory itself lands in dest (salt://a/b -> dest/b/...).
@@ -253,6 +255,44 @@ export class CpModule {
     if (!this.control)
       throw new CommandExecutionError('cp.cache_file needs the minion (its cache directory): run it through salt-minion or salt-call');
     return (await this.control.cacheFile(path, this.saltenv(saltenv))) ?? false;
+  }
+
+  /**
+   * Salt's _render_filenames (`template=jinja` of get_file and get_dir): the path and dest
+   * strings, not the files, rendered with the minion's grains, pillar (`pillar=` overrides it),
+   * opts, saltenv and salt[...]. As Salt, each string is written to a temporary file and rendered.
+   */
+  private async renderFilenames(
+    path: string,
+    dest: string,
+    saltenv: string,
+    template: unknown,
+    kwargs: Record<string, unknown> = {},
+  ): Promise<{ path: string; dest: string }> {
+    if (!template) return { path, dest };
+    if (template !== 'jinja') throw new CommandExecutionError(`Attempted to render file paths with unavailable engine ${String(template)}`);
+    const given = kwargs.pillar;
+    const pillar =
+      given !== null && typeof given === 'object' && !Array.isArray(given)
+        ? (given as Record<string, unknown>)
+        : this.pillar
+          ? await this.pillar.current()
+          : {};
+    const dir = mkdtempSync(join(tmpdir(), 'brine-cp-'));
+    const render = async (contents: string): Promise<string> => {
+      const file = join(dir, 'path');
+      writeFileSync(file, contents);
+      try {
+        return await this.states.renderTemplate(file, file, { saltenv, pillar, caller: this.salt }, { opts: this.config.all(), saltenv });
+      } catch (err) {
+        throw new CommandExecutionError(`Failed to render file path with error: ${(err as Error).message}`);
+      }
+    };
+    try {
+      return { path: await render(path), dest: await render(dest) };
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   }
 
   @Fn({

@@ -256,6 +256,31 @@ describe("cp functions over the minion's file cache", async () => {
     pillar: { role: 'web' },
   });
 
+  it("cp.get_file and cp.get_dir template=jinja render the path and dest names (Salt's _render_filenames), not the files", async () => {
+    const got = await h.call(
+      'cp.get_file',
+      ['salt://{{ "files" }}/motd', join(tmp, '{{ grains.os }}-{{ pillar.role }}-{{ opts.id }}.motd')],
+      {
+        template: 'jinja',
+      },
+    );
+    expect(got.return).toBe(join(tmp, 'Debian-web-minion.motd'));
+    expect(readFileSync(join(tmp, 'Debian-web-minion.motd'), 'utf8')).toBe('hello\n');
+    // pillar= stands in for the minion's pillar.
+    const dir = await h.call('cp.get_dir', ['salt://{{ pillar.src }}', join(tmp, 'rendered-{{ saltenv }}')], {
+      template: 'jinja',
+      pillar: { src: 'files/conf' },
+    });
+    expect(dir.return).toEqual([join(tmp, 'rendered-base', 'conf', 'app.conf')]);
+    const mako = await h.call('cp.get_file', ['salt://files/motd', join(tmp, 'm')], { template: 'mako' });
+    expect(mako).toMatchObject({
+      success: false,
+      return: expect.stringContaining('Attempted to render file paths with unavailable engine mako'),
+    });
+    const broken = await h.call('cp.get_file', ['salt://{{ nosuch.attr }}', join(tmp, 'm')], { template: 'jinja' });
+    expect(broken).toMatchObject({ success: false, return: expect.stringContaining('Failed to render file path with error:') });
+  });
+
   it('cp.get_template renders a salt:// Jinja template with grains, salt[...] and the keyword arguments, into dest', async () => {
     const dest = join(tmp, 'tpl-out', 'motd');
     expect((await h.call('cp.get_template', ['salt://tpl/motd.j2', dest], { greeting: 'hello' })).return).toBe('');
