@@ -12,6 +12,7 @@ import { SysModule } from './sys/sys.module';
 import { TestModule } from './test/test.module';
 import { StateExecModule } from './state/state.module';
 import { TestStates } from './test/test.state';
+import { SaltStates } from './saltmod/salt.state';
 import { CmdStates } from './cmd/cmd.state';
 import { FileStates } from './file/file.state';
 import { FileModule } from './file/file.module';
@@ -140,6 +141,12 @@ export const BUILTIN_PLUGINS: readonly unknown[] = [
 
 /** The built-in runners and wheel modules the master functions load (salt-run, salt-api). */
 export const BUILTIN_MASTER_PLUGINS: readonly unknown[] = [ManageRunner, CacheRunner, StateRunner, PillarRunner, PillarRootsWheel];
+
+/**
+ * The state modules an orchestration runs on the master (`salt-run state.orchestrate`): `salt.*`,
+ * which publishes jobs to minions, and `test.*`. Not on minions, which cannot publish.
+ */
+export const BUILTIN_ORCHESTRATION_STATES: readonly unknown[] = [SaltStates, TestStates];
 
 /** The built-in returners, which the master also loads for `event_return`. */
 export const BUILTIN_RETURNERS: readonly unknown[] = [LocalCacheReturner, SyslogReturner, PgjsonbReturner, PostgresReturner];

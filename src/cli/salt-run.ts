@@ -80,9 +80,12 @@ export async function runRunner(opts: RunnerOptions, io: Io): Promise<number> {
   let result = await runner(opts, io);
   if (result === STREAMED) return 0;
   let out = opts.out;
-  // lookup_jid hands back {outputter, data} when the minion named an outputter (as Salt's does).
+  let code = 0;
+  // lookup_jid hands back {outputter, data} when the minion named an outputter (as Salt's does);
+  // state.orchestrate {data, outputter, retcode}, and salt-run exits with that retcode.
   if (isOutputterResult(result)) {
     const named = result.outputter;
+    code = typeof result.retcode === 'number' ? result.retcode : 0;
     result = result.data;
     if (opts.out === 'nested' && named === 'highstate' && typeof result === 'object' && result !== null) {
       io.out(
@@ -91,22 +94,21 @@ export async function runRunner(opts: RunnerOptions, io: Io): Promise<number> {
           colors: getColors(opts.color === true),
         }) + '\n',
       );
-      return 0;
+      return code;
     }
     if (opts.out === 'nested' && isOutputter(named)) out = named;
   }
   const text = formatOutput(out, result, { color: opts.color });
   if (text !== '') io.out(text.endsWith('\n') ? text : `${text}\n`);
-  return 0;
+  return code;
 }
 
-function isOutputterResult(v: unknown): v is { outputter: string; data: unknown } {
+function isOutputterResult(v: unknown): v is { outputter: string; data: unknown; retcode?: number } {
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) return false;
+  const keys = Object.keys(v);
   return (
-    typeof v === 'object' &&
-    v !== null &&
-    !Array.isArray(v) &&
-    Object.keys(v).length === 2 &&
     typeof (v as { outputter?: unknown }).outputter === 'string' &&
-    'data' in v
+    'data' in v &&
+    (keys.length === 2 || (keys.length === 3 && typeof (v as { retcode?: unknown }).retcode === 'number'))
   );
 }

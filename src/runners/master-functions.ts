@@ -32,7 +32,7 @@ import { MinionPillar } from '../plugins/services/pillar';
 import { compilePillar, pillarTop, type CompilePillarOptions, type PillarLog } from '../core/pillar';
 import type { PillarPlugins } from '../core/master/pillar-service';
 import { hostname } from 'node:os';
-import { BUILTIN_MASTER_PLUGINS, BUILTIN_RETURNERS } from '../../plugins';
+import { BUILTIN_MASTER_PLUGINS, BUILTIN_ORCHESTRATION_STATES, BUILTIN_RETURNERS } from '../../plugins';
 import { openMasterJobCache } from '../plugins/master-returners';
 import { StreamLogger } from '../plugins/services/logger';
 import { builtinRunners } from './builtin-runners';
@@ -176,7 +176,7 @@ export class MasterFunctions {
       config: new StaticConfig(opts),
       pillar,
       logger: o.logger,
-      builtins: BUILTIN_MASTER_PLUGINS,
+      builtins: [...BUILTIN_MASTER_PLUGINS, ...BUILTIN_ORCHESTRATION_STATES],
       moduleDirs: master.module_dirs ?? [],
       npm: { nodeModules: packages.dirs },
       services: [[IMaster, new MasterView(o, resolveTarget)]],

@@ -213,6 +213,52 @@ describe('three minions applying one state tree', () => {
     for (const id of MINIONS) expect(lookup.stdout).toContain(`Summary for ${id}\n------------\nSucceeded: 1 (changed=1)\nFailed:    1\n`);
   }, 120_000);
 
+  it('salt-run state.orchestrate runs an orchestration on the master: jobs to the minions in requisite order, highstate output, exit 1 on failure', async () => {
+    writeExtra(
+      'orch/fleet.sls',
+      [
+        'ping:',
+        '  salt.function:',
+        '    - name: test.ping',
+        "    - tgt: 'fleet*'",
+        'configure:',
+        '  salt.state:',
+        "    - tgt: 'fleet*'",
+        '    - sls: fleet',
+        '    - require:',
+        '      - salt: ping',
+        '',
+      ].join('\n'),
+    );
+    writeExtra(
+      'orch/broken.sls',
+      ['exit-3:', '  salt.function:', '    - name: cmd.run', '    - tgt: fleet2', '    - arg:', "      - 'exit 3'", ''].join('\n'),
+    );
+    // The orchestration's minions' files go, so that it changes them (vec1's stay for the tests after).
+    for (const id of ['fleet2', 'fleet3']) rmSync(join(vec, 'work', `fleet-${id}.conf`), { force: true });
+    const res = await cluster.run('salt-run', ['state.orchestrate', 'orch.fleet', '--no-color']);
+    expect(res.code, res.stderr).toBe(0);
+    expect(res.stdout).toMatch(/^\S+_master:\n/);
+    // The minions in the order their returns came, as Salt's saltutil.cmd gives them.
+    const both = '(fleet2, fleet3|fleet3, fleet2)';
+    expect(res.stdout).toMatch(
+      new RegExp(
+        `          ID: ping\\n    Function: salt\\.function\\n        Name: test\\.ping\\n      Result: True\\n     Comment: Function ran successfully\\. Function test\\.ping ran on ${both}\\.\\n`,
+      ),
+    );
+    expect(res.stdout).toMatch(
+      new RegExp(
+        `          ID: configure\\n    Function: salt\\.state\\n      Result: True\\n     Comment: States ran successfully\\. Updating ${both}\\.\\n`,
+      ),
+    );
+    expect(res.stdout).toMatch(/Succeeded: 2 \(changed=2\)\nFailed:    0\n/);
+    for (const id of ['fleet2', 'fleet3'])
+      expect(readFileSync(join(vec, 'work', `fleet-${id}.conf`), 'utf8')).toMatch(new RegExp(`^id=${id} k=from-master-pillar port=8080\n`));
+    const broken = await cluster.run('salt-run', ['state.orch', 'orch.broken', '--no-color']);
+    expect(broken.code).toBe(1);
+    expect(broken.stdout).toContain('     Comment: Running function cmd.run failed on minions: fleet2 Function cmd.run ran on fleet2.\n');
+  }, 120_000);
+
   it('salt -b 2 runs the highstate two minions at a time and prints each return as highstate', async () => {
     const res = await cluster.salt('-b', '2', '*', 'state.apply', 'fleet', '--no-color');
     expect(res.code, res.stderr).toBe(0);
