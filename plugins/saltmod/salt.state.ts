@@ -19,6 +19,14 @@ function target(tgt: unknown): string | string[] {
   return Array.isArray(tgt) ? tgt.map(String) : String(tgt);
 }
 
+/**
+ * The keyword arguments a state gave for the function it calls: not the state system's own
+ * (`__id__`, `__sls__`, `__env__`, ...), which Salt's saltutil.runner drops too.
+ */
+function ownKwargs(kwargs: Record<string, unknown> | undefined): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(kwargs ?? {}).filter(([k]) => !k.startsWith('__')));
+}
+
 const isDict = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /**
@@ -101,6 +109,51 @@ export class SaltStates {
     } else ret.comment = 'Function ran successfully.';
     ret.comment += ` Function ${a.name} ran on ${Object.keys(changes).join(', ')}.`;
     return ret;
+  }
+
+  @State({
+    summary: 'Execute a runner module on the master',
+    description: "As Salt's: `arg` and `kwarg`, and any other keyword argument, go to the runner; its return is the state's changes.",
+    examples: ['accepted:\n  salt.runner:\n    - name: manage.up'],
+    args: { name: arg.string(), arg: arg.list({ optional: true }), kwarg: arg.any({ optional: true }) },
+    kwargs: true,
+  })
+  async runner(
+    a: { name: string; arg?: unknown[]; kwarg?: unknown; kwargs?: Record<string, unknown> },
+    ctx: StateContext,
+  ): Promise<StateReturn> {
+    if (ctx.test) return { name: a.name, result: null, changes: {}, comment: `Runner function '${a.name}' would be executed.` };
+    const kwargs = { ...ownKwargs(a.kwargs), ...(isDict(a.kwarg) ? a.kwarg : {}) };
+    return this.onMaster('Runner', a.name, () => this.master.runner(a.name, a.arg ?? [], kwargs));
+  }
+
+  @State({
+    summary: 'Execute a wheel module on the master',
+    description: "As Salt's: the keyword arguments go to the wheel function (`match` for key.accept); its return is the state's changes.",
+    examples: ["accept-web:\n  salt.wheel:\n    - name: key.accept\n    - match: 'web*'"],
+    args: { name: arg.string() },
+    kwargs: true,
+  })
+  async wheel(a: { name: string; kwargs?: Record<string, unknown> }, ctx: StateContext): Promise<StateReturn> {
+    if (ctx.test) return { name: a.name, result: null, changes: {}, comment: `Wheel function '${a.name}' would be executed.` };
+    return this.onMaster('Wheel', a.name, () => this.master.wheel(a.name, [], ownKwargs(a.kwargs)));
+  }
+
+  /**
+   * A runner or wheel call as Salt's salt.runner/salt.wheel judge it: failed when it raised, or
+   * when it answered a dict with an `Error` key; its return is the state's changes either way.
+   */
+  private async onMaster(kind: 'Runner' | 'Wheel', name: string, call: () => Promise<unknown>): Promise<StateReturn> {
+    let value: unknown;
+    let success = true;
+    try {
+      value = await call();
+    } catch (err) {
+      value = `Exception occurred in ${kind.toLowerCase()} ${name}: ${(err as Error).message}`;
+      success = false;
+    }
+    if (isDict(value) && 'Error' in value) success = false;
+    return { name, changes: { return: value }, result: success, comment: `${kind} function '${name}' ${success ? 'executed' : 'failed'}.` };
   }
 
   @State({

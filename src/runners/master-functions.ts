@@ -22,6 +22,7 @@ import { packArgs } from '../core/protocol/salt-args';
 import { JidFactory } from '../core/protocol/jid';
 import { IMaster, type MinionAnswer, type MinionCall, type PillarFor } from '../plugins/api/master';
 import type { ILogger } from '../plugins/api/services';
+import { CommandExecutionError } from '../plugins/api/errors';
 import type { PluginKind } from '../plugins/api/metadata';
 import { Executor } from '../plugins/executor';
 import { PluginLoader } from '../plugins/loader/loader';
@@ -75,10 +76,31 @@ function pillarLog(logger: ILogger | undefined): PillarLog | undefined {
 
 /** {@link IMaster} for the plugins: jobs through the JobRunner, knowledge from the key store and caches. */
 class MasterView implements IMaster {
+  /** The runner and wheel tables, known once they are built (their plugins are loaded with this view). */
+  private functions?: { runners: FunctionTable; wheels: FunctionTable };
+
   constructor(
     private readonly o: MasterFunctionsOptions,
     private readonly resolve: ResolveTarget,
   ) {}
+
+  attach(runners: FunctionTable, wheels: FunctionTable): void {
+    this.functions = { runners, wheels };
+  }
+
+  runner(fun: string, args: unknown[] = [], kwargs: Record<string, unknown> = {}): Promise<unknown> {
+    return this.call('runner', this.functions?.runners, fun, args, kwargs);
+  }
+
+  wheel(fun: string, args: unknown[] = [], kwargs: Record<string, unknown> = {}): Promise<unknown> {
+    return this.call('wheel', this.functions?.wheels, fun, args, kwargs);
+  }
+
+  private async call(kind: string, table: FunctionTable | undefined, fun: string, args: unknown[], kwargs: Record<string, unknown>) {
+    const f = table?.get(fun);
+    if (!f) throw new CommandExecutionError(`${kind} function '${fun}' is not available`);
+    return f.call(args, kwargs, { user: this.o.master.user });
+  }
 
   async cmd(call: MinionCall): Promise<MinionAnswer[]> {
     const res = await this.o.jobs.run({
@@ -172,6 +194,7 @@ export class MasterFunctions {
         log: pillarLog(o.logger),
       }),
     );
+    const view = new MasterView(o, resolveTarget);
     const plugins = await new PluginLoader({
       config: new StaticConfig(opts),
       pillar,
@@ -179,7 +202,7 @@ export class MasterFunctions {
       builtins: [...BUILTIN_MASTER_PLUGINS, ...BUILTIN_ORCHESTRATION_STATES],
       moduleDirs: master.module_dirs ?? [],
       npm: { nodeModules: packages.dirs },
-      services: [[IMaster, new MasterView(o, resolveTarget)]],
+      services: [[IMaster, view]],
     }).load();
     grains = () => plugins.grains.all();
     const problems = [...packages.problems, ...plugins.registry.problems];
@@ -226,6 +249,7 @@ export class MasterFunctions {
         }),
     });
     for (const [name, f] of [...builtin, ...fromPlugins('runner')]) runners.set(name, f);
+    view.attach(runners, wheels);
     return new MasterFunctions(runners, wheels, problems, resolveTarget);
   }
 }

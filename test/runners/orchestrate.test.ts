@@ -85,6 +85,24 @@ beforeAll(async () => {
     join(roots, 'orch', 'broken.sls'),
     ['exit-3:', '  salt.function:', '    - name: cmd.run', '    - tgt: web1', '    - arg:', '      - exit 3', ''].join('\n'),
   );
+  writeFileSync(
+    join(roots, 'orch', 'master.sls'),
+    [
+      'status:',
+      '  salt.runner:',
+      '    - name: manage.status',
+      'keys:',
+      '  salt.wheel:',
+      '    - name: key.list',
+      '    - match: accepted',
+      '    - require:',
+      '      - salt: status',
+      'nope:',
+      '  salt.runner:',
+      '    - name: nosuch.runner',
+      '',
+    ].join('\n'),
+  );
   writeFileSync(join(roots, 'orch', 'db.sls'), ['db:', '  salt.state:', '    - tgt: db1', '    - sls: db', ''].join('\n'));
   fns = await MasterFunctions.load({
     master: {
@@ -162,6 +180,36 @@ describe('state.orchestrate', () => {
     expect(published.map((j) => [j.fun, j.arg])).toEqual([['state.sls', ['web,web.site', { test: true, queue: false, __kwarg__: true }]]]);
     // web1 answered changes in test mode: the state's result is None, as Salt's.
     expect(ret.data[MASTER]['salt_|-web_|-web_|-state'].result).toBeNull();
+  });
+
+  it('salt.runner and salt.wheel call the master functions with their keyword arguments; an unknown one fails the run', async () => {
+    const ret = await run('state.orchestrate', ['orch.master']);
+    expect(ret.retcode).toBe(1);
+    const states = ret.data[MASTER];
+    expect(states['salt_|-status_|-manage.status_|-runner']).toMatchObject({
+      result: true,
+      changes: { return: { up: ['db1', 'web1'], down: [] } },
+      comment: "Runner function 'manage.status' executed.",
+    });
+    expect(states['salt_|-keys_|-key.list_|-wheel']).toMatchObject({
+      result: true,
+      changes: { return: { minions: ['db1', 'web1'] } },
+      comment: "Wheel function 'key.list' executed.",
+    });
+    expect(states['salt_|-nope_|-nosuch.runner_|-runner']).toMatchObject({
+      result: false,
+      comment: "Runner function 'nosuch.runner' failed.",
+      changes: { return: "Exception occurred in runner nosuch.runner: runner function 'nosuch.runner' is not available" },
+    });
+    const dry = await run('state.orchestrate', ['orch.master'], { test: true });
+    expect(dry.data[MASTER]['salt_|-status_|-manage.status_|-runner']).toMatchObject({
+      result: null,
+      comment: "Runner function 'manage.status' would be executed.",
+    });
+    expect(dry.data[MASTER]['salt_|-keys_|-key.list_|-wheel']).toMatchObject({
+      result: null,
+      comment: "Wheel function 'key.list' would be executed.",
+    });
   });
 
   it("answers Salt's compile error for an SLS that does not exist, with retcode 1", async () => {

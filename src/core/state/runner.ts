@@ -7,7 +7,7 @@
 import { fnmatch } from '../pycompat';
 import { runCheck } from './run-check';
 import type { StateFunctions } from './state-functions';
-import { REQUISITES, isPlainObject, stateTag, type LowChunk, type StateResult } from './types';
+import { REQUISITES, REQUISITE_KEYWORDS, isPlainObject, stateTag, type LowChunk, type StateResult } from './types';
 import { localTime } from '../pycompat/local-time';
 
 export interface RunnerOptions {
@@ -526,11 +526,15 @@ export class StateRunner {
   }
 }
 
-/** The arguments a state function receives: the chunk minus Salt's bookkeeping keys. */
+/**
+ * The arguments a state function receives: the chunk minus Salt's bookkeeping keys and its
+ * requisites, which Salt's format_call keeps out of a state's **kwargs too (a `require` of
+ * salt.wheel would otherwise reach the wheel function).
+ */
 function stateArgs(low: LowChunk): Record<string, unknown> {
   const args: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(low)) {
-    if (k === 'state' || k === 'fun' || k === 'order' || k.startsWith('__')) continue;
+    if (k === 'state' || k === 'fun' || k === 'order' || k.startsWith('__') || REQUISITE_KEYWORDS.has(k)) continue;
     args[k] = v;
   }
   if (low.sfun !== undefined) args.sfun = low.sfun;

@@ -73,6 +73,13 @@ export interface IMaster {
    * top files' render errors.
    */
   pillarTop(request: PillarFor): Promise<{ top: Record<string, Record<string, unknown[]>>; errors: string[] }>;
+  /**
+   * Runs a runner function (what `salt-run` runs; Salt's `saltutil.runner`) and answers its
+   * return; an error it raises is thrown. An orchestration's `salt.runner` states use it.
+   */
+  runner(fun: string, args?: unknown[], kwargs?: Record<string, unknown>): Promise<unknown>;
+  /** Runs a wheel function (`key.accept`, ...; Salt's `saltutil.wheel`) and answers its return. */
+  wheel(fun: string, args?: unknown[], kwargs?: Record<string, unknown>): Promise<unknown>;
 }
 /** Service id of {@link IMaster}. @example constructor(@inject(IMaster) private readonly master: IMaster) {} */
 export const IMaster: unique symbol = Symbol.for('brine.IMaster');
