@@ -89,6 +89,25 @@ export function aesKeyDigest(aesKey: string): Buffer {
   return Buffer.from(createHash('sha256').update(aesKey, 'utf8').digest('hex'), 'latin1');
 }
 
+/**
+ * `master_sign_pubkey`'s `pub_sig` of an accepted reply: base64 of the signing key's PKCS#1 v1.5
+ * signature of the master key as `pub_key` carries it, and a newline (Salt's binascii.b2a_base64;
+ * bytes, a raw string on the wire). The same for every minion asking with one `sig_algo`.
+ */
+export function makePubSig(signingKey: RsaKeyInput, masterPublicPem: string, hash: RsaHash): Buffer {
+  return Buffer.from(`${signPkcs1v15(signingKey, Buffer.from(wirePem(masterPublicPem), 'utf8'), hash).toString('base64')}\n`, 'latin1');
+}
+
+/**
+ * Salt's verify_pubkey_sig: whether `pubSig` (base64 text or bytes, as a reply carried it) is the
+ * signing key's signature of the master key `pub_key` carried, by the minion's `sig_algo` hash.
+ */
+export function pubSigVerifies(signingPublicKey: RsaKeyInput, masterPublicPem: string, pubSig: unknown, hash: RsaHash): boolean {
+  const text = Buffer.isBuffer(pubSig) ? pubSig.toString('latin1') : typeof pubSig === 'string' ? pubSig : '';
+  const sig = Buffer.from(text, 'base64');
+  return sig.length > 0 && verifyPkcs1v15(signingPublicKey, Buffer.from(masterPublicPem, 'utf8'), sig, hash);
+}
+
 /** The accepted reply's `sig`: the same for every minion while one AES key lives, so compute it once. */
 export function makeAesSig(masterPrivateKey: RsaKeyInput, aesKey: string): Buffer {
   return x931Sign(masterPrivateKey, aesKeyDigest(aesKey));

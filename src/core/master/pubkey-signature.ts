@@ -16,10 +16,9 @@
 import type { KeyObject } from 'node:crypto';
 import { join } from 'node:path';
 import { readFileSync } from 'node:fs';
-import { wirePem } from '../channel';
+import { makePubSig, wirePem } from '../channel';
 import { ensureKeyPair, PUBLIC_KEY_MODE, writeFileAtomic } from '../crypto/key-files';
 import { statOrUndefined } from './key-files';
-import { signPkcs1v15 } from '../crypto/rsa';
 import type { RsaHash } from '../crypto/rsa-algorithms';
 import { ConfigError } from '../errors';
 import type { Logger } from '../log';
@@ -62,7 +61,7 @@ export function pubkeySignature(s: PubkeySignatureSettings, masterPublicPem: str
   }
   const name = s.master_sign_key_name || 'master_sign';
   const { privateKey } = ensureKeyPair(s.pki_dir, name, s.keysize);
-  return new SignedByMaster(privateKey, Buffer.from(wirePem(masterPublicPem), 'utf8'));
+  return new SignedByMaster(privateKey, masterPublicPem);
 }
 
 /** The master signs its own key, once per hash asked for (PKCS#1 v1.5 signs alike each time). */
@@ -71,13 +70,13 @@ class SignedByMaster implements PubkeySignature {
 
   constructor(
     private readonly signingKey: KeyObject,
-    private readonly masterPub: Buffer,
+    private readonly masterPublicPem: string,
   ) {}
 
   pubSig(hash: RsaHash): Buffer {
     let sig = this.made.get(hash);
     if (!sig) {
-      sig = Buffer.from(`${signPkcs1v15(this.signingKey, this.masterPub, hash).toString('base64')}\n`, 'latin1');
+      sig = makePubSig(this.signingKey, this.masterPublicPem, hash);
       this.made.set(hash, sig);
     }
     return sig;
@@ -129,7 +128,6 @@ export function genKeysSignature(o: GenSignatureOptions): true | false | string 
   if (statOrUndefined(dir)?.isDirectory() !== true) return `Signature path ${dir} is not a directory`;
   const target = join(dir, o.signatureFile || 'master_pubkey_signature');
   if (isFile(target)) return false;
-  const signature = signPkcs1v15(readFileSync(priv, 'utf8'), Buffer.from(wirePem(readFileSync(pub, 'utf8')), 'utf8'), 'sha1');
-  writeFileAtomic(target, `${signature.toString('base64')}\n`, PUBLIC_KEY_MODE);
+  writeFileAtomic(target, makePubSig(readFileSync(priv, 'utf8'), readFileSync(pub, 'utf8'), 'sha1').toString('latin1'), PUBLIC_KEY_MODE);
   return true;
 }

@@ -1,8 +1,8 @@
 import type { KeyObject } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { openAuthReply, type OpenedAuthReply } from '../channel';
-import { fingerprint, publicKeyFromPem, publicPemOf, verifyPkcs1v15 } from '../crypto/rsa';
+import { openAuthReply, pubSigVerifies, type OpenedAuthReply } from '../channel';
+import { fingerprint, publicKeyFromPem, publicPemOf } from '../crypto/rsa';
 import { DEFAULT_RSA_ALGORITHMS, SIGNING_ALGORITHMS, type RsaAlgorithms } from '../crypto/rsa-algorithms';
 import { CryptoError } from '../errors';
 import { MasterKeyMismatchError, offeredMasterKey } from './minion-errors';
@@ -90,8 +90,8 @@ function checkAuthDeps(signed: boolean, verify: boolean): void {
 }
 
 /**
- * Salt's verify_pubkey_sig: `pub_sig` (base64) must be the signing key's PKCS#1 v1.5 signature
- * of the master key as sent, by the minion's signing_algorithm.
+ * Salt's verify_pubkey_sig: `pub_sig` must verify with the minion's copy of the signing key's
+ * public half, by the minion's signing_algorithm (the check itself is the channel's).
  */
 function verifyPubSig(pem: string, pubSig: unknown, signing: SignedMasterKeySettings, ctx: TrustContext, isNew: boolean): void {
   const file = join(ctx.pkiDir, `${signing.keyName}.pub`);
@@ -101,13 +101,8 @@ function verifyPubSig(pem: string, pubSig: unknown, signing: SignedMasterKeySett
       `Copy ${signing.keyName}.pub from the master's pki_dir to ${ctx.pkiDir} on this minion.`,
     );
   }
-  const sig = Buffer.isBuffer(pubSig)
-    ? Buffer.from(pubSig.toString('latin1'), 'base64')
-    : typeof pubSig === 'string'
-      ? Buffer.from(pubSig, 'base64')
-      : undefined;
   const hash = SIGNING_ALGORITHMS[(ctx.algorithms ?? DEFAULT_RSA_ALGORITHMS).sig];
-  if (sig && sig.length > 0 && verifyPkcs1v15(readFileSync(file, 'utf8'), Buffer.from(pem, 'utf8'), sig, hash)) return;
+  if (pubSigVerifies(readFileSync(file, 'utf8'), pem, pubSig, hash)) return;
   throw new MasterKeyMismatchError(
     isNew
       ? `Received signed public-key from master ${ctx.master} but signature verification failed!`
